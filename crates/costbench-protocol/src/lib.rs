@@ -1,0 +1,183 @@
+//! The messages that a scenario binary (built with the `costbench` library) and the `costbench`
+//! runner exchange, and the command line the runner uses to drive a scenario binary.
+//!
+//! This crate owns the wire format only: it has no behaviour beyond (de)serialising and checking
+//! the protocol version. Both sides refuse to talk to a peer of another [`PROTOCOL_VERSION`].
+//!
+//! # The child command line
+//!
+//! The runner starts a scenario binary as `BIN --costbench-child MODE ...`:
+//!
+//! | mode | arguments | what the child does |
+//! |---|---|---|
+//! | `list` | `--protocol V` | prints a [`Listing`] as JSON on stdout |
+//! | `icount` | `--protocol V SCENARIO [--party P] [--peer NAME=RFD,WFD]...` | runs setup, then the measured body once inside [`MEASURED_REGION_SYMBOL`]; exits 0 on success |
+//! | `walltime` | `--protocol V SCENARIO --result FILE [--samples N] [--warmup-ms MS] [--sample-target-us US] [--max-ms MS]` | writes a [`WalltimeResult`] as JSON to `FILE` |
+//! | `once` | `--protocol V SCENARIO` | runs setup and the body once, in process (a smoke test) |
+//!
+//! In `icount` mode nothing is written by the child: the count comes from callgrind's output file,
+//! and the child's argument list and environment are kept free of run-specific paths so that the
+//! measured process is the same from run to run. Parties of a multi-party scenario talk over the
+//! inherited pipe file descriptors named by `--peer`.
+
+use serde::{Deserialize, Serialize};
+
+/// Version of this protocol. Bump it on any incompatible change of a message or of the child
+/// command line; both sides check it.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// First argument that switches a scenario binary into child mode.
+pub const CHILD_FLAG: &str = "--costbench-child";
+
+/// Name of the function that wraps every measured body. Callgrind's `--toggle-collect` is pointed
+/// at it, so that exactly the measured body (plus the function's own two instructions) is counted.
+pub const MEASURED_REGION_SYMBOL: &str = "costbench_measured_region";
+
+/// Exit code a child uses when it was called with another protocol version.
+pub const EXIT_PROTOCOL_MISMATCH: i32 = 64;
+/// Exit code a child uses when its arguments name an unknown scenario or party, or are malformed.
+pub const EXIT_BAD_REQUEST: i32 = 65;
+/// Exit code a child uses when the scenario ran but broke the library's rules (for example it
+/// never called `iter`).
+pub const EXIT_SCENARIO_MISUSE: i32 = 66;
+
+/// What a scenario binary contains, as printed by `BIN --costbench-child list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listing {
+    /// [`PROTOCOL_VERSION`] of the library that built the binary.
+    pub protocol: u32,
+    /// Version of the `costbench` library that built the binary.
+    pub library_version: String,
+    /// Every scenario, in registration order.
+    pub scenarios: Vec<ScenarioInfo>,
+}
+
+/// One registered scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioInfo {
+    /// Stable identifier of the scenario, unique within the binary.
+    pub name: String,
+    /// Operations performed by one run of the measured body.
+    pub ops: u64,
+    /// What one operation is ("lookups", "bytes", "requests").
+    pub unit: String,
+    /// Names of the parties for a multi-party scenario, in registration order; empty for a
+    /// single-process scenario.
+    pub parties: Vec<String>,
+    /// Scenarios the library adds for its own checks (the empty body that measures the harness
+    /// residual). Runners measure them but do not list them among the user's scenarios.
+    #[serde(default)]
+    pub internal: bool,
+}
+
+impl ScenarioInfo {
+    /// The names under which this scenario's figures are reported: the scenario name for a
+    /// single-process scenario, `NAME_PARTY` for each party of a multi-party one.
+    pub fn measured_ids(&self) -> Vec<String> {
+        if self.parties.is_empty() {
+            vec![self.name.clone()]
+        } else {
+            self.parties
+                .iter()
+                .map(|p| party_id(&self.name, p))
+                .collect()
+        }
+    }
+}
+
+/// Reported name of one party of a multi-party scenario.
+pub fn party_id(scenario: &str, party: &str) -> String {
+    format!("{scenario}_{party}")
+}
+
+/// Name of the empty scenario every binary carries, used to report the harness residual.
+pub const RESIDUAL_SCENARIO: &str = "costbench::residual";
+
+/// Clock that produced a set of wall-time samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Clock {
+    /// `std::time::Instant` (CLOCK_MONOTONIC): elapsed time of a batch of iterations.
+    Monotonic,
+    /// CLOCK_THREAD_CPUTIME_ID of the party's thread: the CPU time one party spent, excluding the
+    /// time it waited for its peers. Used for the parties of a multi-party scenario.
+    ThreadCpu,
+}
+
+/// Samples of one measured body (one party, or the whole scenario).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WalltimeSamples {
+    /// Party name, or `None` for a single-process scenario.
+    pub party: Option<String>,
+    /// Clock used for every sample.
+    pub clock: Clock,
+    /// Iterations of the measured body in each sample (every sample has the same batch size).
+    pub iterations_per_sample: u64,
+    /// Nanoseconds each sample took, for `iterations_per_sample` iterations.
+    pub sample_ns: Vec<u64>,
+    /// Iterations run before sampling began, to warm caches, branch predictors and allocators.
+    pub warmup_iterations: u64,
+    /// Nanoseconds the clock itself costs per reading, measured by the child before sampling.
+    pub clock_overhead_ns: f64,
+}
+
+/// What `BIN --costbench-child walltime` writes to its result file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WalltimeResult {
+    /// [`PROTOCOL_VERSION`] of the child.
+    pub protocol: u32,
+    /// Scenario name.
+    pub scenario: String,
+    /// One entry for a single-process scenario, one per party for a multi-party one.
+    pub measurements: Vec<WalltimeSamples>,
+}
+
+/// Checks a peer's protocol version.
+///
+/// ```
+/// assert!(costbench_protocol::check_version(costbench_protocol::PROTOCOL_VERSION).is_ok());
+/// assert!(costbench_protocol::check_version(999).is_err());
+/// ```
+pub fn check_version(peer: u32) -> Result<(), String> {
+    if peer == PROTOCOL_VERSION {
+        Ok(())
+    } else {
+        Err(format!(
+            "protocol mismatch: this side speaks costbench protocol {PROTOCOL_VERSION}, the other side {peer}; \
+             build the scenarios and the runner from the same costbench version"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measured_ids_name_parties() {
+        let single = ScenarioInfo {
+            name: "a".into(),
+            ops: 1,
+            unit: "op".into(),
+            parties: vec![],
+            internal: false,
+        };
+        assert_eq!(single.measured_ids(), vec!["a"]);
+        let multi = ScenarioInfo {
+            parties: vec!["client".into(), "server".into()],
+            ..single
+        };
+        assert_eq!(multi.measured_ids(), vec!["a_client", "a_server"]);
+    }
+
+    #[test]
+    fn listing_round_trips() {
+        let l = Listing {
+            protocol: PROTOCOL_VERSION,
+            library_version: "0.1.0".into(),
+            scenarios: vec![],
+        };
+        let s = serde_json::to_string(&l).unwrap();
+        assert_eq!(serde_json::from_str::<Listing>(&s).unwrap(), l);
+    }
+}

@@ -1,0 +1,432 @@
+//! What a scenario binary does when it runs: answer the runner's child protocol
+//! (`--costbench-child`), act as a quick wall-time benchmark under `cargo bench`, or run every
+//! scenario once as a smoke test under `cargo test --benches`.
+//!
+//! The argument parsing here is deliberately tiny and dependency-free: the library must stay
+//! light, and the runner is the only caller of the child protocol.
+
+use crate::bench::{Bench, Mode};
+use crate::link::Link;
+use crate::suite::{BodyFn, Scenario, Suite};
+use crate::walltime::{Coordinator, WalltimeConfig};
+use costbench_protocol::{
+    self as proto, Listing, ScenarioInfo, WalltimeResult, WalltimeSamples, CHILD_FLAG,
+    EXIT_BAD_REQUEST, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
+};
+use std::fs::File;
+use std::os::fd::FromRawFd;
+use std::sync::Arc;
+use std::time::Duration;
+
+impl Suite {
+    /// Runs the suite as the scenario binary's `main` and exits the process.
+    ///
+    /// Under `costbench run` it answers the runner. Under `cargo bench` it measures every
+    /// scenario's wall time in process and prints a table (an optional argument filters by
+    /// substring). Run any other way (`cargo test --benches`) it runs every scenario once and
+    /// reports which panicked.
+    ///
+    /// ```no_run
+    /// let mut suite = costbench::Suite::new();
+    /// suite.bench("noop", costbench::ops(1, "calls"), |b| b.iter(|| ()));
+    /// suite.main();
+    /// ```
+    pub fn main(self) -> ! {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        std::process::exit(dispatch(&self, &args))
+    }
+}
+
+fn dispatch(suite: &Suite, args: &[String]) -> i32 {
+    let errors = suite.validate();
+    if !errors.is_empty() {
+        for e in &errors {
+            eprintln!("costbench: {e}");
+        }
+        return EXIT_SCENARIO_MISUSE;
+    }
+    if args.first().map(String::as_str) == Some(CHILD_FLAG) {
+        return match child(suite, &args[1..]) {
+            Ok(code) => code,
+            Err(ChildError(code, msg)) => {
+                eprintln!("costbench child: {msg}");
+                code
+            }
+        };
+    }
+    let filter = args.iter().find(|a| !a.starts_with('-')).map(String::as_str);
+    if args.iter().any(|a| a == "--bench") {
+        cargo_bench(suite, filter)
+    } else {
+        smoke_test(suite, filter)
+    }
+}
+
+struct ChildError(i32, String);
+
+fn bad(msg: impl Into<String>) -> ChildError {
+    ChildError(EXIT_BAD_REQUEST, msg.into())
+}
+
+/// Parsed `--costbench-child MODE ...` arguments.
+#[derive(Debug, Default)]
+struct ChildArgs {
+    mode: String,
+    protocol: Option<u32>,
+    scenario: Option<String>,
+    party: Option<String>,
+    peers: Vec<(String, i32, i32)>,
+    result: Option<String>,
+    config: WalltimeConfig,
+}
+
+fn parse_num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, ChildError> {
+    v.parse()
+        .map_err(|_| bad(format!("{flag} takes a number, got {v:?}")))
+}
+
+fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
+    let mut it = args.iter();
+    let mut a = ChildArgs {
+        mode: it.next().ok_or_else(|| bad("missing mode"))?.clone(),
+        ..ChildArgs::default()
+    };
+    while let Some(arg) = it.next() {
+        let mut value = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| bad(format!("{arg} needs a value")))
+        };
+        match arg.as_str() {
+            "--protocol" => a.protocol = Some(parse_num(arg, &value()?)?),
+            "--party" => a.party = Some(value()?),
+            "--result" => a.result = Some(value()?),
+            "--samples" => a.config.samples = parse_num(arg, &value()?)?,
+            "--warmup-ms" => a.config.warmup = Duration::from_millis(parse_num(arg, &value()?)?),
+            "--sample-target-us" => {
+                a.config.sample_target = Duration::from_micros(parse_num(arg, &value()?)?)
+            }
+            "--max-ms" => {
+                let ms: u64 = parse_num(arg, &value()?)?;
+                a.config.max_time = (ms > 0).then(|| Duration::from_millis(ms));
+            }
+            "--peer" => {
+                let v = value()?;
+                let parsed = v.split_once('=').and_then(|(name, fds)| {
+                    let (r, w) = fds.split_once(',')?;
+                    Some((name.to_string(), r.parse().ok()?, w.parse().ok()?))
+                });
+                a.peers
+                    .push(parsed.ok_or_else(|| bad(format!("--peer takes NAME=RFD,WFD, got {v:?}")))?);
+            }
+            s if s.starts_with("--") => return Err(bad(format!("unknown option {s}"))),
+            s if a.scenario.is_none() => a.scenario = Some(s.to_string()),
+            s => return Err(bad(format!("unexpected argument {s:?}"))),
+        }
+    }
+    Ok(a)
+}
+
+fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
+    let a = parse_child_args(args)?;
+    let protocol = a.protocol.ok_or_else(|| bad("missing --protocol"))?;
+    proto::check_version(protocol).map_err(|m| ChildError(EXIT_PROTOCOL_MISMATCH, m))?;
+    if a.mode == "list" {
+        let listing = listing(suite);
+        let json = serde_json::to_string(&listing).expect("a listing always serialises");
+        println!("{json}");
+        return Ok(0);
+    }
+    let name = a.scenario.as_deref().ok_or_else(|| bad("missing scenario name"))?;
+    let scenario = suite
+        .find(name)
+        .ok_or_else(|| bad(format!("no scenario named {name:?} in this binary")))?;
+    match a.mode.as_str() {
+        "icount" => icount(scenario, &a),
+        "walltime" => {
+            let path = a.result.as_deref().ok_or_else(|| bad("walltime needs --result FILE"))?;
+            let measurements = walltime(scenario, &a.config);
+            let result = WalltimeResult {
+                protocol: proto::PROTOCOL_VERSION,
+                scenario: scenario.name.clone(),
+                measurements,
+            };
+            let json = serde_json::to_vec(&result).expect("a result always serialises");
+            std::fs::write(path, json)
+                .map_err(|e| ChildError(1, format!("cannot write result file {path}: {e}")))?;
+            Ok(0)
+        }
+        "once" => {
+            once(scenario);
+            Ok(0)
+        }
+        m => Err(bad(format!("unknown mode {m:?}"))),
+    }
+}
+
+fn listing(suite: &Suite) -> Listing {
+    Listing {
+        protocol: proto::PROTOCOL_VERSION,
+        library_version: env!("CARGO_PKG_VERSION").to_string(),
+        scenarios: suite
+            .scenarios
+            .iter()
+            .map(|s| ScenarioInfo {
+                name: s.name.clone(),
+                ops: s.ops.count(),
+                unit: s.ops.unit().to_string(),
+                parties: s.parties.iter().map(|(p, _)| p.clone()).collect(),
+                internal: s.internal,
+            })
+            .collect(),
+    }
+}
+
+/// Runs `f` as the whole life of one scenario or party and checks that it measured something.
+fn run_body(f: &BodyFn, mut bench: Bench) -> Bench {
+    f(&mut bench);
+    if !bench.ran() {
+        eprintln!(
+            "costbench: scenario {:?} returned without calling iter or iter_with_setup: nothing was measured",
+            bench.name()
+        );
+        std::process::exit(EXIT_SCENARIO_MISUSE);
+    }
+    bench
+}
+
+fn icount(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
+    let (f, party) = match (&s.body, a.party.as_deref()) {
+        (Some(f), None) => (f, None),
+        (Some(_), Some(p)) => {
+            return Err(bad(format!(
+                "scenario {:?} has no parties, but --party {p} was given",
+                s.name
+            )))
+        }
+        (None, None) => return Err(bad(format!("scenario {:?} needs --party", s.name))),
+        (None, Some(p)) => {
+            let (_, f) = s
+                .parties
+                .iter()
+                .find(|(n, _)| n == p)
+                .ok_or_else(|| bad(format!("scenario {:?} has no party {p:?}", s.name)))?;
+            (f, Some(p))
+        }
+    };
+    let links = a
+        .peers
+        .iter()
+        .map(|(name, r, w)| {
+            // SAFETY: the runner passes these descriptors open, for this process alone.
+            let (r, w) = unsafe { (File::from_raw_fd(*r), File::from_raw_fd(*w)) };
+            (name.clone(), Link::from_files(r, w))
+        })
+        .collect();
+    run_body(f, Bench::new(&s.name, party, Mode::Icount, links));
+    Ok(0)
+}
+
+/// In-memory links for every pair of parties: `links[i]` holds party i's links, in party order.
+fn mem_links(parties: &[(String, BodyFn)]) -> Vec<Vec<(String, Link)>> {
+    let mut links: Vec<Vec<(String, Link)>> = parties.iter().map(|_| Vec::new()).collect();
+    for i in 0..parties.len() {
+        for j in i + 1..parties.len() {
+            let (a, b) = Link::mem_pair();
+            links[i].push((parties[j].0.clone(), a));
+            links[j].push((parties[i].0.clone(), b));
+        }
+    }
+    links
+}
+
+/// A party that panics while others wait at a barrier or on a link would hang the process: the
+/// whole process exits instead, after the usual panic message.
+fn exit_on_panic() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        previous(info);
+        std::process::exit(101);
+    }));
+}
+
+fn walltime(s: &Scenario, config: &WalltimeConfig) -> Vec<WalltimeSamples> {
+    if let Some(f) = &s.body {
+        let b = run_body(f, Bench::new(&s.name, None, Mode::Walltime(config.clone()), vec![]));
+        return vec![take(b)];
+    }
+    exit_on_panic();
+    let co = Arc::new(Coordinator::new(s.parties.len()));
+    let handles: Vec<_> = s
+        .parties
+        .iter()
+        .zip(mem_links(&s.parties))
+        .enumerate()
+        .map(|(i, ((party, f), links))| {
+            let mode = Mode::WalltimeParty {
+                config: config.clone(),
+                coordinator: co.clone(),
+                leader: i == 0,
+            };
+            let bench = Bench::new(&s.name, Some(party), mode, links);
+            let f = f.clone();
+            std::thread::spawn(move || take(run_body(&f, bench)))
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("a panicking party exits the process"))
+        .collect()
+}
+
+fn take(mut b: Bench) -> WalltimeSamples {
+    b.take_samples()
+        .expect("a walltime bench that ran has samples")
+}
+
+fn once(s: &Scenario) {
+    if let Some(f) = &s.body {
+        run_body(f, Bench::new(&s.name, None, Mode::Once, vec![]));
+        return;
+    }
+    let handles: Vec<_> = s
+        .parties
+        .iter()
+        .zip(mem_links(&s.parties))
+        .map(|((party, f), links)| {
+            let bench = Bench::new(&s.name, Some(party), Mode::Once, links);
+            let f = f.clone();
+            std::thread::spawn(move || {
+                run_body(&f, bench);
+            })
+        })
+        .collect();
+    let mut panicked = None;
+    for h in handles {
+        if let Err(p) = h.join() {
+            panicked = Some(p);
+        }
+    }
+    if let Some(p) = panicked {
+        std::panic::resume_unwind(p);
+    }
+}
+
+fn selected<'a>(suite: &'a Suite, filter: Option<&'a str>) -> impl Iterator<Item = &'a Scenario> {
+    suite
+        .scenarios
+        .iter()
+        .filter(move |s| !s.internal && filter.is_none_or(|f| s.name.contains(f)))
+}
+
+/// `cargo test --benches`: every scenario once, each caught on its own.
+fn smoke_test(suite: &Suite, filter: Option<&str>) -> i32 {
+    let (mut passed, mut failed) = (0, 0);
+    for s in selected(suite, filter) {
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| once(s))).is_ok();
+        println!("scenario {} ... {}", s.name, if ok { "ok" } else { "FAILED" });
+        if ok {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    println!("\n{passed} passed, {failed} failed");
+    i32::from(failed > 0)
+}
+
+/// `cargo bench`: a quick in-process wall-time table. The runner's `walltime` instrument runs
+/// each scenario in a fresh process instead, and keeps the samples.
+fn cargo_bench(suite: &Suite, filter: Option<&str>) -> i32 {
+    let config = WalltimeConfig {
+        samples: 30,
+        warmup: Duration::from_millis(100),
+        max_time: Some(Duration::from_secs(2)),
+        ..WalltimeConfig::default()
+    };
+    println!(
+        "{:<48} {:>14} {:>10}  unit (in-process; `costbench run` measures instructions too)",
+        "scenario", "median/op", "IQR"
+    );
+    for s in selected(suite, filter) {
+        for m in walltime(s, &config) {
+            let per_op = m.iterations_per_sample as f64 * s.ops.count() as f64;
+            let mut v: Vec<f64> = m.sample_ns.iter().map(|&n| n as f64 / per_op).collect();
+            v.sort_by(f64::total_cmp);
+            let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+            let name = match &m.party {
+                Some(p) => proto::party_id(&s.name, p),
+                None => s.name.clone(),
+            };
+            println!(
+                "{name:<48} {:>11.2} ns {:>7.2} ns  {}",
+                q(0.5),
+                q(0.75) - q(0.25),
+                s.ops.unit()
+            );
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn child_args_parse() {
+        let a = parse_child_args(&args(
+            "icount --protocol 1 pipe/echo --party client --peer server=3,4",
+        ))
+        .ok()
+        .unwrap();
+        assert_eq!(a.mode, "icount");
+        assert_eq!(a.scenario.as_deref(), Some("pipe/echo"));
+        assert_eq!(a.party.as_deref(), Some("client"));
+        assert_eq!(a.peers, vec![("server".to_string(), 3, 4)]);
+        assert!(parse_child_args(&args("icount --peer x=3")).is_err());
+        assert!(parse_child_args(&args("walltime --samples many")).is_err());
+    }
+
+    #[test]
+    fn listing_includes_parties_and_the_residual() {
+        let mut s = Suite::new();
+        s.multi("m", ops(2, "msgs"))
+            .party("client", |b| b.iter(|| ()))
+            .party("server", |b| b.iter(|| ()));
+        let l = listing(&s);
+        assert_eq!(l.scenarios.len(), 2);
+        assert!(l.scenarios[0].internal);
+        assert_eq!(l.scenarios[1].parties, ["client", "server"]);
+    }
+
+    #[test]
+    fn multi_party_once_exchanges_bytes() {
+        use std::io::{Read, Write};
+        let mut s = Suite::new();
+        s.multi("echo", ops(1, "msgs"))
+            .party("client", |b| {
+                let mut io = b.peer();
+                b.iter(move || {
+                    io.write_all(b"ping").unwrap();
+                    let mut r = [0; 4];
+                    io.read_exact(&mut r).unwrap();
+                    assert_eq!(&r, b"ping");
+                })
+            })
+            .party("server", |b| {
+                let mut io = b.peer();
+                b.iter(move || {
+                    let mut r = [0; 4];
+                    io.read_exact(&mut r).unwrap();
+                    io.write_all(&r).unwrap();
+                })
+            });
+        once(s.find("echo").unwrap());
+    }
+}

@@ -1,0 +1,63 @@
+//! Write scenarios whose cost the `costbench` runner measures: instructions per op under
+//! callgrind, time per op, and (for multi-process scenarios) each party on its own.
+//!
+//! A scenario has a name, a setup that is not measured, a measured body, and a declared number of
+//! operations per run of the body, so every figure is reported *per op* (per lookup, per request,
+//! per byte). Scenarios live in a bench target of your crate with `harness = false`:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! costbench = "0.1"
+//!
+//! [[bench]]
+//! name = "costs"
+//! harness = false
+//! ```
+//!
+//! ```no_run
+//! // benches/costs.rs
+//! use costbench::{black_box, ops, Suite};
+//!
+//! fn main() {
+//!     let mut suite = Suite::new();
+//!     suite.bench("sum/checked", ops(1000, "elements"), |b| {
+//!         let data: Vec<u64> = (0..1000).collect(); // setup: not measured
+//!         b.iter(|| black_box(&data).iter().sum::<u64>()); // measured
+//!     });
+//!     suite.main();
+//! }
+//! ```
+//!
+//! Then `costbench run` (or `cargo costbench run`) in the crate builds the target and measures
+//! every scenario in its own process. `cargo bench` runs the same binary as a quick in-process
+//! wall-time benchmark and `cargo test --benches` runs every scenario once as a smoke test.
+//!
+//! # What is measured
+//!
+//! Only the closure given to [`Bench::iter`] (or the body of [`Bench::iter_with_setup`]). Its
+//! return value is dropped after the measurement stops. Under the runner's instruction counting
+//! the body runs exactly once, inside a function named
+//! [`costbench_measured_region`](crate::region::costbench_measured_region) that callgrind is told to
+//! count; for wall time it runs many times in timed batches.
+//!
+//! # When to use [`black_box`]
+//!
+//! The optimiser sees your setup and your body together. If the inputs are constants it may
+//! compute the result at compile time, and if a result is unused it may delete the work. Pass
+//! inputs through `black_box` inside the body (`black_box(&data)`) when the compiler could know
+//! them; the return value of the body is already opaque to the optimiser, so return what you
+//! compute instead of discarding it.
+
+#![warn(missing_docs)]
+
+mod bench;
+mod child;
+mod link;
+pub mod region;
+mod suite;
+mod walltime;
+
+pub use bench::Bench;
+pub use link::Link;
+pub use std::hint::black_box;
+pub use suite::{ops, Multi, Ops, Suite};

@@ -1,0 +1,263 @@
+//! Wall-time sampling inside the scenario process.
+//!
+//! Single-process scenarios: warm up with batches of doubling size until the warm-up time has
+//! passed, size the batch so that one sample lasts `sample_target` (far above the clock's
+//! resolution and overhead, which are measured and reported), then take the samples. Inputs for a
+//! batch are made before its clock starts, and outputs are dropped after it stops.
+//!
+//! Parties of a multi-party scenario run in threads and step in lockstep: a barrier before and
+//! after each run of the body, with the first party deciding when warm-up ends and when sampling
+//! stops. Each party's sample is its thread's CPU time for one run of its body, so time spent
+//! waiting for a peer is not charged to it.
+
+use costbench_protocol::{Clock, WalltimeSamples};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+/// How to sample. Defaults: 100 samples of about 1 ms after 200 ms of warm-up, at most 5 s.
+#[derive(Debug, Clone)]
+pub(crate) struct WalltimeConfig {
+    pub samples: u32,
+    pub warmup: Duration,
+    pub sample_target: Duration,
+    /// Cap on the sampling time; `None` takes exactly `samples` samples whatever they cost.
+    pub max_time: Option<Duration>,
+}
+
+impl Default for WalltimeConfig {
+    fn default() -> Self {
+        WalltimeConfig {
+            samples: 100,
+            warmup: Duration::from_millis(200),
+            sample_target: Duration::from_millis(1),
+            max_time: Some(Duration::from_secs(5)),
+        }
+    }
+}
+
+/// The fewest samples taken when the time cap cuts sampling short: fewer make the IQR meaningless.
+const MIN_SAMPLES: u32 = 10;
+
+fn ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Mean cost of one reading of `now`, in nanoseconds.
+fn clock_overhead<T>(mut now: impl FnMut() -> T) -> f64 {
+    const N: u32 = 10_000;
+    let start = Instant::now();
+    for _ in 0..N {
+        black_box(now());
+    }
+    start.elapsed().as_nanos() as f64 / f64::from(N)
+}
+
+fn run_batch<I, R>(
+    n: u64,
+    setup: &mut impl FnMut() -> I,
+    body: &mut impl FnMut(I) -> R,
+) -> Duration {
+    let inputs: Vec<I> = (0..n).map(|_| setup()).collect();
+    let keep = std::mem::needs_drop::<R>();
+    let mut outputs: Vec<R> = Vec::with_capacity(if keep { inputs.len() } else { 0 });
+    let start = Instant::now();
+    for input in inputs {
+        let out = body(input);
+        if keep {
+            outputs.push(out);
+        } else {
+            black_box(out);
+        }
+    }
+    let elapsed = start.elapsed();
+    drop(outputs);
+    elapsed
+}
+
+pub(crate) fn sample_batched<I, R>(
+    config: &WalltimeConfig,
+    setup: &mut impl FnMut() -> I,
+    body: &mut impl FnMut(I) -> R,
+) -> WalltimeSamples {
+    let clock_overhead_ns = clock_overhead(Instant::now);
+    let warm_start = Instant::now();
+    let mut batch = 1u64;
+    let mut warmup_iterations = 0u64;
+    let per_iter_ns = loop {
+        let t = run_batch(batch, setup, body);
+        warmup_iterations += batch;
+        let per_iter = (ns(t) as f64 / batch as f64).max(0.01);
+        if warm_start.elapsed() >= config.warmup {
+            break per_iter;
+        }
+        if t < config.sample_target {
+            batch = batch.saturating_mul(2);
+        }
+    };
+    let iterations_per_sample = ((ns(config.sample_target) as f64 / per_iter_ns).round() as u64).max(1);
+    let mut samples = config.samples.max(1);
+    if let Some(max) = config.max_time {
+        let per_sample = per_iter_ns * iterations_per_sample as f64;
+        let affordable = (ns(max) as f64 / per_sample) as u32;
+        samples = samples.min(affordable.max(MIN_SAMPLES));
+    }
+    let sample_ns = (0..samples)
+        .map(|_| ns(run_batch(iterations_per_sample, setup, body)))
+        .collect();
+    WalltimeSamples {
+        party: None,
+        clock: Clock::Monotonic,
+        iterations_per_sample,
+        sample_ns,
+        warmup_iterations,
+        clock_overhead_ns,
+    }
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu_now() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer; CLOCK_THREAD_CPUTIME_ID exists on every Linux.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+const WARMUP: u8 = 0;
+const SAMPLE: u8 = 1;
+const STOP: u8 = 2;
+
+/// Keeps the parties of one scenario in step.
+#[derive(Debug)]
+pub(crate) struct Coordinator {
+    barrier: Barrier,
+    phase: AtomicU8,
+}
+
+impl Coordinator {
+    pub(crate) fn new(parties: usize) -> Coordinator {
+        Coordinator {
+            barrier: Barrier::new(parties),
+            phase: AtomicU8::new(WARMUP),
+        }
+    }
+}
+
+pub(crate) fn sample_party<I, R>(
+    config: &WalltimeConfig,
+    co: &Coordinator,
+    leader: bool,
+    setup: &mut impl FnMut() -> I,
+    body: &mut impl FnMut(I) -> R,
+) -> WalltimeSamples {
+    let clock_overhead_ns = clock_overhead(thread_cpu_now);
+    let started = Instant::now();
+    let mut sampling_started = None;
+    let mut warmup_iterations = 0u64;
+    let mut sample_ns = Vec::with_capacity(config.samples as usize);
+    let mut phase = WARMUP;
+    loop {
+        let input = setup();
+        co.barrier.wait();
+        let t0 = thread_cpu_now();
+        let out = body(input);
+        let t = thread_cpu_now().saturating_sub(t0);
+        drop(out);
+        if phase == WARMUP {
+            warmup_iterations += 1;
+        } else {
+            sample_ns.push(ns(t));
+        }
+        if leader {
+            let next = match phase {
+                WARMUP if started.elapsed() >= config.warmup => {
+                    sampling_started = Some(Instant::now());
+                    SAMPLE
+                }
+                WARMUP => WARMUP,
+                _ => {
+                    let n = sample_ns.len() as u32;
+                    let out_of_time = match (config.max_time, sampling_started) {
+                        (Some(max), Some(s)) => s.elapsed() >= max && n >= MIN_SAMPLES,
+                        _ => false,
+                    };
+                    if n >= config.samples.max(1) || out_of_time {
+                        STOP
+                    } else {
+                        SAMPLE
+                    }
+                }
+            };
+            co.phase.store(next, Ordering::SeqCst);
+        }
+        co.barrier.wait();
+        phase = co.phase.load(Ordering::SeqCst);
+        if phase == STOP {
+            break;
+        }
+    }
+    WalltimeSamples {
+        party: None,
+        clock: Clock::ThreadCpu,
+        iterations_per_sample: 1,
+        sample_ns,
+        warmup_iterations,
+        clock_overhead_ns,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick() -> WalltimeConfig {
+        WalltimeConfig {
+            samples: 20,
+            warmup: Duration::from_millis(5),
+            sample_target: Duration::from_micros(100),
+            max_time: Some(Duration::from_secs(1)),
+        }
+    }
+
+    #[test]
+    fn batches_are_sized_to_the_target() {
+        let mut calls = 0u64;
+        let s = sample_batched(&quick(), &mut || (), &mut |()| {
+            calls += 1;
+            black_box(calls)
+        });
+        assert_eq!(s.sample_ns.len(), 20);
+        assert!(s.iterations_per_sample > 1, "a trivial body needs batching");
+        assert_eq!(calls, s.warmup_iterations + 20 * s.iterations_per_sample);
+    }
+
+    #[test]
+    fn outputs_that_need_drop_are_dropped_outside_the_clock() {
+        let s = sample_batched(&quick(), &mut || vec![1u8; 16], &mut |v: Vec<u8>| v);
+        assert_eq!(s.sample_ns.len(), 20);
+    }
+
+    #[test]
+    fn parties_take_the_same_number_of_samples() {
+        let co = std::sync::Arc::new(Coordinator::new(2));
+        let cfg = quick();
+        let handles: Vec<_> = (0..2)
+            .map(|i| {
+                let co = co.clone();
+                let cfg = cfg.clone();
+                std::thread::spawn(move || {
+                    sample_party(&cfg, &co, i == 0, &mut || (), &mut |()| black_box(i))
+                })
+            })
+            .collect();
+        let r: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        assert_eq!(r[0].sample_ns.len(), 20);
+        assert_eq!(r[1].sample_ns.len(), 20);
+        assert_eq!(r[0].warmup_iterations, r[1].warmup_iterations);
+    }
+}

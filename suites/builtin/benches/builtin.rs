@@ -1,0 +1,3 @@
+fn main() {
+    costbench::Suite::new().main();
+}

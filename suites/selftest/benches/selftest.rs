@@ -1,0 +1,72 @@
+//! Scenarios with exactly known costs and deliberate failures, for costbench's own tests.
+
+use costbench::{black_box, ops, Suite};
+use costbench_selftest::calibrated_loop;
+use std::io::{Read, Write};
+
+fn main() {
+    let mut suite = Suite::new();
+    suite.bench("empty", ops(1, "runs"), |b| b.iter(|| ()));
+    // 2 * N + 1 instructions each, exactly: the tests check count(calibrate) - count(empty).
+    suite.bench("calibrate/1000", ops(1000, "iterations"), |b| {
+        b.iter(|| calibrated_loop::<1000>())
+    });
+    suite.bench("calibrate/100000", ops(100_000, "iterations"), |b| {
+        b.iter(|| calibrated_loop::<100_000>())
+    });
+    suite.bench("sort/10000", ops(10_000, "elements"), |b| {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let data: Vec<u64> = (0..10_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect();
+        b.iter_with_setup(|| data.clone(), |mut v| {
+            v.sort_unstable();
+            v
+        })
+    });
+    suite.bench("alloc/strings", ops(100, "strings"), |b| {
+        b.iter(|| (0..100).map(|i| format!("item-{}", black_box(i))).collect::<Vec<_>>())
+    });
+    suite
+        .multi("pipe/echo", ops(16, "round trips"))
+        .party("client", |b| {
+            let mut io = b.peer();
+            b.iter(move || {
+                let mut r = [0u8; 64];
+                for i in 0..16u8 {
+                    io.write_all(&[i; 64]).unwrap();
+                    io.read_exact(&mut r).unwrap();
+                    assert_eq!(r, [i; 64]);
+                }
+            })
+        })
+        .party("server", |b| {
+            let mut io = b.peer();
+            b.iter(move || {
+                let mut r = [0u8; 64];
+                for _ in 0..16 {
+                    io.read_exact(&mut r).unwrap();
+                    io.write_all(&r).unwrap();
+                }
+            })
+        });
+    if std::env::var_os("COSTBENCH_SELFTEST_FAILURES").is_some() {
+        suite.bench("fail/panics", ops(1, "runs"), |b| {
+            b.iter(|| {
+                if black_box(true) {
+                    panic!("deliberate panic in the measured body")
+                }
+            })
+        });
+        suite.bench("fail/hangs", ops(1, "runs"), |b| {
+            b.iter(|| std::thread::sleep(std::time::Duration::from_secs(3600)))
+        });
+        suite.bench("fail/no_iter", ops(1, "runs"), |_b| {});
+    }
+    suite.main();
+}

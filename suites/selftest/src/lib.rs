@@ -1,0 +1,34 @@
+//! Kernels with exactly known costs, used by costbench's own end-to-end tests.
+//!
+//! Nothing here is an example of good benchmarking: each item exists so that a test can assert an
+//! exact figure (an instruction count, a number of executed checks) or a failure mode.
+
+/// Executes exactly `2 * N + 1` instructions on x86-64 (`mov ecx, N`, then `N` times `dec` +
+/// `jnz`). `N` is an assembler constant, so no instruction is spent loading it.
+///
+/// `N` must be at least 1.
+#[inline(always)]
+pub fn calibrated_loop<const N: u32>() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: only touches ecx, which is declared clobbered; no memory, no stack.
+    unsafe {
+        std::arch::asm!(
+            "mov ecx, {n}",
+            "2:",
+            "dec ecx",
+            "jnz 2b",
+            n = const N,
+            out("ecx") _,
+            options(nomem, nostack),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        unimplemented!("the calibrated loop is written in x86-64 assembly");
+    }
+}
+
+/// Instructions [`calibrated_loop`] executes for `n`.
+pub fn calibrated_loop_instructions(n: u32) -> u64 {
+    2 * u64::from(n) + 1
+}
