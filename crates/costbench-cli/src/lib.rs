@@ -1,0 +1,55 @@
+//! The costbench runner: builds a bench target written with the `costbench` library, runs every
+//! scenario in its own child process under the chosen instruments, and writes and prints the
+//! per-op results.
+//!
+//! Layout: `cli` parses arguments into plain values; `run` schedules and supervises child
+//! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
+//! `stats` and `report` are pure functions of their inputs; `output` writes result files
+//! atomically. Only `run` and `measure` spawn processes or read clocks.
+
+pub mod cargo;
+pub mod cli;
+pub mod config;
+pub mod environment;
+pub mod measure;
+pub mod model;
+pub mod output;
+pub mod report;
+pub mod run;
+pub mod stats;
+
+use std::ffi::OsString;
+
+/// Exit codes, documented in `costbench --help` and the README.
+pub mod exit {
+    /// Everything asked for ran and was written.
+    pub const OK: i32 = 0;
+    /// A scenario failed, or an error stopped the run (the message says which).
+    pub const FAILURE: i32 = 1;
+    /// The command line was wrong.
+    pub const USAGE: i32 = 2;
+}
+
+/// Parses `args` (program name first), runs the command and returns the process exit code.
+pub fn main_with_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    use clap::Parser;
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli::execute(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::FAILURE
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Instruction counts with valgrind's callgrind: finding valgrind, the command line that counts
+//! only the measured body, and reading the count back.
+//!
+//! Collection is off at start and toggled on only inside `costbench_measured_region` (the
+//! library's trampoline around the body), so neither process start-up nor setup is counted and
+//! nothing needs subtracting. The runner also disables ASLR and clears the environment, the two
+//! outside inputs that move counts from run to run.
+
+use anyhow::{anyhow, bail, Context, Result};
+use costbench_protocol::MEASURED_REGION_SYMBOL;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A usable valgrind installation.
+#[derive(Debug, Clone)]
+pub struct Valgrind {
+    pub path: PathBuf,
+    pub version: String,
+}
+
+/// How to get valgrind, for every message that says it is missing.
+pub const INSTALL_HINT: &str =
+    "install it with `apt-get install valgrind` (Debian/Ubuntu; `dnf install valgrind` on Fedora)";
+
+/// Finds valgrind on PATH and checks that it runs and has callgrind.
+pub fn detect() -> std::result::Result<Valgrind, String> {
+    let Some(path) = find_on_path("valgrind") else {
+        return Err(format!("valgrind is not installed (not found on PATH): {INSTALL_HINT}"));
+    };
+    let out = Command::new(&path)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("valgrind at {} does not run ({e}): {INSTALL_HINT}", path.display()))?;
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || !version.starts_with("valgrind") {
+        return Err(format!(
+            "{} --version did not answer like valgrind: {INSTALL_HINT}",
+            path.display()
+        ));
+    }
+    Ok(Valgrind { path, version })
+}
+
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// `valgrind --tool=callgrind ...` running `exe args`, writing its profile to `out_file`.
+///
+/// `out_file` must not contain `%`: valgrind expands `%p`-style codes in it.
+pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]) -> Command {
+    debug_assert!(!out_file.to_string_lossy().contains('%'));
+    let mut cmd = Command::new(&valgrind.path);
+    cmd.arg("--tool=callgrind")
+        .arg("--collect-atstart=no")
+        .arg(format!("--toggle-collect={MEASURED_REGION_SYMBOL}"))
+        .arg(format!("--callgrind-out-file={}", out_file.display()))
+        .arg("--quiet")
+        .arg(exe)
+        .args(args);
+    cmd
+}
+
+/// Reads the total instruction count (`Ir`) from a callgrind output file.
+pub fn read_ir(path: &Path) -> Result<u64> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read callgrind output {}", path.display()))?;
+    total_ir(&text).with_context(|| format!("in callgrind output {}", path.display()))
+}
+
+/// The `Ir` column of the `totals:` (or `summary:`) line.
+pub fn total_ir(text: &str) -> Result<u64> {
+    let mut events: Option<Vec<&str>> = None;
+    let mut totals = None;
+    for line in text.lines() {
+        if let Some(e) = line.strip_prefix("events:") {
+            events = Some(e.split_whitespace().collect());
+        } else if let Some(t) = line.strip_prefix("totals:") {
+            totals = Some(t);
+        } else if let Some(t) = line.strip_prefix("summary:") {
+            totals = totals.or(Some(t));
+        }
+    }
+    let events = events.ok_or_else(|| anyhow!("no `events:` line"))?;
+    let idx = events
+        .iter()
+        .position(|e| *e == "Ir")
+        .ok_or_else(|| anyhow!("no Ir event among {events:?}"))?;
+    let Some(totals) = totals else {
+        bail!("no `totals:` or `summary:` line (did the run finish?)");
+    };
+    let field = totals.split_whitespace().nth(idx).unwrap_or("0");
+    field
+        .parse()
+        .map_err(|_| anyhow!("totals line has a non-numeric Ir field {field:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_ir_from_totals() {
+        let text = "version: 1\ncreator: callgrind-3.19.0\nevents: Ir\n\nfn=(1) f\n5 2\n\ntotals: 2\n";
+        assert_eq!(total_ir(text).unwrap(), 2);
+        let two = "events: Dr Ir\nsummary: 7 9\n";
+        assert_eq!(total_ir(two).unwrap(), 9);
+        assert!(total_ir("events: Ir\n").is_err());
+        assert!(total_ir("totals: 3\n").is_err());
+    }
+}

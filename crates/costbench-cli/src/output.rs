@@ -1,0 +1,135 @@
+//! The output directory: `run.json`, `icounts.csv`, `walltime.csv` and `callgrind/*.out`.
+//!
+//! Every file is written atomically (a temporary file in the same directory, then a rename), and
+//! the whole set is rewritten after each scenario finishes, so an interrupted run leaves the
+//! results of every scenario that completed and never a half-written file.
+
+use crate::model::RunRecord;
+use anyhow::{Context, Result};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub struct OutputDir {
+    root: PathBuf,
+}
+
+impl OutputDir {
+    /// Creates the directory (and `callgrind/`) and checks that it is writable, before anything
+    /// is measured.
+    pub fn prepare(root: &Path) -> Result<OutputDir> {
+        let cg = root.join("callgrind");
+        std::fs::create_dir_all(&cg)
+            .with_context(|| format!("cannot create output directory {}", cg.display()))?;
+        tempfile::NamedTempFile::new_in(root)
+            .with_context(|| format!("output directory {} is not writable", root.display()))?;
+        Ok(OutputDir {
+            root: root.to_path_buf(),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where callgrind writes the output for `id` while it runs, and where it is kept.
+    pub fn callgrind_paths(&self, id: &str) -> (PathBuf, String) {
+        let rel = format!("callgrind/{}.out", file_stem(id));
+        (self.root.join(format!("{rel}.tmp")), rel)
+    }
+
+    pub fn write_all(&self, run: &RunRecord) -> Result<()> {
+        let json = serde_json::to_string_pretty(run).expect("a run record always serialises");
+        write_atomic(&self.root.join("run.json"), json.as_bytes())?;
+        write_atomic(&self.root.join("icounts.csv"), icounts_csv(run).as_bytes())?;
+        write_atomic(&self.root.join("walltime.csv"), walltime_csv(run).as_bytes())?;
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_data())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}
+
+/// A file name for a scenario id: ASCII letters, digits, `.`, `_` and `-` are kept, every
+/// other byte becomes `%XX`, so distinct ids never share a file.
+pub fn file_stem(id: &str) -> String {
+    let mut s = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (b == b'.' && !s.is_empty()) {
+            s.push(b as char);
+        } else {
+            let _ = write!(s, "%{b:02X}");
+        }
+    }
+    s
+}
+
+/// `name,count` per measured id, as rustls's ci-bench writes it (names hold no commas: the
+/// library refuses them).
+pub fn icounts_csv(run: &RunRecord) -> String {
+    let mut s = String::new();
+    for r in &run.results {
+        if let Some(ic) = &r.icount {
+            let _ = writeln!(s, "{},{}", r.id, ic.ir);
+        }
+    }
+    s
+}
+
+/// `name,ns_1,...,ns_N`: per-iteration nanoseconds of each sample.
+pub fn walltime_csv(run: &RunRecord) -> String {
+    let mut s = String::new();
+    for r in &run.results {
+        if let Some(w) = &r.walltime {
+            s.push_str(&r.id);
+            for ns in &w.iteration_ns {
+                let _ = write!(s, ",{}", (ns * 1000.0).round() / 1000.0);
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_stems_are_safe_and_distinct() {
+        assert_eq!(file_stem("index/sum_checked"), "index%2Fsum_checked");
+        assert_eq!(file_stem("a.b-c"), "a.b-c");
+        assert_eq!(file_stem("../x"), "%2E.%2Fx");
+        assert_ne!(file_stem("a/b"), file_stem("a_b"));
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn unwritable_directory_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, "x").unwrap();
+        let e = OutputDir::prepare(&file.join("sub")).unwrap_err();
+        assert!(format!("{e:#}").contains("cannot create output directory"), "{e:#}");
+    }
+}

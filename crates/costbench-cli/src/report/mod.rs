@@ -1,0 +1,3 @@
+//! Reports: pure functions from run records to text.
+
+pub mod terminal;

@@ -1,0 +1,122 @@
+//! The terminal table printed after a run: one row per measured id, per-op figures.
+
+use crate::model::{RunRecord, ScenarioResult};
+use std::fmt::Write as _;
+
+/// Nanoseconds with a unit that keeps three or four significant digits.
+pub fn fmt_ns(ns: f64) -> String {
+    let (v, unit) = if ns >= 1e9 {
+        (ns / 1e9, "s")
+    } else if ns >= 1e6 {
+        (ns / 1e6, "ms")
+    } else if ns >= 1e3 {
+        (ns / 1e3, "µs")
+    } else {
+        (ns, "ns")
+    };
+    let digits = if v >= 100.0 { 1 } else if v >= 10.0 { 2 } else { 3 };
+    format!("{v:.digits$} {unit}")
+}
+
+/// Instructions per op: whole numbers when large, a few decimals when small.
+pub fn fmt_ir(ir: f64) -> String {
+    if ir >= 1000.0 {
+        format!("{ir:.0}")
+    } else if ir >= 10.0 {
+        format!("{ir:.2}")
+    } else {
+        format!("{ir:.3}")
+    }
+}
+
+fn time_cell(r: &ScenarioResult) -> String {
+    match &r.walltime {
+        Some(w) => {
+            let s = &w.ns_per_op;
+            let pct = if s.median > 0.0 { 100.0 * s.iqr / s.median } else { 0.0 };
+            let clock = if w.clock == "thread-cpu" { " (cpu)" } else { "" };
+            format!("{} ± {pct:.1}%{clock}", fmt_ns(s.median))
+        }
+        None => "-".into(),
+    }
+}
+
+/// The results table, followed by failures with their stderr tails.
+pub fn table(run: &RunRecord) -> String {
+    let rows: Vec<[String; 5]> = run
+        .results
+        .iter()
+        .map(|r| {
+            [
+                r.id.clone(),
+                r.ops.to_string(),
+                r.unit.clone(),
+                r.icount.as_ref().map_or("-".into(), |i| fmt_ir(i.ir_per_op)),
+                if r.failures.is_empty() {
+                    time_cell(r)
+                } else {
+                    "FAILED".into()
+                },
+            ]
+        })
+        .collect();
+    let header = ["scenario", "ops", "unit", "Ir/op", "time/op (median ± IQR)"];
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[String; 5]| {
+        let _ = writeln!(
+            out,
+            "{:<w0$}  {:>w1$}  {:<w2$}  {:>w3$}  {}",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3],
+        );
+    };
+    line(&mut out, &header.map(String::from));
+    for row in &rows {
+        line(&mut out, row);
+    }
+    if let Some(r) = run.harness_residual_ir {
+        let _ = writeln!(
+            out,
+            "\nharness residual: {r} instructions per measured run (included in every count, not subtracted)"
+        );
+    }
+    for s in &run.skipped {
+        let _ = writeln!(out, "\n{} skipped: {}", s.instrument, s.reason);
+    }
+    for r in run.failed() {
+        for f in &r.failures {
+            let _ = writeln!(out, "\nFAILED {} ({}, {}): {}", r.id, f.instrument, f.kind, f.message);
+            for l in f.stderr_tail.lines() {
+                let _ = writeln!(out, "  | {l}");
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_scale() {
+        assert_eq!(fmt_ns(1.234), "1.234 ns");
+        assert_eq!(fmt_ns(12_345.0), "12.35 µs");
+        assert_eq!(fmt_ns(2.5e9), "2.500 s");
+        assert_eq!(fmt_ir(2.0), "2.000");
+        assert_eq!(fmt_ir(123_456.7), "123457");
+    }
+}

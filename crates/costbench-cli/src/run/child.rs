@@ -1,0 +1,243 @@
+//! Child processes: spawning with a fixed environment, wiring pipes between parties, waiting
+//! with a deadline, and keeping the tail of stderr.
+
+use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Environment of every scenario process. Fixed, so that the process image (and with it the
+/// stack layout and so the instruction counts) is the same from run to run and machine to machine.
+pub const FIXED_ENV: &[(&str, &str)] = &[("LC_ALL", "C"), ("PATH", "/usr/local/bin:/usr/bin:/bin")];
+
+/// How many trailing stderr lines a failure keeps.
+const STDERR_TAIL_LINES: usize = 20;
+
+/// Prepares `cmd` to run a scenario: fixed environment, `cwd`, no stdin/stdout, captured stderr.
+pub fn scenario_command(mut cmd: Command, cwd: &Path, no_aslr: bool) -> Command {
+    cmd.env_clear()
+        .envs(FIXED_ENV.iter().copied())
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if no_aslr {
+        // SAFETY: personality(2) is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                // ADDR_NO_RANDOMIZE: the same addresses every run, as `setarch -R` does.
+                if libc::personality(libc::ADDR_NO_RANDOMIZE as libc::c_ulong) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    cmd
+}
+
+/// A pipe: (read end, write end), both close-on-exec.
+pub fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: `fds` is a valid two-element out array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 returned two fresh descriptors that we now own.
+    Ok(unsafe {
+        use std::os::fd::FromRawFd;
+        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+    })
+}
+
+/// Makes `fds[k].0` available in the child as descriptor `fds[k].1` (not close-on-exec).
+/// At most 16 descriptors.
+pub fn inherit_fds(cmd: &mut Command, fds: &[(&OwnedFd, RawFd)]) {
+    assert!(fds.len() <= 16, "at most 16 inherited descriptors");
+    let pairs: Vec<(RawFd, RawFd)> = fds.iter().map(|(f, t)| (f.as_raw_fd(), *t)).collect();
+    // SAFETY: only fcntl and dup2 run in the child, both async-signal-safe, on a copied array.
+    unsafe {
+        cmd.pre_exec(move || {
+            // Two steps, so that a target number that is also another mapping's source is not
+            // clobbered: first copy every source above the targets, then move copies into place.
+            let mut tmp = [0 as RawFd; 16];
+            for (k, (src, _)) in pairs.iter().enumerate() {
+                tmp[k] = libc::fcntl(*src, libc::F_DUPFD_CLOEXEC, 256);
+                if tmp[k] == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            for (k, (_, dst)) in pairs.iter().enumerate() {
+                if libc::dup2(tmp[k], *dst) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A running child and the thread that collects its stderr.
+#[derive(Debug)]
+pub struct Running {
+    child: Child,
+    stderr: Option<JoinHandle<String>>,
+}
+
+impl Running {
+    pub fn spawn(cmd: &mut Command) -> std::io::Result<Running> {
+        let mut child = cmd.spawn()?;
+        let stderr = child.stderr.take().map(|mut e| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let _ = e.read_to_end(&mut buf);
+                tail(&String::from_utf8_lossy(&buf), STDERR_TAIL_LINES)
+            })
+        });
+        Ok(Running { child, stderr })
+    }
+}
+
+/// How a child ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    Exited(ExitStatus),
+    TimedOut,
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub ending: Ending,
+    pub stderr_tail: String,
+}
+
+impl Outcome {
+    pub fn success(&self) -> bool {
+        matches!(self.ending, Ending::Exited(s) if s.success())
+    }
+
+    /// (kind, message) for a failure, in the vocabulary of `model::Failure`.
+    pub fn describe(&self, timeout: Duration) -> (String, String) {
+        use costbench_protocol::{EXIT_BAD_REQUEST, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE};
+        match self.ending {
+            Ending::TimedOut => (
+                "timed-out".into(),
+                format!("killed after {} s (change with --timeout)", timeout.as_secs()),
+            ),
+            Ending::Exited(s) => match (s.code(), s.signal()) {
+                (Some(0), _) => ("ok".into(), "exited successfully".into()),
+                (Some(101), _) => ("panicked".into(), "the scenario panicked".into()),
+                (Some(c), _) if c == EXIT_SCENARIO_MISUSE => (
+                    "misuse".into(),
+                    "the scenario broke a costbench rule (see its message)".into(),
+                ),
+                (Some(c), _) if c == EXIT_PROTOCOL_MISMATCH || c == EXIT_BAD_REQUEST => (
+                    "protocol".into(),
+                    format!("the scenario binary refused the runner's request (exit {c})"),
+                ),
+                (Some(c), _) => ("crashed".into(), format!("exited with code {c}")),
+                (None, Some(sig)) => ("crashed".into(), format!("killed by signal {sig}")),
+                (None, None) => ("crashed".into(), format!("ended abnormally: {s}")),
+            },
+        }
+    }
+}
+
+/// Waits for every child until `timeout` has passed since `start`, then kills the rest.
+pub fn wait_all(mut running: Vec<Running>, start: Instant, timeout: Duration) -> Vec<Outcome> {
+    let mut endings: Vec<Option<Ending>> = vec![None; running.len()];
+    loop {
+        for (r, e) in running.iter_mut().zip(endings.iter_mut()) {
+            if e.is_none() {
+                if let Ok(Some(status)) = r.child.try_wait() {
+                    *e = Some(Ending::Exited(status));
+                }
+            }
+        }
+        if endings.iter().all(Option::is_some) {
+            break;
+        }
+        if start.elapsed() >= timeout {
+            for (r, e) in running.iter_mut().zip(endings.iter_mut()) {
+                if e.is_none() {
+                    let _ = r.child.kill();
+                    let _ = r.child.wait();
+                    *e = Some(Ending::TimedOut);
+                }
+            }
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    running
+        .into_iter()
+        .zip(endings)
+        .map(|(mut r, e)| Outcome {
+            ending: e.expect("every child has ended"),
+            stderr_tail: r
+                .stderr
+                .take()
+                .and_then(|h| h.join().ok())
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The last `n` lines of `s`.
+pub fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tails_keep_the_last_lines() {
+        assert_eq!(tail("a\nb\nc\n", 2), "b\nc");
+        assert_eq!(tail("", 3), "");
+    }
+
+    #[test]
+    fn timeouts_kill_and_report() {
+        let mut cmd = Command::new("sleep");
+        cmd.arg("10").stderr(Stdio::piped());
+        let r = Running::spawn(&mut cmd).unwrap();
+        let start = Instant::now();
+        let out = wait_all(vec![r], start, Duration::from_millis(100));
+        assert_eq!(out[0].ending, Ending::TimedOut);
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn stderr_is_collected_and_failures_described() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo one >&2; echo two >&2; exit 101"])
+            .stderr(Stdio::piped());
+        let out = wait_all(
+            vec![Running::spawn(&mut cmd).unwrap()],
+            Instant::now(),
+            Duration::from_secs(10),
+        );
+        assert_eq!(out[0].stderr_tail, "one\ntwo");
+        assert_eq!(out[0].describe(Duration::from_secs(1)).0, "panicked");
+    }
+
+    #[test]
+    fn inherited_fds_land_on_their_numbers() {
+        let (r, w) = pipe().unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo hi >&5"]);
+        inherit_fds(&mut cmd, &[(&w, 5)]);
+        let mut child = cmd.spawn().unwrap();
+        drop(w);
+        child.wait().unwrap();
+        let mut s = String::new();
+        std::fs::File::from(r).read_to_string(&mut s).unwrap();
+        assert_eq!(s, "hi\n");
+    }
+}

@@ -1,0 +1,581 @@
+//! `costbench run`: build the bench target, list its scenarios, run the instruments and write
+//! the results. Instruction counts run in parallel (they do not depend on load); wall time runs
+//! one scenario at a time afterwards, with nothing else of ours running.
+
+pub mod child;
+
+use crate::cargo::{self, BenchTarget};
+use crate::environment;
+use crate::exit;
+use crate::measure::{callgrind, walltime};
+use crate::model::{self, Failure, Icount, RunRecord, ScenarioResult};
+use crate::output::OutputDir;
+use crate::report;
+use anyhow::{bail, Context, Result};
+use child::{Outcome, Running};
+use costbench_protocol::{
+    self as proto, Listing, ScenarioInfo, WalltimeResult, CHILD_FLAG, PROTOCOL_VERSION,
+    RESIDUAL_SCENARIO,
+};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Instruments {
+    Icount,
+    Walltime,
+    All,
+}
+
+impl Instruments {
+    fn icount(self) -> bool {
+        matches!(self, Instruments::Icount | Instruments::All)
+    }
+
+    fn walltime(self) -> bool {
+        matches!(self, Instruments::Walltime | Instruments::All)
+    }
+}
+
+/// Validated options of `costbench run`.
+#[derive(Debug)]
+pub struct RunOptions {
+    pub manifest_path: Option<PathBuf>,
+    pub package: Option<String>,
+    pub bench: Option<String>,
+    pub filter: Option<regex::Regex>,
+    pub list_only: bool,
+    pub instruments: Instruments,
+    pub output_dir: Option<PathBuf>,
+    pub jobs: usize,
+    pub samples: Option<u32>,
+    pub timeout: Duration,
+    pub json: bool,
+    pub quiet: bool,
+}
+
+/// A built scenario binary and where to run it.
+#[derive(Debug, Clone)]
+pub struct Binary {
+    pub exe: PathBuf,
+    pub cwd: PathBuf,
+}
+
+impl Binary {
+    fn child_args(&self, mode: &str) -> Vec<String> {
+        vec![
+            CHILD_FLAG.into(),
+            mode.into(),
+            "--protocol".into(),
+            PROTOCOL_VERSION.to_string(),
+        ]
+    }
+
+    /// Asks the binary for its scenarios.
+    pub fn list(&self, timeout: Duration) -> Result<Listing> {
+        let out = Command::new(&self.exe)
+            .args(self.child_args("list"))
+            .current_dir(&self.cwd)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .with_context(|| format!("cannot run scenario binary {}", self.exe.display()))?;
+        let _ = timeout;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            bail!(
+                "scenario binary {} failed to list its scenarios ({}):\n{}",
+                self.exe.display(),
+                out.status,
+                child::tail(&String::from_utf8_lossy(&out.stderr), 20)
+            );
+        }
+        let listing: Listing = stdout
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str(l).ok())
+            .with_context(|| {
+                format!(
+                    "scenario binary {} did not answer the costbench protocol; its main must end with \
+                     costbench::Suite::main()",
+                    self.exe.display()
+                )
+            })?;
+        proto::check_version(listing.protocol).map_err(anyhow::Error::msg)?;
+        Ok(listing)
+    }
+}
+
+pub fn run(opts: RunOptions) -> Result<i32> {
+    let target = cargo::resolve(
+        opts.manifest_path.as_deref(),
+        opts.package.as_deref(),
+        opts.bench.as_deref(),
+    )?;
+    let out_root = opts
+        .output_dir
+        .clone()
+        .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
+    // Checked before building: a wrong output directory should not cost a build.
+    let out = if opts.list_only {
+        None
+    } else {
+        Some(OutputDir::prepare(&out_root)?)
+    };
+    let exe = cargo::build(&target, "default", opts.quiet)?;
+    let bin = Binary {
+        exe,
+        cwd: target.package_dir.clone(),
+    };
+    let listing = bin.list(opts.timeout)?;
+    let selected = select(&listing, opts.filter.as_ref())?;
+    let Some(out) = out else {
+        print_list(&selected);
+        return Ok(exit::OK);
+    };
+    let mut skipped = Vec::new();
+    let valgrind = if opts.instruments.icount() {
+        match callgrind::detect() {
+            Ok(v) => Some(v),
+            Err(reason) if opts.instruments == Instruments::Icount => bail!("{reason}"),
+            Err(reason) => {
+                eprintln!("warning: instruction counts skipped: {reason}; wall time still runs");
+                skipped.push(model::Skipped {
+                    instrument: "icount".into(),
+                    reason,
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let record = new_record(&opts, &target, &listing, &selected, valgrind.as_ref(), skipped);
+    let session = Session {
+        opts: &opts,
+        bin: &bin,
+        out: &out,
+        record: Mutex::new(record),
+        progress: progress_bar(&opts, &selected, valgrind.is_some()),
+    };
+    session.save()?;
+    if let Some(vg) = &valgrind {
+        session.icount_phase(vg, &listing, &selected)?;
+    }
+    if opts.instruments.walltime() {
+        session.walltime_phase(&selected)?;
+    }
+    session.progress.finish_and_clear();
+    let mut record = session.record.into_inner().expect("no worker panicked");
+    record.finished_at = Some(environment::now_rfc3339());
+    out.write_all(&record)?;
+    if opts.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&record).expect("a run record always serialises")
+        );
+    } else if !opts.quiet {
+        print!("{}", report::terminal::table(&record));
+        println!("results: {}", out.root().display());
+    } else {
+        for r in record.failed() {
+            for f in &r.failures {
+                eprintln!("FAILED {} ({}, {}): {}", r.id, f.instrument, f.kind, f.message);
+            }
+        }
+    }
+    Ok(if record.failed().next().is_some() {
+        exit::FAILURE
+    } else {
+        exit::OK
+    })
+}
+
+fn select<'a>(listing: &'a Listing, filter: Option<&regex::Regex>) -> Result<Vec<&'a ScenarioInfo>> {
+    let user: Vec<&ScenarioInfo> = listing.scenarios.iter().filter(|s| !s.internal).collect();
+    let selected: Vec<&ScenarioInfo> = user
+        .iter()
+        .copied()
+        .filter(|s| filter.is_none_or(|f| f.is_match(&s.name)))
+        .collect();
+    if selected.is_empty() {
+        let names: Vec<&str> = user.iter().map(|s| s.name.as_str()).collect();
+        match filter {
+            Some(f) => bail!(
+                "--filter {:?} matches no scenario; scenarios: {}",
+                f.as_str(),
+                if names.is_empty() { "none".into() } else { names.join(", ") }
+            ),
+            None => bail!("the bench target registers no scenarios"),
+        }
+    }
+    Ok(selected)
+}
+
+fn print_list(selected: &[&ScenarioInfo]) {
+    for s in selected {
+        let parties = if s.parties.is_empty() {
+            String::new()
+        } else {
+            format!("  parties: {}", s.parties.join(", "))
+        };
+        println!("{}  ({} {}){parties}", s.name, s.ops, s.unit);
+    }
+}
+
+fn new_record(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    listing: &Listing,
+    selected: &[&ScenarioInfo],
+    valgrind: Option<&callgrind::Valgrind>,
+    skipped: Vec<model::Skipped>,
+) -> RunRecord {
+    let mut instruments = Vec::new();
+    if opts.instruments.icount() && valgrind.is_some() {
+        instruments.push("icount".to_string());
+    }
+    if opts.instruments.walltime() {
+        instruments.push("walltime".to_string());
+    }
+    RunRecord {
+        schema: model::SCHEMA.into(),
+        schema_version: model::SCHEMA_VERSION,
+        run_id: environment::new_run_id(),
+        started_at: environment::now_rfc3339(),
+        finished_at: None,
+        tool: model::Tool {
+            name: "costbench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            protocol: PROTOCOL_VERSION,
+        },
+        suite: model::SuiteInfo {
+            package: target.package.clone(),
+            bench: target.bench.clone(),
+            library_version: listing.library_version.clone(),
+        },
+        variant: "default".into(),
+        environment: environment::collect(
+            &target.workspace_root,
+            valgrind.map(|v| v.version.clone()),
+        ),
+        settings: model::Settings {
+            instruments,
+            filter: opts.filter.as_ref().map(|f| f.as_str().to_string()),
+            jobs: opts.jobs,
+            timeout_secs: opts.timeout.as_secs(),
+            samples: opts.samples,
+        },
+        skipped,
+        harness_residual_ir: None,
+        results: selected
+            .iter()
+            .flat_map(|s| {
+                let parties: Vec<Option<String>> = if s.parties.is_empty() {
+                    vec![None]
+                } else {
+                    s.parties.iter().cloned().map(Some).collect()
+                };
+                parties.into_iter().map(move |p| ScenarioResult {
+                    id: match &p {
+                        Some(p) => proto::party_id(&s.name, p),
+                        None => s.name.clone(),
+                    },
+                    scenario: s.name.clone(),
+                    party: p,
+                    ops: s.ops,
+                    unit: s.unit.clone(),
+                    icount: None,
+                    walltime: None,
+                    failures: Vec::new(),
+                })
+            })
+            .collect(),
+    }
+}
+
+fn progress_bar(opts: &RunOptions, selected: &[&ScenarioInfo], icount: bool) -> ProgressBar {
+    let per_instrument = selected.len() as u64;
+    let total = per_instrument * (u64::from(icount) + u64::from(opts.instruments.walltime()));
+    let bar = ProgressBar::with_draw_target(
+        Some(total),
+        if opts.quiet || opts.json {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("the template is valid"),
+    );
+    bar
+}
+
+struct Session<'a> {
+    opts: &'a RunOptions,
+    bin: &'a Binary,
+    out: &'a OutputDir,
+    record: Mutex<RunRecord>,
+    progress: ProgressBar,
+}
+
+/// What one instrument produced for one measured id.
+enum Figure {
+    Icount(Icount),
+    Walltime(model::Walltime),
+}
+
+impl Session<'_> {
+    fn save(&self) -> Result<()> {
+        let record = self.record.lock().expect("no worker panicked");
+        self.out.write_all(&record)
+    }
+
+    /// Stores what an instrument produced for `id` (a figure or a failure) and saves the files.
+    fn store(&self, id: &str, result: std::result::Result<Figure, Failure>) -> Result<()> {
+        {
+            let mut record = self.record.lock().expect("no worker panicked");
+            let r = record
+                .results
+                .iter_mut()
+                .find(|r| r.id == id)
+                .expect("results are pre-populated for every measured id");
+            match result {
+                Ok(Figure::Icount(i)) => r.icount = Some(i),
+                Ok(Figure::Walltime(w)) => r.walltime = Some(w),
+                Err(f) => r.failures.push(f),
+            }
+        }
+        self.save()
+    }
+
+    fn icount_phase(
+        &self,
+        vg: &callgrind::Valgrind,
+        listing: &Listing,
+        selected: &[&ScenarioInfo],
+    ) -> Result<()> {
+        let residual = listing.scenarios.iter().find(|s| s.name == RESIDUAL_SCENARIO);
+        let jobs: Vec<&ScenarioInfo> = residual.into_iter().chain(selected.iter().copied()).collect();
+        let next = AtomicUsize::new(0);
+        let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..self.opts.jobs.min(jobs.len()) {
+                scope.spawn(|| loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(s) = jobs.get(k) else { break };
+                    if let Err(e) = self.icount_scenario(vg, s, k) {
+                        error.lock().expect("no worker panicked").get_or_insert(e);
+                        break;
+                    }
+                });
+            }
+        });
+        match error.into_inner().expect("no worker panicked") {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs every party of `s` under callgrind at once, wired together by pipes.
+    fn icount_scenario(&self, vg: &callgrind::Valgrind, s: &ScenarioInfo, job: usize) -> Result<()> {
+        self.progress.set_message(format!("icount {}", s.name));
+        let parties: Vec<Option<&str>> = if s.parties.is_empty() {
+            vec![None]
+        } else {
+            s.parties.iter().map(|p| Some(p.as_str())).collect()
+        };
+        // pipes[i][j]: carries bytes from party i to party j.
+        let n = parties.len();
+        let mut pipes: Vec<Vec<Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>>> =
+            (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
+        for (i, row) in pipes.iter_mut().enumerate() {
+            for (j, slot) in row.iter_mut().enumerate() {
+                if i != j {
+                    *slot = Some(child::pipe().context("cannot create a pipe")?);
+                }
+            }
+        }
+        let start = Instant::now();
+        let mut running = Vec::new();
+        let mut files = Vec::new();
+        for (i, party) in parties.iter().enumerate() {
+            let id = match party {
+                Some(p) => proto::party_id(&s.name, p),
+                None => s.name.clone(),
+            };
+            let (final_path, rel) = self.out.callgrind_paths(&id);
+            let tmp = self
+                .out
+                .root()
+                .join("callgrind")
+                .join(format!(".tmp-{}-{job}-{i}.out", std::process::id()));
+            let mut args = self.bin.child_args("icount");
+            args.push(s.name.clone());
+            let mut fds = Vec::new();
+            if let Some(p) = party {
+                args.extend(["--party".to_string(), p.to_string()]);
+                let mut next_fd = 3;
+                for (j, peer) in parties.iter().enumerate() {
+                    if i == j {
+                        continue;
+                    }
+                    let read = &pipes[j][i].as_ref().expect("pipe exists").0;
+                    let write = &pipes[i][j].as_ref().expect("pipe exists").1;
+                    args.push("--peer".into());
+                    args.push(format!("{}={},{}", peer.unwrap_or_default(), next_fd, next_fd + 1));
+                    fds.push((read, next_fd));
+                    fds.push((write, next_fd + 1));
+                    next_fd += 2;
+                }
+            }
+            let mut cmd = child::scenario_command(
+                callgrind::command(vg, &tmp, &self.bin.exe, &args),
+                &self.bin.cwd,
+                true,
+            );
+            child::inherit_fds(&mut cmd, &fds);
+            let r = Running::spawn(&mut cmd)
+                .with_context(|| format!("cannot start valgrind ({})", vg.path.display()))?;
+            running.push(r);
+            files.push((id, tmp, final_path, rel));
+        }
+        // Our copies of the pipe ends must close, or no party ever sees the end of its input.
+        drop(pipes);
+        let outcomes = child::wait_all(running, start, self.opts.timeout);
+        for ((id, tmp, final_path, rel), outcome) in files.into_iter().zip(outcomes) {
+            let result = self.icount_result(s, &outcome, &tmp, &final_path, rel);
+            let _ = std::fs::remove_file(&tmp);
+            if s.name == RESIDUAL_SCENARIO {
+                match result {
+                    Ok(Figure::Icount(i)) => {
+                        self.record.lock().expect("no worker panicked").harness_residual_ir = Some(i.ir)
+                    }
+                    Ok(Figure::Walltime(_)) => unreachable!("icount yields icount figures"),
+                    Err(f) => bail!(
+                        "the harness residual could not be measured ({}: {}); is valgrind working?\n{}",
+                        f.kind,
+                        f.message,
+                        f.stderr_tail
+                    ),
+                }
+            } else {
+                self.store(&id, result)?;
+            }
+        }
+        if s.name != RESIDUAL_SCENARIO {
+            self.progress.inc(1);
+        }
+        Ok(())
+    }
+
+    fn icount_result(
+        &self,
+        s: &ScenarioInfo,
+        outcome: &Outcome,
+        tmp: &Path,
+        final_path: &Path,
+        rel: String,
+    ) -> std::result::Result<Figure, Failure> {
+        let fail = |kind: String, message: String| Failure {
+            instrument: "icount".into(),
+            kind,
+            message,
+            stderr_tail: outcome.stderr_tail.clone(),
+        };
+        if !outcome.success() {
+            let (kind, message) = outcome.describe(self.opts.timeout);
+            return Err(fail(kind, message));
+        }
+        let ir = callgrind::read_ir(tmp)
+            .map_err(|e| fail("no-measurement".into(), format!("{e:#}")))?;
+        std::fs::rename(tmp, final_path).map_err(|e| {
+            fail(
+                "no-measurement".into(),
+                format!("cannot keep callgrind output as {}: {e}", final_path.display()),
+            )
+        })?;
+        Ok(Figure::Icount(Icount {
+            ir,
+            ir_per_op: ir as f64 / s.ops as f64,
+            callgrind_out: rel,
+        }))
+    }
+
+    fn walltime_phase(&self, selected: &[&ScenarioInfo]) -> Result<()> {
+        for s in selected {
+            self.progress.set_message(format!("walltime {}", s.name));
+            let results = self.walltime_scenario(s)?;
+            for (id, r) in results {
+                self.store(&id, r)?;
+            }
+            self.progress.inc(1);
+        }
+        Ok(())
+    }
+
+    fn walltime_scenario(&self, s: &ScenarioInfo) -> Result<Vec<(String, std::result::Result<Figure, Failure>)>> {
+        let ids = s.measured_ids();
+        let result_file = tempfile::Builder::new()
+            .prefix(".walltime-")
+            .suffix(".json")
+            .tempfile_in(self.out.root())
+            .context("cannot create a temporary result file")?;
+        let mut args = self.bin.child_args("walltime");
+        args.push(s.name.clone());
+        args.push("--result".into());
+        args.push(result_file.path().display().to_string());
+        if let Some(n) = self.opts.samples {
+            args.extend(["--samples".into(), n.to_string(), "--max-ms".into(), "0".into()]);
+        }
+        let mut cmd = Command::new(&self.bin.exe);
+        cmd.args(&args);
+        let mut cmd = child::scenario_command(cmd, &self.bin.cwd, false);
+        let start = Instant::now();
+        let r = Running::spawn(&mut cmd)
+            .with_context(|| format!("cannot run scenario binary {}", self.bin.exe.display()))?;
+        let outcome = child::wait_all(vec![r], start, self.opts.timeout).remove(0);
+        let fail = |kind: String, message: String| Failure {
+            instrument: "walltime".into(),
+            kind,
+            message,
+            stderr_tail: outcome.stderr_tail.clone(),
+        };
+        let all_fail = |f: Failure| ids.iter().map(|id| (id.clone(), Err(f.clone()))).collect();
+        if !outcome.success() {
+            let (kind, message) = outcome.describe(self.opts.timeout);
+            return Ok(all_fail(fail(kind, message)));
+        }
+        let parsed: std::result::Result<WalltimeResult, String> = std::fs::read(result_file.path())
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
+        let result = match parsed {
+            Ok(r) if r.protocol == PROTOCOL_VERSION => r,
+            Ok(r) => {
+                return Ok(all_fail(fail(
+                    "protocol".into(),
+                    proto::check_version(r.protocol).unwrap_err(),
+                )))
+            }
+            Err(e) => return Ok(all_fail(fail("protocol".into(), format!("unreadable walltime result: {e}")))),
+        };
+        Ok(ids
+            .iter()
+            .map(|id| {
+                let m = result.measurements.iter().find(|m| match &m.party {
+                    Some(p) => proto::party_id(&s.name, p) == *id,
+                    None => *id == s.name,
+                });
+                let r = match m.and_then(|m| walltime::figures(m, s.ops)) {
+                    Some(w) => Ok(Figure::Walltime(w)),
+                    None => Err(fail("no-measurement".into(), "the child reported no samples".into())),
+                };
+                (id.clone(), r)
+            })
+            .collect())
+    }
+}
