@@ -33,10 +33,10 @@ impl OutputDir {
         &self.root
     }
 
-    /// Where callgrind writes the output for `id` while it runs, and where it is kept.
+    /// Where the callgrind output for `id` is kept: (full path, path relative to the root).
     pub fn callgrind_paths(&self, id: &str) -> (PathBuf, String) {
         let rel = format!("callgrind/{}.out", file_stem(id));
-        (self.root.join(format!("{rel}.tmp")), rel)
+        (self.root.join(&rel), rel)
     }
 
     pub fn write_all(&self, run: &RunRecord) -> Result<()> {

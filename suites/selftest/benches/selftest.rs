@@ -55,18 +55,5 @@ fn main() {
                 }
             })
         });
-    if std::env::var_os("COSTBENCH_SELFTEST_FAILURES").is_some() {
-        suite.bench("fail/panics", ops(1, "runs"), |b| {
-            b.iter(|| {
-                if black_box(true) {
-                    panic!("deliberate panic in the measured body")
-                }
-            })
-        });
-        suite.bench("fail/hangs", ops(1, "runs"), |b| {
-            b.iter(|| std::thread::sleep(std::time::Duration::from_secs(3600)))
-        });
-        suite.bench("fail/no_iter", ops(1, "runs"), |_b| {});
-    }
     suite.main();
 }

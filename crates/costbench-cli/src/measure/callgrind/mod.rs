@@ -22,10 +22,22 @@ pub struct Valgrind {
 pub const INSTALL_HINT: &str =
     "install it with `apt-get install valgrind` (Debian/Ubuntu; `dnf install valgrind` on Fedora)";
 
-/// Finds valgrind on PATH and checks that it runs and has callgrind.
+/// Environment variable naming the valgrind executable to use instead of the one on PATH.
+pub const VALGRIND_ENV: &str = "COSTBENCH_VALGRIND";
+
+/// Finds valgrind (`$COSTBENCH_VALGRIND`, else on PATH) and checks that it runs.
 pub fn detect() -> std::result::Result<Valgrind, String> {
-    let Some(path) = find_on_path("valgrind") else {
-        return Err(format!("valgrind is not installed (not found on PATH): {INSTALL_HINT}"));
+    let path = match std::env::var_os(VALGRIND_ENV) {
+        Some(p) if !Path::new(&p).is_file() => {
+            return Err(format!(
+                "valgrind not found at {} (from {VALGRIND_ENV}): fix the variable, or unset it and {INSTALL_HINT}",
+                Path::new(&p).display()
+            ))
+        }
+        Some(p) => PathBuf::from(p),
+        None => find_on_path("valgrind").ok_or_else(|| {
+            format!("valgrind is not installed (not found on PATH): {INSTALL_HINT}")
+        })?,
     };
     let out = Command::new(&path)
         .arg("--version")

@@ -1,0 +1,301 @@
+//! End-to-end tests of `costbench run` on the selftest suite: the real binary, real cargo
+//! builds, real valgrind. Tests that need valgrind say so and pass when it is missing.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn selftest_manifest() -> PathBuf {
+    workspace().join("suites/selftest/Cargo.toml")
+}
+
+fn valgrind_available() -> bool {
+    let ok = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIPPED: valgrind is not installed (apt-get install valgrind); this test needs it");
+    }
+    ok
+}
+
+fn costbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(args)
+        .output()
+        .expect("the costbench binary runs")
+}
+
+/// `costbench run` on a bench target of the selftest crate, results in a fresh directory.
+fn run_suite(bench: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = selftest_manifest();
+    let mut args = vec![
+        "run",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        bench,
+        "--output-dir",
+        dir.path().to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    (costbench(&args), dir)
+}
+
+fn run_json(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
+}
+
+fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id}"))
+}
+
+fn ir(run: &Value, id: &str) -> u64 {
+    result(run, id)["icount"]["ir"].as_u64().unwrap_or_else(|| panic!("no icount for {id}"))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn calibrated_kernel_is_counted_exactly_and_residual_is_tiny() {
+    if !valgrind_available() {
+        return;
+    }
+    let (out, dir) = run_suite(
+        "selftest",
+        &["--instrument", "icount", "--filter", "^(empty|calibrate/.*)$"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = run_json(dir.path());
+    let residual = run["harness_residual_ir"].as_u64().unwrap();
+    assert!(residual < 50, "harness residual {residual} instructions");
+    let empty = ir(&run, "empty");
+    assert_eq!(empty, residual, "an empty scenario costs exactly the residual");
+    // calibrated_loop::<N> executes exactly 2N + 1 instructions.
+    assert_eq!(ir(&run, "calibrate/1000") - empty, 2 * 1000 + 1);
+    assert_eq!(ir(&run, "calibrate/100000") - empty, 2 * 100_000 + 1);
+    assert_eq!(result(&run, "calibrate/1000")["ops"], 1000);
+    let csv = std::fs::read_to_string(dir.path().join("icounts.csv")).unwrap();
+    assert!(csv.lines().any(|l| l == format!("calibrate/1000,{}", 2001 + empty)), "{csv}");
+    let cg = result(&run, "calibrate/1000")["icount"]["callgrind_out"].as_str().unwrap();
+    let text = std::fs::read_to_string(dir.path().join(cg)).unwrap();
+    assert!(text.contains("costbench_measured_region"), "the raw callgrind output is kept");
+}
+
+#[test]
+fn counts_are_identical_from_run_to_run() {
+    if !valgrind_available() {
+        return;
+    }
+    let args = ["--instrument", "icount", "--filter", "sort|alloc|pipe"];
+    let (a, da) = run_suite("selftest", &args);
+    let (b, db) = run_suite("selftest", &args);
+    assert!(a.status.success() && b.status.success(), "{}{}", stderr(&a), stderr(&b));
+    let ca = std::fs::read_to_string(da.path().join("icounts.csv")).unwrap();
+    let cb = std::fs::read_to_string(db.path().join("icounts.csv")).unwrap();
+    assert_eq!(ca.lines().count(), 4, "{ca}");
+    assert_eq!(ca, cb);
+}
+
+#[test]
+fn parties_are_measured_each_on_its_own() {
+    if !valgrind_available() {
+        return;
+    }
+    let (out, dir) = run_suite("selftest", &["--filter", "^pipe/echo$", "--iterations-per-scenario", "7"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = run_json(dir.path());
+    for id in ["pipe/echo_client", "pipe/echo_server"] {
+        let r = result(&run, id);
+        assert!(ir(&run, id) > 100, "{id} did real work");
+        assert_eq!(r["walltime"]["samples"], 7, "{id}");
+        assert_eq!(r["walltime"]["clock"], "thread-cpu");
+        assert_eq!(r["ops"], 16);
+    }
+    assert_ne!(ir(&run, "pipe/echo_client"), ir(&run, "pipe/echo_server"));
+}
+
+#[test]
+fn walltime_reports_statistics_and_samples() {
+    let (out, dir) = run_suite(
+        "selftest",
+        &["--instrument", "walltime", "--filter", "^sort", "--iterations-per-scenario", "12"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = run_json(dir.path());
+    let w = &result(&run, "sort/10000")["walltime"];
+    assert_eq!(w["samples"], 12);
+    let s = &w["ns_per_op"];
+    let f = |k: &str| s[k].as_f64().unwrap();
+    assert!(f("min") > 0.0 && f("min") <= f("median") && f("median") <= f("p95") && f("p95") <= f("max"));
+    assert!(f("iqr") >= 0.0);
+    let csv = std::fs::read_to_string(dir.path().join("walltime.csv")).unwrap();
+    let row: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(row[0], "sort/10000");
+    assert_eq!(row.len(), 13, "name plus 12 per-iteration times");
+    assert!(result(&run, "sort/10000")["icount"].is_null());
+}
+
+#[test]
+fn failing_scenarios_are_reported_and_the_others_kept() {
+    let have_vg = valgrind_available();
+    let (out, dir) = run_suite("failures", &["--timeout", "5", "--iterations-per-scenario", "5"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let run = run_json(dir.path());
+    let works = result(&run, "works");
+    assert!(works["failures"].as_array().unwrap().is_empty());
+    assert_eq!(works["walltime"]["samples"], 5);
+    if have_vg {
+        assert!(works["icount"]["ir"].as_u64().unwrap() > 0);
+    }
+    let kinds = |id: &str| -> Vec<String> {
+        result(&run, id)["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let per_instrument = if have_vg { 2 } else { 1 };
+    assert_eq!(kinds("panics"), vec!["panicked"; per_instrument]);
+    assert_eq!(kinds("hangs"), vec!["timed-out"; per_instrument]);
+    assert_eq!(kinds("no_iter"), vec!["misuse"; per_instrument]);
+    assert_eq!(kinds("aborts"), vec!["crashed"; per_instrument]);
+    let panic_tail = result(&run, "panics")["failures"][0]["stderr_tail"].as_str().unwrap();
+    assert!(panic_tail.contains("deliberate panic"), "{panic_tail}");
+    let misuse_tail = result(&run, "no_iter")["failures"][0]["stderr_tail"].as_str().unwrap();
+    assert!(misuse_tail.contains("without calling iter"), "{misuse_tail}");
+    let err = stderr(&out);
+    assert!(err.contains("FAILED panics"), "{err}");
+    // No temporary files are left behind.
+    for entry in walk(dir.path()) {
+        let name = entry.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(!name.starts_with('.'), "left behind: {name}");
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn missing_valgrind_is_said_and_walltime_still_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = selftest_manifest();
+    let out = Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(["run", "--manifest-path", manifest.to_str().unwrap(), "--bench", "selftest"])
+        .args(["--filter", "^empty$", "--iterations-per-scenario", "3", "--quiet"])
+        .arg("--output-dir")
+        .arg(dir.path())
+        .env("COSTBENCH_VALGRIND", "/nonexistent/valgrind")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("apt-get install valgrind"), "{err}");
+    let run = run_json(dir.path());
+    assert_eq!(run["skipped"][0]["instrument"], "icount");
+    assert_eq!(result(&run, "empty")["walltime"]["samples"], 3);
+    assert!(result(&run, "empty")["icount"].is_null());
+
+    // Asked for explicitly, a missing valgrind is an error.
+    let out = Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(["run", "--manifest-path", manifest.to_str().unwrap(), "--bench", "selftest"])
+        .args(["--instrument", "icount", "--quiet", "--output-dir"])
+        .arg(dir.path())
+        .env("COSTBENCH_VALGRIND", "/nonexistent/valgrind")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("valgrind not found"), "{}", stderr(&out));
+}
+
+#[test]
+fn bad_input_gets_one_clear_error() {
+    let manifest = selftest_manifest();
+    let m = manifest.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--bench", "selftest", "--filter", "^nothing-matches$"], "matches no scenario"),
+        (vec!["--bench", "nope"], "no bench target named \"nope\""),
+        (vec![], "several bench targets"),
+        (vec!["--bench", "selftest", "--output-dir", "/proc/costbench-cannot-write"], "cannot create output directory"),
+    ];
+    for (extra, expect) in cases {
+        let mut args = vec!["run", "--manifest-path", m, "--quiet"];
+        args.extend(extra.iter());
+        let out = costbench(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
+    }
+    let out = costbench(&["run", "--jobs", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = costbench(&["run", "--instrument", "bogus"]);
+    assert_eq!(out.status.code(), Some(2), "usage errors exit 2");
+}
+
+#[test]
+fn a_crate_that_does_not_build_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = workspace().join("crates/costbench").canonicalize().unwrap();
+    std::fs::create_dir_all(dir.path().join("benches")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"broken\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n\
+             [dev-dependencies]\ncostbench = {{ path = {:?} }}\n\n[[bench]]\nname = \"b\"\nharness = false\n",
+            lib.display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+    std::fs::write(dir.path().join("benches/b.rs"), "fn main() { let x: u32 = \"not a number\"; }\n").unwrap();
+    let out_dir = dir.path().join("results");
+    let out = costbench(&[
+        "run",
+        "--manifest-path",
+        dir.path().join("Cargo.toml").to_str().unwrap(),
+        "--quiet",
+        "--output-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("building bench target b of package broken failed"), "{err}");
+    assert!(err.contains("mismatched types"), "the compiler's error is shown: {err}");
+    assert!(!out_dir.join("run.json").exists(), "nothing is written for a build failure");
+}
+
+#[test]
+fn list_names_scenarios_without_measuring() {
+    let manifest = selftest_manifest();
+    let out = costbench(&["run", "--manifest-path", manifest.to_str().unwrap(), "--bench", "selftest", "--list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("calibrate/1000  (1000 iterations)"), "{s}");
+    assert!(s.contains("pipe/echo  (16 round trips)  parties: client, server"), "{s}");
+    assert!(!s.contains("costbench::residual"), "internal scenarios are not listed");
+}
