@@ -77,7 +77,13 @@ pub fn resolve(
         .canonicalize()
         .with_context(|| format!("cannot find manifest {}", manifest.display()))?;
     let out = cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps", "--manifest-path"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--manifest-path",
+        ])
         .arg(&manifest)
         .stderr(Stdio::piped())
         .output()
@@ -120,7 +126,10 @@ fn choose(
     if let Some(pkg) = package {
         if !meta.packages.iter().any(|p| p.name == pkg) {
             let names: Vec<_> = meta.packages.iter().map(|p| p.name.as_str()).collect();
-            bail!("no package named {pkg:?} here; packages: {}", names.join(", "));
+            bail!(
+                "no package named {pkg:?} here; packages: {}",
+                names.join(", ")
+            );
         }
     }
     if let Some(b) = bench {
@@ -129,7 +138,11 @@ fn choose(
         if candidates.is_empty() {
             bail!(
                 "no bench target named {b:?}; bench targets here: {}",
-                if all.is_empty() { "none".to_string() } else { all.join(", ") }
+                if all.is_empty() {
+                    "none".to_string()
+                } else {
+                    all.join(", ")
+                }
             );
         }
     } else {
@@ -183,15 +196,23 @@ pub fn build(target: &BenchTarget, variant: &str, quiet: bool) -> Result<PathBuf
         .join("build")
         .join(variant);
     let mut cmd = cargo();
-    cmd.args(["bench", "--no-run", "--message-format=json-render-diagnostics"])
-        .arg("--manifest-path")
-        .arg(&target.manifest_path)
-        .args(["--package", &target.package, "--bench", &target.bench])
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .env("CARGO_PROFILE_BENCH_DEBUG", "line-tables-only")
-        .env("CARGO_PROFILE_BENCH_STRIP", "none")
-        .stdout(Stdio::piped())
-        .stderr(if quiet { Stdio::piped() } else { Stdio::inherit() });
+    cmd.args([
+        "bench",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ])
+    .arg("--manifest-path")
+    .arg(&target.manifest_path)
+    .args(["--package", &target.package, "--bench", &target.bench])
+    .env("CARGO_TARGET_DIR", &target_dir)
+    .env("CARGO_PROFILE_BENCH_DEBUG", "line-tables-only")
+    .env("CARGO_PROFILE_BENCH_STRIP", "none")
+    .stdout(Stdio::piped())
+    .stderr(if quiet {
+        Stdio::piped()
+    } else {
+        Stdio::inherit()
+    });
     let out = cmd
         .output()
         .context("cannot run `cargo bench --no-run`: is cargo installed and on PATH?")?;
@@ -235,17 +256,26 @@ mod tests {
             name: name.into(),
             manifest_path: PathBuf::from(format!("/w/{name}/Cargo.toml")),
             dependencies: if uses {
-                vec![Dependency { name: "costbench".into() }]
+                vec![Dependency {
+                    name: "costbench".into(),
+                }]
             } else {
                 vec![]
             },
             targets: benches
                 .iter()
-                .map(|b| Target { name: (*b).into(), kind: vec!["bench".into()] })
+                .map(|b| Target {
+                    name: (*b).into(),
+                    kind: vec!["bench".into()],
+                })
                 .collect(),
         };
         Metadata {
-            packages: vec![pkg("a", &["fast"], true), pkg("b", &["slow", "crit"], true), pkg("c", &["crit2"], false)],
+            packages: vec![
+                pkg("a", &["fast"], true),
+                pkg("b", &["slow", "crit"], true),
+                pkg("c", &["crit2"], false),
+            ],
             target_directory: "/w/target".into(),
             workspace_root: "/w".into(),
         }
@@ -259,8 +289,15 @@ mod tests {
         let e = choose(&m, root, None, None).unwrap_err().to_string();
         assert!(e.contains("several bench targets"), "{e}");
         assert_eq!(choose(&m, root, Some("a"), None).unwrap().bench, "fast");
-        assert_eq!(choose(&m, Path::new("/w/a/Cargo.toml"), None, None).unwrap().bench, "fast");
-        let e = choose(&m, root, None, Some("nope")).unwrap_err().to_string();
+        assert_eq!(
+            choose(&m, Path::new("/w/a/Cargo.toml"), None, None)
+                .unwrap()
+                .bench,
+            "fast"
+        );
+        let e = choose(&m, root, None, Some("nope"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no bench target named \"nope\""), "{e}");
         let e = choose(&m, root, Some("zz"), None).unwrap_err().to_string();
         assert!(e.contains("no package named"), "{e}");

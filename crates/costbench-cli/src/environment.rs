@@ -16,7 +16,9 @@ fn first_line(cmd: &mut Command) -> Option<String> {
 }
 
 pub fn rustc_version() -> Option<String> {
-    first_line(Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())).arg("--version"))
+    first_line(
+        Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())).arg("--version"),
+    )
 }
 
 pub fn collect(workspace_root: &Path, valgrind: Option<String>) -> Environment {
@@ -35,11 +37,13 @@ fn host() -> Host {
             .and_then(|l| l.split_once(':'))
             .map(|(_, v)| v.trim().to_string())
     });
-    let os = std::fs::read_to_string("/etc/os-release").ok().and_then(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("PRETTY_NAME="))
-            .map(|v| v.trim_matches('"').to_string())
-    });
+    let os = std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+                .map(|v| v.trim_matches('"').to_string())
+        });
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .ok()
         .map(|s| s.trim().to_string());

@@ -43,7 +43,10 @@ impl OutputDir {
         let json = serde_json::to_string_pretty(run).expect("a run record always serialises");
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;
         write_atomic(&self.root.join("icounts.csv"), icounts_csv(run).as_bytes())?;
-        write_atomic(&self.root.join("walltime.csv"), walltime_csv(run).as_bytes())?;
+        write_atomic(
+            &self.root.join("walltime.csv"),
+            walltime_csv(run).as_bytes(),
+        )?;
         Ok(())
     }
 }
@@ -130,6 +133,9 @@ mod tests {
         let file = dir.path().join("plain-file");
         std::fs::write(&file, "x").unwrap();
         let e = OutputDir::prepare(&file.join("sub")).unwrap_err();
-        assert!(format!("{e:#}").contains("cannot create output directory"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("cannot create output directory"),
+            "{e:#}"
+        );
     }
 }

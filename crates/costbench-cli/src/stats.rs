@@ -77,13 +77,19 @@ mod tests {
         assert_eq!(s.q3, 76.0);
         assert_eq!(s.iqr, 50.0);
         assert_eq!(s.outliers.high_severe, 1);
-        assert_eq!(s.outliers.high_mild + s.outliers.low_mild + s.outliers.low_severe, 0);
+        assert_eq!(
+            s.outliers.high_mild + s.outliers.low_mild + s.outliers.low_severe,
+            0
+        );
         assert!((s.mean - (5050.0 + 1000.0) / 101.0).abs() < 1e-9);
     }
 
     #[test]
     fn single_sample() {
         let s = summarize(&[5.0]);
-        assert_eq!((s.min, s.median, s.max, s.iqr, s.stddev), (5.0, 5.0, 5.0, 0.0, 0.0));
+        assert_eq!(
+            (s.min, s.median, s.max, s.iqr, s.stddev),
+            (5.0, 5.0, 5.0, 0.0, 0.0)
+        );
     }
 }

@@ -19,7 +19,9 @@ fn valgrind_available() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("SKIPPED: valgrind is not installed (apt-get install valgrind); this test needs it");
+        eprintln!(
+            "SKIPPED: valgrind is not installed (apt-get install valgrind); this test needs it"
+        );
     }
     ok
 }
@@ -63,7 +65,9 @@ fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
 }
 
 fn ir(run: &Value, id: &str) -> u64 {
-    result(run, id)["icount"]["ir"].as_u64().unwrap_or_else(|| panic!("no icount for {id}"))
+    result(run, id)["icount"]["ir"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no icount for {id}"))
 }
 
 fn stderr(o: &Output) -> String {
@@ -77,23 +81,40 @@ fn calibrated_kernel_is_counted_exactly_and_residual_is_tiny() {
     }
     let (out, dir) = run_suite(
         "selftest",
-        &["--instrument", "icount", "--filter", "^(empty|calibrate/.*)$"],
+        &[
+            "--instrument",
+            "icount",
+            "--filter",
+            "^(empty|calibrate/.*)$",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let run = run_json(dir.path());
     let residual = run["harness_residual_ir"].as_u64().unwrap();
     assert!(residual < 50, "harness residual {residual} instructions");
     let empty = ir(&run, "empty");
-    assert_eq!(empty, residual, "an empty scenario costs exactly the residual");
+    assert_eq!(
+        empty, residual,
+        "an empty scenario costs exactly the residual"
+    );
     // calibrated_loop::<N> executes exactly 2N + 1 instructions.
     assert_eq!(ir(&run, "calibrate/1000") - empty, 2 * 1000 + 1);
     assert_eq!(ir(&run, "calibrate/100000") - empty, 2 * 100_000 + 1);
     assert_eq!(result(&run, "calibrate/1000")["ops"], 1000);
     let csv = std::fs::read_to_string(dir.path().join("icounts.csv")).unwrap();
-    assert!(csv.lines().any(|l| l == format!("calibrate/1000,{}", 2001 + empty)), "{csv}");
-    let cg = result(&run, "calibrate/1000")["icount"]["callgrind_out"].as_str().unwrap();
+    assert!(
+        csv.lines()
+            .any(|l| l == format!("calibrate/1000,{}", 2001 + empty)),
+        "{csv}"
+    );
+    let cg = result(&run, "calibrate/1000")["icount"]["callgrind_out"]
+        .as_str()
+        .unwrap();
     let text = std::fs::read_to_string(dir.path().join(cg)).unwrap();
-    assert!(text.contains("costbench_measured_region"), "the raw callgrind output is kept");
+    assert!(
+        text.contains("costbench_measured_region"),
+        "the raw callgrind output is kept"
+    );
 }
 
 #[test]
@@ -104,7 +125,12 @@ fn counts_are_identical_from_run_to_run() {
     let args = ["--instrument", "icount", "--filter", "sort|alloc|pipe"];
     let (a, da) = run_suite("selftest", &args);
     let (b, db) = run_suite("selftest", &args);
-    assert!(a.status.success() && b.status.success(), "{}{}", stderr(&a), stderr(&b));
+    assert!(
+        a.status.success() && b.status.success(),
+        "{}{}",
+        stderr(&a),
+        stderr(&b)
+    );
     let ca = std::fs::read_to_string(da.path().join("icounts.csv")).unwrap();
     let cb = std::fs::read_to_string(db.path().join("icounts.csv")).unwrap();
     assert_eq!(ca.lines().count(), 4, "{ca}");
@@ -116,7 +142,10 @@ fn parties_are_measured_each_on_its_own() {
     if !valgrind_available() {
         return;
     }
-    let (out, dir) = run_suite("selftest", &["--filter", "^pipe/echo$", "--iterations-per-scenario", "7"]);
+    let (out, dir) = run_suite(
+        "selftest",
+        &["--filter", "^pipe/echo$", "--iterations-per-scenario", "7"],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let run = run_json(dir.path());
     for id in ["pipe/echo_client", "pipe/echo_server"] {
@@ -133,7 +162,14 @@ fn parties_are_measured_each_on_its_own() {
 fn walltime_reports_statistics_and_samples() {
     let (out, dir) = run_suite(
         "selftest",
-        &["--instrument", "walltime", "--filter", "^sort", "--iterations-per-scenario", "12"],
+        &[
+            "--instrument",
+            "walltime",
+            "--filter",
+            "^sort",
+            "--iterations-per-scenario",
+            "12",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let run = run_json(dir.path());
@@ -141,7 +177,12 @@ fn walltime_reports_statistics_and_samples() {
     assert_eq!(w["samples"], 12);
     let s = &w["ns_per_op"];
     let f = |k: &str| s[k].as_f64().unwrap();
-    assert!(f("min") > 0.0 && f("min") <= f("median") && f("median") <= f("p95") && f("p95") <= f("max"));
+    assert!(
+        f("min") > 0.0
+            && f("min") <= f("median")
+            && f("median") <= f("p95")
+            && f("p95") <= f("max")
+    );
     assert!(f("iqr") >= 0.0);
     let csv = std::fs::read_to_string(dir.path().join("walltime.csv")).unwrap();
     let row: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
@@ -153,7 +194,10 @@ fn walltime_reports_statistics_and_samples() {
 #[test]
 fn failing_scenarios_are_reported_and_the_others_kept() {
     let have_vg = valgrind_available();
-    let (out, dir) = run_suite("failures", &["--timeout", "5", "--iterations-per-scenario", "5"]);
+    let (out, dir) = run_suite(
+        "failures",
+        &["--timeout", "5", "--iterations-per-scenario", "5"],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let run = run_json(dir.path());
     let works = result(&run, "works");
@@ -175,10 +219,17 @@ fn failing_scenarios_are_reported_and_the_others_kept() {
     assert_eq!(kinds("hangs"), vec!["timed-out"; per_instrument]);
     assert_eq!(kinds("no_iter"), vec!["misuse"; per_instrument]);
     assert_eq!(kinds("aborts"), vec!["crashed"; per_instrument]);
-    let panic_tail = result(&run, "panics")["failures"][0]["stderr_tail"].as_str().unwrap();
+    let panic_tail = result(&run, "panics")["failures"][0]["stderr_tail"]
+        .as_str()
+        .unwrap();
     assert!(panic_tail.contains("deliberate panic"), "{panic_tail}");
-    let misuse_tail = result(&run, "no_iter")["failures"][0]["stderr_tail"].as_str().unwrap();
-    assert!(misuse_tail.contains("without calling iter"), "{misuse_tail}");
+    let misuse_tail = result(&run, "no_iter")["failures"][0]["stderr_tail"]
+        .as_str()
+        .unwrap();
+    assert!(
+        misuse_tail.contains("without calling iter"),
+        "{misuse_tail}"
+    );
     let err = stderr(&out);
     assert!(err.contains("FAILED panics"), "{err}");
     // No temporary files are left behind.
@@ -206,8 +257,20 @@ fn missing_valgrind_is_said_and_walltime_still_runs() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = selftest_manifest();
     let out = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["run", "--manifest-path", manifest.to_str().unwrap(), "--bench", "selftest"])
-        .args(["--filter", "^empty$", "--iterations-per-scenario", "3", "--quiet"])
+        .args([
+            "run",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+            "--bench",
+            "selftest",
+        ])
+        .args([
+            "--filter",
+            "^empty$",
+            "--iterations-per-scenario",
+            "3",
+            "--quiet",
+        ])
         .arg("--output-dir")
         .arg(dir.path())
         .env("COSTBENCH_VALGRIND", "/nonexistent/valgrind")
@@ -223,14 +286,24 @@ fn missing_valgrind_is_said_and_walltime_still_runs() {
 
     // Asked for explicitly, a missing valgrind is an error.
     let out = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["run", "--manifest-path", manifest.to_str().unwrap(), "--bench", "selftest"])
+        .args([
+            "run",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+            "--bench",
+            "selftest",
+        ])
         .args(["--instrument", "icount", "--quiet", "--output-dir"])
         .arg(dir.path())
         .env("COSTBENCH_VALGRIND", "/nonexistent/valgrind")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("valgrind not found"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("valgrind not found"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -238,10 +311,21 @@ fn bad_input_gets_one_clear_error() {
     let manifest = selftest_manifest();
     let m = manifest.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--bench", "selftest", "--filter", "^nothing-matches$"], "matches no scenario"),
+        (
+            vec!["--bench", "selftest", "--filter", "^nothing-matches$"],
+            "matches no scenario",
+        ),
         (vec!["--bench", "nope"], "no bench target named \"nope\""),
         (vec![], "several bench targets"),
-        (vec!["--bench", "selftest", "--output-dir", "/proc/costbench-cannot-write"], "cannot create output directory"),
+        (
+            vec![
+                "--bench",
+                "selftest",
+                "--output-dir",
+                "/proc/costbench-cannot-write",
+            ],
+            "cannot create output directory",
+        ),
     ];
     for (extra, expect) in cases {
         let mut args = vec!["run", "--manifest-path", m, "--quiet"];
@@ -272,7 +356,11 @@ fn a_crate_that_does_not_build_is_reported() {
     .unwrap();
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
     std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
-    std::fs::write(dir.path().join("benches/b.rs"), "fn main() { let x: u32 = \"not a number\"; }\n").unwrap();
+    std::fs::write(
+        dir.path().join("benches/b.rs"),
+        "fn main() { let x: u32 = \"not a number\"; }\n",
+    )
+    .unwrap();
     let out_dir = dir.path().join("results");
     let out = costbench(&[
         "run",
@@ -284,18 +372,40 @@ fn a_crate_that_does_not_build_is_reported() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("building bench target b of package broken failed"), "{err}");
-    assert!(err.contains("mismatched types"), "the compiler's error is shown: {err}");
-    assert!(!out_dir.join("run.json").exists(), "nothing is written for a build failure");
+    assert!(
+        err.contains("building bench target b of package broken failed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("mismatched types"),
+        "the compiler's error is shown: {err}"
+    );
+    assert!(
+        !out_dir.join("run.json").exists(),
+        "nothing is written for a build failure"
+    );
 }
 
 #[test]
 fn list_names_scenarios_without_measuring() {
     let manifest = selftest_manifest();
-    let out = costbench(&["run", "--manifest-path", manifest.to_str().unwrap(), "--bench", "selftest", "--list"]);
+    let out = costbench(&[
+        "run",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        "selftest",
+        "--list",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("calibrate/1000  (1000 iterations)"), "{s}");
-    assert!(s.contains("pipe/echo  (16 round trips)  parties: client, server"), "{s}");
-    assert!(!s.contains("costbench::residual"), "internal scenarios are not listed");
+    assert!(
+        s.contains("pipe/echo  (16 round trips)  parties: client, server"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("costbench::residual"),
+        "internal scenarios are not listed"
+    );
 }

@@ -199,7 +199,10 @@ impl Bench {
 
     fn misuse(&self, what: &str) -> ! {
         match &self.party {
-            Some(p) => eprintln!("costbench: scenario {:?}, party {p:?}: {what}", self.scenario),
+            Some(p) => eprintln!(
+                "costbench: scenario {:?}, party {p:?}: {what}",
+                self.scenario
+            ),
             None => eprintln!("costbench: scenario {:?}: {what}", self.scenario),
         }
         std::process::exit(EXIT_SCENARIO_MISUSE)

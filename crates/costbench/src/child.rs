@@ -54,7 +54,10 @@ fn dispatch(suite: &Suite, args: &[String]) -> i32 {
             }
         };
     }
-    let filter = args.iter().find(|a| !a.starts_with('-')).map(String::as_str);
+    let filter = args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str);
     if args.iter().any(|a| a == "--bench") {
         cargo_bench(suite, filter)
     } else {
@@ -116,8 +119,9 @@ fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
                     let (r, w) = fds.split_once(',')?;
                     Some((name.to_string(), r.parse().ok()?, w.parse().ok()?))
                 });
-                a.peers
-                    .push(parsed.ok_or_else(|| bad(format!("--peer takes NAME=RFD,WFD, got {v:?}")))?);
+                a.peers.push(
+                    parsed.ok_or_else(|| bad(format!("--peer takes NAME=RFD,WFD, got {v:?}")))?,
+                );
             }
             s if s.starts_with("--") => return Err(bad(format!("unknown option {s}"))),
             s if a.scenario.is_none() => a.scenario = Some(s.to_string()),
@@ -137,14 +141,20 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
         println!("{json}");
         return Ok(0);
     }
-    let name = a.scenario.as_deref().ok_or_else(|| bad("missing scenario name"))?;
+    let name = a
+        .scenario
+        .as_deref()
+        .ok_or_else(|| bad("missing scenario name"))?;
     let scenario = suite
         .find(name)
         .ok_or_else(|| bad(format!("no scenario named {name:?} in this binary")))?;
     match a.mode.as_str() {
         "icount" => icount(scenario, &a),
         "walltime" => {
-            let path = a.result.as_deref().ok_or_else(|| bad("walltime needs --result FILE"))?;
+            let path = a
+                .result
+                .as_deref()
+                .ok_or_else(|| bad("walltime needs --result FILE"))?;
             let measurements = walltime(scenario, &a.config);
             let result = WalltimeResult {
                 protocol: proto::PROTOCOL_VERSION,
@@ -252,7 +262,10 @@ fn exit_on_panic() {
 
 fn walltime(s: &Scenario, config: &WalltimeConfig) -> Vec<WalltimeSamples> {
     if let Some(f) = &s.body {
-        let b = run_body(f, Bench::new(&s.name, None, Mode::Walltime(config.clone()), vec![]));
+        let b = run_body(
+            f,
+            Bench::new(&s.name, None, Mode::Walltime(config.clone()), vec![]),
+        );
         return vec![take(b)];
     }
     exit_on_panic();
@@ -324,7 +337,11 @@ fn smoke_test(suite: &Suite, filter: Option<&str>) -> i32 {
     let (mut passed, mut failed) = (0, 0);
     for s in selected(suite, filter) {
         let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| once(s))).is_ok();
-        println!("scenario {} ... {}", s.name, if ok { "ok" } else { "FAILED" });
+        println!(
+            "scenario {} ... {}",
+            s.name,
+            if ok { "ok" } else { "FAILED" }
+        );
         if ok {
             passed += 1;
         } else {

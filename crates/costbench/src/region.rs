@@ -60,7 +60,7 @@ mod tests {
 
     #[test]
     fn returns_the_body_result() {
-        let v = vec![1, 2, 3];
+        let v = [1, 2, 3];
         assert_eq!(measured(|| v.iter().sum::<i32>()), 6);
     }
 

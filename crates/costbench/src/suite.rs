@@ -386,7 +386,12 @@ mod tests {
     #[test]
     fn params_expand_to_named_scenarios() {
         let mut s = Suite::new();
-        s.bench_params("sort", [10u32, 20], |n| ops(u64::from(*n), "el"), |b, _| b.iter(|| ()));
+        s.bench_params(
+            "sort",
+            [10u32, 20],
+            |n| ops(u64::from(*n), "el"),
+            |b, _| b.iter(|| ()),
+        );
         let names: Vec<_> = s.scenarios.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["costbench::residual", "sort/10", "sort/20"]);
         assert_eq!(s.find("sort/20").unwrap().ops.count(), 20);

@@ -96,7 +96,8 @@ pub(crate) fn sample_batched<I, R>(
             batch = batch.saturating_mul(2);
         }
     };
-    let iterations_per_sample = ((ns(config.sample_target) as f64 / per_iter_ns).round() as u64).max(1);
+    let iterations_per_sample =
+        ((ns(config.sample_target) as f64 / per_iter_ns).round() as u64).max(1);
     let mut samples = config.samples.max(1);
     if let Some(max) = config.max_time {
         let per_sample = per_iter_ns * iterations_per_sample as f64;

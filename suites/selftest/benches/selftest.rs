@@ -9,10 +9,10 @@ fn main() {
     suite.bench("empty", ops(1, "runs"), |b| b.iter(|| ()));
     // 2 * N + 1 instructions each, exactly: the tests check count(calibrate) - count(empty).
     suite.bench("calibrate/1000", ops(1000, "iterations"), |b| {
-        b.iter(|| calibrated_loop::<1000>())
+        b.iter(calibrated_loop::<1000>)
     });
     suite.bench("calibrate/100000", ops(100_000, "iterations"), |b| {
-        b.iter(|| calibrated_loop::<100_000>())
+        b.iter(calibrated_loop::<100_000>)
     });
     suite.bench("sort/10000", ops(10_000, "elements"), |b| {
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -24,13 +24,20 @@ fn main() {
                 x
             })
             .collect();
-        b.iter_with_setup(|| data.clone(), |mut v| {
-            v.sort_unstable();
-            v
-        })
+        b.iter_with_setup(
+            || data.clone(),
+            |mut v| {
+                v.sort_unstable();
+                v
+            },
+        )
     });
     suite.bench("alloc/strings", ops(100, "strings"), |b| {
-        b.iter(|| (0..100).map(|i| format!("item-{}", black_box(i))).collect::<Vec<_>>())
+        b.iter(|| {
+            (0..100)
+                .map(|i| format!("item-{}", black_box(i)))
+                .collect::<Vec<_>>()
+        })
     });
     suite
         .multi("pipe/echo", ops(16, "round trips"))

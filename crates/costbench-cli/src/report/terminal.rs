@@ -14,7 +14,13 @@ pub fn fmt_ns(ns: f64) -> String {
     } else {
         (ns, "ns")
     };
-    let digits = if v >= 100.0 { 1 } else if v >= 10.0 { 2 } else { 3 };
+    let digits = if v >= 100.0 {
+        1
+    } else if v >= 10.0 {
+        2
+    } else {
+        3
+    };
     format!("{v:.digits$} {unit}")
 }
 
@@ -33,8 +39,16 @@ fn time_cell(r: &ScenarioResult) -> String {
     match &r.walltime {
         Some(w) => {
             let s = &w.ns_per_op;
-            let pct = if s.median > 0.0 { 100.0 * s.iqr / s.median } else { 0.0 };
-            let clock = if w.clock == "thread-cpu" { " (cpu)" } else { "" };
+            let pct = if s.median > 0.0 {
+                100.0 * s.iqr / s.median
+            } else {
+                0.0
+            };
+            let clock = if w.clock == "thread-cpu" {
+                " (cpu)"
+            } else {
+                ""
+            };
             format!("{} ± {pct:.1}%{clock}", fmt_ns(s.median))
         }
         None => "-".into(),
@@ -51,7 +65,9 @@ pub fn table(run: &RunRecord) -> String {
                 r.id.clone(),
                 r.ops.to_string(),
                 r.unit.clone(),
-                r.icount.as_ref().map_or("-".into(), |i| fmt_ir(i.ir_per_op)),
+                r.icount
+                    .as_ref()
+                    .map_or("-".into(), |i| fmt_ir(i.ir_per_op)),
                 if r.failures.is_empty() {
                     time_cell(r)
                 } else {
@@ -98,7 +114,11 @@ pub fn table(run: &RunRecord) -> String {
     }
     for r in run.failed() {
         for f in &r.failures {
-            let _ = writeln!(out, "\nFAILED {} ({}, {}): {}", r.id, f.instrument, f.kind, f.message);
+            let _ = writeln!(
+                out,
+                "\nFAILED {} ({}, {}): {}",
+                r.id, f.instrument, f.kind, f.message
+            );
             for l in f.stderr_tail.lines() {
                 let _ = writeln!(out, "  | {l}");
             }

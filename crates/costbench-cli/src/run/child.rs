@@ -101,6 +101,20 @@ impl Running {
     }
 }
 
+impl Running {
+    /// A thread that reads the child's stdout (which must be piped) to the end.
+    pub fn take_stdout(&mut self) -> JoinHandle<String> {
+        let out = self.child.stdout.take();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut o) = out {
+                let _ = o.read_to_string(&mut s);
+            }
+            s
+        })
+    }
+}
+
 /// How a child ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
@@ -125,7 +139,10 @@ impl Outcome {
         match self.ending {
             Ending::TimedOut => (
                 "timed-out".into(),
-                format!("killed after {} s (change with --timeout)", timeout.as_secs()),
+                format!(
+                    "killed after {} s (change with --timeout)",
+                    timeout.as_secs()
+                ),
             ),
             Ending::Exited(s) => match (s.code(), s.signal()) {
                 (Some(0), _) => ("ok".into(), "exited successfully".into()),

@@ -75,22 +75,26 @@ impl Binary {
         ]
     }
 
-    /// Asks the binary for its scenarios.
+    /// Asks the binary for its scenarios (killing it after `timeout`).
     pub fn list(&self, timeout: Duration) -> Result<Listing> {
-        let out = Command::new(&self.exe)
-            .args(self.child_args("list"))
+        let mut cmd = Command::new(&self.exe);
+        cmd.args(self.child_args("list"))
             .current_dir(&self.cwd)
             .stdin(std::process::Stdio::null())
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let start = Instant::now();
+        let mut running = Running::spawn(&mut cmd)
             .with_context(|| format!("cannot run scenario binary {}", self.exe.display()))?;
-        let _ = timeout;
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        if !out.status.success() {
+        let stdout = running.take_stdout();
+        let outcome = child::wait_all(vec![running], start, timeout).remove(0);
+        let stdout = stdout.join().unwrap_or_default();
+        if !outcome.success() {
+            let (_, what) = outcome.describe(timeout);
             bail!(
-                "scenario binary {} failed to list its scenarios ({}):\n{}",
+                "scenario binary {} failed to list its scenarios ({what}):\n{}",
                 self.exe.display(),
-                out.status,
-                child::tail(&String::from_utf8_lossy(&out.stderr), 20)
+                outcome.stderr_tail
             );
         }
         let listing: Listing = stdout
@@ -153,7 +157,14 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     } else {
         None
     };
-    let record = new_record(&opts, &target, &listing, &selected, valgrind.as_ref(), skipped);
+    let record = new_record(
+        &opts,
+        &target,
+        &listing,
+        &selected,
+        valgrind.as_ref(),
+        skipped,
+    );
     let session = Session {
         opts: &opts,
         bin: &bin,
@@ -183,7 +194,10 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     } else {
         for r in record.failed() {
             for f in &r.failures {
-                eprintln!("FAILED {} ({}, {}): {}", r.id, f.instrument, f.kind, f.message);
+                eprintln!(
+                    "FAILED {} ({}, {}): {}",
+                    r.id, f.instrument, f.kind, f.message
+                );
             }
         }
     }
@@ -194,7 +208,10 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     })
 }
 
-fn select<'a>(listing: &'a Listing, filter: Option<&regex::Regex>) -> Result<Vec<&'a ScenarioInfo>> {
+fn select<'a>(
+    listing: &'a Listing,
+    filter: Option<&regex::Regex>,
+) -> Result<Vec<&'a ScenarioInfo>> {
     let user: Vec<&ScenarioInfo> = listing.scenarios.iter().filter(|s| !s.internal).collect();
     let selected: Vec<&ScenarioInfo> = user
         .iter()
@@ -207,7 +224,11 @@ fn select<'a>(listing: &'a Listing, filter: Option<&regex::Regex>) -> Result<Vec
             Some(f) => bail!(
                 "--filter {:?} matches no scenario; scenarios: {}",
                 f.as_str(),
-                if names.is_empty() { "none".into() } else { names.join(", ") }
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
             ),
             None => bail!("the bench target registers no scenarios"),
         }
@@ -359,8 +380,14 @@ impl Session<'_> {
         listing: &Listing,
         selected: &[&ScenarioInfo],
     ) -> Result<()> {
-        let residual = listing.scenarios.iter().find(|s| s.name == RESIDUAL_SCENARIO);
-        let jobs: Vec<&ScenarioInfo> = residual.into_iter().chain(selected.iter().copied()).collect();
+        let residual = listing
+            .scenarios
+            .iter()
+            .find(|s| s.name == RESIDUAL_SCENARIO);
+        let jobs: Vec<&ScenarioInfo> = residual
+            .into_iter()
+            .chain(selected.iter().copied())
+            .collect();
         let next = AtomicUsize::new(0);
         let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
         std::thread::scope(|scope| {
@@ -382,7 +409,12 @@ impl Session<'_> {
     }
 
     /// Runs every party of `s` under callgrind at once, wired together by pipes.
-    fn icount_scenario(&self, vg: &callgrind::Valgrind, s: &ScenarioInfo, job: usize) -> Result<()> {
+    fn icount_scenario(
+        &self,
+        vg: &callgrind::Valgrind,
+        s: &ScenarioInfo,
+        job: usize,
+    ) -> Result<()> {
         self.progress.set_message(format!("icount {}", s.name));
         let parties: Vec<Option<&str>> = if s.parties.is_empty() {
             vec![None]
@@ -427,7 +459,12 @@ impl Session<'_> {
                     let read = &pipes[j][i].as_ref().expect("pipe exists").0;
                     let write = &pipes[i][j].as_ref().expect("pipe exists").1;
                     args.push("--peer".into());
-                    args.push(format!("{}={},{}", peer.unwrap_or_default(), next_fd, next_fd + 1));
+                    args.push(format!(
+                        "{}={},{}",
+                        peer.unwrap_or_default(),
+                        next_fd,
+                        next_fd + 1
+                    ));
                     fds.push((read, next_fd));
                     fds.push((write, next_fd + 1));
                     next_fd += 2;
@@ -491,12 +528,15 @@ impl Session<'_> {
             let (kind, message) = outcome.describe(self.opts.timeout);
             return Err(fail(kind, message));
         }
-        let ir = callgrind::read_ir(tmp)
-            .map_err(|e| fail("no-measurement".into(), format!("{e:#}")))?;
+        let ir =
+            callgrind::read_ir(tmp).map_err(|e| fail("no-measurement".into(), format!("{e:#}")))?;
         std::fs::rename(tmp, final_path).map_err(|e| {
             fail(
                 "no-measurement".into(),
-                format!("cannot keep callgrind output as {}: {e}", final_path.display()),
+                format!(
+                    "cannot keep callgrind output as {}: {e}",
+                    final_path.display()
+                ),
             )
         })?;
         Ok(Figure::Icount(Icount {
@@ -518,7 +558,10 @@ impl Session<'_> {
         Ok(())
     }
 
-    fn walltime_scenario(&self, s: &ScenarioInfo) -> Result<Vec<(String, std::result::Result<Figure, Failure>)>> {
+    fn walltime_scenario(
+        &self,
+        s: &ScenarioInfo,
+    ) -> Result<Vec<(String, std::result::Result<Figure, Failure>)>> {
         let ids = s.measured_ids();
         let result_file = tempfile::Builder::new()
             .prefix(".walltime-")
@@ -530,7 +573,12 @@ impl Session<'_> {
         args.push("--result".into());
         args.push(result_file.path().display().to_string());
         if let Some(n) = self.opts.samples {
-            args.extend(["--samples".into(), n.to_string(), "--max-ms".into(), "0".into()]);
+            args.extend([
+                "--samples".into(),
+                n.to_string(),
+                "--max-ms".into(),
+                "0".into(),
+            ]);
         }
         let mut cmd = Command::new(&self.bin.exe);
         cmd.args(&args);
@@ -561,7 +609,12 @@ impl Session<'_> {
                     proto::check_version(r.protocol).unwrap_err(),
                 )))
             }
-            Err(e) => return Ok(all_fail(fail("protocol".into(), format!("unreadable walltime result: {e}")))),
+            Err(e) => {
+                return Ok(all_fail(fail(
+                    "protocol".into(),
+                    format!("unreadable walltime result: {e}"),
+                )))
+            }
         };
         Ok(ids
             .iter()
@@ -572,7 +625,10 @@ impl Session<'_> {
                 });
                 let r = match m.and_then(|m| walltime::figures(m, s.ops)) {
                     Some(w) => Ok(Figure::Walltime(w)),
-                    None => Err(fail("no-measurement".into(), "the child reported no samples".into())),
+                    None => Err(fail(
+                        "no-measurement".into(),
+                        "the child reported no samples".into(),
+                    )),
                 };
                 (id.clone(), r)
             })

@@ -39,10 +39,12 @@ pub fn detect() -> std::result::Result<Valgrind, String> {
             format!("valgrind is not installed (not found on PATH): {INSTALL_HINT}")
         })?,
     };
-    let out = Command::new(&path)
-        .arg("--version")
-        .output()
-        .map_err(|e| format!("valgrind at {} does not run ({e}): {INSTALL_HINT}", path.display()))?;
+    let out = Command::new(&path).arg("--version").output().map_err(|e| {
+        format!(
+            "valgrind at {} does not run ({e}): {INSTALL_HINT}",
+            path.display()
+        )
+    })?;
     let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() || !version.starts_with("valgrind") {
         return Err(format!(
@@ -116,7 +118,8 @@ mod tests {
 
     #[test]
     fn reads_ir_from_totals() {
-        let text = "version: 1\ncreator: callgrind-3.19.0\nevents: Ir\n\nfn=(1) f\n5 2\n\ntotals: 2\n";
+        let text =
+            "version: 1\ncreator: callgrind-3.19.0\nevents: Ir\n\nfn=(1) f\n5 2\n\ntotals: 2\n";
         assert_eq!(total_ir(text).unwrap(), 2);
         let two = "events: Dr Ir\nsummary: 7 9\n";
         assert_eq!(total_ir(two).unwrap(), 9);
