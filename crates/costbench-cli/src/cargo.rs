@@ -98,8 +98,19 @@ pub fn resolve(
     let meta: Metadata =
         serde_json::from_slice(&out.stdout).context("cannot parse `cargo metadata` output")?;
     let config = Config::load(&meta.workspace_root)?;
-    let package = package.or(config.run.package.as_deref());
-    let bench = bench.or(config.run.bench.as_deref());
+    // costbench.toml speaks for the workspace: pointing at another member package's manifest
+    // means that package, whatever the file prefers.
+    let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
+    let config_applies =
+        own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
+    let (package, bench) = if config_applies {
+        (
+            package.or(config.run.package.as_deref()),
+            bench.or(config.run.bench.as_deref()),
+        )
+    } else {
+        (package, bench)
+    };
     choose(&meta, &manifest, package, bench)
 }
 
