@@ -54,12 +54,36 @@ fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
+/// The target directory of the crate at `manifest_path` (default `./Cargo.toml`).
+pub fn target_directory(manifest_path: Option<&Path>) -> Result<PathBuf> {
+    Ok(metadata(manifest_path)?.1.target_directory)
+}
+
 /// Resolves which bench target to run from the command line, `costbench.toml` and the crate.
 pub fn resolve(
     manifest_path: Option<&Path>,
     package: Option<&str>,
     bench: Option<&str>,
 ) -> Result<BenchTarget> {
+    let (manifest, meta) = metadata(manifest_path)?;
+    let config = Config::load(&meta.workspace_root)?;
+    // costbench.toml speaks for the workspace: pointing at another member package's manifest
+    // means that package, whatever the file prefers.
+    let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
+    let config_applies =
+        own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
+    let (package, bench) = if config_applies {
+        (
+            package.or(config.run.package.as_deref()),
+            bench.or(config.run.bench.as_deref()),
+        )
+    } else {
+        (package, bench)
+    };
+    choose(&meta, &manifest, package, bench)
+}
+
+fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
     let manifest = match manifest_path {
         Some(p) => p.to_path_buf(),
         None => {
@@ -97,21 +121,7 @@ pub fn resolve(
     }
     let meta: Metadata =
         serde_json::from_slice(&out.stdout).context("cannot parse `cargo metadata` output")?;
-    let config = Config::load(&meta.workspace_root)?;
-    // costbench.toml speaks for the workspace: pointing at another member package's manifest
-    // means that package, whatever the file prefers.
-    let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
-    let config_applies =
-        own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
-    let (package, bench) = if config_applies {
-        (
-            package.or(config.run.package.as_deref()),
-            bench.or(config.run.bench.as_deref()),
-        )
-    } else {
-        (package, bench)
-    };
-    choose(&meta, &manifest, package, bench)
+    Ok((manifest, meta))
 }
 
 fn choose(

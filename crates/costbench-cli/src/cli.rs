@@ -30,6 +30,41 @@ pub enum Command {
     /// to the output directory (icounts.csv, walltime.csv, run.json, callgrind/*.out) and a
     /// table goes to stdout.
     Run(RunArgs),
+    /// List recorded runs, or one scenario's series of per-op figures over them.
+    History(HistoryCmd),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// Instructions per op.
+    Icount,
+    /// Median wall time per op.
+    Walltime,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HistoryCmd {
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// History database [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Only runs of this git branch.
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Only runs of this variant.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// At most this many runs (the newest).
+    #[arg(long, default_value_t = 30)]
+    pub limit: usize,
+    /// Show this scenario's (or party's) series instead of the list of runs.
+    #[arg(long, value_name = "ID")]
+    pub scenario: Option<String>,
+    /// Metric of the series.
+    #[arg(long, value_enum, default_value = "icount")]
+    pub metric: MetricArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -91,12 +126,70 @@ pub struct RunArgs {
     /// Print only errors (no progress, no table).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    #[command(flatten)]
+    pub history: HistoryArgs,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct HistoryArgs {
+    /// History database [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Do not record this run in the history database.
+    #[arg(long)]
+    pub no_history: bool,
 }
 
 pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Run(args) => crate::run::run(args.into_options()?),
+        Command::History(h) => history(h),
     }
+}
+
+/// The database named by `--db`, else the default one under the crate's target directory.
+fn database(db: Option<PathBuf>, manifest_path: Option<&std::path::Path>) -> Result<PathBuf> {
+    if let Some(db) = db {
+        return Ok(db);
+    }
+    let dir = crate::cargo::target_directory(manifest_path)?;
+    Ok(crate::store::default_path(&dir))
+}
+
+fn history(h: HistoryCmd) -> Result<i32> {
+    use crate::store::{Metric, RunQuery, Store};
+    let path = database(h.db, h.manifest_path.as_deref())?;
+    if !path.exists() {
+        bail!(
+            "no history database at {}: `costbench run` records every run there (or pass --db PATH)",
+            path.display()
+        );
+    }
+    let store = crate::store::sqlite::SqliteStore::open(&path)?;
+    let q = RunQuery {
+        branch: h.branch,
+        variant: h.variant,
+        limit: Some(h.limit),
+    };
+    match h.scenario {
+        None => print!("{}", crate::report::history::runs(&store.runs(&q)?)),
+        Some(id) => {
+            let metric = match h.metric {
+                MetricArg::Icount => Metric::Icount,
+                MetricArg::Walltime => Metric::Walltime,
+            };
+            let points = store.series(&id, metric, &q)?;
+            if points.is_empty() {
+                bail!(
+                    "no {} figures for {id:?} in {}",
+                    metric.as_str(),
+                    path.display()
+                );
+            }
+            print!("{}", crate::report::history::series(&id, metric, &points));
+        }
+    }
+    Ok(crate::exit::OK)
 }
 
 impl RunArgs {
@@ -136,6 +229,8 @@ impl RunArgs {
             timeout: Duration::from_secs(self.timeout),
             json: self.format == Format::Json,
             quiet: self.quiet,
+            db: self.history.db,
+            record_history: !self.history.no_history,
         })
     }
 }

@@ -17,6 +17,7 @@ pub mod output;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod store;
 
 use std::ffi::OsString;
 

@@ -409,3 +409,46 @@ fn list_names_scenarios_without_measuring() {
         "internal scenarios are not listed"
     );
 }
+
+#[test]
+fn runs_are_recorded_in_history() {
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("h.sqlite");
+    let db_s = db.to_str().unwrap();
+    let (out, dir) = run_suite(
+        "selftest",
+        &[
+            "--instrument",
+            "walltime",
+            "--filter",
+            "^empty$",
+            "--iterations-per-scenario",
+            "3",
+            "--db",
+            db_s,
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run_id = run_json(dir.path())["run_id"].as_str().unwrap().to_string();
+    let out = costbench(&["history", "--db", db_s]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&run_id));
+    let out = costbench(&[
+        "history",
+        "--db",
+        db_s,
+        "--scenario",
+        "empty",
+        "--metric",
+        "walltime",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(" ns"));
+    let out = costbench(&["history", "--db", db_s, "--scenario", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no icount figures for \"nope\""),
+        "{}",
+        stderr(&out)
+    );
+}

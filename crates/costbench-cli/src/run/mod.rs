@@ -56,6 +56,9 @@ pub struct RunOptions {
     pub timeout: Duration,
     pub json: bool,
     pub quiet: bool,
+    /// History database; `None` is the default path under the target directory.
+    pub db: Option<PathBuf>,
+    pub record_history: bool,
 }
 
 /// A built scenario binary and where to run it.
@@ -183,6 +186,21 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     let mut record = session.record.into_inner().expect("no worker panicked");
     record.finished_at = Some(environment::now_rfc3339());
     out.write_all(&record)?;
+    if opts.record_history {
+        let db = opts
+            .db
+            .clone()
+            .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
+        // The results are already on disk: a history failure is reported, not fatal to them.
+        crate::store::sqlite::SqliteStore::open(&db)
+            .and_then(|s| crate::store::Store::record(&s, &record))
+            .with_context(|| {
+                format!(
+                    "the run's results are in {}, but recording it in the history failed",
+                    out.root().display()
+                )
+            })?;
+    }
     if opts.json {
         println!(
             "{}",

@@ -1,0 +1,88 @@
+//! Text tables of the history: the list of runs, and one scenario's series.
+
+use crate::report::terminal::{fmt_ir, fmt_ns};
+use crate::store::{Metric, RunSummary, SeriesPoint};
+use std::fmt::Write as _;
+
+fn short(commit: Option<&str>) -> &str {
+    commit.map_or("-", |c| &c[..c.len().min(10)])
+}
+
+pub fn runs(runs: &[RunSummary]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<27}  {:<20}  {:<16}  {:<10}  {:<10}  {:>9}  {:>6}",
+        "run id", "started", "branch", "commit", "variant", "scenarios", "failed"
+    );
+    for r in runs {
+        let _ = writeln!(
+            s,
+            "{:<27}  {:<20}  {:<16}  {:<10}  {:<10}  {:>9}  {:>6}",
+            r.run_id,
+            r.started_at,
+            r.branch.as_deref().unwrap_or("-"),
+            format!(
+                "{}{}",
+                short(r.commit.as_deref()),
+                if r.dirty { "+" } else { "" }
+            ),
+            r.variant,
+            r.scenarios,
+            r.failures
+        );
+    }
+    if runs.is_empty() {
+        s.push_str("(no runs recorded)\n");
+    }
+    s
+}
+
+pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
+    let mut s = String::new();
+    let what = match metric {
+        Metric::Icount => "Ir/op",
+        Metric::Walltime => "time/op (median)",
+    };
+    let _ = writeln!(s, "{id}: {what}");
+    let mut prev: Option<f64> = None;
+    for p in points {
+        let value = match metric {
+            Metric::Icount => fmt_ir(p.per_op),
+            Metric::Walltime => fmt_ns(p.per_op),
+        };
+        let change = match prev {
+            Some(b) if b != 0.0 => format!("{:+.2}%", 100.0 * (p.per_op - b) / b),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "{:<27}  {:<20}  {:<10}  {:>14}  {:>8}",
+            p.run_id,
+            p.started_at,
+            short(p.commit.as_deref()),
+            value,
+            change
+        );
+        prev = Some(p.per_op);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_shows_changes_between_runs() {
+        let p = |id: &str, v: f64| SeriesPoint {
+            run_id: id.into(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            commit: Some("0123456789abcdef".into()),
+            per_op: v,
+        };
+        let t = series("x", Metric::Icount, &[p("a", 100.0), p("b", 110.0)]);
+        assert!(t.contains("+10.00%"), "{t}");
+        assert!(t.contains("0123456789 "), "{t}");
+    }
+}

@@ -1,0 +1,77 @@
+//! History of runs behind one small interface, so that the embedded SQLite default and a shared
+//! server database can stand in for each other.
+//!
+//! A store keeps whole run records (self-describing, keyed by their run id, so that records
+//! from many machines merge without conflicts) plus an index of per-op figures for series
+//! queries. It never computes statistics; `compare` does that.
+
+pub mod sqlite;
+
+use crate::model::RunRecord;
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+
+/// The history database used when `--db` is not given.
+pub fn default_path(target_directory: &Path) -> PathBuf {
+    target_directory.join("costbench").join("history.sqlite")
+}
+
+/// One run, as listed by [`Store::runs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    pub run_id: String,
+    pub started_at: String,
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    pub dirty: bool,
+    pub variant: String,
+    pub package: String,
+    pub bench: String,
+    pub scenarios: usize,
+    pub failures: usize,
+}
+
+/// Which runs a query covers, newest first.
+#[derive(Debug, Clone, Default)]
+pub struct RunQuery {
+    pub branch: Option<String>,
+    pub variant: Option<String>,
+    pub limit: Option<usize>,
+}
+
+/// A metric of one measured id: instructions per op, or median wall time per op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    Icount,
+    Walltime,
+}
+
+impl Metric {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Icount => "icount",
+            Metric::Walltime => "walltime",
+        }
+    }
+}
+
+/// One value of a series, from one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeriesPoint {
+    pub run_id: String,
+    pub started_at: String,
+    pub commit: Option<String>,
+    pub per_op: f64,
+}
+
+/// Where runs are kept.
+pub trait Store {
+    /// Records a run. Recording the same run id again replaces it (a rerun of `import`).
+    fn record(&self, run: &RunRecord) -> Result<()>;
+    /// Runs matching `q`, newest first.
+    fn runs(&self, q: &RunQuery) -> Result<Vec<RunSummary>>;
+    /// The whole record of one run; an error naming the id when there is none.
+    fn load(&self, run_id: &str) -> Result<RunRecord>;
+    /// The per-op values of `id`'s `metric` over the runs matching `q`, oldest first.
+    fn series(&self, id: &str, metric: Metric, q: &RunQuery) -> Result<Vec<SeriesPoint>>;
+}
