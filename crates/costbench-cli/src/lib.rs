@@ -11,6 +11,7 @@ pub mod cargo;
 pub mod cli;
 pub mod config;
 pub mod environment;
+pub mod import;
 pub mod measure;
 pub mod model;
 pub mod output;

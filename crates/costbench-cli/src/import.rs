@@ -1,0 +1,238 @@
+//! Turning result files written by other tools into run records, so that their history joins
+//! ours: rustls ci-bench's `icounts.csv` (`name,count`) and its wall-time CSV
+//! (`name,ns_1,...,ns_N`, written as `walltime.csv` or `walltimes.csv`). Pure parsing: the
+//! caller reads the files and records the result.
+
+use crate::model::{self, Icount, RunRecord, ScenarioResult};
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+
+/// What the files themselves do not say about the run.
+#[derive(Debug, Clone, Default)]
+pub struct ImportMeta {
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    pub variant: Option<String>,
+    /// RFC 3339; defaults to now.
+    pub started_at: Option<String>,
+}
+
+/// Parses `name,count` rows; `file` names the file in errors.
+pub fn parse_icounts(text: &str, file: &str) -> Result<Vec<(String, u64)>> {
+    let mut rows = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Some((name, count)) = line.rsplit_once(',') else {
+            bail!("{file}:{}: expected `name,count`, found {line:?}", n + 1);
+        };
+        let count: u64 = count.trim().parse().with_context(|| {
+            format!(
+                "{file}:{}: the count {count:?} is not a whole number",
+                n + 1
+            )
+        })?;
+        if name.is_empty() {
+            bail!("{file}:{}: empty scenario name", n + 1);
+        }
+        rows.push((name.to_string(), count));
+    }
+    Ok(rows)
+}
+
+/// Parses `name,ns_1,...,ns_N` rows.
+pub fn parse_walltimes(text: &str, file: &str) -> Result<Vec<(String, Vec<f64>)>> {
+    let mut rows = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut fields = line.split(',');
+        let name = fields.next().unwrap_or_default();
+        if name.is_empty() {
+            bail!("{file}:{}: empty scenario name", n + 1);
+        }
+        let values = fields
+            .map(|f| {
+                f.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .with_context(|| {
+                        format!("{file}:{}: {f:?} is not a duration in nanoseconds", n + 1)
+                    })
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        if values.is_empty() {
+            bail!("{file}:{}: {name:?} has no samples", n + 1);
+        }
+        rows.push((name.to_string(), values));
+    }
+    Ok(rows)
+}
+
+/// A run record from rustls-style CSV contents (either may be absent, not both). Each row is
+/// one scenario whose whole run is one op.
+pub fn from_csv(
+    icounts: Option<(&str, &str)>,
+    walltimes: Option<(&str, &str)>,
+    meta: &ImportMeta,
+    source: &Path,
+) -> Result<RunRecord> {
+    if icounts.is_none() && walltimes.is_none() {
+        bail!(
+            "{} holds neither run.json nor icounts.csv nor walltime.csv/walltimes.csv: nothing to import",
+            source.display()
+        );
+    }
+    let mut results: Vec<ScenarioResult> = Vec::new();
+    let entry = |results: &mut Vec<ScenarioResult>, name: &str| -> usize {
+        if let Some(i) = results.iter().position(|r| r.id == name) {
+            return i;
+        }
+        results.push(ScenarioResult {
+            id: name.to_string(),
+            scenario: name.to_string(),
+            party: None,
+            ops: 1,
+            unit: "runs".into(),
+            icount: None,
+            walltime: None,
+            failures: Vec::new(),
+        });
+        results.len() - 1
+    };
+    let mut instruments = Vec::new();
+    if let Some((text, file)) = icounts {
+        instruments.push("icount".to_string());
+        for (name, count) in parse_icounts(text, file)? {
+            let i = entry(&mut results, &name);
+            results[i].icount = Some(Icount {
+                ir: count,
+                ir_per_op: count as f64,
+                callgrind_out: String::new(),
+            });
+        }
+    }
+    if let Some((text, file)) = walltimes {
+        instruments.push("walltime".to_string());
+        for (name, ns) in parse_walltimes(text, file)? {
+            let i = entry(&mut results, &name);
+            results[i].walltime = Some(model::Walltime {
+                clock: "monotonic".into(),
+                samples: ns.len(),
+                iterations_per_sample: 1,
+                warmup_iterations: 0,
+                clock_overhead_ns: 0.0,
+                ns_per_op: crate::stats::summarize(&ns),
+                iteration_ns: ns,
+            });
+        }
+    }
+    let name = source.file_name().map_or_else(
+        || "imported".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Ok(RunRecord {
+        schema: model::SCHEMA.into(),
+        schema_version: model::SCHEMA_VERSION,
+        run_id: crate::environment::new_run_id(),
+        started_at: meta
+            .started_at
+            .clone()
+            .unwrap_or_else(crate::environment::now_rfc3339),
+        finished_at: None,
+        tool: model::Tool {
+            name: "imported".into(),
+            version: "unknown".into(),
+            protocol: 0,
+        },
+        suite: model::SuiteInfo {
+            package: "imported".into(),
+            bench: name,
+            library_version: "unknown".into(),
+        },
+        variant: meta.variant.clone().unwrap_or_else(|| "default".into()),
+        environment: model::Environment {
+            rustc: None,
+            valgrind: None,
+            host: model::Host {
+                cpu: None,
+                cores: 0,
+                os: None,
+                kernel: None,
+                arch: "unknown".into(),
+            },
+            git: meta.commit.as_ref().map(|c| model::Git {
+                commit: c.clone(),
+                branch: meta.branch.clone(),
+                dirty: false,
+            }),
+        },
+        settings: model::Settings {
+            instruments,
+            filter: None,
+            jobs: 0,
+            timeout_secs: 0,
+            samples: None,
+        },
+        skipped: Vec::new(),
+        harness_residual_ir: None,
+        results,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Rows as rustls's ci-bench writes them.
+    const ICOUNTS: &str = "handshake_no_resume_1.2_rsa_aes_client,11548343\n\
+                           handshake_no_resume_1.2_rsa_aes_server,11882090\n\
+                           transfer_no_resume_1.3_rsa_aes_client,8478573\n";
+    const WALLTIMES: &str = "handshake_no_resume_1.2_rsa_aes,1208203,1199914,1213771\n\
+                             transfer_no_resume_1.3_rsa_aes,4513012,4601822,4500015\n";
+
+    #[test]
+    fn rustls_files_become_a_run() {
+        let meta = ImportMeta {
+            commit: Some("abc".into()),
+            branch: Some("main".into()),
+            ..ImportMeta::default()
+        };
+        let run = from_csv(
+            Some((ICOUNTS, "icounts.csv")),
+            Some((WALLTIMES, "walltimes.csv")),
+            &meta,
+            Path::new("ci-bench-out"),
+        )
+        .unwrap();
+        assert_eq!(run.results.len(), 5);
+        assert_eq!(run.results[0].icount.as_ref().unwrap().ir, 11_548_343);
+        let w = run.results[3].walltime.as_ref().unwrap();
+        assert_eq!(w.samples, 3);
+        assert_eq!(w.ns_per_op.median, 1_208_203.0);
+        assert_eq!(
+            run.environment.git.as_ref().unwrap().branch.as_deref(),
+            Some("main")
+        );
+        assert_eq!(run.suite.bench, "ci-bench-out");
+    }
+
+    #[test]
+    fn malformed_rows_name_file_and_line() {
+        let e = parse_icounts("a,1\nb,x\n", "icounts.csv").unwrap_err();
+        assert_eq!(
+            format!("{e:#}").split(':').take(2).collect::<Vec<_>>(),
+            ["icounts.csv", "2"]
+        );
+        let e = parse_icounts("a,1\ntruncated", "icounts.csv").unwrap_err();
+        assert!(e.to_string().starts_with("icounts.csv:2:"), "{e}");
+        let e = parse_walltimes("a,1,2\nb,3,\n", "w.csv").unwrap_err();
+        assert!(format!("{e:#}").starts_with("w.csv:2:"), "{e:#}");
+        let e = parse_walltimes("a\n", "w.csv").unwrap_err();
+        assert!(e.to_string().contains("no samples"), "{e}");
+        assert!(from_csv(None, None, &ImportMeta::default(), Path::new("d")).is_err());
+    }
+}
