@@ -1,7 +1,8 @@
 //! Command-line interface: clap definitions, turned into plain validated options for `run`.
 
+use crate::model::RunRecord;
 use crate::run::{Instruments, RunOptions};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +33,92 @@ pub enum Command {
     Run(RunArgs),
     /// List recorded runs, or one scenario's series of per-op figures over them.
     History(HistoryCmd),
+    /// Compare two runs (output directories or run ids from history), per op.
+    ///
+    /// Instruction counts: a change beyond the threshold (default 0.2 %) is significant. Wall
+    /// time: a change is significant only when it is beyond the threshold (default 5 %) and a
+    /// bootstrap 95 % confidence interval of the ratio of medians excludes 1.
+    Compare(CompareCmd),
+    /// Record an existing output directory in the history: a costbench one (run.json), or
+    /// rustls ci-bench's (icounts.csv and walltime.csv or walltimes.csv).
+    Import(ImportCmd),
+    /// Print a run (directory or run id) in another format.
+    Export(ExportCmd),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    /// A table for people.
+    Table,
+    /// GitHub-flavoured markdown for a pull-request comment.
+    Markdown,
+    /// The comparison as JSON.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompareCmd {
+    /// Baseline: an output directory (or its run.json), or a run id from history.
+    pub base: String,
+    /// Candidate: an output directory (or its run.json), or a run id from history.
+    pub cand: String,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: CompareFormat,
+    /// Threshold for instruction counts, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
+    pub icount_threshold: f64,
+    /// Threshold for wall time, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
+    pub walltime_threshold: f64,
+    /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ImportCmd {
+    /// The directory to import.
+    pub dir: PathBuf,
+    /// Git commit the results belong to (for CSV imports, which do not say).
+    #[arg(long)]
+    pub commit: Option<String>,
+    /// Git branch the results belong to (for CSV imports).
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Variant name (for CSV imports) [default: default].
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// History database [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The run record (run.json), schema-versioned.
+    Json,
+    /// Bencher Metric Format (`bencher run --adapter json`).
+    Bmf,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportCmd {
+    /// An output directory (or its run.json), or a run id from history.
+    pub run: String,
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ExportFormat,
+    /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -144,6 +231,9 @@ pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Run(args) => crate::run::run(args.into_options()?),
         Command::History(h) => history(h),
+        Command::Compare(c) => compare(c),
+        Command::Import(i) => import(i),
+        Command::Export(e) => export(e),
     }
 }
 
@@ -189,6 +279,123 @@ fn history(h: HistoryCmd) -> Result<i32> {
             print!("{}", crate::report::history::series(&id, metric, &points));
         }
     }
+    Ok(crate::exit::OK)
+}
+
+/// A run named on the command line: a directory or run.json if that path exists, else a run id
+/// in the history database.
+fn load_side(
+    what: &str,
+    spec: &str,
+    db: Option<&PathBuf>,
+    manifest: Option<&std::path::Path>,
+) -> Result<RunRecord> {
+    use crate::store::Store;
+    let path = std::path::Path::new(spec);
+    if path.exists() {
+        return crate::compare::load_run(path).with_context(|| format!("{what} {spec}"));
+    }
+    let db = database(db.cloned(), manifest).with_context(|| {
+        format!("{what} {spec:?} is not a directory, so it must be a run id from history")
+    })?;
+    if !db.exists() {
+        bail!(
+            "{what} {spec:?}: no such directory, and no history database at {} to look it up as a run id",
+            db.display()
+        );
+    }
+    crate::store::sqlite::SqliteStore::open(&db)?
+        .load(spec)
+        .with_context(|| format!("{what} {spec:?} is not a directory"))
+}
+
+fn compare(c: CompareCmd) -> Result<i32> {
+    let base = load_side(
+        "baseline",
+        &c.base,
+        c.db.as_ref(),
+        c.manifest_path.as_deref(),
+    )?;
+    let cand = load_side(
+        "candidate",
+        &c.cand,
+        c.db.as_ref(),
+        c.manifest_path.as_deref(),
+    )?;
+    let opts = crate::compare::CompareOptions {
+        icount_threshold_pct: c.icount_threshold,
+        walltime_threshold_pct: c.walltime_threshold,
+        ..crate::compare::CompareOptions::default()
+    };
+    opts.validate()?;
+    let cmp = crate::compare::compare(&base, &cand, &opts);
+    match c.format {
+        CompareFormat::Table => print!("{}", crate::compare::terminal(&cmp)),
+        CompareFormat::Markdown => print!("{}", crate::report::markdown::comparison(&cmp)),
+        CompareFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&cmp).expect("a comparison always serialises")
+        ),
+    }
+    Ok(crate::exit::OK)
+}
+
+fn import(i: ImportCmd) -> Result<i32> {
+    use crate::store::Store;
+    let dir = &i.dir;
+    if !dir.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    let run = if dir.join("run.json").exists() {
+        crate::compare::load_run(dir)?
+    } else {
+        let read = |name: &str| -> Result<Option<(String, String)>> {
+            let p = dir.join(name);
+            match std::fs::read_to_string(&p) {
+                Ok(t) => Ok(Some((t, p.display().to_string()))),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e).with_context(|| format!("cannot read {}", p.display())),
+            }
+        };
+        let icounts = read("icounts.csv")?;
+        let walltimes = match read("walltime.csv")? {
+            Some(w) => Some(w),
+            None => read("walltimes.csv")?,
+        };
+        let meta = crate::import::ImportMeta {
+            commit: i.commit,
+            branch: i.branch,
+            variant: i.variant,
+            started_at: None,
+        };
+        crate::import::from_csv(
+            icounts.as_ref().map(|(t, f)| (t.as_str(), f.as_str())),
+            walltimes.as_ref().map(|(t, f)| (t.as_str(), f.as_str())),
+            &meta,
+            dir,
+        )?
+    };
+    let db = database(i.db, i.manifest_path.as_deref())?;
+    crate::store::sqlite::SqliteStore::open(&db)?.record(&run)?;
+    println!(
+        "recorded run {} ({} results) in {}",
+        run.run_id,
+        run.results.len(),
+        db.display()
+    );
+    Ok(crate::exit::OK)
+}
+
+fn export(e: ExportCmd) -> Result<i32> {
+    let run = load_side("run", &e.run, e.db.as_ref(), e.manifest_path.as_deref())?;
+    let value = match e.format {
+        ExportFormat::Json => serde_json::to_value(&run).expect("a run record always serialises"),
+        ExportFormat::Bmf => crate::report::bmf::bmf(&run),
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&value).expect("JSON values serialise")
+    );
     Ok(crate::exit::OK)
 }
 

@@ -9,6 +9,7 @@
 
 pub mod cargo;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod environment;
 pub mod import;
@@ -39,6 +40,12 @@ where
     T: Into<OsString> + Clone,
 {
     use clap::Parser;
+    // Printing into a closed pipe (`costbench compare ... | head`) should end the program
+    // quietly, as it does for other command-line tools, not panic.
+    // SAFETY: restoring the default disposition of a signal at start-up, before any threads.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {

@@ -452,3 +452,55 @@ fn runs_are_recorded_in_history() {
         stderr(&out)
     );
 }
+
+#[test]
+fn compare_import_and_export_work_on_real_runs() {
+    if !valgrind_available() {
+        return;
+    }
+    let args = [
+        "--instrument",
+        "icount",
+        "--filter",
+        "^(empty|sort/10000)$",
+        "--no-history",
+    ];
+    let (a, da) = run_suite("selftest", &args);
+    let (b, db) = run_suite("selftest", &args);
+    assert!(
+        a.status.success() && b.status.success(),
+        "{}{}",
+        stderr(&a),
+        stderr(&b)
+    );
+    let (pa, pb) = (da.path().to_str().unwrap(), db.path().to_str().unwrap());
+    let out = costbench(&["compare", pa, pb]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("0 regressions, 0 improvements, 2 unchanged"),
+        "{text}"
+    );
+    let out = costbench(&["compare", pa, pb, "--format", "markdown"]);
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("### Instruction counts"), "{md}");
+    let out = costbench(&["export", pa, "--format", "bmf"]);
+    let bmf: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(bmf["sort/10000"]["instructions"]["value"].as_f64().unwrap() > 1.0);
+
+    let hist = tempfile::tempdir().unwrap();
+    let h = hist.path().join("h.sqlite");
+    let out = costbench(&["import", pa, "--db", h.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run_id = run_json(da.path())["run_id"].as_str().unwrap().to_string();
+    // A run id from history works as a side of compare.
+    let out = costbench(&["compare", &run_id, pb, "--db", h.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = costbench(&["compare", "no-such-run", pb, "--db", h.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no run with id \"no-such-run\""),
+        "{}",
+        stderr(&out)
+    );
+}

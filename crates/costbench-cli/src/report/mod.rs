@@ -1,4 +1,6 @@
 //! Reports: pure functions from run records to text.
 
+pub mod bmf;
 pub mod history;
+pub mod markdown;
 pub mod terminal;

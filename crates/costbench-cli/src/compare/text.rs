@@ -1,0 +1,258 @@
+//! Plain-text rendering of a [`Comparison`] for terminals. Pure.
+//!
+//! Scenario names, units and failure messages come from run records and are untrusted: control
+//! and bidirectional-override characters are shown escaped, so a name cannot move the cursor,
+//! recolour the terminal or reorder the line.
+
+use super::{
+    fmt_change, fmt_confidence, fmt_threshold, Comparison, Instrument, NotCompared, Side, Verdict,
+};
+use std::fmt::Write as _;
+
+/// Escapes what could act on a terminal instead of being printed.
+fn clean(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() || is_format_control(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Format characters that are not `char::is_control` but still act on the text around them:
+/// bidirectional marks, embeddings, overrides and isolates, which reorder what is displayed
+/// ("Trojan Source", CVE-2021-42574), and the Unicode line and paragraph separators.
+pub(crate) fn is_format_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// Significant rows as a table (per instrument, largest change first), then a count of the
+/// unchanged rows, then missing, new, failed and changed scenarios.
+pub fn terminal(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "baseline:  {}", clean(&c.base.describe()));
+    let _ = writeln!(out, "candidate: {}", clean(&c.cand.describe()));
+    let _ = writeln!(out, "{}", c.summary());
+
+    let header = [
+        "scenario",
+        "instrument",
+        "baseline/op",
+        "candidate/op",
+        "change",
+        "verdict",
+        "reason",
+    ]
+    .map(String::from);
+    let mut rows: Vec<[String; 7]> = Vec::new();
+    for inst in Instrument::ALL {
+        for r in c.sorted_rows(inst) {
+            if !r.verdict.is_significant() {
+                continue;
+            }
+            let mut reason = r.reason.clone();
+            if let Some(note) = &r.note {
+                reason.push_str(&format!(" (note: {})", clean(note)));
+            }
+            rows.push([
+                clean(&r.id),
+                inst.name().into(),
+                inst.fmt_value(r.base),
+                inst.fmt_value(r.cand),
+                fmt_change(r.change_pct),
+                r.verdict.name().into(),
+                reason,
+            ]);
+        }
+    }
+    out.push('\n');
+    if rows.is_empty() {
+        out.push_str("no significant change\n");
+    } else {
+        let mut widths = header.each_ref().map(|h| h.chars().count());
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        for row in std::iter::once(&header).chain(&rows) {
+            // Names and words left-aligned, figures right-aligned; the last column unpadded.
+            let _ = writeln!(
+                out,
+                "{:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {:>w4$}  {:<w5$}  {}",
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                row[6],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2],
+                w3 = widths[3],
+                w4 = widths[4],
+                w5 = widths[5],
+            );
+        }
+    }
+    let unchanged = c.count(Verdict::Unchanged);
+    if unchanged > 0 {
+        let o = &c.options;
+        let _ = writeln!(
+            out,
+            "{unchanged} unchanged (icount within {}; walltime within {} or not clear at {} confidence)",
+            fmt_threshold(o.icount_threshold_pct),
+            fmt_threshold(o.walltime_threshold_pct),
+            fmt_confidence(o.confidence)
+        );
+    }
+
+    let list = |out: &mut String, what: &str, ids: &[String]| {
+        if !ids.is_empty() {
+            let names: Vec<String> = ids.iter().map(|s| clean(s)).collect();
+            let _ = writeln!(out, "{what} ({}): {}", ids.len(), names.join(", "));
+        }
+    };
+    list(&mut out, "\nmissing in candidate", &c.missing_in_cand);
+    list(&mut out, "\nnew in candidate", &c.new_in_cand);
+    if !c.failed.is_empty() {
+        let _ = writeln!(out, "\nfailed ({}):", c.failed.len());
+        for f in &c.failed {
+            let side = match f.side {
+                Side::Both => "both runs".to_string(),
+                s => s.name().to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "  {} ({side}, {} {}): {}",
+                clean(&f.id),
+                clean(&f.instrument),
+                clean(&f.kind),
+                clean(&f.message)
+            );
+        }
+    }
+    if !c.setup_changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nsetup changed ({}), per-op figures compared anyway:",
+            c.setup_changes.len()
+        );
+        for s in &c.setup_changes {
+            let _ = writeln!(out, "  {}: {}", clean(&s.id), clean(&s.changes.join(", ")));
+        }
+    }
+    if !c.not_compared.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nmeasured in one run only ({}):",
+            c.not_compared.len()
+        );
+        for (inst, side, ids) in group_not_compared(&c.not_compared) {
+            let names: Vec<String> = ids.iter().map(|s| clean(s)).collect();
+            let _ = writeln!(out, "  {inst}, {side} only: {}", names.join(", "));
+        }
+    }
+    out
+}
+
+/// Not-compared entries grouped by instrument and side, in first-seen order.
+fn group_not_compared(v: &[NotCompared]) -> Vec<(Instrument, Side, Vec<&str>)> {
+    let mut groups: Vec<(Instrument, Side, Vec<&str>)> = Vec::new();
+    for n in v {
+        match groups
+            .iter_mut()
+            .find(|(i, s, _)| *i == n.instrument && *s == n.measured_in)
+        {
+            Some(g) => g.2.push(&n.id),
+            None => groups.push((n.instrument, n.measured_in, vec![&n.id])),
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::super::{compare, CompareOptions};
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let cases = [
+            ("plain_name", "plain_name"),
+            ("a\u{1b}[31mred", "a\\u{1b}[31mred"),
+            ("line\nbreak", "line\\nbreak"),
+            ("evil\u{202e}txt", "evil\\u{202e}txt"),
+            ("a\u{2028}b", "a\\u{2028}b"),
+            ("µs ok", "µs ok"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(clean(input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn significant_rows_then_counts_and_lists() {
+        let base = record(
+            "b",
+            vec![
+                with_icount(scenario("fast"), 1000.0),
+                with_icount(scenario("slow"), 1000.0),
+                with_icount(scenario("same"), 1000.0),
+                with_icount(scenario("gone"), 10.0),
+            ],
+        );
+        let cand = record(
+            "c",
+            vec![
+                with_icount(scenario("fast"), 900.0),
+                with_icount(scenario("slow"), 1200.0),
+                with_icount(scenario("same"), 1000.0),
+                with_icount(scenario("new\u{1b}"), 10.0),
+                with_failure(scenario("broken"), "icount", "panicked"),
+            ],
+        );
+        let t = terminal(&compare(&base, &cand, &CompareOptions::default()));
+        let slow = t.find("slow ").expect("slow row");
+        let fast = t.find("fast ").expect("fast row");
+        assert!(slow < fast, "largest change first:\n{t}");
+        assert!(t.contains("+20.00 %"), "{t}");
+        assert!(t.contains("regression"), "{t}");
+        assert!(
+            !t.contains("same "),
+            "unchanged rows are only counted:\n{t}"
+        );
+        assert!(t.contains("1 unchanged (icount within 0.2 %"), "{t}");
+        assert!(t.contains("missing in candidate (1): gone"), "{t}");
+        assert!(
+            t.contains("new in candidate (2): new\\u{1b}, broken"),
+            "{t}"
+        );
+        assert!(
+            t.contains("broken (candidate, icount panicked): icount panicked"),
+            "{t}"
+        );
+        assert!(!t.contains('\u{1b}'), "{t}");
+    }
+
+    #[test]
+    fn nothing_significant() {
+        let base = record("b", vec![with_icount(scenario("x"), 1000.0)]);
+        let t = terminal(&compare(&base, &base, &CompareOptions::default()));
+        assert!(t.contains("no significant change\n1 unchanged"), "{t}");
+    }
+}

@@ -1,0 +1,482 @@
+//! GitHub-flavoured markdown of a comparison, fit for a pull-request comment. Pure: a function
+//! from a [`Comparison`] to text.
+//!
+//! Everything that comes from a run record (scenario ids, units, run ids, branches, failure
+//! messages) is untrusted and goes through [`escape_cell`], so that it can neither break the
+//! table it sits in nor inject HTML into the comment. The comment stays short: significant
+//! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
+
+use crate::compare::{
+    fmt_change, fmt_ci, fmt_confidence, fmt_threshold, Comparison, Instrument, NotCompared, Row,
+    Side, Verdict,
+};
+use std::fmt::Write as _;
+
+/// Escapes untrusted text for a table cell or running text:
+/// - `&`, `<`, `>`, `|` and backticks become HTML entities: no tags, no cell splits, no code
+///   spans (GFM splits table rows on raw `|` before it reads entities, so `&#124;` stays inside
+///   its cell);
+/// - markdown punctuation that could start emphasis, links, strikethrough or math
+///   (`\ * _ [ ] ~ $`) is backslash-escaped;
+/// - newlines, carriage returns and tabs become spaces (a newline would end the table row);
+///   other control characters, bidirectional overrides and Unicode line separators become
+///   U+FFFD.
+///
+/// `@mentions` and bare URLs are left as they are: GitHub links them after rendering, whatever
+/// the escaping, and whoever can name a scenario can write them in the PR anyway.
+pub fn escape_cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' => out.push_str("&#124;"),
+            '`' => out.push_str("&#96;"),
+            '\\' | '*' | '_' | '[' | ']' | '~' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() || crate::compare::is_format_control(c) => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// At most `max` characters of `s`, with an ellipsis when cut.
+fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The scenario cell: the id, with what an op is when it is not the default, and any note.
+fn scenario_cell(r: &Row) -> String {
+    let mut extra = Vec::new();
+    if r.unit != "op" {
+        extra.push(format!("unit: {}", r.unit));
+    }
+    extra.extend(r.note.clone());
+    let mut cell = escape_cell(&r.id);
+    if !extra.is_empty() {
+        let _ = write!(cell, " ({})", escape_cell(&extra.join("; ")));
+    }
+    cell
+}
+
+fn table(out: &mut String, rows: &[&Row]) {
+    out.push_str("| scenario | baseline /op | candidate /op | change | threshold |\n");
+    out.push_str("|:--|--:|--:|--:|--:|\n");
+    for r in rows {
+        let change = match r.verdict {
+            Verdict::Regression => format!("**{}** regression", fmt_change(r.change_pct)),
+            Verdict::Improvement => format!("{} improvement", fmt_change(r.change_pct)),
+            Verdict::Unchanged => fmt_change(r.change_pct),
+        };
+        let mut threshold = fmt_threshold(r.threshold_pct);
+        if r.instrument == Instrument::Walltime {
+            match &r.ci {
+                Some(ci) => {
+                    let _ = write!(threshold, ", CI {}", fmt_ci(ci));
+                }
+                None => threshold.push_str(", too few samples"),
+            }
+        }
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            scenario_cell(r),
+            r.instrument.fmt_value(r.base),
+            r.instrument.fmt_value(r.cand),
+            change,
+            threshold
+        );
+    }
+}
+
+fn id_list(ids: &[&str]) -> String {
+    ids.iter()
+        .map(|s| escape_cell(s))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&NotCompared]) {
+    let rows = c.sorted_rows(inst);
+    if rows.is_empty() && not_compared.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n### {}\n", inst.title());
+    let (significant, negligible): (Vec<&Row>, Vec<&Row>) =
+        rows.iter().partition(|r| r.verdict.is_significant());
+    if significant.is_empty() {
+        out.push_str("No significant change.\n");
+    } else {
+        table(out, &significant);
+    }
+    if !negligible.is_empty() {
+        let o = &c.options;
+        let why = match inst {
+            Instrument::Icount => format!("within {}", fmt_threshold(o.icount_threshold_pct)),
+            Instrument::Walltime => format!(
+                "within {} or not clear at {} confidence",
+                fmt_threshold(o.walltime_threshold_pct),
+                fmt_confidence(o.confidence)
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "\n<details><summary>{} ({why})</summary>\n",
+            plural(negligible.len(), "negligible change", "negligible changes")
+        );
+        table(out, &negligible);
+        out.push_str("\n</details>\n");
+    }
+    for side in [Side::Baseline, Side::Candidate] {
+        let ids: Vec<&str> = not_compared
+            .iter()
+            .filter(|n| n.measured_in == side)
+            .map(|n| n.id.as_str())
+            .collect();
+        if !ids.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nMeasured in the {side} only ({}): {}",
+                ids.len(),
+                id_list(&ids)
+            );
+        }
+    }
+}
+
+/// The comparison as a PR comment: a one-line summary, one section per instrument (significant
+/// changes in a table, largest first; negligible ones folded), then missing, new, failed and
+/// changed scenarios.
+pub fn comparison(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "**costbench**: {}\n", c.summary());
+    let _ = writeln!(
+        out,
+        "Baseline: {}  \nCandidate: {}",
+        escape_cell(&c.base.describe()),
+        escape_cell(&c.cand.describe())
+    );
+    for inst in Instrument::ALL {
+        let nc: Vec<&NotCompared> = c
+            .not_compared
+            .iter()
+            .filter(|n| n.instrument == inst)
+            .collect();
+        section(&mut out, c, inst, &nc);
+    }
+
+    let anything_else = !(c.missing_in_cand.is_empty()
+        && c.new_in_cand.is_empty()
+        && c.failed.is_empty()
+        && c.setup_changes.is_empty());
+    if anything_else {
+        out.push_str("\n### Scenarios\n");
+    }
+    let list = |out: &mut String, what: &str, ids: &[String]| {
+        if !ids.is_empty() {
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let _ = writeln!(out, "\n**{what}** ({}): {}", ids.len(), id_list(&ids));
+        }
+    };
+    list(&mut out, "Missing in candidate", &c.missing_in_cand);
+    list(&mut out, "New in candidate", &c.new_in_cand);
+    if !c.failed.is_empty() {
+        let _ = writeln!(out, "\n**Failed** ({}):\n", c.failed.len());
+        out.push_str("| scenario | run | instrument | failure |\n|:--|:--|:--|:--|\n");
+        for f in &c.failed {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {}: {} |",
+                escape_cell(&f.id),
+                f.side,
+                escape_cell(&f.instrument),
+                escape_cell(&f.kind),
+                escape_cell(&truncate(&f.message, 160))
+            );
+        }
+    }
+    if !c.setup_changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n**Setup changed** ({}; per-op figures compared anyway):\n",
+            c.setup_changes.len()
+        );
+        out.push_str("| scenario | change |\n|:--|:--|\n");
+        for s in &c.setup_changes {
+            let _ = writeln!(
+                out,
+                "| {} | {} |",
+                escape_cell(&s.id),
+                escape_cell(&s.changes.join(", "))
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::testing::*;
+    use crate::compare::{compare, CompareOptions};
+
+    /// Table rows whose cell count (raw `|` separators) is not the header's.
+    fn broken_rows(md: &str) -> Vec<&str> {
+        let mut bad = Vec::new();
+        let mut expected = None;
+        for line in md.lines() {
+            if !line.starts_with('|') {
+                expected = None;
+                continue;
+            }
+            let pipes = line.matches('|').count();
+            match expected {
+                None => expected = Some(pipes),
+                Some(n) if n != pipes => bad.push(line),
+                Some(_) => {}
+            }
+        }
+        bad
+    }
+
+    #[test]
+    fn escaping_neutralises_nasty_names() {
+        let cases = [
+            ("plain_name-1.2", "plain\\_name-1.2"),
+            ("a|b", "a&#124;b"),
+            ("`x`", "&#96;x&#96;"),
+            (
+                "<script>alert(1)</script>",
+                "&lt;script&gt;alert(1)&lt;/script&gt;",
+            ),
+            ("line\nbreak", "line break"),
+            ("cr\r\nlf", "cr  lf"),
+            ("**bold**", "\\*\\*bold\\*\\*"),
+            ("[link](http://x)", "\\[link\\](http://x)"),
+            ("a & b", "a &amp; b"),
+            ("&lt;", "&amp;lt;"),
+            ("back\\slash|", "back\\\\slash&#124;"),
+            ("~~strike~~ $x$", "\\~\\~strike\\~\\~ \\$x\\$"),
+            ("bell\u{7}", "bell\u{fffd}"),
+            ("rtl\u{202e}gnp.exe", "rtl\u{fffd}gnp.exe"),
+            ("para\u{2028}sep", "para\u{fffd}sep"),
+            ("µs ✓", "µs ✓"),
+        ];
+        for (input, want) in cases {
+            let got = escape_cell(input);
+            assert_eq!(got, want, "{input:?}");
+            for raw in ['|', '<', '>', '`', '\n', '\r'] {
+                assert!(!got.contains(raw), "{input:?} -> {got:?} keeps {raw:?}");
+            }
+        }
+    }
+
+    fn nasty_comparison() -> Comparison {
+        let names = [
+            "a|b",
+            "`x`",
+            "<script>alert(1)</script>",
+            "line\nbreak",
+            "**bold**",
+        ];
+        let base = record(
+            "b",
+            names
+                .iter()
+                .map(|n| with_icount(scenario(n), 1000.0))
+                .chain([with_icount(scenario("gone|<b>"), 5.0)])
+                .collect(),
+        );
+        let cand = record(
+            "c",
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let r = with_ops(scenario(n), 1, "by|te<s>");
+                    with_icount(r, 1000.0 + 100.0 * i as f64)
+                })
+                .chain([with_failure(
+                    scenario("new`|"),
+                    "walltime",
+                    "panicked<img src=x>",
+                )])
+                .collect(),
+        );
+        compare(&base, &cand, &CompareOptions::default())
+    }
+
+    #[test]
+    fn nasty_names_stay_in_their_cells() {
+        let md = comparison(&nasty_comparison());
+        assert_eq!(broken_rows(&md), Vec::<&str>::new(), "{md}");
+        for bad in [
+            "<script",
+            "<b>",
+            "<img",
+            "`x`",
+            "**bold**",
+            "line\nbreak",
+            "by|te",
+        ] {
+            assert!(!md.contains(bad), "raw {bad:?} in:\n{md}");
+        }
+        // The only tags are the ones this module writes.
+        let tags: Vec<&str> = md.match_indices('<').map(|(i, _)| &md[i..]).collect();
+        for t in tags {
+            assert!(
+                ["<details>", "<summary>", "</summary>", "</details>"]
+                    .iter()
+                    .any(|ok| t.starts_with(ok)),
+                "unexpected tag at {t:?}"
+            );
+        }
+        assert!(md.contains("a&#124;b"), "{md}");
+        assert!(md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{md}");
+    }
+
+    #[test]
+    fn exact_output_of_a_small_comparison() {
+        let base = record(
+            "b",
+            vec![
+                with_icount(scenario("parse"), 2003.0),
+                with_icount(scenario("lookup"), 100.0),
+                with_icount(scenario("hash"), 50.0),
+                with_icount(with_ops(scenario("copy"), 1024, "bytes"), 1.5),
+                with_icount(scenario("old"), 1.0),
+            ],
+        );
+        let cand = record(
+            "c",
+            vec![
+                with_icount(scenario("parse"), 2103.0),
+                with_icount(scenario("lookup"), 90.0),
+                with_icount(scenario("hash"), 50.05),
+                with_icount(with_ops(scenario("copy"), 2048, "bytes"), 1.5),
+                with_failure(scenario("fresh"), "icount", "timed-out"),
+            ],
+        );
+        let md = comparison(&compare(&base, &cand, &CompareOptions::default()));
+        let want = "\
+**costbench**: 1 regression, 1 improvement, 2 unchanged, 1 failed, 1 missing in candidate, 1 new in candidate
+
+Baseline: run b (commit b012345678, branch main, variant release)  
+Candidate: run c (commit c012345678, branch main, variant release)
+
+### Instruction counts
+
+| scenario | baseline /op | candidate /op | change | threshold |
+|:--|--:|--:|--:|--:|
+| lookup | 100.00 Ir | 90.00 Ir | -10.00 % improvement | 0.2 % |
+| parse | 2003 Ir | 2103 Ir | **+4.99 %** regression | 0.2 % |
+
+<details><summary>2 negligible changes (within 0.2 %)</summary>
+
+| scenario | baseline /op | candidate /op | change | threshold |
+|:--|--:|--:|--:|--:|
+| hash | 50.00 Ir | 50.05 Ir | +0.10 % | 0.2 % |
+| copy (unit: bytes; ops 1024 → 2048) | 1.500 Ir | 1.500 Ir | +0.00 % | 0.2 % |
+
+</details>
+
+### Scenarios
+
+**Missing in candidate** (1): old
+
+**New in candidate** (1): fresh
+
+**Failed** (1):
+
+| scenario | run | instrument | failure |
+|:--|:--|:--|:--|
+| fresh | candidate | icount | timed-out: icount timed-out |
+
+**Setup changed** (1; per-op figures compared anyway):
+
+| scenario | change |
+|:--|:--|
+| copy | ops 1024 → 2048 |
+";
+        assert_eq!(md, want, "got:\n{md}");
+    }
+
+    #[test]
+    fn walltime_section_shows_the_interval() {
+        let base = record(
+            "b",
+            vec![
+                with_walltime(scenario("slower"), &noisy(100.0, 0.1, 100, 1)),
+                with_walltime(scenario("same"), &noisy(100.0, 0.1, 100, 2)),
+            ],
+        );
+        let cand = record(
+            "c",
+            vec![
+                with_walltime(scenario("slower"), &noisy(120.0, 0.1, 100, 3)),
+                with_walltime(scenario("same"), &noisy(100.0, 0.1, 100, 4)),
+            ],
+        );
+        let md = comparison(&compare(&base, &cand, &CompareOptions::default()));
+        assert!(md.contains("### Wall time"), "{md}");
+        assert!(!md.contains("### Instruction counts"), "{md}");
+        let slower = md
+            .lines()
+            .find(|l| l.starts_with("| slower"))
+            .expect("slower row");
+        assert!(slower.contains("regression"), "{slower}");
+        assert!(slower.contains("5 %, CI [1.1"), "{slower}");
+        assert!(slower.contains(" ns |"), "{slower}");
+        let details = md.find("<details>").expect("folded rows");
+        assert!(md.find("| same").expect("same row") > details, "{md}");
+    }
+
+    #[test]
+    fn a_hundred_scenarios_stay_short() {
+        let make = |run: &str, factor: f64, seed: u64| {
+            record(
+                run,
+                (0..100)
+                    .map(|i| {
+                        let id = format!("scenario_{i:03}");
+                        let r = with_icount(scenario(&id), 1000.0 * factor);
+                        with_walltime(r, &noisy(50.0 * factor, 0.05, 30, seed + i))
+                    })
+                    .collect(),
+            )
+        };
+        let c = compare(
+            &make("b", 1.0, 0),
+            &make("c", 1.01, 1000),
+            &CompareOptions::default(),
+        );
+        let md = comparison(&c);
+        let lines = md.lines().count();
+        assert!(lines < 260, "{lines} lines");
+        assert_eq!(broken_rows(&md), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn instrument_measured_on_one_side_only() {
+        let base = record("b", vec![with_icount(scenario("x"), 10.0)]);
+        let cand = record(
+            "c",
+            vec![with_walltime(scenario("x"), &noisy(10.0, 0.1, 20, 1))],
+        );
+        let md = comparison(&compare(&base, &cand, &CompareOptions::default()));
+        assert!(md.contains("Measured in the baseline only (1): x"), "{md}");
+        assert!(md.contains("Measured in the candidate only (1): x"), "{md}");
+    }
+}
