@@ -213,6 +213,11 @@ pub struct RunArgs {
     /// Print only errors (no progress, no table).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Under instruction counting, let getrandom return real random bytes. By default
+    /// costbench preloads a shim that makes it return a fixed sequence, so that std's HashMap
+    /// seeds (and anything else seeded from getrandom) repeat and counts are identical run to run.
+    #[arg(long)]
+    pub real_random: bool,
     #[command(flatten)]
     pub history: HistoryArgs,
 }
@@ -438,6 +443,7 @@ impl RunArgs {
             quiet: self.quiet,
             db: self.history.db,
             record_history: !self.history.no_history,
+            real_random: self.real_random,
         })
     }
 }

@@ -122,7 +122,7 @@ fn counts_are_identical_from_run_to_run() {
     if !valgrind_available() {
         return;
     }
-    let args = ["--instrument", "icount", "--filter", "sort|alloc|pipe"];
+    let args = ["--instrument", "icount", "--filter", "sort|alloc|pipe|hash"];
     let (a, da) = run_suite("selftest", &args);
     let (b, db) = run_suite("selftest", &args);
     assert!(
@@ -133,7 +133,7 @@ fn counts_are_identical_from_run_to_run() {
     );
     let ca = std::fs::read_to_string(da.path().join("icounts.csv")).unwrap();
     let cb = std::fs::read_to_string(db.path().join("icounts.csv")).unwrap();
-    assert_eq!(ca.lines().count(), 4, "{ca}");
+    assert_eq!(ca.lines().count(), 5, "{ca}");
     assert_eq!(ca, cb);
 }
 
@@ -503,4 +503,45 @@ fn compare_import_and_export_work_on_real_runs() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn builtin_suite_measures_every_scenario() {
+    let have_vg = valgrind_available();
+    let dir = tempfile::tempdir().unwrap();
+    let root = workspace().join("Cargo.toml");
+    // The workspace's costbench.toml makes the built-in suite the default target.
+    let out = costbench(&[
+        "run",
+        "--manifest-path",
+        root.to_str().unwrap(),
+        "--quiet",
+        "--no-history",
+        "--iterations-per-scenario",
+        "5",
+        "--output-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = run_json(dir.path());
+    assert_eq!(run["suite"]["bench"], "builtin");
+    let results = run["results"].as_array().unwrap();
+    assert!(results.len() >= 30, "{} results", results.len());
+    for r in results {
+        assert!(r["failures"].as_array().unwrap().is_empty(), "{r}");
+        assert_eq!(r["walltime"]["samples"], 5, "{}", r["id"]);
+        if have_vg {
+            assert!(r["icount"]["ir"].as_u64().unwrap() > 0, "{}", r["id"]);
+        }
+    }
+    if have_vg {
+        // Exact counts make these comparisons safe to assert.
+        assert!(ir(&run, "index/sum_indirect/checked") > ir(&run, "index/sum_indirect/unchecked"));
+        assert!(ir(&run, "regex/compile/every_line") > 10 * ir(&run, "regex/compile/once"));
+        assert!(ir(&run, "regex/suffix/regex") > ir(&run, "regex/suffix/ends_with"));
+        assert!(ir(&run, "io/write/unbuffered") > ir(&run, "io/write/bufwriter"));
+        assert!(
+            ir(&run, "alloc/short_strings/string") > ir(&run, "alloc/short_strings/compact_string")
+        );
+    }
 }

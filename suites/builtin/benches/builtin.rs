@@ -1,3 +1,282 @@
+//! costbench's built-in suite: the classic Rust cost questions, each as a pair or trio of
+//! scenarios doing the same work in different ways. Names are `topic/work/way`, so that the
+//! ways of one piece of work sort together.
+
+use costbench::{black_box, ops, Suite};
+use costbench_suite::{data, files, index, proto, strings, text, words};
+use regex::Regex;
+
+const LOOKUPS: usize = 10_000;
+
+fn indexing(suite: &mut Suite) {
+    let setup = || (data::words(4096, 1), data::indices(LOOKUPS, 4096, 2));
+    suite.bench(
+        "index/sum_indirect/checked",
+        ops(LOOKUPS as u64, "lookups"),
+        move |b| {
+            let (d, idx) = setup();
+            b.iter(|| index::sum_indirect_checked(black_box(&d), black_box(&idx)))
+        },
+    );
+    suite.bench(
+        "index/sum_indirect/unchecked",
+        ops(LOOKUPS as u64, "lookups"),
+        move |b| {
+            let (d, idx) = setup();
+            // SAFETY: data::indices yields indices below 4096 = d.len().
+            b.iter(|| unsafe { index::sum_indirect_unchecked(black_box(&d), black_box(&idx)) })
+        },
+    );
+    suite.bench(
+        "index/sum_indirect/iter",
+        ops(LOOKUPS as u64, "lookups"),
+        move |b| {
+            let (d, idx) = setup();
+            b.iter(|| index::sum_indirect_iter(black_box(&d), black_box(&idx)))
+        },
+    );
+
+    let hay = || {
+        let mut h = data::words(65_536, 3);
+        h.sort_unstable();
+        let needles: Vec<u64> = data::indices(1000, h.len(), 4)
+            .iter()
+            .map(|&i| h[i] | 1)
+            .collect();
+        (h, needles)
+    };
+    type Search = fn(&[u64], u64) -> Option<usize>;
+    let searches: [(&str, Search); 3] = [
+        ("checked", index::binary_search_checked),
+        ("unchecked", index::binary_search_unchecked),
+        ("std", index::binary_search_std),
+    ];
+    for (way, search) in searches {
+        suite.bench(
+            format!("index/binary_search/{way}"),
+            ops(1000, "searches"),
+            move |b| {
+                let (h, needles) = hay();
+                b.iter(|| {
+                    needles
+                        .iter()
+                        .filter(|&&n| search(black_box(&h), n).is_some())
+                        .count()
+                })
+            },
+        );
+    }
+
+    const N: usize = 32;
+    let mats = || {
+        let a: Vec<f64> = data::words(N * N, 5)
+            .iter()
+            .map(|&x| (x % 100) as f64)
+            .collect();
+        let b: Vec<f64> = data::words(N * N, 6)
+            .iter()
+            .map(|&x| (x % 100) as f64)
+            .collect();
+        (a, b)
+    };
+    let mul_adds = ops((N * N * N) as u64, "mul-adds");
+    suite.bench("index/matmul32/checked", mul_adds.clone(), move |b| {
+        let (x, y) = mats();
+        let mut c = vec![0.0; N * N];
+        b.iter(|| index::matmul_checked(black_box(&x), black_box(&y), &mut c, black_box(N)))
+    });
+    suite.bench("index/matmul32/unchecked", mul_adds.clone(), move |b| {
+        let (x, y) = mats();
+        let mut c = vec![0.0; N * N];
+        // SAFETY: all three matrices hold N * N elements.
+        b.iter(|| unsafe {
+            index::matmul_unchecked(black_box(&x), black_box(&y), &mut c, black_box(N))
+        })
+    });
+    suite.bench("index/matmul32/iter", mul_adds, move |b| {
+        let (x, y) = mats();
+        let yt = index::transpose(&y, N);
+        let mut c = vec![0.0; N * N];
+        b.iter(|| index::matmul_iter(black_box(&x), black_box(&yt), &mut c, black_box(N)))
+    });
+}
+
+fn word_reads(suite: &mut Suite) {
+    const WORDS: usize = 8192;
+    suite.bench("words/read_u64/aligned", ops(WORDS as u64, "words"), |b| {
+        let buf = words::WordBuffer::new(WORDS, 7);
+        // SAFETY: aligned() starts at an 8-aligned address.
+        b.iter(|| unsafe { words::sum_aligned(black_box(buf.aligned())) })
+    });
+    suite.bench(
+        "words/read_u64/unaligned",
+        ops(WORDS as u64, "words"),
+        |b| {
+            let buf = words::WordBuffer::new(WORDS, 7);
+            b.iter(|| words::sum_unaligned(black_box(buf.misaligned())))
+        },
+    );
+    // What the crate's `unaligned` feature costs: build the suite with and without it.
+    suite.bench("words/read_u64/feature", ops(WORDS as u64, "words"), |b| {
+        let buf = words::WordBuffer::new(WORDS, 7);
+        b.iter(|| words::read_words(black_box(buf.aligned())))
+    });
+}
+
+fn regexes(suite: &mut Suite) {
+    const LINES: usize = 30;
+    suite.bench(
+        "regex/compile/every_line",
+        ops(LINES as u64, "lines"),
+        |b| {
+            let l = text::lines(LINES, 8);
+            b.iter(|| text::count_compiling_each_time(black_box(&l), text::EMAIL))
+        },
+    );
+    suite.bench("regex/compile/once", ops(LINES as u64, "lines"), |b| {
+        let l = text::lines(LINES, 8);
+        let re = Regex::new(text::EMAIL).expect("valid pattern");
+        b.iter(|| text::count_compiled_once(black_box(&l), &re))
+    });
+    const MANY: usize = 2000;
+    suite.bench("regex/filter/regex_only", ops(MANY as u64, "lines"), |b| {
+        let l = text::lines(MANY, 9);
+        let re = Regex::new(text::EMAIL).expect("valid pattern");
+        b.iter(|| text::count_compiled_once(black_box(&l), &re))
+    });
+    suite.bench(
+        "regex/filter/length_prefilter",
+        ops(MANY as u64, "lines"),
+        |b| {
+            let l = text::lines(MANY, 9);
+            let re = Regex::new(text::EMAIL).expect("valid pattern");
+            b.iter(|| text::count_prefiltered(black_box(&l), &re))
+        },
+    );
+    suite.bench("regex/suffix/regex", ops(MANY as u64, "names"), |b| {
+        let names = text::file_names(MANY, 10);
+        let re = Regex::new(r"\.rs$").expect("valid pattern");
+        b.iter(|| text::count_suffix_regex(black_box(&names), &re))
+    });
+    suite.bench("regex/suffix/ends_with", ops(MANY as u64, "names"), |b| {
+        let names = text::file_names(MANY, 10);
+        b.iter(|| text::count_suffix_ends_with(black_box(&names)))
+    });
+}
+
+fn file_io(suite: &mut Suite) {
+    const READS: usize = 200;
+    suite.bench("io/read/open_every_time", ops(READS as u64, "reads"), |b| {
+        let f = files::TempFile::new("read-each", &[42u8; 4096]).expect("temp file");
+        b.iter(|| files::read_opening_each_time(f.path(), READS).expect("read"))
+    });
+    suite.bench("io/read/open_once", ops(READS as u64, "reads"), |b| {
+        let f = files::TempFile::new("read-once", &[42u8; 4096]).expect("temp file");
+        let file = std::fs::File::open(f.path()).expect("open");
+        b.iter(|| files::read_opened_once(&file, READS).expect("read"))
+    });
+    const LINES: usize = 1000;
+    suite.bench("io/write/unbuffered", ops(LINES as u64, "lines"), |b| {
+        let f = files::TempFile::new("write-unbuffered", b"").expect("temp file");
+        let lines: Vec<String> = (0..LINES)
+            .map(|i| format!("line {i:06} of the log"))
+            .collect();
+        b.iter(|| files::write_unbuffered(f.path(), &lines).expect("write"))
+    });
+    suite.bench("io/write/bufwriter", ops(LINES as u64, "lines"), |b| {
+        let f = files::TempFile::new("write-buffered", b"").expect("temp file");
+        let lines: Vec<String> = (0..LINES)
+            .map(|i| format!("line {i:06} of the log"))
+            .collect();
+        b.iter(|| files::write_buffered(f.path(), &lines).expect("write"))
+    });
+}
+
+fn ownership(suite: &mut Suite) {
+    const WORDS: usize = 2000;
+    suite.bench(
+        "alloc/word_count/to_string",
+        ops(WORDS as u64, "words"),
+        |b| {
+            let w = data::short_words(WORDS, 11);
+            b.iter(|| strings::count_owned(black_box(&w)))
+        },
+    );
+    suite.bench(
+        "alloc/word_count/borrowed",
+        ops(WORDS as u64, "words"),
+        |b| {
+            let w = data::short_words(WORDS, 11);
+            b.iter(|| strings::count_borrowed(black_box(&w)).len())
+        },
+    );
+    const XS: usize = 10_000;
+    suite.bench("alloc/pipeline/collect", ops(XS as u64, "elements"), |b| {
+        let xs = data::words(XS, 12);
+        b.iter(|| strings::sum_even_squares_collected(black_box(&xs)))
+    });
+    suite.bench("alloc/pipeline/stream", ops(XS as u64, "elements"), |b| {
+        let xs = data::words(XS, 12);
+        b.iter(|| strings::sum_even_squares_streamed(black_box(&xs)))
+    });
+    suite.bench(
+        "alloc/short_strings/string",
+        ops(WORDS as u64, "strings"),
+        |b| {
+            let w = data::short_words(WORDS, 13);
+            let refs: Vec<&str> = w.iter().map(String::as_str).collect();
+            b.iter(|| strings::to_strings(black_box(&refs)))
+        },
+    );
+    suite.bench(
+        "alloc/short_strings/compact_string",
+        ops(WORDS as u64, "strings"),
+        |b| {
+            let w = data::short_words(WORDS, 13);
+            let refs: Vec<&str> = w.iter().map(String::as_str).collect();
+            b.iter(|| strings::to_compact_strings(black_box(&refs)))
+        },
+    );
+}
+
+fn client_server(suite: &mut Suite) {
+    const REQUESTS: usize = 100;
+    suite
+        .multi("pipe/request_response", ops(REQUESTS as u64, "requests"))
+        .party("client", |b| {
+            let mut io = b.peer();
+            let reqs: Vec<Vec<u8>> = (0..REQUESTS).map(|i| vec![i as u8; 64 + i % 64]).collect();
+            b.iter(move || proto::client_requests(&mut io, &reqs).expect("exchange"))
+        })
+        .party("server", |b| {
+            let mut io = b.peer();
+            b.iter(move || proto::serve_requests(&mut io, REQUESTS).expect("exchange"))
+        });
+    const MIB: usize = 1 << 20;
+    suite
+        .multi("pipe/transfer_1mib", ops(MIB as u64, "bytes"))
+        .party("client", |b| {
+            let mut io = b.peer();
+            let payload: Vec<u8> = data::words(MIB / 8, 14)
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            b.iter(move || proto::send_bulk(&mut io, &payload).expect("transfer"))
+        })
+        .party("server", |b| {
+            let mut io = b.peer();
+            let mut buf = vec![0u8; MIB];
+            b.iter(move || proto::recv_bulk(&mut io, &mut buf).expect("transfer"))
+        });
+}
+
 fn main() {
-    costbench::Suite::new().main();
+    let mut suite = Suite::new();
+    indexing(&mut suite);
+    word_reads(&mut suite);
+    regexes(&mut suite);
+    file_io(&mut suite);
+    ownership(&mut suite);
+    client_server(&mut suite);
+    suite.main();
 }

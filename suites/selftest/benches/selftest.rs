@@ -39,6 +39,17 @@ fn main() {
                 .collect::<Vec<_>>()
         })
     });
+    // std's HashMap seeds itself from getrandom: its counts repeat only because costbench pins
+    // getrandom under callgrind.
+    suite.bench("hash/std_hashmap", ops(1000, "inserts"), |b| {
+        b.iter(|| {
+            let mut m = std::collections::HashMap::new();
+            for i in 0..1000u64 {
+                m.insert(black_box(i), i);
+            }
+            m
+        })
+    });
     suite
         .multi("pipe/echo", ops(16, "round trips"))
         .party("client", |b| {

@@ -59,6 +59,8 @@ pub struct RunOptions {
     /// History database; `None` is the default path under the target directory.
     pub db: Option<PathBuf>,
     pub record_history: bool,
+    /// Leave getrandom alone under callgrind.
+    pub real_random: bool,
 }
 
 /// A built scenario binary and where to run it.
@@ -160,6 +162,21 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     } else {
         None
     };
+    let fixed_random = match (&valgrind, opts.real_random) {
+        (Some(_), false) => {
+            let cache = target.target_directory.join("costbench").join("cache");
+            match callgrind::fixed_random_library(&cache) {
+                Ok(lib) => Some(lib),
+                Err(why) => {
+                    eprintln!(
+                        "warning: {why}; instruction counts of code seeded from getrandom (std's HashMap) may drift between runs"
+                    );
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
     let record = new_record(
         &opts,
         &target,
@@ -173,6 +190,7 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         bin: &bin,
         out: &out,
         record: Mutex::new(record),
+        fixed_random,
         progress: progress_bar(&opts, &selected, valgrind.is_some()),
     };
     session.save()?;
@@ -359,6 +377,8 @@ struct Session<'a> {
     bin: &'a Binary,
     out: &'a OutputDir,
     record: Mutex<RunRecord>,
+    /// Preloaded under callgrind so that getrandom is the same in every run.
+    fixed_random: Option<PathBuf>,
     progress: ProgressBar,
 }
 
@@ -493,6 +513,9 @@ impl Session<'_> {
                 &self.bin.cwd,
                 true,
             );
+            if let Some(lib) = &self.fixed_random {
+                cmd.env("LD_PRELOAD", lib);
+            }
             child::inherit_fds(&mut cmd, &fds);
             let r = Running::spawn(&mut cmd)
                 .with_context(|| format!("cannot start valgrind ({})", vg.path.display()))?;

@@ -78,6 +78,49 @@ pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]
     cmd
 }
 
+/// Source of the library that pins getrandom: see the file's comment.
+const FIXRANDOM_C: &str = include_str!("fixrandom.c");
+
+/// Builds (once, cached under `cache_dir`) the shared library that makes `getrandom` return a
+/// fixed sequence in scenario processes, with the system C compiler (`cc`, which Rust needs for
+/// linking anyway). Returns why not when it cannot: counts of code seeded from getrandom (such as
+/// std's `HashMap`) may then drift a little from run to run.
+pub fn fixed_random_library(cache_dir: &Path) -> std::result::Result<PathBuf, String> {
+    use std::hash::{Hash, Hasher};
+    // A content hash in the name: a changed source never reuses a stale library. DefaultHasher
+    // with its fixed keys is stable enough for a cache key.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    FIXRANDOM_C.hash(&mut h);
+    let lib = cache_dir.join(format!("libcostbench_fixrandom-{:016x}.so", h.finish()));
+    if lib.is_file() {
+        return Ok(lib);
+    }
+    std::fs::create_dir_all(cache_dir)
+        .map_err(|e| format!("cannot create {}: {e}", cache_dir.display()))?;
+    let src = tempfile::Builder::new()
+        .suffix(".c")
+        .tempfile_in(cache_dir)
+        .map_err(|e| format!("cannot write in {}: {e}", cache_dir.display()))?;
+    std::fs::write(src.path(), FIXRANDOM_C).map_err(|e| e.to_string())?;
+    let tmp_lib = src.path().with_extension("so");
+    let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+    let out = Command::new(&cc)
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(&tmp_lib)
+        .arg(src.path())
+        .output()
+        .map_err(|e| format!("cannot run the C compiler {:?}: {e}", cc))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_file(&tmp_lib);
+        return Err(format!(
+            "the C compiler failed to build the getrandom shim: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    std::fs::rename(&tmp_lib, &lib).map_err(|e| format!("cannot keep {}: {e}", lib.display()))?;
+    Ok(lib)
+}
+
 /// Reads the total instruction count (`Ir`) from a callgrind output file.
 pub fn read_ir(path: &Path) -> Result<u64> {
     let text = std::fs::read_to_string(path)
