@@ -70,6 +70,14 @@ pub struct CompareCmd {
     /// Threshold for wall time, in percent.
     #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
     pub walltime_threshold: f64,
+    /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
+    /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
+    /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
+    #[arg(long, value_name = "BRANCH")]
+    pub history_branch: Option<String>,
+    /// Runs of history to learn thresholds from.
+    #[arg(long, value_name = "N", default_value_t = crate::compare::noise::DEFAULT_WINDOW)]
+    pub history_window: usize,
     /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
@@ -333,7 +341,44 @@ fn compare(c: CompareCmd) -> Result<i32> {
         ..crate::compare::CompareOptions::default()
     };
     opts.validate()?;
-    let cmp = crate::compare::compare(&base, &cand, &opts);
+    let mut historic = crate::compare::noise::HistoricThresholds::default();
+    if let Some(branch) = &c.history_branch {
+        use crate::compare::Instrument;
+        use crate::store::{Metric, RunQuery, Store};
+        let path = database(c.db.clone(), c.manifest_path.as_deref())?;
+        if !path.exists() {
+            bail!(
+                "--history-branch: no history database at {}",
+                path.display()
+            );
+        }
+        let store = crate::store::sqlite::SqliteStore::open(&path)?;
+        let q = RunQuery {
+            branch: Some(branch.clone()),
+            variant: Some(base.variant.clone()),
+            limit: Some(c.history_window),
+        };
+        for r in &base.results {
+            for (inst, metric) in [
+                (Instrument::Icount, Metric::Icount),
+                (Instrument::Walltime, Metric::Walltime),
+            ] {
+                let series: Vec<f64> = store
+                    .series(&r.id, metric, &q)?
+                    .iter()
+                    .map(|p| p.per_op)
+                    .collect();
+                historic.learn(&r.id, inst, &series);
+            }
+        }
+        if historic.is_empty() {
+            eprintln!(
+                "note: no scenario has {} consecutive runs on branch {branch:?} yet; default thresholds apply",
+                crate::compare::noise::MIN_CHANGES + 1
+            );
+        }
+    }
+    let cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
     match c.format {
         CompareFormat::Table => print!("{}", crate::compare::terminal(&cmp)),
         CompareFormat::Markdown => print!("{}", crate::report::markdown::comparison(&cmp)),

@@ -164,8 +164,8 @@ pub fn from_csv(
                 kernel: None,
                 arch: "unknown".into(),
             },
-            git: meta.commit.as_ref().map(|c| model::Git {
-                commit: c.clone(),
+            git: (meta.commit.is_some() || meta.branch.is_some()).then(|| model::Git {
+                commit: meta.commit.clone().unwrap_or_else(|| "unknown".into()),
                 branch: meta.branch.clone(),
                 dirty: false,
             }),

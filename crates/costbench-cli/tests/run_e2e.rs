@@ -545,3 +545,81 @@ fn builtin_suite_measures_every_scenario() {
         );
     }
 }
+
+#[test]
+fn thresholds_come_from_the_history_of_a_branch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("h.sqlite");
+    let db_s = db.to_str().unwrap();
+    let imported_id = |out: &Output| -> String {
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.split_whitespace().nth(2).unwrap().to_string()
+    };
+    let mut first = String::new();
+    // Twelve runs of main: "steady" never moves, "noisy" moves by 1 % every run.
+    for k in 0..12 {
+        let dir = tmp.path().join(format!("run{k:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let noisy = if k % 2 == 0 { 100_000 } else { 101_000 };
+        std::fs::write(
+            dir.join("icounts.csv"),
+            format!("steady,100000\nnoisy,{noisy}\n"),
+        )
+        .unwrap();
+        let out = costbench(&[
+            "import",
+            dir.to_str().unwrap(),
+            "--db",
+            db_s,
+            "--branch",
+            "main",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        if k == 0 {
+            first = imported_id(&out);
+        }
+    }
+    let cand = tmp.path().join("cand");
+    std::fs::create_dir_all(&cand).unwrap();
+    // +0.05 % and +0.5 %: the first beyond a never-moving history, the second within noise.
+    std::fs::write(cand.join("icounts.csv"), "steady,100050\nnoisy,100500\n").unwrap();
+    let out = costbench(&[
+        "import",
+        cand.to_str().unwrap(),
+        "--db",
+        db_s,
+        "--branch",
+        "pr",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let cand_id = imported_id(&out);
+    let out = costbench(&[
+        "compare",
+        &first,
+        &cand_id,
+        "--db",
+        db_s,
+        "--history-branch",
+        "main",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = |id: &str| {
+        cmp["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("steady")["verdict"], "regression", "{}", row("steady"));
+    assert_eq!(row("steady")["threshold_pct"], 0.01);
+    assert_eq!(row("noisy")["verdict"], "unchanged", "{}", row("noisy"));
+    assert!(row("noisy")["reason"]
+        .as_str()
+        .unwrap()
+        .contains("(history)"));
+}

@@ -8,6 +8,7 @@
 //! `report::markdown` (PR comments).
 
 pub mod bootstrap;
+pub mod noise;
 mod text;
 
 #[cfg(test)]
@@ -502,10 +503,10 @@ fn direction(change_pct: f64) -> Verdict {
     }
 }
 
-fn judge_icount(base: f64, cand: f64, opts: &CompareOptions) -> (f64, Verdict, String) {
+fn judge_icount(base: f64, cand: f64, threshold: Threshold) -> (f64, Verdict, String) {
     let change = change_pct(base, cand);
-    let t = fmt_threshold(opts.icount_threshold_pct);
-    if change.abs() > opts.icount_threshold_pct {
+    let t = threshold.describe();
+    if change.abs() > threshold.pct {
         (change, direction(change), format!("beyond {t} threshold"))
     } else {
         (change, Verdict::Unchanged, format!("within {t} threshold"))
@@ -525,10 +526,11 @@ fn judge_walltime(
     c: &ScenarioResult,
     base: f64,
     cand: f64,
+    threshold: Threshold,
     opts: &CompareOptions,
 ) -> (f64, Option<RatioCi>, Verdict, String) {
     let change = change_pct(base, cand);
-    let t = fmt_threshold(opts.walltime_threshold_pct);
+    let t = threshold.describe();
     let (bs, cs) = (per_op_samples(b), per_op_samples(c));
     if bs.len() < MIN_WALLTIME_SAMPLES || cs.len() < MIN_WALLTIME_SAMPLES {
         let reason = format!(
@@ -539,7 +541,7 @@ fn judge_walltime(
         return (change, None, Verdict::Unchanged, reason);
     }
     let ci = bootstrap::ratio_of_medians_ci(&bs, &cs, opts.resamples, opts.confidence, opts.seed);
-    let within = change.abs() <= opts.walltime_threshold_pct;
+    let within = change.abs() <= threshold.pct;
     // The interval must exclude 1 on the side of the change: a median that moved up while the
     // bulk of the resamples moved down is not a clear regression.
     let clear = (change > 0.0 && ci.low > 1.0) || (change < 0.0 && ci.high < 1.0);
@@ -592,6 +594,47 @@ fn setup_notes(b: &ScenarioResult, c: &ScenarioResult) -> (Vec<String>, Option<S
 ///   run only goes to `not_compared`; a change of ops, unit or clock goes to `setup_changes` and
 ///   into the rows' `note`.
 pub fn compare(base: &RunRecord, cand: &RunRecord, opts: &CompareOptions) -> Comparison {
+    compare_with(base, cand, opts, &noise::HistoricThresholds::default())
+}
+
+/// A threshold and where it came from.
+#[derive(Debug, Clone, Copy)]
+struct Threshold {
+    pct: f64,
+    from_history: bool,
+}
+
+impl Threshold {
+    fn describe(self) -> String {
+        if self.from_history {
+            format!("{} (history)", fmt_threshold(self.pct))
+        } else {
+            fmt_threshold(self.pct)
+        }
+    }
+}
+
+/// [`compare`], with per-id thresholds measured from history where `historic` has them and the
+/// options' defaults elsewhere.
+pub fn compare_with(
+    base: &RunRecord,
+    cand: &RunRecord,
+    opts: &CompareOptions,
+    historic: &noise::HistoricThresholds,
+) -> Comparison {
+    let threshold = |id: &str, inst: Instrument| match historic.get(id, inst) {
+        Some(pct) => Threshold {
+            pct,
+            from_history: true,
+        },
+        None => Threshold {
+            pct: match inst {
+                Instrument::Icount => opts.icount_threshold_pct,
+                Instrument::Walltime => opts.walltime_threshold_pct,
+            },
+            from_history: false,
+        },
+    };
     let cand_ids = by_id(cand);
     let base_ids = by_id(base);
     let mut out = Comparison {
@@ -647,13 +690,15 @@ pub fn compare(base: &RunRecord, cand: &RunRecord, opts: &CompareOptions) -> Com
             let mut notes: Vec<&str> = ops_unit.iter().map(String::as_str).collect();
             let (change_pct, threshold_pct, ci, verdict, reason) = match inst {
                 Instrument::Icount => {
-                    let (ch, v, r) = judge_icount(bv, cv, opts);
-                    (ch, opts.icount_threshold_pct, None, v, r)
+                    let t = threshold(&b.id, inst);
+                    let (ch, v, r) = judge_icount(bv, cv, t);
+                    (ch, t.pct, None, v, r)
                 }
                 Instrument::Walltime => {
                     notes.extend(clock.as_deref());
-                    let (ch, ci, v, r) = judge_walltime(b, c, bv, cv, opts);
-                    (ch, opts.walltime_threshold_pct, ci, v, r)
+                    let t = threshold(&b.id, inst);
+                    let (ch, ci, v, r) = judge_walltime(b, c, bv, cv, t, opts);
+                    (ch, t.pct, ci, v, r)
                 }
             };
             out.rows.push(Row {

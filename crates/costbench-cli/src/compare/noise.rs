@@ -1,0 +1,128 @@
+//! Significance thresholds from history: how much a scenario's figure moved between consecutive
+//! runs of the baseline branch, summarised as Q3 + 3·IQR of the absolute relative changes (the
+//! rule rustc-perf and rustls use). Pure: the caller fetches the series.
+//!
+//! A history that never moved (exact instruction counts of deterministic code) would give a
+//! threshold of 0 %, flagging a one-instruction change in a million; a floor keeps such
+//! scenarios tight but sane: 0.01 % for instruction counts, 1 % for wall time. A noisy history
+//! raises the threshold as far as its noise requires.
+
+use super::Instrument;
+use crate::stats::quantile;
+use std::collections::BTreeMap;
+
+/// Consecutive changes needed before history is trusted over the default threshold.
+pub const MIN_CHANGES: usize = 10;
+/// Runs of history looked at by default.
+pub const DEFAULT_WINDOW: usize = 30;
+
+/// Lowest threshold history can set, per instrument, in percent.
+pub fn floor_pct(inst: Instrument) -> f64 {
+    match inst {
+        Instrument::Icount => 0.01,
+        Instrument::Walltime => 1.0,
+    }
+}
+
+/// Q3 + 3·IQR of the absolute relative changes (percent) between consecutive values of
+/// `series` (oldest first), floored; `None` with fewer than [`MIN_CHANGES`] changes.
+pub fn threshold_pct(series: &[f64], inst: Instrument) -> Option<f64> {
+    let mut changes: Vec<f64> = series
+        .windows(2)
+        .filter(|w| w[0] > 0.0)
+        .map(|w| (100.0 * (w[1] - w[0]) / w[0]).abs())
+        .collect();
+    if changes.len() < MIN_CHANGES {
+        return None;
+    }
+    changes.sort_by(f64::total_cmp);
+    let (q1, q3) = (quantile(&changes, 0.25), quantile(&changes, 0.75));
+    Some((q3 + 3.0 * (q3 - q1)).max(floor_pct(inst)))
+}
+
+/// Thresholds measured from history, per measured id and instrument.
+#[derive(Debug, Clone, Default)]
+pub struct HistoricThresholds {
+    map: BTreeMap<(String, &'static str), f64>,
+}
+
+impl HistoricThresholds {
+    /// Sets `id`'s threshold for `inst` from its series, when the series is long enough.
+    pub fn learn(&mut self, id: &str, inst: Instrument, series: &[f64]) {
+        if let Some(t) = threshold_pct(series, inst) {
+            self.map.insert((id.to_string(), inst.name()), t);
+        }
+    }
+
+    pub fn get(&self, id: &str, inst: Instrument) -> Option<f64> {
+        self.map.get(&(id.to_string(), inst.name())).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{compare_with, testing, CompareOptions, Verdict};
+
+    #[test]
+    fn short_histories_are_not_trusted() {
+        assert_eq!(threshold_pct(&[100.0; 10], Instrument::Icount), None);
+        assert!(threshold_pct(&[100.0; 11], Instrument::Icount).is_some());
+    }
+
+    #[test]
+    fn flat_history_gives_the_floor_and_noisy_history_a_wide_threshold() {
+        assert_eq!(threshold_pct(&[5000.0; 31], Instrument::Icount), Some(0.01));
+        assert_eq!(threshold_pct(&[5.0; 31], Instrument::Walltime), Some(1.0));
+        // Alternating 100 and 110: changes of +10 % and -9.09 %.
+        let noisy: Vec<f64> = (0..31)
+            .map(|i| if i % 2 == 0 { 100.0 } else { 110.0 })
+            .collect();
+        let t = threshold_pct(&noisy, Instrument::Walltime).unwrap();
+        // Q1 = 9.09, Q3 = 10: Q3 + 3 IQR = 12.73.
+        assert!(
+            (t - (10.0 + 3.0 * (10.0 - 100.0 / 11.0))).abs() < 1e-9,
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn comparison_uses_historic_thresholds_where_known() {
+        let run = |id: &str, steady: f64, noisy: f64| {
+            testing::record(
+                id,
+                vec![
+                    testing::with_icount(testing::scenario("steady"), steady),
+                    testing::with_icount(testing::scenario("noisy"), noisy),
+                ],
+            )
+        };
+        let base = run("base", 1000.0, 1000.0);
+        let cand = run("cand", 1000.5, 1005.0);
+        let mut h = HistoricThresholds::default();
+        h.learn("steady", Instrument::Icount, &[1000.0; 20]);
+        let noisy: Vec<f64> = (0..20)
+            .map(|i| if i % 2 == 0 { 1000.0 } else { 1010.0 })
+            .collect();
+        h.learn("noisy", Instrument::Icount, &noisy);
+        let c = compare_with(&base, &cand, &CompareOptions::default(), &h);
+        let verdict = |id: &str| c.rows.iter().find(|r| r.id == id).unwrap();
+        // +0.05 %: below the 0.2 % default, above a never-moving history's 0.01 % floor.
+        assert_eq!(verdict("steady").verdict, Verdict::Regression);
+        assert!(
+            verdict("steady").reason.contains("(history)"),
+            "{}",
+            verdict("steady").reason
+        );
+        // +0.5 %: beyond the default, within a history that moves by 1 % every run.
+        assert_eq!(verdict("noisy").verdict, Verdict::Unchanged);
+    }
+}
