@@ -489,6 +489,7 @@ impl RunArgs {
             db: self.history.db,
             record_history: !self.history.no_history,
             real_random: self.real_random,
+            rounds: crate::run::Rounds::default(),
         })
     }
 }
