@@ -16,8 +16,8 @@ mod text;
 pub(crate) mod testing;
 
 pub use bootstrap::RatioCi;
-pub(crate) use text::is_format_control;
 pub use text::terminal;
+pub(crate) use text::{clean, is_format_control};
 
 use crate::model::{Failure, RunRecord, ScenarioResult, SCHEMA, SCHEMA_VERSION};
 use crate::report::terminal::{fmt_ir, fmt_ns};
@@ -153,7 +153,7 @@ impl Instrument {
         }
     }
 
-    fn per_op(self, r: &ScenarioResult) -> Option<f64> {
+    pub fn per_op(self, r: &ScenarioResult) -> Option<f64> {
         match self {
             Instrument::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
             Instrument::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),

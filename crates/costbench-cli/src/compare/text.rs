@@ -10,7 +10,7 @@ use super::{
 use std::fmt::Write as _;
 
 /// Escapes what could act on a terminal instead of being printed.
-fn clean(s: &str) -> String {
+pub(crate) fn clean(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control() || is_format_control(c) {

@@ -159,6 +159,38 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
 /// The comparison as a PR comment: a one-line summary, one section per instrument (significant
 /// changes in a table, largest first; negligible ones folded), then missing, new, failed and
 /// changed scenarios.
+/// The report of `costbench check`: the gate's verdict and its violations first, then the
+/// comparison.
+pub fn check(c: &Comparison, gate: &crate::check::Gate) -> String {
+    let mut out = String::new();
+    if gate.passed() {
+        out.push_str("### costbench check: passed\n\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "### costbench check: failed ({})\n",
+            plural(gate.violations.len(), "violation", "violations")
+        );
+        out.push_str("| scenario | instrument | why |\n|:--|:--|:--|\n");
+        for v in &gate.violations {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                escape_cell(&v.id),
+                v.instrument.title(),
+                escape_cell(&v.message)
+            );
+        }
+        out.push('\n');
+    }
+    if !gate.ignored.is_empty() {
+        let ids: Vec<&str> = gate.ignored.iter().map(String::as_str).collect();
+        let _ = writeln!(out, "Ignored by costbench.toml: {}\n", id_list(&ids));
+    }
+    out.push_str(&comparison(c));
+    out
+}
+
 pub fn comparison(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "**costbench**: {}\n", c.summary());

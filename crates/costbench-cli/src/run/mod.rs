@@ -2,6 +2,7 @@
 //! the results. Instruction counts run in parallel (they do not depend on load); wall time runs
 //! one scenario at a time afterwards, with nothing else of ours running.
 
+pub mod baseline;
 pub mod child;
 
 use crate::cargo::{self, BenchTarget};
