@@ -17,8 +17,10 @@ power_runs=${2:-15}
 repo=$(git rev-parse --show-toplevel)
 cd "$repo"
 cargo build --release --locked -p costbench-cli
-cb="$repo/target/release/costbench"
 scratch=$(mktemp -d)
+# A copy, so that rebuilding the checkout while this runs changes nothing here.
+cp "$repo/target/release/costbench" "$scratch/costbench"
+cb="$scratch/costbench"
 cleanup() {
   git -C "$repo" worktree remove --force "$scratch/tree" >/dev/null 2>&1 || true
   rm -rf "$scratch"

@@ -504,7 +504,9 @@ fn check(c: CheckCmd) -> Result<i32> {
             .unwrap_or_else(|| target.target_directory.join("costbench").join("check"));
         let base_target = crate::run::baseline::checkout(&target, rev)?;
         eprintln!("check: building the baseline ({rev}) and the candidate (working tree)");
-        let base_exe = crate::cargo::build(&base_target, "default", true)?;
+        // Its own build directory: cargo names a workspace member's artifacts without its path,
+        // so two checkouts built in one directory overwrite each other's binaries.
+        let base_exe = crate::cargo::build(&base_target, "baseline", true)?;
         let cand_exe = crate::cargo::build(&target, "default", true)?;
         let sides = vec![
             crate::run::SideSpec {

@@ -26,9 +26,10 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Checks out `rev` of the repository holding `target` and returns the bench target there:
-/// the same package and bench, building into the candidate's target directory (path packages
-/// of the two checkouts get their own artifacts there, dependencies are shared).
+/// Checks out `rev` of the repository holding `target` and returns the bench target there: the
+/// same package and bench, with the candidate's target directory (build it under another
+/// variant name than the candidate: cargo names a workspace member's artifacts without its
+/// path, so the two checkouts must not share a build directory).
 pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
     let root = &target.workspace_root;
     let sha = git(
