@@ -356,16 +356,26 @@ fn history(h: HistoryCmd) -> Result<i32> {
 
 /// A run named on the command line: a directory or run.json if that path exists, else a run id
 /// in the history database.
+/// Returns the record and, for a directory, the directory (where its callgrind outputs are).
 fn load_side(
     what: &str,
     spec: &str,
     db: Option<&PathBuf>,
     manifest: Option<&std::path::Path>,
-) -> Result<RunRecord> {
+) -> Result<(RunRecord, Option<PathBuf>)> {
     use crate::store::Store;
     let path = std::path::Path::new(spec);
     if path.exists() {
-        return crate::compare::load_run(path).with_context(|| format!("{what} {spec}"));
+        let dir = if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            path.parent()
+                .unwrap_or(std::path::Path::new("."))
+                .to_path_buf()
+        };
+        return crate::compare::load_run(path)
+            .map(|r| (r, Some(dir)))
+            .with_context(|| format!("{what} {spec}"));
     }
     let db = database(db.cloned(), manifest).with_context(|| {
         format!("{what} {spec:?} is not a directory, so it must be a run id from history")
@@ -378,17 +388,18 @@ fn load_side(
     }
     crate::store::sqlite::SqliteStore::open(&db)?
         .load(spec)
+        .map(|r| (r, None))
         .with_context(|| format!("{what} {spec:?} is not a directory"))
 }
 
 fn compare(c: CompareCmd) -> Result<i32> {
-    let base = load_side(
+    let (base, base_dir) = load_side(
         "baseline",
         &c.base,
         c.db.as_ref(),
         c.manifest_path.as_deref(),
     )?;
-    let cand = load_side(
+    let (cand, cand_dir) = load_side(
         "candidate",
         &c.cand,
         c.db.as_ref(),
@@ -407,7 +418,14 @@ fn compare(c: CompareCmd) -> Result<i32> {
         }
         None => crate::compare::noise::HistoricThresholds::default(),
     };
-    let cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
+    let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
+    crate::compare::functions::attach(
+        &mut cmp,
+        &base,
+        base_dir.as_deref(),
+        &cand,
+        cand_dir.as_deref(),
+    );
     print_comparison(&cmp, c.format);
     Ok(crate::exit::OK)
 }
@@ -497,7 +515,7 @@ fn check(c: CheckCmd) -> Result<i32> {
     )?;
     let config = crate::config::Config::load(&target.workspace_root)?;
     let mut historic = crate::compare::noise::HistoricThresholds::default();
-    let (base, cand) = if let Some(rev) = &c.baseline_rev {
+    let ((base, base_dir), (cand, cand_dir)) = if let Some(rev) = &c.baseline_rev {
         let root = run_opts
             .output_dir
             .clone()
@@ -530,7 +548,10 @@ fn check(c: CheckCmd) -> Result<i32> {
         let cand = records.pop().expect("two sides");
         let base = records.pop().expect("two sides");
         eprintln!("check: results in {}", root.display());
-        (base, cand)
+        (
+            (base, Some(root.join("baseline"))),
+            (cand, Some(root.join("candidate"))),
+        )
     } else {
         let spec = c
             .baseline
@@ -559,7 +580,7 @@ fn check(c: CheckCmd) -> Result<i32> {
                     })?;
                 let base = store.load(&latest.run_id)?;
                 historic = learn_thresholds(&db, branch, c.history_window, &base)?;
-                base
+                (base, None)
             }
             None => load_side("baseline", spec, db_arg.as_ref(), manifest.as_deref())?,
         };
@@ -579,12 +600,19 @@ fn check(c: CheckCmd) -> Result<i32> {
                 };
                 let cand = crate::run::measure_sides(&run_opts, &target, vec![side])?.remove(0);
                 eprintln!("check: candidate results in {}", out.display());
-                cand
+                (cand, Some(out))
             }
         };
         (base, cand)
     };
-    let cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
+    let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
+    crate::compare::functions::attach(
+        &mut cmp,
+        &base,
+        base_dir.as_deref(),
+        &cand,
+        cand_dir.as_deref(),
+    );
     let gate = crate::check::evaluate(&cmp, &cand, &config.check);
     if let Some(path) = &c.markdown {
         let md = crate::report::markdown::check(&cmp, &gate);
@@ -665,7 +693,7 @@ fn import(i: ImportCmd) -> Result<i32> {
 }
 
 fn export(e: ExportCmd) -> Result<i32> {
-    let run = load_side("run", &e.run, e.db.as_ref(), e.manifest_path.as_deref())?;
+    let (run, _) = load_side("run", &e.run, e.db.as_ref(), e.manifest_path.as_deref())?;
     let value = match e.format {
         ExportFormat::Json => serde_json::to_value(&run).expect("a run record always serialises"),
         ExportFormat::Bmf => crate::report::bmf::bmf(&run),

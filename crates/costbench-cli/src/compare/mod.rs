@@ -8,6 +8,7 @@
 //! `report::markdown` (PR comments).
 
 pub mod bootstrap;
+pub mod functions;
 pub mod noise;
 pub mod paired;
 mod text;
@@ -338,9 +339,23 @@ pub struct Comparison {
     pub failed: Vec<FailedEntry>,
     pub setup_changes: Vec<SetupChange>,
     pub not_compared: Vec<NotCompared>,
+    /// For significant instruction-count changes: the functions that moved most (filled by
+    /// [`functions::attach`], which reads the callgrind outputs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<functions::FunctionChanges>,
 }
 
 impl Comparison {
+    /// The wall-time threshold most rows were held against: the paired one when rows were
+    /// judged paired (summaries name it).
+    pub fn walltime_threshold_pct(&self) -> f64 {
+        if self.rows.iter().any(|r| r.paired_rounds.is_some()) {
+            self.options.paired_walltime_threshold_pct
+        } else {
+            self.options.walltime_threshold_pct
+        }
+    }
+
     /// Whether any row is a significant regression: the `compare` command's exit status.
     pub fn has_regression(&self) -> bool {
         self.rows.iter().any(|r| r.verdict == Verdict::Regression)
@@ -702,6 +717,7 @@ pub fn compare_with(
         failed: Vec::new(),
         setup_changes: Vec::new(),
         not_compared: Vec::new(),
+        functions: Vec::new(),
     };
     let mut seen = HashSet::new();
     for b in &base.results {
