@@ -138,7 +138,7 @@ fn run_json(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
 }
 
-fn knob<'a>(run: &'a Value) -> &'a Value {
+fn knob(run: &Value) -> &Value {
     run["results"]
         .as_array()
         .unwrap()
