@@ -118,6 +118,10 @@ pub struct CompareCmd {
     /// Threshold for wall time, in percent.
     #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
     pub walltime_threshold: f64,
+    /// Threshold for wall time of two runs measured together in interleaved rounds (the sides
+    /// of `check --baseline-rev`, build variants), judged paired, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
+    pub paired_walltime_threshold: f64,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
     /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
     /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
@@ -408,6 +412,7 @@ fn compare(c: CompareCmd) -> Result<i32> {
     let opts = crate::compare::CompareOptions {
         icount_threshold_pct: c.icount_threshold,
         walltime_threshold_pct: c.walltime_threshold,
+        paired_walltime_threshold_pct: c.paired_walltime_threshold,
         ..crate::compare::CompareOptions::default()
     };
     opts.validate()?;
