@@ -382,7 +382,7 @@ fn walltime_ring(
     on: &[(usize, &ScenarioInfo)],
     order: &[usize],
     args: &[String],
-) -> Result<Vec<Vec<(String, std::result::Result<WalltimeSamples, Failure>)>>> {
+) -> Result<Vec<ChildSamples>> {
     // pipes[j] carries the token from the j-th side in `order` to the next one.
     let n = order.len();
     let pipes = (0..n)
@@ -422,6 +422,9 @@ fn walltime_ring(
     }
     Ok(results)
 }
+
+/// Per measured id of a scenario: the samples one wall-time child took, or why it has none.
+type ChildSamples = Vec<(String, std::result::Result<WalltimeSamples, Failure>)>;
 
 /// Every round's samples of one measured id so far, or the failure that ended its rounds.
 type RoundsSoFar = std::result::Result<Vec<WalltimeSamples>, Failure>;
@@ -896,7 +899,7 @@ impl Session<'_> {
         &self,
         s: &ScenarioInfo,
         extra: &[String],
-    ) -> Result<Vec<(String, std::result::Result<WalltimeSamples, Failure>)>> {
+    ) -> Result<ChildSamples> {
         let (running, file) = self.spawn_walltime(s, extra, &[])?;
         let outcome = child::wait_all(vec![running], Instant::now(), self.opts.timeout).remove(0);
         Ok(self.collect_walltime(s, &outcome, &file))
@@ -935,7 +938,7 @@ impl Session<'_> {
         s: &ScenarioInfo,
         outcome: &Outcome,
         result_file: &tempfile::NamedTempFile,
-    ) -> Vec<(String, std::result::Result<WalltimeSamples, Failure>)> {
+    ) -> ChildSamples {
         let ids = s.measured_ids();
         let fail = |kind: &str, message: String| Failure {
             instrument: "walltime".into(),
