@@ -514,7 +514,7 @@ fn walltime_interleaved(
             for (id, r) in std::mem::take(&mut got[i]) {
                 let figure = r.and_then(|rounds| {
                     walltime::figures_from_rounds(&rounds, s.ops, &pairing)
-                        .map(Figure::Walltime)
+                        .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 sessions[*k].store(&id, figure)?;
@@ -666,7 +666,7 @@ struct Session<'a> {
 /// What one instrument produced for one measured id.
 enum Figure {
     Icount(Icount),
-    Walltime(model::Walltime),
+    Walltime(Box<model::Walltime>),
 }
 
 impl Session<'_> {
@@ -686,7 +686,7 @@ impl Session<'_> {
                 .expect("results are pre-populated for every measured id");
             match result {
                 Ok(Figure::Icount(i)) => r.icount = Some(i),
-                Ok(Figure::Walltime(w)) => r.walltime = Some(w),
+                Ok(Figure::Walltime(w)) => r.walltime = Some(*w),
                 Err(f) => r.failures.push(f),
             }
         }
@@ -883,7 +883,7 @@ impl Session<'_> {
             for (id, r) in self.walltime_child(s, &args)? {
                 let figure = r.and_then(|m| {
                     walltime::figures(&m, s.ops)
-                        .map(Figure::Walltime)
+                        .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 self.store(&id, figure)?;
