@@ -168,7 +168,19 @@ pub enum InstrumentArg {
     Icount,
     /// Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR per op.
     Walltime,
-    /// Both.
+    /// Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, writes, I1/D1/LL
+    /// misses, branches and mispredicts, estimated cycles (L1 + 5·LL + 35·RAM), per op.
+    Cache,
+    /// Allocations, deallocations, reallocations, bytes allocated per op and peak live bytes
+    /// of the body (needs the library's `count-alloc` feature), and the process's max RSS.
+    Memory,
+    /// Hardware counters (perf_event_open) around the body: cycles, instructions, IPC,
+    /// branches, misses, cache and L1d figures, per op; skipped with the reason where the kernel
+    /// refuses them.
+    Perf,
+    /// Valgrind DHAT: total and peak heap bytes and blocks of the whole process.
+    Dhat,
+    /// Every instrument above.
     All,
 }
 
@@ -198,9 +210,14 @@ pub struct RunArgs {
     /// List the selected scenarios (name, ops, unit, parties) and exit without measuring.
     #[arg(long)]
     pub list: bool,
-    /// Instruments to run.
-    #[arg(long, value_enum, default_value = "all")]
-    pub instrument: InstrumentArg,
+    /// Instruments to run, comma-separated (or the option repeated).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "icount,walltime"
+    )]
+    pub instrument: Vec<InstrumentArg>,
     /// Directory for results [default: TARGET_DIR/costbench/results].
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
@@ -475,11 +492,7 @@ impl RunArgs {
             bench: self.bench,
             filter,
             list_only: self.list,
-            instruments: match self.instrument {
-                InstrumentArg::Icount => Instruments::Icount,
-                InstrumentArg::Walltime => Instruments::Walltime,
-                InstrumentArg::All => Instruments::All,
-            },
+            instruments: instruments(&self.instrument),
             output_dir: self.output_dir,
             jobs,
             samples: self.iterations_per_scenario,
@@ -493,9 +506,48 @@ impl RunArgs {
     }
 }
 
+fn instruments(args: &[InstrumentArg]) -> Instruments {
+    let mut i = Instruments::default();
+    for a in args {
+        match a {
+            InstrumentArg::Icount => i.icount = true,
+            InstrumentArg::Walltime => i.walltime = true,
+            InstrumentArg::Cache => i.cache = true,
+            InstrumentArg::Memory => i.memory = true,
+            InstrumentArg::Perf => i.perf = true,
+            InstrumentArg::Dhat => i.dhat = true,
+            InstrumentArg::All => i = Instruments::ALL,
+        }
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instrument_lists_combine() {
+        let parse = |s: &[&str]| {
+            let mut v = vec!["costbench", "run"];
+            v.extend_from_slice(s);
+            match Cli::try_parse_from(v).unwrap().command {
+                Command::Run(r) => instruments(&r.instrument),
+                _ => unreachable!(),
+            }
+        };
+        assert_eq!(parse(&[]).names(), ["icount", "walltime"]);
+        assert_eq!(
+            parse(&["--instrument", "cache,memory"]).names(),
+            ["cache", "memory"]
+        );
+        assert_eq!(
+            parse(&["--instrument", "perf", "--instrument", "dhat"]).names(),
+            ["dhat", "perf"]
+        );
+        assert_eq!(parse(&["--instrument", "all"]), Instruments::ALL);
+        assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "cycles"]).is_err());
+    }
 
     #[test]
     fn cli_definition_is_consistent() {

@@ -50,13 +50,16 @@
 
 #![warn(missing_docs)]
 
+mod alloc;
 mod bench;
 mod child;
 mod link;
+mod perf;
 pub mod region;
 mod suite;
 mod walltime;
 
+pub use alloc::CountingAlloc;
 pub use bench::Bench;
 pub use link::Link;
 pub use std::hint::black_box;
