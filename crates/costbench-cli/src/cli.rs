@@ -135,6 +135,16 @@ pub enum MetricArg {
     Icount,
     /// Median wall time per op.
     Walltime,
+    /// Simulated estimated cycles per op (--instrument cache).
+    Cycles,
+    /// Bytes allocated per op (--instrument memory).
+    AllocBytes,
+    /// Allocations per op (--instrument memory).
+    Allocs,
+    /// Peak live heap bytes of one run of the body (--instrument memory).
+    PeakBytes,
+    /// The scenario process's max RSS in KiB (--instrument memory).
+    MaxRss,
 }
 
 #[derive(Debug, clap::Args)]
@@ -297,6 +307,11 @@ fn history(h: HistoryCmd) -> Result<i32> {
             let metric = match h.metric {
                 MetricArg::Icount => Metric::Icount,
                 MetricArg::Walltime => Metric::Walltime,
+                MetricArg::Cycles => Metric::Cycles,
+                MetricArg::AllocBytes => Metric::AllocBytes,
+                MetricArg::Allocs => Metric::Allocs,
+                MetricArg::PeakBytes => Metric::PeakBytes,
+                MetricArg::MaxRss => Metric::MaxRss,
             };
             let points = store.series(&id, metric, &q)?;
             if points.is_empty() {
@@ -379,6 +394,9 @@ fn compare(c: CompareCmd) -> Result<i32> {
             for (inst, metric) in [
                 (Instrument::Icount, Metric::Icount),
                 (Instrument::Walltime, Metric::Walltime),
+                (Instrument::Cache, Metric::Cycles),
+                (Instrument::Memory, Metric::AllocBytes),
+                (Instrument::Rss, Metric::MaxRss),
             ] {
                 let series: Vec<f64> = store
                     .series(&r.id, metric, &q)?
