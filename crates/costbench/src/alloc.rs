@@ -63,7 +63,11 @@ impl<A> CountingAlloc<A> {
 
 fn grow_live(by: u64) {
     let now = LIVE.fetch_add(by, Relaxed) + by;
-    PEAK.fetch_max(now, Relaxed);
+    // A plain load first: the locked compare-and-swap loop of fetch_max runs only when the
+    // peak actually grows.
+    if now > PEAK.load(Relaxed) {
+        PEAK.fetch_max(now, Relaxed);
+    }
 }
 
 fn on_alloc(size: usize) {
