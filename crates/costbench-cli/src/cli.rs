@@ -27,9 +27,11 @@ pub enum Command {
     /// Build a bench target and measure its scenarios.
     ///
     /// Every scenario runs in its own child process: under callgrind with collection switched on
-    /// only around the measured body (icount), and in a fresh process for wall time. Results go
-    /// to the output directory (icounts.csv, walltime.csv, run.json, callgrind/*.out) and a
-    /// table goes to stdout.
+    /// only around the measured body (icount, and cache with its simulations), under DHAT
+    /// (dhat), natively with counters read around the body (memory, perf), and in a fresh
+    /// process for wall time. Results go to the output directory (icounts.csv, walltime.csv,
+    /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json)
+    /// and tables go to stdout.
     Run(RunArgs),
     /// List recorded runs, or one scenario's series of per-op figures over them.
     History(HistoryCmd),

@@ -537,6 +537,10 @@ fn builtin_suite_measures_every_scenario() {
     if have_vg {
         // Exact counts make these comparisons safe to assert.
         assert!(ir(&run, "index/sum_indirect/checked") > ir(&run, "index/sum_indirect/unchecked"));
+        assert!(
+            ir(&run, "packet/flow_counters/rust_checked")
+                > ir(&run, "packet/flow_counters/rust_unchecked")
+        );
         assert!(ir(&run, "regex/compile/every_line") > 10 * ir(&run, "regex/compile/once"));
         assert!(ir(&run, "regex/suffix/regex") > ir(&run, "regex/suffix/ends_with"));
         assert!(ir(&run, "io/write/unbuffered") > ir(&run, "io/write/bufwriter"));

@@ -30,8 +30,21 @@ fn section(title: String, rows: Vec<Row>, out: &mut Vec<(String, Vec<Row>)>) {
     }
 }
 
+/// A per-op figure: like instruction counts, but small fractions keep three significant
+/// digits (one allocation per 10,000 elements is 0.000100, not 0.000).
+fn fmt_count(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() < 0.01 {
+        let digits = (-v.abs().log10().floor()) as usize + 2;
+        format!("{v:.digits$}")
+    } else {
+        fmt_ir(v)
+    }
+}
+
 fn per_op_cell(v: Option<f64>) -> String {
-    v.map_or("-".into(), fmt_ir)
+    v.map_or("-".into(), fmt_count)
 }
 
 /// The sections of one group's table.
@@ -75,10 +88,10 @@ fn sections(cols: &[&ScenarioResult]) -> Vec<(String, Vec<Row>)> {
                     match c {
                         Some(c) if c.running_fraction < 1.0 => format!(
                             "{} (scaled, ran {:.0}%)",
-                            fmt_ir(c.per_op),
+                            fmt_count(c.per_op),
                             100.0 * c.running_fraction
                         ),
-                        Some(c) => fmt_ir(c.per_op),
+                        Some(c) => fmt_count(c.per_op),
                         None => "-".into(),
                     }
                 })
@@ -113,12 +126,18 @@ fn sections(cols: &[&ScenarioResult]) -> Vec<(String, Vec<Row>)> {
             .collect()
     };
     let rows = vec![
-        ("allocations".into(), alloc(|a| fmt_ir(a.allocs_per_op))),
-        ("deallocations".into(), alloc(|a| fmt_ir(a.deallocs_per_op))),
-        ("reallocations".into(), alloc(|a| fmt_ir(a.reallocs_per_op))),
+        ("allocations".into(), alloc(|a| fmt_count(a.allocs_per_op))),
+        (
+            "deallocations".into(),
+            alloc(|a| fmt_count(a.deallocs_per_op)),
+        ),
+        (
+            "reallocations".into(),
+            alloc(|a| fmt_count(a.reallocs_per_op)),
+        ),
         (
             "bytes allocated".into(),
-            alloc(|a| fmt_ir(a.bytes_allocated_per_op)),
+            alloc(|a| fmt_count(a.bytes_allocated_per_op)),
         ),
         (
             "peak live bytes (run)".into(),
@@ -295,6 +314,15 @@ mod tests {
             max_rss_kib: 2000,
         });
         r
+    }
+
+    #[test]
+    fn small_fractions_keep_their_digits() {
+        assert_eq!(fmt_count(0.0), "0");
+        assert_eq!(fmt_count(0.0001), "0.000100");
+        assert_eq!(fmt_count(0.00131), "0.00131");
+        assert_eq!(fmt_count(0.5), "0.500");
+        assert_eq!(fmt_count(2500.0), "2500");
     }
 
     #[test]
