@@ -228,7 +228,8 @@ pub struct PerfCounter {
 /// Memory figures of one run of the body.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Memory {
-    /// Global allocator of the bench binary (`system`, `mimalloc`, `jemalloc`).
+    /// Global allocator of the bench binary (`system`, `mimalloc`, `jemalloc`, or `the binary's
+    /// own` when the costbench library installed none).
     pub allocator: String,
     /// Allocation counts, when the binary counts allocations.
     pub allocations: Option<Allocations>,

@@ -159,7 +159,8 @@ pub struct CountersResult {
 /// Memory figures of one run of the measured body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryCounts {
-    /// The global allocator the library installed (`system`, `mimalloc`, `jemalloc`).
+    /// The global allocator the library installed (`system`, `mimalloc`, `jemalloc`), or
+    /// `the binary's own` when the library installed none.
     pub allocator: String,
     /// Allocation counts of the body, when the binary's global allocator counts.
     pub counts: Option<AllocCounts>,

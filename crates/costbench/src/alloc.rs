@@ -34,9 +34,11 @@ static PEAK: AtomicU64 = AtomicU64::new(0);
 
 /// A global allocator that forwards to `A` and counts what passes through.
 ///
-/// Declare it yourself when you do not use the `count-alloc` feature:
+/// Declare it yourself when you do not use the `count-alloc` feature (not compiled as a doc
+/// test: in this workspace another member turns `count-alloc` on, and a program may have only
+/// one global allocator):
 ///
-/// ```no_run
+/// ```ignore
 /// use std::alloc::System;
 ///
 /// #[global_allocator]
@@ -207,14 +209,17 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// Name of the allocator this crate installed, for the run record.
+/// Name of the allocator this crate installed, for the run record. Without any feature this
+/// crate installs nothing and cannot see what the program declared.
 pub(crate) fn allocator_name() -> &'static str {
     if cfg!(feature = "mimalloc") {
         "mimalloc"
     } else if cfg!(feature = "jemalloc") {
         "jemalloc"
-    } else {
+    } else if cfg!(feature = "count-alloc") {
         "system"
+    } else {
+        "the binary's own"
     }
 }
 
