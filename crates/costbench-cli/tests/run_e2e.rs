@@ -815,3 +815,60 @@ fn dhat_reports_heap_totals_of_the_process() {
     let raw = d["dhat_out"].as_str().unwrap();
     assert!(dir.path().join(raw).is_file(), "{raw}");
 }
+
+#[test]
+fn memory_figures_are_compared_and_kept_in_history() {
+    let hist = tempfile::tempdir().unwrap();
+    let h = hist.path().join("h.sqlite");
+    let args = [
+        "--instrument",
+        "memory",
+        "--filter",
+        "^memory/exact$",
+        "--db",
+        h.to_str().unwrap(),
+    ];
+    let (a, da) = run_suite("selftest", &args);
+    let (b, db) = run_suite("selftest", &args);
+    assert!(
+        a.status.success() && b.status.success(),
+        "{}{}",
+        stderr(&a),
+        stderr(&b)
+    );
+    let out = costbench(&[
+        "compare",
+        da.path().to_str().unwrap(),
+        db.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = cmp["rows"].as_array().unwrap();
+    let mem = rows
+        .iter()
+        .find(|r| r["instrument"] == "memory")
+        .expect("a bytes-allocated row");
+    // Counts are exact: the same bytes per op in both runs.
+    assert_eq!(mem["base"], 2500.0);
+    assert_eq!(mem["cand"], 2500.0);
+    assert_eq!(mem["verdict"], "unchanged");
+    assert!(rows.iter().any(|r| r["instrument"] == "rss"), "{cmp}");
+    let out = costbench(&[
+        "history",
+        "--db",
+        h.to_str().unwrap(),
+        "--scenario",
+        "memory/exact",
+        "--metric",
+        "alloc-bytes",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().filter(|l| l.contains("2500")).count(),
+        2,
+        "{text}"
+    );
+}
