@@ -99,6 +99,7 @@ pub fn from_csv(
             unit: "runs".into(),
             icount: None,
             walltime: None,
+            census: None,
             failures: Vec::new(),
         });
         results.len() - 1

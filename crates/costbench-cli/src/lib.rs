@@ -8,6 +8,7 @@
 //! atomically. Only `run` and `measure` spawn processes or read clocks.
 
 pub mod cargo;
+pub mod census;
 pub mod cli;
 pub mod compare;
 pub mod config;

@@ -99,6 +99,10 @@ pub struct ScenarioResult {
     pub unit: String,
     pub icount: Option<Icount>,
     pub walltime: Option<Walltime>,
+    /// Checks executed in the measured body (`--instrument census`). Absent from records
+    /// written without it, so older run.json files still read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub census: Option<Census>,
     /// Empty when every instrument succeeded.
     pub failures: Vec<Failure>,
 }
@@ -110,6 +114,56 @@ pub struct Icount {
     pub ir_per_op: f64,
     /// Callgrind's output for this id, relative to the output directory.
     pub callgrind_out: String,
+}
+
+/// The dynamic census of one measured id: guards (checks that survived optimisation) executed
+/// during one run of the measured body, from callgrind's per-instruction counts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Census {
+    /// Guard executions, all kinds.
+    pub checks: u64,
+    pub checks_per_op: f64,
+    /// Distinct guards executed at least once.
+    pub sites: usize,
+    /// Every kind, in report order, zeros included.
+    pub by_kind: Vec<CensusKind>,
+    /// The most executed guards, most first.
+    pub top_sites: Vec<CensusSite>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CensusKind {
+    /// `slice-index`, `slice-range`, `str-boundary`, `overflow`, `div-by-zero`, `unwrap`,
+    /// `other-panic`, `trap`.
+    pub kind: String,
+    pub checks: u64,
+    pub checks_per_op: f64,
+    pub sites: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CensusSite {
+    /// Address of the guarding branch in the binary, `0x…`.
+    pub address: String,
+    pub kind: String,
+    pub function: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// `function at file:line`, innermost first: the check's line, then each caller it was
+    /// inlined into.
+    pub inline_chain: Vec<String>,
+    pub executions: u64,
+    pub per_op: f64,
+}
+
+impl Census {
+    /// Checks per op of the kinds that satisfy `pred`.
+    pub fn per_op_where(&self, pred: impl Fn(&str) -> bool) -> (f64, usize) {
+        self.by_kind
+            .iter()
+            .filter(|k| pred(&k.kind))
+            .fold((0.0, 0), |(c, s), k| (c + k.checks_per_op, s + k.sites))
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -347,6 +347,7 @@ fn new_record(
                     unit: s.unit.clone(),
                     icount: None,
                     walltime: None,
+                    census: None,
                     failures: Vec::new(),
                 })
             })

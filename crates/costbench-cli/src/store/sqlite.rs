@@ -384,6 +384,7 @@ mod tests {
                     callgrind_out: "callgrind/s.out".into(),
                 }),
                 walltime: None,
+                census: None,
                 failures: vec![],
             }],
         }
