@@ -198,7 +198,10 @@ pub enum InstrumentArg {
     Icount,
     /// Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR per op.
     Walltime,
-    /// Both.
+    /// Instruction counts plus the census: bounds and overflow checks executed per op, from
+    /// the same callgrind run with per-instruction counts (`--dump-instr=yes`).
+    Census,
+    /// icount and walltime.
     All,
 }
 
@@ -557,6 +560,7 @@ impl RunArgs {
             instruments: match self.instrument {
                 InstrumentArg::Icount => Instruments::Icount,
                 InstrumentArg::Walltime => Instruments::Walltime,
+                InstrumentArg::Census => Instruments::Census,
                 InstrumentArg::All => Instruments::All,
             },
             output_dir: self.output_dir,

@@ -149,11 +149,18 @@ pub struct CensusSite {
     pub function: String,
     pub file: Option<String>,
     pub line: Option<u32>,
-    /// `function at file:line`, innermost first: the check's line, then each caller it was
-    /// inlined into.
-    pub inline_chain: Vec<String>,
+    /// Innermost first: the check's own line, then each caller it was inlined into with the
+    /// line of the call.
+    pub inline_chain: Vec<CensusFrame>,
     pub executions: u64,
     pub per_op: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CensusFrame {
+    pub function: Option<String>,
+    pub file: Option<String>,
+    pub line: Option<u32>,
 }
 
 impl Census {

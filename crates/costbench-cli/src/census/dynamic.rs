@@ -81,8 +81,13 @@ pub fn instruction_counts(text: &str, wanted: impl Fn(&str) -> bool) -> Result<C
                 }
             }
             "ob" => {
-                let name = compressed_name(&mut names, "ob", value.trim());
+                let name = compressed_name(&mut names, value.trim());
                 in_wanted = wanted(&name);
+            }
+            // `cob=` names a callee's object; it shares the object name table with `ob=`, so a
+            // name first defined there is later referred to by number alone.
+            "cob" => {
+                compressed_name(&mut names, value.trim());
             }
             "calls" => after_calls = true,
             _ => {}
@@ -118,11 +123,11 @@ fn position(field: &str, last: u64) -> Result<u64> {
     parse(field)
 }
 
-/// Resolves callgrind's name compression: `(id) name` defines, `(id)` refers back.
-fn compressed_name(names: &mut HashMap<String, String>, kind: &str, value: &str) -> String {
+/// Resolves callgrind's compression of object names: `(id) name` defines, `(id)` refers back.
+fn compressed_name(names: &mut HashMap<String, String>, value: &str) -> String {
     if let Some(rest) = value.strip_prefix('(') {
         if let Some((id, name)) = rest.split_once(')') {
-            let key = format!("{kind}{id}");
+            let key = id.to_string();
             let name = name.trim();
             if name.is_empty() {
                 return names.get(&key).cloned().unwrap_or_default();
@@ -166,12 +171,16 @@ mod tests {
 
     #[test]
     fn positions_and_compression() {
-        let text = "positions: instr line\nevents: Dr Ir\nob=(2) /bin/x\nfn=(1) f\n0x10 3 5 7\n+2 +1 0 1\n* * 1 2\n-2 * 0 4\ncalls=1 0x99 1\n* * 0 1000\nob=(3) /lib/y\n0x10 1 0 50\nob=(2)\n0x20 1 0\n";
+        let text = "positions: instr line\nevents: Dr Ir\nob=(2) /bin/x\nfn=(1) f\n0x10 3 5 7\n+2 +1 0 1\n* * 1 2\n-2 * 0 4\ncalls=1 0x99 1\n* * 0 1000\nob=(3) /lib/y\n0x10 1 0 50\nob=(2)\n0x20 1 0\ncob=(4) /bin/z\ncalls=1 0x5 1\n0x21 1 9\nob=(4)\n0x30 1 0 6\n";
         let c = instruction_counts(text, |o| o == "/bin/x").unwrap();
         assert_eq!(c[&0x10], 11);
         assert_eq!(c[&0x12], 3);
         assert_eq!(c.get(&0x99), None);
         assert_eq!(c.get(&0x20), None, "a missing cost is zero");
+        assert_eq!(c.get(&0x21), None);
+        // An object first named on a `cob=` line and entered by number.
+        let z = instruction_counts(text, |o| o == "/bin/z").unwrap();
+        assert_eq!(z[&0x30], 6);
         assert!(instruction_counts("events: Ir\n0x1 2 3\n", |_| true).is_err());
         assert!(instruction_counts("positions: line\n", |_| true).is_err());
     }

@@ -228,7 +228,11 @@ pub fn join(census: &StaticCensus, counts: &dynamic::Counts, ops: u64) -> model:
             inline_chain: g
                 .inline_chain
                 .iter()
-                .map(|f| report::frame_text(f))
+                .map(|f| model::CensusFrame {
+                    function: f.function.clone(),
+                    file: f.file.clone(),
+                    line: f.line,
+                })
                 .collect(),
             executions: *n,
             per_op: per_op(*n),

@@ -199,14 +199,26 @@ pub fn dynamic_summary(run: &RunRecord, base: Option<&std::path::Path>) -> Strin
     for (r, c) in with {
         let _ = writeln!(out, "  {}: {}", r.id, census_sentence(c, &r.unit));
         for s in c.top_sites.iter().take(3) {
-            let loc = match (&s.file, s.line) {
+            let at = |file: &Option<String>, line: Option<u32>| match (file, line) {
                 (Some(f), Some(l)) => format!("{}:{l}", short_path(f, base)),
+                (Some(f), None) => short_path(f, base),
                 _ => "?".into(),
+            };
+            // A check inlined from elsewhere (std's slicing code, a helper) also names the
+            // line in the function it ended up in.
+            let via = match s.inline_chain.last() {
+                Some(outer) if s.inline_chain.len() > 1 => {
+                    format!(" via {}", at(&outer.file, outer.line))
+                }
+                _ => String::new(),
             };
             let _ = writeln!(
                 out,
-                "      {:>10.3}/op  {:<12} {loc}  ({})",
-                s.per_op, s.kind, s.function
+                "      {:>10}/op  {:<12} {}{via}  ({})",
+                num(s.per_op),
+                s.kind,
+                at(&s.file, s.line),
+                s.function
             );
         }
     }

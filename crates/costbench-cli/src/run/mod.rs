@@ -28,12 +28,22 @@ use std::time::{Duration, Instant};
 pub enum Instruments {
     Icount,
     Walltime,
+    /// Instruction counts with per-instruction counts, joined with the binary's guards: the
+    /// same callgrind run gives both the count and the checks executed.
+    Census,
     All,
 }
 
 impl Instruments {
     fn icount(self) -> bool {
-        matches!(self, Instruments::Icount | Instruments::All)
+        matches!(
+            self,
+            Instruments::Icount | Instruments::Census | Instruments::All
+        )
+    }
+
+    fn census(self) -> bool {
+        matches!(self, Instruments::Census)
     }
 
     fn walltime(self) -> bool {
@@ -149,7 +159,7 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     let valgrind = if opts.instruments.icount() {
         match callgrind::detect() {
             Ok(v) => Some(v),
-            Err(reason) if opts.instruments == Instruments::Icount => bail!("{reason}"),
+            Err(reason) if !opts.instruments.walltime() => bail!("{reason}"),
             Err(reason) => {
                 eprintln!("warning: instruction counts skipped: {reason}; wall time still runs");
                 skipped.push(model::Skipped {
@@ -177,12 +187,29 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         }
         _ => None,
     };
+    // The census needs the binary's guards before any callgrind output can be joined with them.
+    let census = match &valgrind {
+        Some(_) if opts.instruments.census() => match crate::census::analyse(&bin.exe) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                let reason = format!("{e:#}");
+                eprintln!("warning: census skipped: {reason}; instruction counts still run");
+                skipped.push(model::Skipped {
+                    instrument: "census".into(),
+                    reason,
+                });
+                None
+            }
+        },
+        _ => None,
+    };
     let record = new_record(
         &opts,
         &target,
         &listing,
         &selected,
         valgrind.as_ref(),
+        census.is_some(),
         skipped,
     );
     let session = Session {
@@ -191,6 +218,7 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         out: &out,
         record: Mutex::new(record),
         fixed_random,
+        census: census.map(|c| CensusJoin::new(c, &bin.exe)),
         progress: progress_bar(&opts, &selected, valgrind.is_some()),
     };
     session.save()?;
@@ -226,6 +254,10 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         );
     } else if !opts.quiet {
         print!("{}", report::terminal::table(&record));
+        print!(
+            "{}",
+            crate::census::report::dynamic_summary(&record, Some(&target.workspace_root))
+        );
         println!("results: {}", out.root().display());
     } else {
         for r in record.failed() {
@@ -289,11 +321,15 @@ fn new_record(
     listing: &Listing,
     selected: &[&ScenarioInfo],
     valgrind: Option<&callgrind::Valgrind>,
+    census: bool,
     skipped: Vec<model::Skipped>,
 ) -> RunRecord {
     let mut instruments = Vec::new();
     if opts.instruments.icount() && valgrind.is_some() {
         instruments.push("icount".to_string());
+    }
+    if census {
+        instruments.push("census".to_string());
     }
     if opts.instruments.walltime() {
         instruments.push("walltime".to_string());
@@ -380,13 +416,49 @@ struct Session<'a> {
     record: Mutex<RunRecord>,
     /// Preloaded under callgrind so that getrandom is the same in every run.
     fixed_random: Option<PathBuf>,
+    /// The binary's guards, when the census runs.
+    census: Option<CensusJoin>,
     progress: ProgressBar,
+}
+
+/// The static census of the scenario binary and how to recognise it in callgrind's output.
+struct CensusJoin {
+    guards: crate::census::StaticCensus,
+    /// The binary's path as given to valgrind, and canonical: callgrind names objects by the
+    /// path they were mapped from.
+    exe: PathBuf,
+    canonical: Option<PathBuf>,
+}
+
+impl CensusJoin {
+    fn new(guards: crate::census::StaticCensus, exe: &Path) -> CensusJoin {
+        CensusJoin {
+            guards,
+            exe: exe.to_path_buf(),
+            canonical: exe.canonicalize().ok(),
+        }
+    }
+
+    fn is_binary(&self, ob: &str) -> bool {
+        let ob = Path::new(ob);
+        ob == self.exe || self.canonical.as_deref() == Some(ob)
+    }
+
+    /// The census of one measured id from its callgrind output (written with `--dump-instr=yes`).
+    fn measure(&self, callgrind_out: &Path, ops: u64) -> Result<model::Census> {
+        let text = std::fs::read_to_string(callgrind_out)
+            .with_context(|| format!("cannot read {}", callgrind_out.display()))?;
+        let counts = crate::census::dynamic::instruction_counts(&text, |ob| self.is_binary(ob))
+            .with_context(|| format!("in callgrind output {}", callgrind_out.display()))?;
+        Ok(crate::census::join(&self.guards, &counts, ops))
+    }
 }
 
 /// What one instrument produced for one measured id.
 enum Figure {
     Icount(Icount),
     Walltime(model::Walltime),
+    Census(model::Census),
 }
 
 impl Session<'_> {
@@ -407,6 +479,7 @@ impl Session<'_> {
             match result {
                 Ok(Figure::Icount(i)) => r.icount = Some(i),
                 Ok(Figure::Walltime(w)) => r.walltime = Some(w),
+                Ok(Figure::Census(c)) => r.census = Some(c),
                 Err(f) => r.failures.push(f),
             }
         }
@@ -509,8 +582,13 @@ impl Session<'_> {
                     next_fd += 2;
                 }
             }
+            let tool_args: &[&str] = if self.census.is_some() {
+                &[callgrind::DUMP_INSTR]
+            } else {
+                &[]
+            };
             let mut cmd = child::scenario_command(
-                callgrind::command(vg, &tmp, &self.bin.exe, &args),
+                callgrind::command_with(vg, &tmp, tool_args, &self.bin.exe, &args),
                 &self.bin.cwd,
                 true,
             );
@@ -529,12 +607,25 @@ impl Session<'_> {
         for ((id, tmp, final_path, rel), outcome) in files.into_iter().zip(outcomes) {
             let result = self.icount_result(s, &outcome, &tmp, &final_path, rel);
             let _ = std::fs::remove_file(&tmp);
+            let census = match (&result, &self.census) {
+                (Ok(_), Some(c)) if s.name != RESIDUAL_SCENARIO => Some(
+                    c.measure(&final_path, s.ops)
+                        .map(Figure::Census)
+                        .map_err(|e| Failure {
+                            instrument: "census".into(),
+                            kind: "no-measurement".into(),
+                            message: format!("{e:#}"),
+                            stderr_tail: String::new(),
+                        }),
+                ),
+                _ => None,
+            };
             if s.name == RESIDUAL_SCENARIO {
                 match result {
                     Ok(Figure::Icount(i)) => {
                         self.record.lock().expect("no worker panicked").harness_residual_ir = Some(i.ir)
                     }
-                    Ok(Figure::Walltime(_)) => unreachable!("icount yields icount figures"),
+                    Ok(_) => unreachable!("icount yields icount figures"),
                     Err(f) => bail!(
                         "the harness residual could not be measured ({}: {}); is valgrind working?\n{}",
                         f.kind,
@@ -544,6 +635,9 @@ impl Session<'_> {
                 }
             } else {
                 self.store(&id, result)?;
+                if let Some(c) = census {
+                    self.store(&id, c)?;
+                }
             }
         }
         if s.name != RESIDUAL_SCENARIO {

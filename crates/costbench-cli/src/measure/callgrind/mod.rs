@@ -66,6 +66,21 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 ///
 /// `out_file` must not contain `%`: valgrind expands `%p`-style codes in it.
 pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]) -> Command {
+    command_with(valgrind, out_file, &[], exe, args)
+}
+
+/// Callgrind option that writes a cost line per instruction address (`positions: instr line`):
+/// the census reads guard execution counts from it. It does not change the Ir total.
+pub const DUMP_INSTR: &str = "--dump-instr=yes";
+
+/// [`command`] with extra callgrind options (such as [`DUMP_INSTR`]) before the program.
+pub fn command_with(
+    valgrind: &Valgrind,
+    out_file: &Path,
+    tool_args: &[&str],
+    exe: &Path,
+    args: &[String],
+) -> Command {
     debug_assert!(!out_file.to_string_lossy().contains('%'));
     let mut cmd = Command::new(&valgrind.path);
     cmd.arg("--tool=callgrind")
@@ -73,6 +88,7 @@ pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]
         .arg(format!("--toggle-collect={MEASURED_REGION_SYMBOL}"))
         .arg(format!("--callgrind-out-file={}", out_file.display()))
         .arg("--quiet")
+        .args(tool_args)
         .arg(exe)
         .args(args);
     cmd
