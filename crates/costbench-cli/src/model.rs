@@ -225,3 +225,32 @@ impl RunRecord {
         self.results.iter().filter(|r| !r.failures.is_empty())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_without_census_read_and_write_as_before() {
+        // A result as schema version 1 wrote it before the census existed.
+        let old = r#"{"id":"a","scenario":"a","party":null,"ops":2,"unit":"op",
+            "icount":null,"walltime":null,"failures":[]}"#;
+        let r: ScenarioResult = serde_json::from_str(old).unwrap();
+        assert_eq!(r.census, None);
+        let back = serde_json::to_value(&r).unwrap();
+        assert!(back.get("census").is_none(), "{back}");
+        let with = ScenarioResult {
+            census: Some(Census {
+                checks: 4,
+                checks_per_op: 2.0,
+                sites: 1,
+                by_kind: vec![],
+                top_sites: vec![],
+            }),
+            ..r
+        };
+        let again: ScenarioResult =
+            serde_json::from_value(serde_json::to_value(&with).unwrap()).unwrap();
+        assert_eq!(again, with);
+    }
+}

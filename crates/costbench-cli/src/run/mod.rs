@@ -24,30 +24,27 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Instruments {
-    Icount,
-    Walltime,
-    /// Instruction counts with per-instruction counts, joined with the binary's guards: the
-    /// same callgrind run gives both the count and the checks executed.
-    Census,
-    All,
+/// The set of instruments a run uses (`--instrument`, a comma-separated list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Instruments {
+    pub icount: bool,
+    pub walltime: bool,
+    /// Bounds and overflow checks executed per op. It rides on the icount run (callgrind with
+    /// per-instruction counts, which leave the instruction count unchanged), so it implies icount.
+    pub census: bool,
 }
 
 impl Instruments {
     fn icount(self) -> bool {
-        matches!(
-            self,
-            Instruments::Icount | Instruments::Census | Instruments::All
-        )
+        self.icount || self.census
     }
 
     fn census(self) -> bool {
-        matches!(self, Instruments::Census)
+        self.census
     }
 
     fn walltime(self) -> bool {
-        matches!(self, Instruments::Walltime | Instruments::All)
+        self.walltime
     }
 }
 
