@@ -277,3 +277,45 @@ fn overflow_checks_appear_when_the_build_turns_them_on() {
     let top = &result(&run, "arith/times_three")["census"]["top_sites"][0];
     assert_eq!(top["line"], marker_line("times-three"));
 }
+
+#[test]
+fn census_without_valgrind_is_reported_skipped_and_wall_time_still_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = fixtures_manifest();
+    let out = costbench(
+        &[
+            "run",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+            "--output-dir",
+            dir.path().to_str().unwrap(),
+            "--no-history",
+            "--quiet",
+            "--instrument",
+            "census,walltime",
+            "--filter",
+            "^index/helper$",
+            "--iterations-per-scenario",
+            "3",
+        ],
+        &[("COSTBENCH_VALGRIND", "/nonexistent/valgrind")],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let skipped: Vec<&str> = run["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["instrument"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["census", "icount"]);
+    assert!(run["skipped"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("valgrind"));
+    let r = result(&run, "index/helper");
+    assert!(r.get("census").is_none());
+    assert_eq!(r["walltime"]["samples"], 3);
+}

@@ -159,6 +159,12 @@ pub fn run(opts: RunOptions) -> Result<i32> {
             Err(reason) if !opts.instruments.walltime() => bail!("{reason}"),
             Err(reason) => {
                 eprintln!("warning: instruction counts skipped: {reason}; wall time still runs");
+                if opts.instruments.census() {
+                    skipped.push(model::Skipped {
+                        instrument: "census".into(),
+                        reason: format!("it needs callgrind: {reason}"),
+                    });
+                }
                 skipped.push(model::Skipped {
                     instrument: "icount".into(),
                     reason,
