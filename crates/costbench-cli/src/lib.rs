@@ -4,11 +4,14 @@
 //!
 //! Layout: `cli` parses arguments into plain values; `run` schedules and supervises child
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
-//! `stats` and `report` are pure functions of their inputs; `output` writes result files
-//! atomically. Only `run` and `measure` spawn processes or read clocks.
+//! `census` finds the bounds and overflow checks left in a binary and joins them with
+//! callgrind's per-instruction counts; `stats` and `report` are pure functions of their inputs;
+//! `output` writes result files atomically. Only `run` and `measure` spawn processes or read
+//! clocks.
 
 pub mod cargo;
 pub mod census;
+pub mod check;
 pub mod cli;
 pub mod compare;
 pub mod config;
@@ -32,6 +35,8 @@ pub mod exit {
     pub const FAILURE: i32 = 1;
     /// The command line was wrong.
     pub const USAGE: i32 = 2;
+    /// `costbench check` found a significant regression or a broken hard limit.
+    pub const REGRESSION: i32 = 3;
 }
 
 /// Parses `args` (program name first), runs the command and returns the process exit code.
