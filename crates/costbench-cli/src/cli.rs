@@ -828,8 +828,8 @@ impl MeasureArgs {
                         InstrumentArg::Icount => set.icount = true,
                         InstrumentArg::Walltime => set.walltime = true,
                         InstrumentArg::Census => set.census = true,
-                        // The census stays out of `all`: it costs little (about 1.15x the
-                        // icount phase's CPU time on the built-in suite) but prints a
+                        // The census stays out of `all`: it costs little (1.05x to 1.15x the
+                        // CPU time of an icount run of the built-in suite) but prints a
                         // paragraph per scenario and makes callgrind's files 1.7x larger.
                         InstrumentArg::All => {
                             set.icount = true;
