@@ -40,11 +40,11 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// The 1-based line of the fixtures' source that ends with `// census: MARKER`.
+/// The 1-based line of the fixtures' source that ends with `census: MARKER` (in a comment).
 fn marker_line(marker: &str) -> u64 {
     let src =
         std::fs::read_to_string(workspace().join("suites/census-fixtures/src/lib.rs")).unwrap();
-    let tag = format!("// census: {marker}");
+    let tag = format!(" census: {marker}");
     let lines: Vec<usize> = src
         .lines()
         .enumerate()
@@ -165,6 +165,19 @@ fn static_census_lists_the_surviving_checks_with_lines_and_inline_chains() {
     assert_eq!(chain[1]["line"], marker_line("helper-call"));
     assert!(g["file"].as_str().unwrap().ends_with("src/lib.rs"));
     assert!(g["address"].as_str().unwrap().starts_with("0x"));
+    // A hand-written check failing through our own diverging function: one `other-panic` guard.
+    let by_hand = of("checked_by_hand");
+    assert_eq!(by_hand.len(), 1, "{by_hand:?}");
+    assert_eq!(by_hand[0]["kind"], "other-panic");
+    assert_eq!(
+        by_hand[0]["line"],
+        marker_line("by-hand") + 1,
+        "the `if` line"
+    );
+    assert!(
+        of("out_of_range").is_empty(),
+        "a function that always panics has no guards"
+    );
     // Totals agree with the records.
     assert_eq!(c["totals"]["guards"], guards.len());
     assert_eq!(c["totals"]["by_kind"]["slice-range"], 2);
@@ -243,6 +256,10 @@ fn dynamic_census_counts_exactly_the_checks_executed() {
     assert_eq!(top["line"], marker_line("helper"));
     assert_eq!(top["executions"], 1);
     assert_eq!(top["inline_chain"][1]["line"], marker_line("helper-call"));
+
+    // The hand-written check through a diverging function of our own.
+    assert_eq!(kind(&run, "index/by_hand", "other-panic"), (1, 1));
+    assert_eq!(checks(&run, "index/by_hand"), 1);
 
     // One callgrind run serves both: --dump-instr=yes leaves the instruction counts unchanged.
     let (plain, _dir2) = census_run(&["--instrument", "icount"], &[]);

@@ -47,5 +47,9 @@ fn main() {
         let v: Vec<u32> = (0..16).collect();
         b.iter(|| fx::through_helper(black_box(&v), black_box(5)))
     });
+    suite.bench("index/by_hand", ops(1, "calls"), |b| {
+        let v: Vec<u32> = (0..16).collect();
+        b.iter(|| fx::checked_by_hand(black_box(&v), black_box(5)))
+    });
     suite.main();
 }

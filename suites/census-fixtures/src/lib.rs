@@ -70,3 +70,21 @@ fn helper_get(v: &[u32], i: usize) -> u32 {
 pub fn through_helper(v: &[u32], i: usize) -> u32 {
     helper_get(v, i).wrapping_add(1) // census: helper-call
 }
+
+/// A diverging function of our own: every path panics, so calls to it are failing sides too.
+#[cold]
+#[inline(never)]
+fn out_of_range(i: usize, len: usize) -> ! {
+    panic!("index {i} out of range for length {len}")
+}
+
+/// A hand-written check that fails through [`out_of_range`]: one guard, `other-panic`.
+#[inline(never)]
+pub fn checked_by_hand(v: &[u32], i: usize) -> u32 {
+    // The guard is the test on the next line. census: by-hand
+    if i >= v.len() {
+        out_of_range(i, v.len());
+    }
+    // SAFETY: `i < v.len()` was checked just above.
+    unsafe { *v.get_unchecked(i) }
+}

@@ -177,24 +177,31 @@ impl<'data> Image<'data> {
         })
     }
 
-    /// The name of the function starting at `addr`, following a PLT stub to its GOT slot.
-    pub fn callee_at(&self, addr: u64) -> Option<&str> {
+    /// The function a call to `addr` reaches, following a PLT stub to its GOT slot: its
+    /// address when known (it is not, for an imported function) and its demangled name.
+    pub fn callee_at(&self, addr: u64) -> (Option<u64>, Option<&str>) {
         if let Some(n) = self.names.get(&addr) {
-            return Some(n);
+            return (Some(addr), Some(n));
         }
-        let slot = self.plt_slot(addr)?;
-        self.callee_in_slot(slot)
+        match self.plt_slot(addr) {
+            Some(slot) => self.callee_in_slot(slot),
+            None => (None, None),
+        }
     }
 
-    /// The name of the function a call through the GOT slot at `slot` reaches.
-    pub fn callee_in_slot(&self, slot: u64) -> Option<&str> {
+    /// The function a call through the GOT slot at `slot` reaches (address, name).
+    pub fn callee_in_slot(&self, slot: u64) -> (Option<u64>, Option<&str>) {
         match self.got.get(&slot) {
-            Some(Slot::Addr(a)) => self.names.get(a).map(String::as_str),
-            Some(Slot::Named(n)) => Some(n),
+            Some(Slot::Addr(a)) => (Some(*a), self.names.get(a).map(String::as_str)),
+            Some(Slot::Named(n)) => (None, Some(n)),
             None => {
                 // A static, non-PIE binary: the slot holds the address itself.
-                let v = self.read_u64(slot)?;
-                self.names.get(&v).map(String::as_str)
+                match self.read_u64(slot) {
+                    Some(v) if self.names.contains_key(&v) => {
+                        (Some(v), self.names.get(&v).map(String::as_str))
+                    }
+                    _ => (None, None),
+                }
             }
         }
     }

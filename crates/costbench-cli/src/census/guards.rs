@@ -64,8 +64,25 @@ enum Succ {
 /// The guards among `insns` (one function's instructions in address order, without gaps the
 /// decoder could not read).
 pub fn find(insns: &[Insn]) -> Vec<FoundGuard> {
+    analyse(insns).guards
+}
+
+/// What the analysis of one function found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    pub guards: Vec<FoundGuard>,
+    /// `Some(kind)` when the function's entry is on the failing side: every path through it
+    /// panics, so a call to it is a panic too.
+    pub diverges: Option<Kind>,
+}
+
+/// Guards, and whether the function itself always panics.
+pub fn analyse(insns: &[Insn]) -> Analysis {
     if insns.is_empty() {
-        return Vec::new();
+        return Analysis {
+            guards: Vec::new(),
+            diverges: None,
+        };
     }
     let index: BTreeMap<u64, usize> = insns.iter().enumerate().map(|(i, x)| (x.addr, i)).collect();
     // Leaders: the entry, every local target, and every instruction after one that ends a block.
@@ -180,7 +197,10 @@ pub fn find(insns: &[Insn]) -> Vec<FoundGuard> {
             }
         }
     }
-    guards
+    Analysis {
+        guards,
+        diverges: fails[0],
+    }
 }
 
 #[cfg(test)]
@@ -301,6 +321,20 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_function_that_always_panics_diverges() {
+        let insns = prog(&[
+            Flow::Branch(Target::Local(0x102)),
+            Flow::Call(Some(Kind::Unwrap)),
+            Flow::Call(Some(Kind::OtherPanic)),
+        ]);
+        let a = analyse(&insns);
+        assert_eq!(a.diverges, Some(Kind::Unwrap));
+        assert!(a.guards.is_empty(), "inside the failing side: no guards");
+        let returns = prog(&[Flow::Branch(Target::Local(0x102)), Flow::Stop, BOUNDS]);
+        assert_eq!(analyse(&returns).diverges, None);
     }
 
     #[test]

@@ -95,13 +95,19 @@ pub fn crate_of(name: &str) -> String {
 pub fn analyse(path: &Path) -> Result<StaticCensus> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let image = binary::Image::parse(&data, path)?;
-    let found: Vec<(usize, guards::FoundGuard)> = image
+    let raws: Vec<Vec<disasm::Raw>> = image
         .functions
         .iter()
+        .map(|f| disasm::decode(&image, f))
+        .collect();
+    let diverging = diverging_functions(&image.functions, &raws);
+    let found: Vec<(usize, guards::FoundGuard)> = raws
+        .iter()
         .enumerate()
-        .flat_map(|(fi, f)| {
-            let insns = disasm::decode(&image, f);
-            guards::find(&insns).into_iter().map(move |g| (fi, g))
+        .flat_map(|(fi, raw)| {
+            guards::find(&disasm::lower(raw, &diverging))
+                .into_iter()
+                .map(move |g| (fi, g))
         })
         .collect();
     let lines = Lines::load(&image.file)
@@ -128,6 +134,51 @@ pub fn analyse(path: &Path) -> Result<StaticCensus> {
         functions_scanned: image.functions.len(),
         guards,
     })
+}
+
+/// Functions that panic on every path (`fn fail() -> ! { panic!(..) }`, and std's own
+/// wrappers around the panic entry points), with the kind they panic with: a call to one is a
+/// failing side like a call to a panic entry point. Found by iterating to a fixpoint, since a
+/// function can diverge by calling another that does; only the callers of a newly found one are
+/// looked at again.
+fn diverging_functions(
+    functions: &[binary::Function],
+    raws: &[Vec<disasm::Raw>],
+) -> std::collections::HashMap<u64, Kind> {
+    use std::collections::HashMap;
+    let index: HashMap<u64, usize> = functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.addr, i))
+        .collect();
+    let mut callers: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, raw) in raws.iter().enumerate() {
+        for callee in disasm::unnamed_exits(raw) {
+            if index.contains_key(&callee) {
+                callers.entry(callee).or_default().push(i);
+            }
+        }
+    }
+    let mut diverging = HashMap::new();
+    let mut work: Vec<usize> = (0..functions.len()).rev().collect();
+    let mut queued = vec![true; functions.len()];
+    while let Some(i) = work.pop() {
+        queued[i] = false;
+        let addr = functions[i].addr;
+        if diverging.contains_key(&addr) {
+            continue;
+        }
+        if let Some(kind) = guards::analyse(&disasm::lower(&raws[i], &diverging)).diverges {
+            diverging.insert(addr, kind);
+            for &c in callers.get(&addr).into_iter().flatten() {
+                if !queued[c] {
+                    queued[c] = true;
+                    work.push(c);
+                }
+            }
+        }
+    }
+    diverging
 }
 
 /// DWARF line tables and inline records of a binary, for naming source lines.
