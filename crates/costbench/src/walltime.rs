@@ -24,6 +24,41 @@ pub(crate) struct WalltimeConfig {
     pub sample_target: Duration,
     /// Cap on the sampling time; `None` takes exactly `samples` samples whatever they cost.
     pub max_time: Option<Duration>,
+    /// Take turns with other processes, sample by sample (see [`Lockstep`]).
+    pub lockstep: Option<Lockstep>,
+}
+
+/// A token ring between the processes of several builds of one scenario, measured together:
+/// each process waits for the token before a sample and passes it on after, so their samples
+/// alternate a millisecond apart and whatever slows the machine down in that moment slows them
+/// all alike. The runner passes the two ends as inherited file descriptors.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lockstep {
+    pub read: i32,
+    pub write: i32,
+}
+
+impl Lockstep {
+    /// Waits for the token. A peer that is gone (end of file, an error) no longer holds anyone
+    /// up: sampling goes on alone, so a failing build never stalls the others.
+    fn wait(&self) {
+        let mut b = [0u8; 1];
+        loop {
+            // SAFETY: reading one byte into a live one-byte buffer from a descriptor we were given.
+            let n = unsafe { libc::read(self.read, b.as_mut_ptr().cast(), 1) };
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+    }
+
+    /// Passes the token on; a peer that is gone is ignored (Rust ignores SIGPIPE, so this is
+    /// an EPIPE error, not a signal).
+    fn pass(&self) {
+        // SAFETY: writing one byte from a live buffer to a descriptor we were given.
+        unsafe { libc::write(self.write, [1u8].as_ptr().cast(), 1) };
+    }
 }
 
 impl Default for WalltimeConfig {
@@ -33,6 +68,7 @@ impl Default for WalltimeConfig {
             warmup: Duration::from_millis(200),
             sample_target: Duration::from_millis(1),
             max_time: Some(Duration::from_secs(5)),
+            lockstep: None,
         }
     }
 }
@@ -105,7 +141,16 @@ pub(crate) fn sample_batched<I, R>(
         samples = samples.min(affordable.max(MIN_SAMPLES));
     }
     let sample_ns = (0..samples)
-        .map(|_| ns(run_batch(iterations_per_sample, setup, body)))
+        .map(|_| {
+            if let Some(l) = &config.lockstep {
+                l.wait();
+            }
+            let t = ns(run_batch(iterations_per_sample, setup, body));
+            if let Some(l) = &config.lockstep {
+                l.pass();
+            }
+            t
+        })
         .collect();
     WalltimeSamples {
         party: None,
