@@ -1000,11 +1000,7 @@ impl Session<'_> {
 
     /// Runs one wall-time child of `s` with `extra` sampling arguments and returns, per measured
     /// id, its samples or why there are none.
-    fn walltime_child(
-        &self,
-        s: &ScenarioInfo,
-        extra: &[String],
-    ) -> Result<ChildSamples> {
+    fn walltime_child(&self, s: &ScenarioInfo, extra: &[String]) -> Result<ChildSamples> {
         let (running, file) = self.spawn_walltime(s, extra, &[])?;
         let outcome = child::wait_all(vec![running], Instant::now(), self.opts.timeout).remove(0);
         Ok(self.collect_walltime(s, &outcome, &file))
