@@ -556,7 +556,7 @@ fn walltime_interleaved(
             for (id, r) in std::mem::take(&mut got[i]) {
                 let figure = r.and_then(|rounds| {
                     walltime::figures_from_rounds(&rounds, s.ops, &pairing)
-                        .map(Figure::Walltime)
+                        .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 sessions[*k].store(&id, figure)?;
@@ -748,7 +748,7 @@ impl CensusJoin {
 /// What one instrument produced for one measured id.
 enum Figure {
     Icount(Icount),
-    Walltime(model::Walltime),
+    Walltime(Box<model::Walltime>),
     Census(model::Census),
 }
 
@@ -769,7 +769,7 @@ impl Session<'_> {
                 .expect("results are pre-populated for every measured id");
             match result {
                 Ok(Figure::Icount(i)) => r.icount = Some(i),
-                Ok(Figure::Walltime(w)) => r.walltime = Some(w),
+                Ok(Figure::Walltime(w)) => r.walltime = Some(*w),
                 Ok(Figure::Census(c)) => r.census = Some(c),
                 Err(f) => r.failures.push(f),
             }
@@ -988,7 +988,7 @@ impl Session<'_> {
             for (id, r) in self.walltime_child(s, &args)? {
                 let figure = r.and_then(|m| {
                     walltime::figures(&m, s.ops)
-                        .map(Figure::Walltime)
+                        .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 self.store(&id, figure)?;
