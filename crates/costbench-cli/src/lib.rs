@@ -5,7 +5,8 @@
 //! Layout: `cli` parses arguments into plain values; `run` schedules and supervises child
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
 //! `stats` and `report` are pure functions of their inputs; `output` writes result files
-//! atomically. Only `run` and `measure` spawn processes or read clocks.
+//! atomically; `miri` runs scenarios under Miri and reads its verdicts. Only `run`, `measure`
+//! and `miri` spawn processes or read clocks.
 
 pub mod cargo;
 pub mod check;
@@ -15,6 +16,7 @@ pub mod config;
 pub mod environment;
 pub mod import;
 pub mod measure;
+pub mod miri;
 pub mod model;
 pub mod output;
 pub mod report;

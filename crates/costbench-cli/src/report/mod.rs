@@ -1,6 +1,7 @@
-//! Reports: pure functions from run records to text.
+//! Reports: pure functions from run records (and Miri reports) to text.
 
 pub mod bmf;
 pub mod history;
 pub mod markdown;
+pub mod miri;
 pub mod terminal;
