@@ -105,7 +105,10 @@ pub fn table(report: &MiriReport) -> String {
                 for n in notes {
                     let _ = writeln!(s, "    {n}");
                 }
-                if !backtrace.is_empty() {
+                // Where an unsupported operation sits inside std is noise; the workspace frame
+                // above says where the scenario asked for it (the JSON keeps the backtrace).
+                let undefined = matches!(r.finding, Finding::UndefinedBehavior { .. });
+                if undefined && !backtrace.is_empty() {
                     let _ = writeln!(s, "    backtrace:");
                     for f in backtrace {
                         let _ = writeln!(s, "      {f}");
