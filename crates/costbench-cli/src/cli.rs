@@ -91,6 +91,10 @@ pub struct MiriCmd {
     /// Check only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
+    /// Cargo features to build the bench target's package with (comma-separated), as for
+    /// `cargo --features`.
+    #[arg(long, value_name = "FEATURES")]
+    pub features: Option<String>,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
     pub format: MiriFormat,
@@ -375,6 +379,7 @@ fn miri(m: MiriCmd) -> Result<i32> {
         package: m.package,
         bench: m.bench,
         filter,
+        features: m.features,
         timeout: Duration::from_secs(m.timeout),
         json: m.format == MiriFormat::Json,
         quiet: m.quiet,

@@ -126,7 +126,8 @@ fn word_reads(suite: &mut Suite) {
     // What the crate's `unaligned` feature costs: build the suite with and without it.
     suite.bench("words/read_u64/feature", ops(WORDS as u64, "words"), |b| {
         let buf = words::WordBuffer::new(WORDS, 7);
-        // Under Miri, a build with `unaligned` is checked at 1-byte alignment, the input it exists for.
+        // Under Miri, a build with `unaligned` is checked at 1-byte alignment: the input that
+        // feature exists for.
         let odd = (cfg!(feature = "unaligned") && costbench::under_miri())
             .then(|| UnalignedBytes::new(buf.aligned()));
         b.iter(|| words::read_words(black_box(odd.as_deref().unwrap_or(buf.aligned()))))

@@ -41,6 +41,8 @@ pub struct MiriOptions {
     pub package: Option<String>,
     pub bench: Option<String>,
     pub filter: Option<regex::Regex>,
+    /// `--features` for cargo.
+    pub features: Option<String>,
     pub timeout: Duration,
     pub json: bool,
     pub quiet: bool,
@@ -61,6 +63,9 @@ pub struct MiriReport {
     pub miri_version: String,
     /// `MIRIFLAGS` the scenarios ran with (the caller's own; costbench adds none).
     pub miriflags: String,
+    /// Cargo features the bench target was built with (`--features`), if any.
+    #[serde(default)]
+    pub features: Option<String>,
     pub timing: Timing,
     pub results: Vec<MiriResult>,
 }
@@ -111,6 +116,7 @@ pub fn run(opts: MiriOptions) -> Result<i32> {
     let miri = Miri {
         toolchain,
         target,
+        features: opts.features.clone(),
         quiet: opts.quiet,
     };
     let miri_version = match miri.version() {
@@ -173,6 +179,7 @@ pub fn run(opts: MiriOptions) -> Result<i32> {
         toolchain: miri.toolchain.clone(),
         miri_version,
         miriflags,
+        features: opts.features,
         timing: Timing {
             sysroot_s,
             build_s,
@@ -214,6 +221,7 @@ pub fn missing_message(toolchain: &str, why: &str) -> String {
 struct Miri {
     toolchain: String,
     target: BenchTarget,
+    features: Option<String>,
     quiet: bool,
 }
 
@@ -234,11 +242,15 @@ impl Miri {
         cmd
     }
 
-    /// `cargo miri ARGS --manifest-path M -p PKG --bench NAME`.
+    /// `--manifest-path M -p PKG --bench NAME [--features F]`: the same for the build and every
+    /// run, so that cargo finds the build fresh.
     fn target_args(&self, cmd: &mut Command) {
         cmd.arg("--manifest-path")
             .arg(&self.target.manifest_path)
             .args(["-p", &self.target.package, "--bench", &self.target.bench]);
+        if let Some(f) = &self.features {
+            cmd.args(["--features", f]);
+        }
     }
 
     /// Miri's version, or why it cannot be run.

@@ -164,6 +164,9 @@ pub fn table(report: &MiriReport) -> String {
             format!("; MIRIFLAGS={}", report.miriflags)
         }
     );
+    if let Some(f) = &report.features {
+        let _ = writeln!(s, "built with features: {f}");
+    }
     s
 }
 
@@ -197,6 +200,7 @@ mod tests {
             toolchain: "nightly".into(),
             miri_version: "miri 0.1.0".into(),
             miriflags: String::new(),
+            features: None,
             timing: Timing {
                 sysroot_s: 0.5,
                 build_s: 1.0,
