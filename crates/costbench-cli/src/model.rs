@@ -138,6 +138,11 @@ pub struct Paired {
     pub session: String,
     /// Median nanoseconds per op of each round, in round order.
     pub round_medians_ns_per_op: Vec<f64>,
+    /// Fastest sample's nanoseconds per op of each round, in round order: what `compare` pairs.
+    /// On a shared machine interference only ever adds time, so the least disturbed sample of a
+    /// round is the steadiest estimate of the code's own speed.
+    #[serde(default)]
+    pub round_min_ns_per_op: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]

@@ -12,7 +12,7 @@
 //! |---|---|---|
 //! | `list` | `--protocol V` | prints a [`Listing`] as JSON on stdout |
 //! | `icount` | `--protocol V SCENARIO [--party P] [--peer NAME=RFD,WFD]...` | runs setup, then the measured body once inside [`MEASURED_REGION_SYMBOL`]; exits 0 on success |
-//! | `walltime` | `--protocol V SCENARIO --result FILE [--samples N] [--warmup-ms MS] [--sample-target-us US] [--max-ms MS]` | writes a [`WalltimeResult`] as JSON to `FILE` |
+//! | `walltime` | `--protocol V SCENARIO --result FILE [--samples N] [--warmup-ms MS] [--sample-target-us US] [--max-ms MS] [--lockstep RFD,WFD]` | writes a [`WalltimeResult`] as JSON to `FILE`; with `--lockstep`, waits for a byte on `RFD` before each sample and writes one to `WFD` after it (a token ring between builds measured together) |
 //! | `once` | `--protocol V SCENARIO` | runs setup and the body once, in process (a smoke test) |
 //!
 //! In `icount` mode nothing is written by the child: the count comes from callgrind's output file,
@@ -50,7 +50,14 @@ pub struct Listing {
     pub library_version: String,
     /// Every scenario, in registration order.
     pub scenarios: Vec<ScenarioInfo>,
+    /// Optional abilities of this library version that a runner may use, such as
+    /// [`CAPABILITY_LOCKSTEP`]; absent in listings of older libraries.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
 }
+
+/// The child understands `walltime --lockstep RFD,WFD`.
+pub const CAPABILITY_LOCKSTEP: &str = "lockstep";
 
 /// One registered scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -176,6 +183,7 @@ mod tests {
             protocol: PROTOCOL_VERSION,
             library_version: "0.1.0".into(),
             scenarios: vec![],
+            capabilities: vec![CAPABILITY_LOCKSTEP.into()],
         };
         let s = serde_json::to_string(&l).unwrap();
         assert_eq!(serde_json::from_str::<Listing>(&s).unwrap(), l);

@@ -113,6 +113,15 @@ fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
                 let ms: u64 = parse_num(arg, &value()?)?;
                 a.config.max_time = (ms > 0).then(|| Duration::from_millis(ms));
             }
+            "--lockstep" => {
+                let v = value()?;
+                let parsed = v
+                    .split_once(',')
+                    .and_then(|(r, w)| Some((r.parse().ok()?, w.parse().ok()?)));
+                let (read, write) =
+                    parsed.ok_or_else(|| bad(format!("--lockstep takes RFD,WFD, got {v:?}")))?;
+                a.config.lockstep = Some(crate::walltime::Lockstep { read, write });
+            }
             "--peer" => {
                 let v = value()?;
                 let parsed = v.split_once('=').and_then(|(name, fds)| {
@@ -189,6 +198,7 @@ fn listing(suite: &Suite) -> Listing {
                 internal: s.internal,
             })
             .collect(),
+        capabilities: vec![proto::CAPABILITY_LOCKSTEP.to_string()],
     }
 }
 

@@ -228,8 +228,10 @@ impl Default for Rounds {
 /// Measures the selected scenarios of every side: instruction counts side after side (counts do
 /// not depend on load), then wall time. With one side wall time runs as in a plain run (one
 /// process per scenario, all samples in it). With several, wall time runs in interleaved rounds:
-/// for every scenario, each round runs a short child of every side, in alternating order (ABBA),
-/// so that the machine's drift from minute to minute hits every side alike. Each side's figures
+/// for every scenario, each round runs a short child of every side at once, the children taking
+/// turns sample by sample through a token ring (who goes first alternates, ABBA), so that the
+/// machine's drift and bursts of load hit every side alike. Multi-party scenarios, and libraries
+/// too old for the ring, take turns round by round instead. Each side's figures
 /// then carry the per-round medians and a shared pairing id, from which `compare` judges the
 /// sides with a paired test.
 ///
@@ -336,7 +338,14 @@ pub fn measure_sides(
         if let [one] = sessions.as_slice() {
             one.walltime_phase(&selections[0])?;
         } else {
-            walltime_interleaved(&sessions, &selections, &opts.rounds)?;
+            // A token ring needs every side's library to know `--lockstep` (a baseline revision
+            // may predate it); without it, sides take turns round by round.
+            let lockstep = listings.iter().all(|l| {
+                l.capabilities
+                    .iter()
+                    .any(|c| c == proto::CAPABILITY_LOCKSTEP)
+            });
+            walltime_interleaved(&sessions, &selections, &opts.rounds, lockstep)?;
         }
     }
     progress.finish_and_clear();
@@ -365,6 +374,58 @@ pub fn measure_sides(
     Ok(records)
 }
 
+/// One round of a single-process scenario on every side at once, in a token ring: the side
+/// first in `order` takes the first sample, then the next, and so on around the ring, sample
+/// after sample. Returns each side's results (in the order of `on`).
+fn walltime_ring(
+    sessions: &[Session],
+    on: &[(usize, &ScenarioInfo)],
+    order: &[usize],
+    args: &[String],
+) -> Result<Vec<ChildSamples>> {
+    // pipes[j] carries the token from the j-th side in `order` to the next one.
+    let n = order.len();
+    let pipes = (0..n)
+        .map(|_| child::pipe().context("cannot create a pipe"))
+        .collect::<Result<Vec<_>>>()?;
+    // The first side's token: waiting in the pipe from the last side before anyone starts.
+    {
+        use std::io::Write as _;
+        let mut w = std::fs::File::from(
+            pipes[n - 1]
+                .1
+                .try_clone()
+                .context("cannot duplicate a pipe")?,
+        );
+        w.write_all(&[1]).context("cannot start the token ring")?;
+    }
+    let mut running = Vec::new();
+    let mut files = Vec::new();
+    for (j, &i) in order.iter().enumerate() {
+        let (k, s) = on[i];
+        let read = &pipes[(j + n - 1) % n].0;
+        let write = &pipes[j].1;
+        let mut extra = args.to_vec();
+        extra.extend(["--lockstep".to_string(), "3,4".to_string()]);
+        let (r, f) = sessions[k].spawn_walltime(s, &extra, &[(read, 3), (write, 4)])?;
+        running.push(r);
+        files.push(f);
+    }
+    // Our copies of the ends must close, or a side whose peer died would wait forever.
+    drop(pipes);
+    let timeout = sessions[0].opts.timeout;
+    let outcomes = child::wait_all(running, Instant::now(), timeout);
+    let mut results = vec![Vec::new(); on.len()];
+    for (j, &i) in order.iter().enumerate() {
+        let (k, s) = on[i];
+        results[i] = sessions[k].collect_walltime(s, &outcomes[j], &files[j]);
+    }
+    Ok(results)
+}
+
+/// Per measured id of a scenario: the samples one wall-time child took, or why it has none.
+type ChildSamples = Vec<(String, std::result::Result<WalltimeSamples, Failure>)>;
+
 /// Every round's samples of one measured id so far, or the failure that ended its rounds.
 type RoundsSoFar = std::result::Result<Vec<WalltimeSamples>, Failure>;
 
@@ -373,6 +434,7 @@ fn walltime_interleaved(
     sessions: &[Session],
     selections: &[Vec<&ScenarioInfo>],
     rounds: &Rounds,
+    lockstep: bool,
 ) -> Result<()> {
     let pairing = environment::new_run_id();
     // Scenarios in first-seen order over all sides; each runs on the sides that have it.
@@ -408,21 +470,34 @@ fn walltime_interleaved(
                     .collect()
             })
             .collect();
+        // Sides take turns sample by sample (a token ring) when the scenario is one process on
+        // each; parties of multi-party scenarios keep their own lockstep, so those sides take
+        // turns round by round instead.
+        let ring = lockstep && on.len() > 1 && on.iter().all(|(_, s)| s.parties.is_empty());
         for round in 0..rounds.rounds {
             let order: Vec<usize> = if round % 2 == 0 {
                 (0..on.len()).collect()
             } else {
                 (0..on.len()).rev().collect()
             };
-            for i in order {
-                let (k, s) = on[i];
-                if got[i].iter().all(|(_, r)| r.is_err()) {
-                    continue;
+            let label = format!("walltime {name} (round {})", round + 1);
+            let results = if ring {
+                sessions[0].progress.set_message(label);
+                walltime_ring(sessions, &on, &order, &args)?
+            } else {
+                let mut results = vec![Vec::new(); on.len()];
+                for &i in &order {
+                    let (k, s) = on[i];
+                    if got[i].iter().all(|(_, r)| r.is_err()) {
+                        continue;
+                    }
+                    sessions[k].progress.set_message(label.clone());
+                    results[i] = sessions[k].walltime_child(s, &args)?;
                 }
-                sessions[k]
-                    .progress
-                    .set_message(format!("walltime {name} (round {})", round + 1));
-                for (id, r) in sessions[k].walltime_child(s, &args)? {
+                results
+            };
+            for (i, side) in results.into_iter().enumerate() {
+                for (id, r) in side {
                     let slot = got[i]
                         .iter_mut()
                         .find(|(gid, _)| *gid == id)
@@ -439,7 +514,7 @@ fn walltime_interleaved(
             for (id, r) in std::mem::take(&mut got[i]) {
                 let figure = r.and_then(|rounds| {
                     walltime::figures_from_rounds(&rounds, s.ops, &pairing)
-                        .map(Figure::Walltime)
+                        .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 sessions[*k].store(&id, figure)?;
@@ -592,7 +667,7 @@ struct Session<'a> {
 /// What one instrument produced for one measured id.
 enum Figure {
     Icount(Icount),
-    Walltime(model::Walltime),
+    Walltime(Box<model::Walltime>),
 }
 
 impl Session<'_> {
@@ -612,7 +687,7 @@ impl Session<'_> {
                 .expect("results are pre-populated for every measured id");
             match result {
                 Ok(Figure::Icount(i)) => r.icount = Some(i),
-                Ok(Figure::Walltime(w)) => r.walltime = Some(w),
+                Ok(Figure::Walltime(w)) => r.walltime = Some(*w),
                 Err(f) => r.failures.push(f),
             }
         }
@@ -809,7 +884,7 @@ impl Session<'_> {
             for (id, r) in self.walltime_child(s, &args)? {
                 let figure = r.and_then(|m| {
                     walltime::figures(&m, s.ops)
-                        .map(Figure::Walltime)
+                        .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 self.store(&id, figure)?;
@@ -821,12 +896,20 @@ impl Session<'_> {
 
     /// Runs one wall-time child of `s` with `extra` sampling arguments and returns, per measured
     /// id, its samples or why there are none.
-    fn walltime_child(
+    fn walltime_child(&self, s: &ScenarioInfo, extra: &[String]) -> Result<ChildSamples> {
+        let (running, file) = self.spawn_walltime(s, extra, &[])?;
+        let outcome = child::wait_all(vec![running], Instant::now(), self.opts.timeout).remove(0);
+        Ok(self.collect_walltime(s, &outcome, &file))
+    }
+
+    /// Starts a wall-time child of `s`, with `fds` inherited; its result goes to the returned
+    /// temporary file.
+    fn spawn_walltime(
         &self,
         s: &ScenarioInfo,
         extra: &[String],
-    ) -> Result<Vec<(String, std::result::Result<WalltimeSamples, Failure>)>> {
-        let ids = s.measured_ids();
+        fds: &[(&std::os::fd::OwnedFd, std::os::fd::RawFd)],
+    ) -> Result<(Running, tempfile::NamedTempFile)> {
         let result_file = tempfile::Builder::new()
             .prefix(".walltime-")
             .suffix(".json")
@@ -840,10 +923,20 @@ impl Session<'_> {
         let mut cmd = Command::new(&self.bin.exe);
         cmd.args(&args);
         let mut cmd = child::scenario_command(cmd, &self.bin.cwd, false);
-        let start = Instant::now();
+        child::inherit_fds(&mut cmd, fds);
         let r = Running::spawn(&mut cmd)
             .with_context(|| format!("cannot run scenario binary {}", self.bin.exe.display()))?;
-        let outcome = child::wait_all(vec![r], start, self.opts.timeout).remove(0);
+        Ok((r, result_file))
+    }
+
+    /// Per measured id of `s`: the samples a finished wall-time child wrote, or why there are none.
+    fn collect_walltime(
+        &self,
+        s: &ScenarioInfo,
+        outcome: &Outcome,
+        result_file: &tempfile::NamedTempFile,
+    ) -> ChildSamples {
+        let ids = s.measured_ids();
         let fail = |kind: &str, message: String| Failure {
             instrument: "walltime".into(),
             kind: kind.into(),
@@ -853,7 +946,7 @@ impl Session<'_> {
         let all_fail = |f: Failure| ids.iter().map(|id| (id.clone(), Err(f.clone()))).collect();
         if !outcome.success() {
             let (kind, message) = outcome.describe(self.opts.timeout);
-            return Ok(all_fail(fail(&kind, message)));
+            return all_fail(fail(&kind, message));
         }
         let parsed: std::result::Result<WalltimeResult, String> = std::fs::read(result_file.path())
             .map_err(|e| e.to_string())
@@ -861,20 +954,16 @@ impl Session<'_> {
         let result = match parsed {
             Ok(r) if r.protocol == PROTOCOL_VERSION => r,
             Ok(r) => {
-                return Ok(all_fail(fail(
+                return all_fail(fail(
                     "protocol",
                     proto::check_version(r.protocol).unwrap_err(),
-                )))
+                ))
             }
             Err(e) => {
-                return Ok(all_fail(fail(
-                    "protocol",
-                    format!("unreadable walltime result: {e}"),
-                )))
+                return all_fail(fail("protocol", format!("unreadable walltime result: {e}")))
             }
         };
-        Ok(ids
-            .iter()
+        ids.iter()
             .map(|id| {
                 let m = result.measurements.iter().find(|m| match &m.party {
                     Some(p) => proto::party_id(&s.name, p) == *id,
@@ -889,7 +978,7 @@ impl Session<'_> {
                 };
                 (id.clone(), r)
             })
-            .collect())
+            .collect()
     }
 }
 
