@@ -120,7 +120,8 @@ fn word_reads(suite: &mut Suite) {
         |b| {
             // One byte past an 8-aligned address: aligned to 1 byte and nothing more.
             let buf = UnalignedBytes::new(words::WordBuffer::new(WORDS, 7).aligned());
-            b.iter(|| words::sum_unaligned(black_box(&buf)))
+            let bytes: &[u8] = &buf;
+            b.iter(|| words::sum_unaligned(black_box(bytes)))
         },
     );
     // What the crate's `unaligned` feature costs: build the suite with and without it.
@@ -130,7 +131,8 @@ fn word_reads(suite: &mut Suite) {
         // feature exists for.
         let odd = (cfg!(feature = "unaligned") && costbench::under_miri())
             .then(|| UnalignedBytes::new(buf.aligned()));
-        b.iter(|| words::read_words(black_box(odd.as_deref().unwrap_or(buf.aligned()))))
+        let bytes = odd.as_deref().unwrap_or(buf.aligned());
+        b.iter(|| words::read_words(black_box(bytes)))
     });
 }
 
