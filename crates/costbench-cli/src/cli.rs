@@ -28,9 +28,11 @@ pub enum Command {
     /// Build a bench target and measure its scenarios.
     ///
     /// Every scenario runs in its own child process: under callgrind with collection switched on
-    /// only around the measured body (icount), and in a fresh process for wall time. Results go
-    /// to the output directory (icounts.csv, walltime.csv, run.json, callgrind/*.out) and a
-    /// table goes to stdout.
+    /// only around the measured body (icount, and cache with its simulations), under DHAT
+    /// (dhat), natively with counters read around the body (memory, perf), and in a fresh
+    /// process for wall time. Results go to the output directory (icounts.csv, walltime.csv,
+    /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json)
+    /// and tables go to stdout.
     Run(RunArgs),
     /// List recorded runs, or one scenario's series of per-op figures over them.
     History(HistoryCmd),
@@ -237,6 +239,16 @@ pub enum MetricArg {
     Icount,
     /// Median wall time per op.
     Walltime,
+    /// Simulated estimated cycles per op (--instrument cache).
+    Cycles,
+    /// Bytes allocated per op (--instrument memory).
+    AllocBytes,
+    /// Allocations per op (--instrument memory).
+    Allocs,
+    /// Peak live heap bytes of one run of the body (--instrument memory).
+    PeakBytes,
+    /// The scenario process's max RSS in KiB (--instrument memory).
+    MaxRss,
 }
 
 #[derive(Debug, clap::Args)]
@@ -270,7 +282,19 @@ pub enum InstrumentArg {
     Icount,
     /// Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR per op.
     Walltime,
-    /// Both.
+    /// Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, writes, I1/D1/LL
+    /// misses, branches and mispredicts, estimated cycles (L1 + 5·LL + 35·RAM), per op.
+    Cache,
+    /// Allocations, deallocations, reallocations, bytes allocated per op and peak live bytes
+    /// of the body (needs the library's `count-alloc` feature), and the process's max RSS.
+    Memory,
+    /// Hardware counters (perf_event_open) around the body: cycles, instructions, IPC,
+    /// branches, misses, cache and L1d figures, per op; skipped with the reason where the kernel
+    /// refuses them.
+    Perf,
+    /// Valgrind DHAT: total and peak heap bytes and blocks of the whole process.
+    Dhat,
+    /// Every instrument above.
     All,
 }
 
@@ -310,9 +334,14 @@ pub struct MeasureArgs {
     /// Run only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    /// Instruments to run.
-    #[arg(long, value_enum, default_value = "all")]
-    pub instrument: InstrumentArg,
+    /// Instruments to run, comma-separated (or the option repeated).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "icount,walltime"
+    )]
+    pub instrument: Vec<InstrumentArg>,
     /// Directory for results [default: TARGET_DIR/costbench/results].
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
@@ -416,6 +445,11 @@ fn history(h: HistoryCmd) -> Result<i32> {
             let metric = match h.metric {
                 MetricArg::Icount => Metric::Icount,
                 MetricArg::Walltime => Metric::Walltime,
+                MetricArg::Cycles => Metric::Cycles,
+                MetricArg::AllocBytes => Metric::AllocBytes,
+                MetricArg::Allocs => Metric::Allocs,
+                MetricArg::PeakBytes => Metric::PeakBytes,
+                MetricArg::MaxRss => Metric::MaxRss,
             };
             let points = store.series(&id, metric, &q)?;
             if points.is_empty() {
@@ -535,6 +569,9 @@ fn learn_thresholds(
         for (inst, metric) in [
             (Instrument::Icount, Metric::Icount),
             (Instrument::Walltime, Metric::Walltime),
+            (Instrument::Cache, Metric::Cycles),
+            (Instrument::Memory, Metric::AllocBytes),
+            (Instrument::Rss, Metric::MaxRss),
         ] {
             let series: Vec<f64> = store
                 .series(&r.id, metric, &q)?
@@ -810,11 +847,7 @@ impl MeasureArgs {
             bench: self.bench,
             filter,
             list_only,
-            instruments: match self.instrument {
-                InstrumentArg::Icount => Instruments::Icount,
-                InstrumentArg::Walltime => Instruments::Walltime,
-                InstrumentArg::All => Instruments::All,
-            },
+            instruments: instruments(&self.instrument),
             output_dir: self.output_dir,
             jobs,
             samples: self.iterations_per_scenario,
@@ -829,9 +862,48 @@ impl MeasureArgs {
     }
 }
 
+fn instruments(args: &[InstrumentArg]) -> Instruments {
+    let mut i = Instruments::default();
+    for a in args {
+        match a {
+            InstrumentArg::Icount => i.icount = true,
+            InstrumentArg::Walltime => i.walltime = true,
+            InstrumentArg::Cache => i.cache = true,
+            InstrumentArg::Memory => i.memory = true,
+            InstrumentArg::Perf => i.perf = true,
+            InstrumentArg::Dhat => i.dhat = true,
+            InstrumentArg::All => i = Instruments::ALL,
+        }
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instrument_lists_combine() {
+        let parse = |s: &[&str]| {
+            let mut v = vec!["costbench", "run"];
+            v.extend_from_slice(s);
+            match Cli::try_parse_from(v).unwrap().command {
+                Command::Run(r) => instruments(&r.measure.instrument),
+                _ => unreachable!(),
+            }
+        };
+        assert_eq!(parse(&[]).names(), ["icount", "walltime"]);
+        assert_eq!(
+            parse(&["--instrument", "cache,memory"]).names(),
+            ["cache", "memory"]
+        );
+        assert_eq!(
+            parse(&["--instrument", "perf", "--instrument", "dhat"]).names(),
+            ["dhat", "perf"]
+        );
+        assert_eq!(parse(&["--instrument", "all"]), Instruments::ALL);
+        assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "cycles"]).is_err());
+    }
 
     #[test]
     fn cli_definition_is_consistent() {

@@ -99,6 +99,7 @@ pub fn from_csv(
             unit: "runs".into(),
             icount: None,
             walltime: None,
+            counters: Default::default(),
             failures: Vec::new(),
         });
         results.len() - 1

@@ -65,6 +65,7 @@ pub fn scenario(id: &str) -> ScenarioResult {
         unit: "op".into(),
         icount: None,
         walltime: None,
+        counters: Default::default(),
         failures: vec![],
     }
 }

@@ -103,6 +103,7 @@ pub fn table(run: &RunRecord) -> String {
     for row in &rows {
         line(&mut out, row);
     }
+    out.push_str(&crate::report::counters::tables(run));
     if let Some(r) = run.harness_residual_ir {
         let _ = writeln!(
             out,

@@ -1,6 +1,7 @@
 //! `costbench run`: build the bench target, list its scenarios, run the instruments and write
-//! the results. Instruction counts run in parallel (they do not depend on load); wall time runs
-//! one scenario at a time afterwards, with nothing else of ours running.
+//! the results. Instruction counts, simulated counters, DHAT and allocation counts run in
+//! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
+//! time afterwards, with nothing else of ours running.
 
 pub mod baseline;
 pub mod child;
@@ -8,15 +9,15 @@ pub mod child;
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::exit;
-use crate::measure::{callgrind, walltime};
+use crate::measure::{cache, callgrind, dhat, memory, perf, walltime};
 use crate::model::{self, Failure, Icount, RunRecord, ScenarioResult};
 use crate::output::OutputDir;
 use crate::report;
 use anyhow::{bail, Context, Result};
 use child::{Outcome, Running};
 use costbench_protocol::{
-    self as proto, Listing, ScenarioInfo, WalltimeResult, WalltimeSamples, CHILD_FLAG,
-    PROTOCOL_VERSION, RESIDUAL_SCENARIO,
+    self as proto, CountersResult, Listing, ScenarioInfo, WalltimeResult, WalltimeSamples,
+    CHILD_FLAG, PROTOCOL_VERSION, RESIDUAL_SCENARIO,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -25,20 +26,57 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Instruments {
-    Icount,
-    Walltime,
-    All,
+/// The instruments asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Instruments {
+    pub icount: bool,
+    pub walltime: bool,
+    /// Simulated caches and branches under callgrind.
+    pub cache: bool,
+    /// Allocation counts and max RSS, in process.
+    pub memory: bool,
+    /// Hardware counters, in process.
+    pub perf: bool,
+    /// Valgrind's DHAT heap profile.
+    pub dhat: bool,
 }
 
 impl Instruments {
-    fn icount(self) -> bool {
-        matches!(self, Instruments::Icount | Instruments::All)
+    /// Every instrument, in the order they run.
+    pub const ALL: Instruments = Instruments {
+        icount: true,
+        walltime: true,
+        cache: true,
+        memory: true,
+        perf: true,
+        dhat: true,
+    };
+
+    /// The instruments that need valgrind.
+    fn valgrind(self) -> Vec<&'static str> {
+        [
+            ("icount", self.icount),
+            ("cache", self.cache),
+            ("dhat", self.dhat),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect()
     }
 
-    fn walltime(self) -> bool {
-        matches!(self, Instruments::Walltime | Instruments::All)
+    /// Names of the instruments asked for, in the order they run.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            ("icount", self.icount),
+            ("cache", self.cache),
+            ("dhat", self.dhat),
+            ("memory", self.memory),
+            ("perf", self.perf),
+            ("walltime", self.walltime),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect()
     }
 }
 
@@ -270,21 +308,30 @@ pub fn measure_sides(
         })
         .collect::<Result<Vec<_>>>()?;
     let mut skipped = Vec::new();
-    let valgrind = if opts.instruments.icount() {
+    let needs_valgrind = opts.instruments.valgrind();
+    let valgrind = if needs_valgrind.is_empty() {
+        None
+    } else {
         match callgrind::detect() {
             Ok(v) => Some(v),
-            Err(reason) if opts.instruments == Instruments::Icount => bail!("{reason}"),
+            // Nothing else was asked for: the run cannot do anything useful.
+            Err(reason) if needs_valgrind.len() == opts.instruments.names().len() => {
+                bail!("{reason}")
+            }
             Err(reason) => {
-                eprintln!("warning: instruction counts skipped: {reason}; wall time still runs");
-                skipped.push(model::Skipped {
-                    instrument: "icount".into(),
-                    reason,
-                });
+                eprintln!(
+                    "warning: {} skipped: {reason}; the other instruments still run",
+                    needs_valgrind.join(", ")
+                );
+                for inst in needs_valgrind {
+                    skipped.push(model::Skipped {
+                        instrument: inst.into(),
+                        reason: reason.clone(),
+                    });
+                }
                 None
             }
         }
-    } else {
-        None
     };
     let fixed_random = match (&valgrind, opts.real_random) {
         (Some(_), false) => {
@@ -331,10 +378,32 @@ pub fn measure_sides(
     }
     if let Some(vg) = &valgrind {
         for (k, s) in sessions.iter().enumerate() {
-            s.icount_phase(vg, &listings[k], &selections[k])?;
+            if opts.instruments.icount {
+                s.icount_phase(vg, &listings[k], &selections[k])?;
+            }
+            if opts.instruments.cache {
+                s.parallel_phase(&selections[k], |sc, job| {
+                    s.callgrind_scenario(vg, Kind::Cache, sc, job)
+                })?;
+            }
+            if opts.instruments.dhat {
+                s.parallel_phase(&selections[k], |sc, job| {
+                    s.callgrind_scenario(vg, Kind::Dhat, sc, job)
+                })?;
+            }
         }
     }
-    if opts.instruments.walltime() {
+    for (k, s) in sessions.iter().enumerate() {
+        if opts.instruments.memory {
+            s.parallel_phase(&selections[k], |sc, job| {
+                s.in_process_scenario(Kind::Memory, sc, job)
+            })?;
+        }
+        if opts.instruments.perf {
+            s.perf_phase(&listings[k], &selections[k])?;
+        }
+    }
+    if opts.instruments.walltime {
         if let [one] = sessions.as_slice() {
             one.walltime_phase(&selections[0])?;
         } else {
@@ -573,13 +642,13 @@ fn new_record(
     valgrind: Option<&callgrind::Valgrind>,
     skipped: Vec<model::Skipped>,
 ) -> RunRecord {
-    let mut instruments = Vec::new();
-    if opts.instruments.icount() && valgrind.is_some() {
-        instruments.push("icount".to_string());
-    }
-    if opts.instruments.walltime() {
-        instruments.push("walltime".to_string());
-    }
+    let instruments = opts
+        .instruments
+        .names()
+        .into_iter()
+        .filter(|i| valgrind.is_some() || !matches!(*i, "icount" | "cache" | "dhat"))
+        .map(String::from)
+        .collect();
     RunRecord {
         schema: model::SCHEMA.into(),
         schema_version: model::SCHEMA_VERSION,
@@ -629,6 +698,7 @@ fn new_record(
                     unit: s.unit.clone(),
                     icount: None,
                     walltime: None,
+                    counters: Default::default(),
                     failures: Vec::new(),
                 })
             })
@@ -636,9 +706,15 @@ fn new_record(
     }
 }
 
-fn progress_bar(opts: &RunOptions, measured: usize, icount: bool) -> ProgressBar {
+fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressBar {
     let per_instrument = measured as u64;
-    let total = per_instrument * (u64::from(icount) + u64::from(opts.instruments.walltime()));
+    let phases = opts
+        .instruments
+        .names()
+        .iter()
+        .filter(|i| valgrind || !matches!(**i, "icount" | "cache" | "dhat"))
+        .count() as u64;
+    let total = per_instrument * phases;
     let bar = ProgressBar::with_draw_target(
         Some(total),
         if opts.quiet || opts.json {
@@ -668,6 +744,30 @@ struct Session<'a> {
 enum Figure {
     Icount(Icount),
     Walltime(Box<model::Walltime>),
+    Cache(model::CacheSim),
+    Memory(model::Memory),
+    Perf(model::Perf),
+    Dhat(model::Dhat),
+}
+
+/// The instruments that run one process per party with the runner's pipes between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Cache,
+    Dhat,
+    Memory,
+    Perf,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Cache => "cache",
+            Kind::Dhat => "dhat",
+            Kind::Memory => "memory",
+            Kind::Perf => "perf",
+        }
+    }
 }
 
 impl Session<'_> {
@@ -688,6 +788,10 @@ impl Session<'_> {
             match result {
                 Ok(Figure::Icount(i)) => r.icount = Some(i),
                 Ok(Figure::Walltime(w)) => r.walltime = Some(*w),
+                Ok(Figure::Cache(c)) => r.counters.cache = Some(c),
+                Ok(Figure::Memory(m)) => r.counters.memory = Some(m),
+                Ok(Figure::Perf(p)) => r.counters.perf = Some(p),
+                Ok(Figure::Dhat(d)) => r.counters.dhat = Some(d),
                 Err(f) => r.failures.push(f),
             }
         }
@@ -708,34 +812,18 @@ impl Session<'_> {
             .into_iter()
             .chain(selected.iter().copied())
             .collect();
-        let next = AtomicUsize::new(0);
-        let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-        std::thread::scope(|scope| {
-            for _ in 0..self.opts.jobs.min(jobs.len()) {
-                scope.spawn(|| loop {
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(s) = jobs.get(k) else { break };
-                    if let Err(e) = self.icount_scenario(vg, s, k) {
-                        error.lock().expect("no worker panicked").get_or_insert(e);
-                        break;
-                    }
-                });
-            }
-        });
-        match error.into_inner().expect("no worker panicked") {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.parallel_phase(&jobs, |s, k| self.icount_scenario(vg, s, k))
     }
 
-    /// Runs every party of `s` under callgrind at once, wired together by pipes.
-    fn icount_scenario(
+    /// Runs every party of `s` at once, one process each, wired together by pipes (a
+    /// single-process scenario is one party). `command(i, id, args)` makes the command for party
+    /// `i` (measured id `id`) from the child's argument list.
+    fn spawn_parties(
         &self,
-        vg: &callgrind::Valgrind,
         s: &ScenarioInfo,
-        job: usize,
-    ) -> Result<()> {
-        self.progress.set_message(format!("icount {}", s.name));
+        mode: &str,
+        command: &dyn Fn(usize, &str, Vec<String>) -> Command,
+    ) -> Result<Vec<(String, Outcome)>> {
         let parties: Vec<Option<&str>> = if s.parties.is_empty() {
             vec![None]
         } else {
@@ -754,19 +842,13 @@ impl Session<'_> {
         }
         let start = Instant::now();
         let mut running = Vec::new();
-        let mut files = Vec::new();
+        let mut ids = Vec::new();
         for (i, party) in parties.iter().enumerate() {
             let id = match party {
                 Some(p) => proto::party_id(&s.name, p),
                 None => s.name.clone(),
             };
-            let (final_path, rel) = self.out.callgrind_paths(&id);
-            let tmp = self
-                .out
-                .root()
-                .join("callgrind")
-                .join(format!(".tmp-{}-{job}-{i}.out", std::process::id()));
-            let mut args = self.bin.child_args("icount");
+            let mut args = self.bin.child_args(mode);
             args.push(s.name.clone());
             let mut fds = Vec::new();
             if let Some(p) = party {
@@ -790,24 +872,61 @@ impl Session<'_> {
                     next_fd += 2;
                 }
             }
-            let mut cmd = child::scenario_command(
-                callgrind::command(vg, &tmp, &self.bin.exe, &args),
-                &self.bin.cwd,
-                true,
-            );
-            if let Some(lib) = &self.fixed_random {
-                cmd.env("LD_PRELOAD", lib);
-            }
+            let mut cmd = command(i, &id, args);
             child::inherit_fds(&mut cmd, &fds);
-            let r = Running::spawn(&mut cmd)
-                .with_context(|| format!("cannot start valgrind ({})", vg.path.display()))?;
-            running.push(r);
-            files.push((id, tmp, final_path, rel));
+            let program = cmd.get_program().to_string_lossy().into_owned();
+            match Running::spawn(&mut cmd) {
+                Ok(r) => running.push(r),
+                Err(e) => {
+                    // Parties already started would wait for this one forever: end them.
+                    drop(pipes);
+                    child::wait_all(running, start, Duration::ZERO);
+                    return Err(e).with_context(|| format!("cannot start {program}"));
+                }
+            }
+            ids.push(id);
         }
         // Our copies of the pipe ends must close, or no party ever sees the end of its input.
         drop(pipes);
         let outcomes = child::wait_all(running, start, self.opts.timeout);
-        for ((id, tmp, final_path, rel), outcome) in files.into_iter().zip(outcomes) {
+        Ok(ids.into_iter().zip(outcomes).collect())
+    }
+
+    /// A temporary file in the output directory for one party's output.
+    fn tmp_path(&self, what: &str, job: usize, party: usize) -> PathBuf {
+        self.out.root().join(format!(
+            ".tmp-{what}-{}-{job}-{party}.out",
+            std::process::id()
+        ))
+    }
+
+    /// A scenario process prepared like every measured one, with getrandom pinned when asked.
+    fn measured_command(&self, cmd: Command, pin_random: bool) -> Command {
+        let mut cmd = child::scenario_command(cmd, &self.bin.cwd, true);
+        if let (true, Some(lib)) = (pin_random, &self.fixed_random) {
+            cmd.env("LD_PRELOAD", lib);
+        }
+        cmd
+    }
+
+    /// Runs every party of `s` under callgrind at once, wired together by pipes.
+    fn icount_scenario(
+        &self,
+        vg: &callgrind::Valgrind,
+        s: &ScenarioInfo,
+        job: usize,
+    ) -> Result<()> {
+        self.progress.set_message(format!("icount {}", s.name));
+        let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
+            let tmp = self.tmp_path("icount", job, i);
+            self.measured_command(
+                callgrind::command(vg, &[], &tmp, &self.bin.exe, &args),
+                true,
+            )
+        })?;
+        for (i, (id, outcome)) in outcomes.into_iter().enumerate() {
+            let tmp = self.tmp_path("icount", job, i);
+            let (final_path, rel) = self.out.callgrind_paths(&id);
             let result = self.icount_result(s, &outcome, &tmp, &final_path, rel);
             let _ = std::fs::remove_file(&tmp);
             if s.name == RESIDUAL_SCENARIO {
@@ -815,7 +934,7 @@ impl Session<'_> {
                     Ok(Figure::Icount(i)) => {
                         self.record.lock().expect("no worker panicked").harness_residual_ir = Some(i.ir)
                     }
-                    Ok(Figure::Walltime(_)) => unreachable!("icount yields icount figures"),
+                    Ok(_) => unreachable!("icount yields icount figures"),
                     Err(f) => bail!(
                         "the harness residual could not be measured ({}: {}); is valgrind working?\n{}",
                         f.kind,
@@ -829,6 +948,251 @@ impl Session<'_> {
         }
         if s.name != RESIDUAL_SCENARIO {
             self.progress.inc(1);
+        }
+        Ok(())
+    }
+
+    /// Runs `each(scenario, job)` over `selected`, `--jobs` at a time.
+    fn parallel_phase(
+        &self,
+        selected: &[&ScenarioInfo],
+        each: impl Fn(&ScenarioInfo, usize) -> Result<()> + Sync,
+    ) -> Result<()> {
+        let next = AtomicUsize::new(0);
+        let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..self.opts.jobs.min(selected.len()) {
+                scope.spawn(|| loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(s) = selected.get(k) else { break };
+                    if let Err(e) = each(s, k) {
+                        error.lock().expect("no worker panicked").get_or_insert(e);
+                        break;
+                    }
+                });
+            }
+        });
+        match error.into_inner().expect("no worker panicked") {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// `cache` (callgrind with cache and branch simulation) or `dhat`, every party at once.
+    fn callgrind_scenario(
+        &self,
+        vg: &callgrind::Valgrind,
+        kind: Kind,
+        s: &ScenarioInfo,
+        job: usize,
+    ) -> Result<()> {
+        self.progress
+            .set_message(format!("{} {}", kind.name(), s.name));
+        let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
+            let tmp = self.tmp_path(kind.name(), job, i);
+            let cmd = match kind {
+                Kind::Dhat => dhat::command(vg, &tmp, &self.bin.exe, &args),
+                _ => callgrind::command(vg, cache::TOOL_ARGS, &tmp, &self.bin.exe, &args),
+            };
+            self.measured_command(cmd, true)
+        })?;
+        for (i, (id, outcome)) in outcomes.into_iter().enumerate() {
+            let tmp = self.tmp_path(kind.name(), job, i);
+            let (final_path, rel) = self.out.instrument_paths(kind.name(), &id)?;
+            let result = self.tool_result(kind, s, &outcome, &tmp, &final_path, rel);
+            let _ = std::fs::remove_file(&tmp);
+            self.store(&id, result)?;
+        }
+        self.progress.inc(1);
+        Ok(())
+    }
+
+    fn fail(&self, instrument: &str, outcome: &Outcome, kind: &str, message: String) -> Failure {
+        Failure {
+            instrument: instrument.into(),
+            kind: kind.into(),
+            message,
+            stderr_tail: outcome.stderr_tail.clone(),
+        }
+    }
+
+    fn tool_result(
+        &self,
+        kind: Kind,
+        s: &ScenarioInfo,
+        outcome: &Outcome,
+        tmp: &Path,
+        final_path: &Path,
+        rel: String,
+    ) -> std::result::Result<Figure, Failure> {
+        let inst = kind.name();
+        if !outcome.success() {
+            let (k, message) = outcome.describe(self.opts.timeout);
+            return Err(self.fail(inst, outcome, &k, message));
+        }
+        let no = |m: String| self.fail(inst, outcome, "no-measurement", m);
+        let figure = match kind {
+            Kind::Cache => {
+                let totals = callgrind::read_totals(tmp).map_err(|e| no(format!("{e:#}")))?;
+                cache::figures(&totals, s.ops, rel)
+                    .map(Figure::Cache)
+                    .ok_or_else(|| no("callgrind reported no cache or branch events".into()))?
+            }
+            Kind::Dhat => {
+                let (tb, tbk, gb, gbk) =
+                    dhat::read_totals(tmp).map_err(|e| no(format!("{e:#}")))?;
+                Figure::Dhat(model::Dhat {
+                    total_bytes: tb,
+                    total_blocks: tbk,
+                    peak_bytes: gb,
+                    peak_blocks: gbk,
+                    dhat_out: rel,
+                })
+            }
+            Kind::Memory | Kind::Perf => unreachable!("in-process kinds have no tool output"),
+        };
+        std::fs::rename(tmp, final_path).map_err(|e| {
+            no(format!(
+                "cannot keep {inst} output as {}: {e}",
+                final_path.display()
+            ))
+        })?;
+        Ok(figure)
+    }
+
+    /// `memory` or `perf`: the scenario binary measures itself, one process per party.
+    fn in_process_scenario(&self, kind: Kind, s: &ScenarioInfo, job: usize) -> Result<()> {
+        self.progress
+            .set_message(format!("{} {}", kind.name(), s.name));
+        let results = self.in_process_results(kind, s, job)?;
+        for (id, r) in results {
+            self.store(&id, r.map(|(f, _)| f))?;
+        }
+        self.progress.inc(1);
+        Ok(())
+    }
+
+    /// Runs `s` in `memory` or `perf` mode; per measured id, the figure (with the raw perf
+    /// counts, which the availability probe needs) or the failure.
+    #[allow(clippy::type_complexity)]
+    fn in_process_results(
+        &self,
+        kind: Kind,
+        s: &ScenarioInfo,
+        job: usize,
+    ) -> Result<
+        Vec<(
+            String,
+            std::result::Result<(Figure, Option<proto::PerfCounts>), Failure>,
+        )>,
+    > {
+        let inst = kind.name();
+        let outcomes = self.spawn_parties(s, inst, &|i, _id, mut args| {
+            args.push("--result".into());
+            args.push(self.tmp_path(inst, job, i).display().to_string());
+            let mut cmd = Command::new(&self.bin.exe);
+            cmd.args(args);
+            self.measured_command(cmd, kind == Kind::Memory)
+        })?;
+        Ok(outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, (id, outcome))| {
+                let tmp = self.tmp_path(inst, job, i);
+                let r = self.in_process_result(kind, s, &outcome, &tmp);
+                let _ = std::fs::remove_file(&tmp);
+                (id, r)
+            })
+            .collect())
+    }
+
+    fn in_process_result(
+        &self,
+        kind: Kind,
+        s: &ScenarioInfo,
+        outcome: &Outcome,
+        tmp: &Path,
+    ) -> std::result::Result<(Figure, Option<proto::PerfCounts>), Failure> {
+        let inst = kind.name();
+        if !outcome.success() {
+            let (k, message) = outcome.describe(self.opts.timeout);
+            return Err(self.fail(inst, outcome, &k, message));
+        }
+        let parsed: std::result::Result<CountersResult, String> = std::fs::read(tmp)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
+        let r = match parsed {
+            Ok(r) if r.protocol == PROTOCOL_VERSION => r,
+            Ok(r) => {
+                let m = proto::check_version(r.protocol).unwrap_err();
+                return Err(self.fail(inst, outcome, "protocol", m));
+            }
+            Err(e) => {
+                let m = format!("unreadable {inst} result: {e}");
+                return Err(self.fail(inst, outcome, "protocol", m));
+            }
+        };
+        let missing = || {
+            self.fail(
+                inst,
+                outcome,
+                "protocol",
+                format!("the child sent no {inst} figures"),
+            )
+        };
+        match kind {
+            Kind::Memory => {
+                let m = r.memory.ok_or_else(missing)?;
+                Ok((Figure::Memory(memory::figures(&m, s.ops)), None))
+            }
+            Kind::Perf => {
+                let p = r.perf.ok_or_else(missing)?;
+                match perf::figures(&p, s.ops) {
+                    Some(f) => Ok((Figure::Perf(f), Some(p))),
+                    None => Err(self.fail(
+                        inst,
+                        outcome,
+                        "no-measurement",
+                        perf::unavailable_reason(&p),
+                    )),
+                }
+            }
+            Kind::Cache | Kind::Dhat => unreachable!("tool kinds have output files"),
+        }
+    }
+
+    /// Hardware counters: first the library's empty scenario, to learn whether the kernel
+    /// gives counters at all (if not, the instrument is skipped with the kernel's reason),
+    /// then every scenario, one at a time, since cycles depend on what else runs.
+    fn perf_phase(&self, listing: &Listing, selected: &[&ScenarioInfo]) -> Result<()> {
+        if let Some(residual) = listing
+            .scenarios
+            .iter()
+            .find(|s| s.name == RESIDUAL_SCENARIO)
+        {
+            let probe = self.in_process_results(Kind::Perf, residual, 0)?;
+            if let Some((_, Err(f))) = probe.first() {
+                let reason = if f.kind == "no-measurement" {
+                    f.message.clone()
+                } else {
+                    format!("the probe run failed ({}: {})", f.kind, f.message)
+                };
+                if !self.opts.quiet && !self.opts.json {
+                    eprintln!("warning: perf skipped: {reason}");
+                }
+                let mut record = self.record.lock().expect("no worker panicked");
+                record.skipped.push(model::Skipped {
+                    instrument: "perf".into(),
+                    reason,
+                });
+                record.settings.instruments.retain(|i| i != "perf");
+                drop(record);
+                self.progress.inc(selected.len() as u64);
+                return self.save();
+            }
+        }
+        for (k, s) in selected.iter().enumerate() {
+            self.in_process_scenario(Kind::Perf, s, k)?;
         }
         Ok(())
     }
