@@ -100,17 +100,19 @@ fn builtin_unchecked_and_unaligned_scenarios_are_clean_and_file_io_is_not_runnab
         .iter()
         .map(|r| r["scenario"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "index/sum_indirect/unchecked",
-            "index/binary_search/unchecked",
-            "index/matmul32/unchecked",
-            "words/read_u64/unaligned",
-            "io/read/open_once",
-        ]
-    );
-    for r in &results[..4] {
+    for expected in [
+        "index/sum_indirect/unchecked",
+        "index/binary_search/unchecked",
+        "index/matmul32/unchecked",
+        "words/read_u64/unaligned",
+        "io/read/open_once",
+    ] {
+        assert!(names.contains(&expected), "{expected} not in {names:?}");
+    }
+    for r in results
+        .iter()
+        .filter(|r| r["scenario"] != "io/read/open_once")
+    {
         assert_eq!(r["verdict"], "clean", "{r:#}");
     }
     let io = result(&report, "io/read/open_once");
