@@ -11,9 +11,13 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Whether the toolchain `costbench miri` would use (`COSTBENCH_MIRI_TOOLCHAIN`, default
+/// nightly) has Miri.
 fn miri_available() -> bool {
+    let toolchain =
+        std::env::var("COSTBENCH_MIRI_TOOLCHAIN").unwrap_or_else(|_| "nightly".to_string());
     let ok = Command::new("cargo")
-        .args(["+nightly", "miri", "--version"])
+        .args([&format!("+{toolchain}"), "miri", "--version"])
         .env_remove("RUSTUP_TOOLCHAIN")
         .env_remove("CARGO")
         .env_remove("RUSTC")
