@@ -47,6 +47,14 @@ pub enum Command {
     Import(ImportCmd),
     /// Print a run (directory or run id) in another format.
     Export(ExportCmd),
+    /// List the bounds and overflow checks that survived optimisation in a binary.
+    ///
+    /// Builds the bench target as `run` does (or reads --binary, any x86-64 ELF binary with
+    /// symbols; line tables make it name source lines) and finds every guard: a conditional
+    /// branch whose failing side only panics. Prints totals per kind, per crate and per
+    /// function, and each guard with its source line and inline chain. `costbench run
+    /// --instrument census` counts how many of them execute per op.
+    Census(CensusCmd),
     /// The CI gate: compare a candidate with a baseline and exit 3 on a significant regression.
     ///
     /// The candidate is measured now from the working tree (or given with --candidate). The
@@ -106,6 +114,28 @@ pub struct MiriCmd {
     /// Print only problems (undefined behaviour, failures) and errors.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CensusCmd {
+    /// Cargo.toml of the crate or workspace whose bench target to build [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package that has the bench target, when several do.
+    #[arg(long, short = 'p', value_name = "SPEC")]
+    pub package: Option<String>,
+    /// Bench target, chosen as for `run`.
+    #[arg(long, value_name = "NAME")]
+    pub bench: Option<String>,
+    /// Analyse this binary instead of building a bench target.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["manifest_path", "package", "bench"])]
+    pub binary: Option<PathBuf>,
+    /// Only guards in functions whose demangled name, or whose crate, matches this regular
+    /// expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
 }
 
 #[derive(Debug, clap::Args)]
@@ -294,6 +324,9 @@ pub enum InstrumentArg {
     Perf,
     /// Valgrind DHAT: total and peak heap bytes and blocks of the whole process.
     Dhat,
+    /// Instruction counts plus the census: bounds and overflow checks executed per op, from
+    /// the same callgrind run with per-instruction counts (`--dump-instr=yes`).
+    Census,
     /// Every instrument above.
     All,
 }
@@ -334,7 +367,8 @@ pub struct MeasureArgs {
     /// Run only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    /// Instruments to run, comma-separated (or the option repeated).
+    /// Instruments to run, comma-separated (or the option repeated); `census,walltime` gives
+    /// checks/op next to time/op.
     #[arg(
         long,
         value_enum,
@@ -388,6 +422,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Compare(c) => compare(c),
         Command::Import(i) => import(i),
         Command::Export(e) => export(e),
+        Command::Census(c) => census(c),
         Command::Check(c) => check(c),
         Command::Miri(m) => miri(m),
     }
@@ -413,6 +448,54 @@ fn miri(m: MiriCmd) -> Result<i32> {
         json: m.format == MiriFormat::Json,
         quiet: m.quiet,
     })
+}
+
+fn census(c: CensusCmd) -> Result<i32> {
+    let filter = c
+        .filter
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))?;
+    let (exe, base) = match c.binary {
+        Some(p) => {
+            if !p.is_file() {
+                bail!("--binary {}: no such file", p.display());
+            }
+            (p, std::env::current_dir().ok())
+        }
+        None => {
+            let target = crate::cargo::resolve(
+                c.manifest_path.as_deref(),
+                c.package.as_deref(),
+                c.bench.as_deref(),
+            )?;
+            let exe = crate::cargo::build(&target, "default", c.format == Format::Json)?;
+            (exe, Some(target.workspace_root))
+        }
+    };
+    let census = crate::census::analyse(&exe)?;
+    let guards: Vec<&crate::census::Guard> = census
+        .guards
+        .iter()
+        .filter(|g| {
+            filter
+                .as_ref()
+                .is_none_or(|f| f.is_match(&g.function) || f.is_match(&g.krate))
+        })
+        .collect();
+    match c.format {
+        Format::Table => print!(
+            "{}",
+            crate::census::report::table(&census, &guards, base.as_deref())
+        ),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&crate::census::report::json(&census, &guards))
+                .expect("JSON values serialise")
+        ),
+    }
+    Ok(crate::exit::OK)
 }
 
 /// The database named by `--db`, else the default one under the crate's target directory.
@@ -872,6 +955,7 @@ fn instruments(args: &[InstrumentArg]) -> Instruments {
             InstrumentArg::Memory => i.memory = true,
             InstrumentArg::Perf => i.perf = true,
             InstrumentArg::Dhat => i.dhat = true,
+            InstrumentArg::Census => i.census = true,
             InstrumentArg::All => i = Instruments::ALL,
         }
     }
@@ -909,6 +993,28 @@ mod tests {
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn instruments_combine() {
+        let set = |args: &[&str]| {
+            let mut v = vec!["costbench", "run"];
+            v.extend_from_slice(args);
+            let Command::Run(r) = Cli::try_parse_from(v).unwrap().command else {
+                unreachable!()
+            };
+            r.measure.into_options(false, false).unwrap().instruments
+        };
+        let i = set(&[]);
+        assert!(
+            i.icount && i.walltime && !i.census,
+            "all = icount + walltime"
+        );
+        let i = set(&["--instrument", "census,walltime"]);
+        assert!(i.census && i.walltime && !i.icount);
+        let i = set(&["--instrument", "census", "--instrument", "icount"]);
+        assert!(i.census && i.icount && !i.walltime);
+        assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "census,nope"]).is_err());
     }
 
     #[test]

@@ -100,6 +100,7 @@ pub fn from_csv(
             icount: None,
             walltime: None,
             counters: Default::default(),
+            census: None,
             failures: Vec::new(),
         });
         results.len() - 1

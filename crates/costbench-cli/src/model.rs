@@ -102,6 +102,10 @@ pub struct ScenarioResult {
     /// Simulated and hardware counters and memory figures (absent keys when not measured).
     #[serde(flatten)]
     pub counters: Counters,
+    /// Checks executed in the measured body (`--instrument census`). Absent from records
+    /// written without it, so older run.json files still read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub census: Option<Census>,
     /// Empty when every instrument succeeded.
     pub failures: Vec<Failure>,
 }
@@ -113,6 +117,63 @@ pub struct Icount {
     pub ir_per_op: f64,
     /// Callgrind's output for this id, relative to the output directory.
     pub callgrind_out: String,
+}
+
+/// The dynamic census of one measured id: guards (checks that survived optimisation) executed
+/// during one run of the measured body, from callgrind's per-instruction counts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Census {
+    /// Guard executions, all kinds.
+    pub checks: u64,
+    pub checks_per_op: f64,
+    /// Distinct guards executed at least once.
+    pub sites: usize,
+    /// Every kind, in report order, zeros included.
+    pub by_kind: Vec<CensusKind>,
+    /// The most executed guards, most first.
+    pub top_sites: Vec<CensusSite>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CensusKind {
+    /// `slice-index`, `slice-range`, `str-boundary`, `overflow`, `div-by-zero`, `unwrap`,
+    /// `other-panic`, `trap`.
+    pub kind: String,
+    pub checks: u64,
+    pub checks_per_op: f64,
+    pub sites: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CensusSite {
+    /// Address of the guarding branch in the binary, `0x…`.
+    pub address: String,
+    pub kind: String,
+    pub function: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// Innermost first: the check's own line, then each caller it was inlined into with the
+    /// line of the call.
+    pub inline_chain: Vec<CensusFrame>,
+    pub executions: u64,
+    pub per_op: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CensusFrame {
+    pub function: Option<String>,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+impl Census {
+    /// Checks per op of the kinds that satisfy `pred`.
+    pub fn per_op_where(&self, pred: impl Fn(&str) -> bool) -> (f64, usize) {
+        self.by_kind
+            .iter()
+            .filter(|k| pred(&k.kind))
+            .fold((0.0, 0), |(c, s), k| (c + k.checks_per_op, s + k.sites))
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -284,5 +345,34 @@ pub struct Failure {
 impl RunRecord {
     pub fn failed(&self) -> impl Iterator<Item = &ScenarioResult> {
         self.results.iter().filter(|r| !r.failures.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_without_census_read_and_write_as_before() {
+        // A result as schema version 1 wrote it before the census existed.
+        let old = r#"{"id":"a","scenario":"a","party":null,"ops":2,"unit":"op",
+            "icount":null,"walltime":null,"failures":[]}"#;
+        let r: ScenarioResult = serde_json::from_str(old).unwrap();
+        assert_eq!(r.census, None);
+        let back = serde_json::to_value(&r).unwrap();
+        assert!(back.get("census").is_none(), "{back}");
+        let with = ScenarioResult {
+            census: Some(Census {
+                checks: 4,
+                checks_per_op: 2.0,
+                sites: 1,
+                by_kind: vec![],
+                top_sites: vec![],
+            }),
+            ..r
+        };
+        let again: ScenarioResult =
+            serde_json::from_value(serde_json::to_value(&with).unwrap()).unwrap();
+        assert_eq!(again, with);
     }
 }

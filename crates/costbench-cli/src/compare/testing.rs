@@ -66,6 +66,7 @@ pub fn scenario(id: &str) -> ScenarioResult {
         icount: None,
         walltime: None,
         counters: Default::default(),
+        census: None,
         failures: vec![],
     }
 }

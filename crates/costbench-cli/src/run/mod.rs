@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The instruments asked for.
+/// The instruments asked for (`--instrument`, a comma-separated list).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Instruments {
     pub icount: bool,
@@ -39,6 +39,9 @@ pub struct Instruments {
     pub perf: bool,
     /// Valgrind's DHAT heap profile.
     pub dhat: bool,
+    /// Bounds and overflow checks executed per op. It rides on the icount run (callgrind with
+    /// per-instruction counts, which leave the instruction count unchanged), so it implies icount.
+    pub census: bool,
 }
 
 impl Instruments {
@@ -50,12 +53,27 @@ impl Instruments {
         memory: true,
         perf: true,
         dhat: true,
+        census: true,
     };
+
+    /// Whether the icount run happens (asked for, or carrying the census).
+    pub fn icount(self) -> bool {
+        self.icount || self.census
+    }
+
+    pub fn census(self) -> bool {
+        self.census
+    }
+
+    pub fn walltime(self) -> bool {
+        self.walltime
+    }
 
     /// The instruments that need valgrind.
     fn valgrind(self) -> Vec<&'static str> {
         [
-            ("icount", self.icount),
+            ("census", self.census),
+            ("icount", self.icount()),
             ("cache", self.cache),
             ("dhat", self.dhat),
         ]
@@ -67,7 +85,8 @@ impl Instruments {
     /// Names of the instruments asked for, in the order they run.
     pub fn names(self) -> Vec<&'static str> {
         [
-            ("icount", self.icount),
+            ("icount", self.icount()),
+            ("census", self.census),
             ("cache", self.cache),
             ("dhat", self.dhat),
             ("memory", self.memory),
@@ -214,6 +233,11 @@ pub fn print_record(opts: &RunOptions, record: &RunRecord) {
         );
     } else if !opts.quiet {
         print!("{}", report::terminal::table(record));
+        let cwd = std::env::current_dir().ok();
+        print!(
+            "{}",
+            crate::census::report::dynamic_summary(record, cwd.as_deref())
+        );
     } else {
         for r in record.failed() {
             for f in &r.failures {
@@ -348,19 +372,42 @@ pub fn measure_sides(
         }
         _ => None,
     };
+    // The census needs each binary's guards before any callgrind output can be joined with them.
+    let censuses: Vec<(Option<CensusJoin>, Option<model::Skipped>)> = bins
+        .iter()
+        .map(|b| match &valgrind {
+            Some(_) if opts.instruments.census() => match crate::census::analyse(&b.exe) {
+                Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
+                Err(e) => {
+                    let reason = format!("{e:#}");
+                    eprintln!("warning: census skipped: {reason}; instruction counts still run");
+                    let skip = model::Skipped {
+                        instrument: "census".into(),
+                        reason,
+                    };
+                    (None, Some(skip))
+                }
+            },
+            _ => (None, None),
+        })
+        .collect();
     let total: usize = selections.iter().map(Vec::len).sum();
     let progress = progress_bar(opts, total, valgrind.is_some());
     let sessions: Vec<Session> = sides
         .iter()
+        .zip(censuses)
         .enumerate()
-        .map(|(k, side)| {
+        .map(|(k, (side, (census, census_skipped)))| {
+            let mut skipped = skipped.clone();
+            skipped.extend(census_skipped);
             let mut record = new_record(
                 opts,
                 side.target.as_ref().unwrap_or(target),
                 &listings[k],
                 &selections[k],
                 valgrind.as_ref(),
-                skipped.clone(),
+                census.is_some(),
+                skipped,
             );
             record.variant = side.label.clone();
             Session {
@@ -369,6 +416,7 @@ pub fn measure_sides(
                 out: &outs[k],
                 record: Mutex::new(record),
                 fixed_random: fixed_random.clone(),
+                census,
                 progress: progress.clone(),
             }
         })
@@ -378,7 +426,7 @@ pub fn measure_sides(
     }
     if let Some(vg) = &valgrind {
         for (k, s) in sessions.iter().enumerate() {
-            if opts.instruments.icount {
+            if opts.instruments.icount() {
                 s.icount_phase(vg, &listings[k], &selections[k])?;
             }
             if opts.instruments.cache {
@@ -640,13 +688,15 @@ fn new_record(
     listing: &Listing,
     selected: &[&ScenarioInfo],
     valgrind: Option<&callgrind::Valgrind>,
+    census: bool,
     skipped: Vec<model::Skipped>,
 ) -> RunRecord {
     let instruments = opts
         .instruments
         .names()
         .into_iter()
-        .filter(|i| valgrind.is_some() || !matches!(*i, "icount" | "cache" | "dhat"))
+        .filter(|i| valgrind.is_some() || !matches!(*i, "icount" | "cache" | "dhat" | "census"))
+        .filter(|i| census || *i != "census")
         .map(String::from)
         .collect();
     RunRecord {
@@ -699,6 +749,7 @@ fn new_record(
                     icount: None,
                     walltime: None,
                     counters: Default::default(),
+                    census: None,
                     failures: Vec::new(),
                 })
             })
@@ -713,6 +764,8 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressB
         .names()
         .iter()
         .filter(|i| valgrind || !matches!(**i, "icount" | "cache" | "dhat"))
+        // The census rides on the icount run: no phase of its own.
+        .filter(|i| **i != "census")
         .count() as u64;
     let total = per_instrument * phases;
     let bar = ProgressBar::with_draw_target(
@@ -737,13 +790,49 @@ struct Session<'a> {
     record: Mutex<RunRecord>,
     /// Preloaded under callgrind so that getrandom is the same in every run.
     fixed_random: Option<PathBuf>,
+    /// The binary's guards, when the census runs.
+    census: Option<CensusJoin>,
     progress: ProgressBar,
+}
+
+/// The static census of a scenario binary and how to recognise it in callgrind's output.
+struct CensusJoin {
+    guards: crate::census::StaticCensus,
+    /// The binary's path as given to valgrind, and canonical: callgrind names objects by the
+    /// path they were mapped from.
+    exe: PathBuf,
+    canonical: Option<PathBuf>,
+}
+
+impl CensusJoin {
+    fn new(guards: crate::census::StaticCensus, exe: &Path) -> CensusJoin {
+        CensusJoin {
+            guards,
+            exe: exe.to_path_buf(),
+            canonical: exe.canonicalize().ok(),
+        }
+    }
+
+    fn is_binary(&self, ob: &str) -> bool {
+        let ob = Path::new(ob);
+        ob == self.exe || self.canonical.as_deref() == Some(ob)
+    }
+
+    /// The census of one measured id from its callgrind output (written with `--dump-instr=yes`).
+    fn measure(&self, callgrind_out: &Path, ops: u64) -> Result<model::Census> {
+        let text = std::fs::read_to_string(callgrind_out)
+            .with_context(|| format!("cannot read {}", callgrind_out.display()))?;
+        let counts = crate::census::dynamic::instruction_counts(&text, |ob| self.is_binary(ob))
+            .with_context(|| format!("in callgrind output {}", callgrind_out.display()))?;
+        Ok(crate::census::join(&self.guards, &counts, ops))
+    }
 }
 
 /// What one instrument produced for one measured id.
 enum Figure {
     Icount(Icount),
     Walltime(Box<model::Walltime>),
+    Census(model::Census),
     Cache(model::CacheSim),
     Memory(model::Memory),
     Perf(model::Perf),
@@ -788,6 +877,7 @@ impl Session<'_> {
             match result {
                 Ok(Figure::Icount(i)) => r.icount = Some(i),
                 Ok(Figure::Walltime(w)) => r.walltime = Some(*w),
+                Ok(Figure::Census(c)) => r.census = Some(c),
                 Ok(Figure::Cache(c)) => r.counters.cache = Some(c),
                 Ok(Figure::Memory(m)) => r.counters.memory = Some(m),
                 Ok(Figure::Perf(p)) => r.counters.perf = Some(p),
@@ -917,10 +1007,16 @@ impl Session<'_> {
         job: usize,
     ) -> Result<()> {
         self.progress.set_message(format!("icount {}", s.name));
+        // The census reads per-instruction counts from the same run (the Ir total is unchanged).
+        let tool_args: &[&str] = if self.census.is_some() {
+            &[callgrind::DUMP_INSTR]
+        } else {
+            &[]
+        };
         let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
             let tmp = self.tmp_path("icount", job, i);
             self.measured_command(
-                callgrind::command(vg, &[], &tmp, &self.bin.exe, &args),
+                callgrind::command(vg, tool_args, &tmp, &self.bin.exe, &args),
                 true,
             )
         })?;
@@ -929,6 +1025,19 @@ impl Session<'_> {
             let (final_path, rel) = self.out.callgrind_paths(&id);
             let result = self.icount_result(s, &outcome, &tmp, &final_path, rel);
             let _ = std::fs::remove_file(&tmp);
+            let census = match (&result, &self.census) {
+                (Ok(_), Some(c)) if s.name != RESIDUAL_SCENARIO => Some(
+                    c.measure(&final_path, s.ops)
+                        .map(Figure::Census)
+                        .map_err(|e| Failure {
+                            instrument: "census".into(),
+                            kind: "no-measurement".into(),
+                            message: format!("{e:#}"),
+                            stderr_tail: String::new(),
+                        }),
+                ),
+                _ => None,
+            };
             if s.name == RESIDUAL_SCENARIO {
                 match result {
                     Ok(Figure::Icount(i)) => {
@@ -944,6 +1053,9 @@ impl Session<'_> {
                 }
             } else {
                 self.store(&id, result)?;
+                if let Some(c) = census {
+                    self.store(&id, c)?;
+                }
             }
         }
         if s.name != RESIDUAL_SCENARIO {

@@ -395,6 +395,7 @@ mod tests {
                 }),
                 walltime: None,
                 counters: Default::default(),
+                census: None,
                 failures: vec![],
             }],
         }

@@ -64,6 +64,10 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Callgrind option that writes a cost line per instruction address (`positions: instr line`):
+/// the census reads guard execution counts from it. It does not change the Ir total.
+pub const DUMP_INSTR: &str = "--dump-instr=yes";
+
 /// `valgrind --tool=callgrind ...` running `exe args`, writing its profile to `out_file`;
 /// `tool_args` are added to callgrind's own (the cache instrument adds its simulations).
 ///
