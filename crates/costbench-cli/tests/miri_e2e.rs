@@ -12,12 +12,13 @@ fn workspace() -> PathBuf {
 }
 
 /// Whether the toolchain `costbench miri` would use (`COSTBENCH_MIRI_TOOLCHAIN`, default
-/// nightly) has Miri.
+/// nightly) has a working Miri: `cargo miri setup` succeeds (it needs the miri and rust-src
+/// components, and builds Miri's sysroot the first time).
 fn miri_available() -> bool {
     let toolchain =
         std::env::var("COSTBENCH_MIRI_TOOLCHAIN").unwrap_or_else(|_| "nightly".to_string());
     let ok = Command::new("cargo")
-        .args([&format!("+{toolchain}"), "miri", "--version"])
+        .args([&format!("+{toolchain}"), "miri", "setup"])
         .env_remove("RUSTUP_TOOLCHAIN")
         .env_remove("CARGO")
         .env_remove("RUSTC")
@@ -25,7 +26,8 @@ fn miri_available() -> bool {
         .is_ok_and(|o| o.status.success());
     if !ok {
         eprintln!(
-            "SKIPPED: Miri is not installed (rustup toolchain install nightly --component miri,rust-src); this test needs it"
+            "SKIPPED: Miri is not installed or cannot build its sysroot \
+             (rustup toolchain install nightly --component miri,rust-src); this test needs it"
         );
     }
     ok
