@@ -34,6 +34,20 @@ pub fn one_line(r: &MiriResult) -> String {
     format!("{} {}{detail}", verdict_text(&r.finding), r.scenario)
 }
 
+/// Backtrace frames in the workspace's own code (relative paths), without the costbench
+/// library's harness frames: std's generic frames run to hundreds of characters each and say
+/// little about where the scenario went wrong.
+fn own_frames(backtrace: &[String]) -> Vec<&str> {
+    backtrace
+        .iter()
+        .map(String::as_str)
+        .filter(|f| {
+            let at = f.rsplit_once(" at ").map_or("", |(_, at)| at);
+            !at.is_empty() && !at.starts_with('/') && !f.starts_with("costbench::")
+        })
+        .collect()
+}
+
 /// The whole report as a table with details.
 pub fn table(report: &MiriReport) -> String {
     let mut s = String::new();
@@ -108,9 +122,13 @@ pub fn table(report: &MiriReport) -> String {
                 // Where an unsupported operation sits inside std is noise; the workspace frame
                 // above says where the scenario asked for it (the JSON keeps the backtrace).
                 let undefined = matches!(r.finding, Finding::UndefinedBehavior { .. });
-                if undefined && !backtrace.is_empty() {
-                    let _ = writeln!(s, "    backtrace:");
-                    for f in backtrace {
+                let own = own_frames(backtrace);
+                if undefined && !own.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        "    backtrace (workspace frames; --format json lists the others too):"
+                    );
+                    for f in own {
                         let _ = writeln!(s, "      {f}");
                     }
                 }
@@ -141,8 +159,9 @@ pub fn table(report: &MiriReport) -> String {
     let t = &report.timing;
     let _ = writeln!(
         s,
-        "\n{} scenarios: {} clean, {} undefined behaviour, {} not runnable, {} failed",
+        "\n{} scenario{}: {} clean, {} undefined behaviour, {} not runnable, {} failed",
         report.results.len(),
+        if report.results.len() == 1 { "" } else { "s" },
         count("clean"),
         count("undefined-behavior"),
         count("not-runnable"),
@@ -216,7 +235,12 @@ mod tests {
                         message: "`assume` called with `false`".into(),
                         location: Some("src/a.rs:3:5".into()),
                         notes: vec!["help: a bug".into()],
-                        backtrace: vec!["f at src/a.rs:3:5".into()],
+                        backtrace: vec![
+                            "f at src/a.rs:3:5".into(),
+                            "std::g at /rust/library/std/src/g.rs:1:1".into(),
+                            "costbench::Bench::iter at crates/costbench/src/bench.rs:1:1".into(),
+                            "main at src/a.rs:9:1".into(),
+                        ],
                         workspace_frame: Some("f at src/a.rs:3:5".into()),
                     },
                 ),
@@ -248,8 +272,9 @@ oob: UNDEFINED BEHAVIOUR
     `assume` called with `false`
     at src/a.rs:3:5
     help: a bug
-    backtrace:
+    backtrace (workspace frames; --format json lists the others too):
       f at src/a.rs:3:5
+      main at src/a.rs:9:1
 
 io: not runnable
     `open` not available when isolation is enabled
