@@ -642,7 +642,8 @@ fn walltime_interleaved(
     Ok(())
 }
 
-fn select<'a>(
+/// The listed scenarios the filter selects (all but internal ones without a filter).
+pub(crate) fn select<'a>(
     listing: &'a Listing,
     filter: Option<&regex::Regex>,
 ) -> Result<Vec<&'a ScenarioInfo>> {
