@@ -165,9 +165,12 @@ pub struct CheckCmd {
     /// Threshold for wall time measured in interleaved rounds (--baseline-rev), in percent.
     #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
     pub paired_walltime_threshold: f64,
-    /// Confidence level of the wall-time intervals (bootstrap and paired), in (0, 1).
+    /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
     #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
     pub confidence: f64,
+    /// Confidence level of the paired interval (runs measured together in rounds), in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_PAIRED_CONFIDENCE)]
+    pub paired_confidence: f64,
     /// Interleaved wall-time rounds per scenario with --baseline-rev (each round: one short
     /// process per side, 10 samples after 50 ms of warm-up).
     #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
@@ -207,9 +210,12 @@ pub struct CompareCmd {
     /// of `check --baseline-rev`, build variants), judged paired, in percent.
     #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
     pub paired_walltime_threshold: f64,
-    /// Confidence level of the wall-time intervals (bootstrap and paired), in (0, 1).
+    /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
     #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
     pub confidence: f64,
+    /// Confidence level of the paired interval (runs measured together in rounds), in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_PAIRED_CONFIDENCE)]
+    pub paired_confidence: f64,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
     /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
     /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
@@ -610,6 +616,7 @@ fn compare(c: CompareCmd) -> Result<i32> {
         walltime_threshold_pct: c.walltime_threshold,
         paired_walltime_threshold_pct: c.paired_walltime_threshold,
         confidence: c.confidence,
+        paired_confidence: c.paired_confidence,
         ..crate::compare::CompareOptions::default()
     };
     opts.validate()?;
@@ -699,6 +706,7 @@ fn check(c: CheckCmd) -> Result<i32> {
         walltime_threshold_pct: c.walltime_threshold,
         paired_walltime_threshold_pct: c.paired_walltime_threshold,
         confidence: c.confidence,
+        paired_confidence: c.paired_confidence,
         ..crate::compare::CompareOptions::default()
     };
     opts.validate()?;

@@ -219,7 +219,7 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     let (o, json) = check(
         repo.path(),
         out.path(),
-        &["--instrument", "walltime", "--rounds", "6"],
+        &["--instrument", "walltime", "--rounds", "8"],
     );
     assert!(
         matches!(o.status.code(), Some(0 | 3)),
@@ -228,7 +228,7 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     );
     let row = &json["comparison"]["rows"][0];
     assert_eq!(row["instrument"], "walltime");
-    assert_eq!(row["paired_rounds"], 6, "{row}");
+    assert_eq!(row["paired_rounds"], 8, "{row}");
     let (base, cand) = (
         run_json(&out.path().join("baseline")),
         run_json(&out.path().join("candidate")),
@@ -238,9 +238,9 @@ fn check_against_a_git_revision_finds_a_known_regression() {
         &knob(&cand)["walltime"]["paired"],
     );
     assert_eq!(bp["session"], cp["session"]);
-    assert_eq!(bp["round_medians_ns_per_op"].as_array().unwrap().len(), 6);
-    assert_eq!(bp["round_min_ns_per_op"].as_array().unwrap().len(), 6);
-    assert_eq!(knob(&cand)["walltime"]["samples"], 60);
+    assert_eq!(bp["round_medians_ns_per_op"].as_array().unwrap().len(), 8);
+    assert_eq!(bp["round_min_ns_per_op"].as_array().unwrap().len(), 8);
+    assert_eq!(knob(&cand)["walltime"]["samples"], 80);
 }
 
 #[test]

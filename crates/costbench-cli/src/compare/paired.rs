@@ -11,9 +11,9 @@
 
 use super::bootstrap::RatioCi;
 
-/// Fewer rounds cannot give a two-sided 95 % signed-rank interval at all (with 5 rounds the
-/// smallest attainable two-sided level is 1 - 2/32 = 93.75 %).
-pub const MIN_ROUNDS: usize = 6;
+/// Fewer rounds cannot give a two-sided 99 % signed-rank interval at all (with 7 rounds the
+/// smallest attainable two-sided level is 1 - 2/128 = 98.4 %; 8 rounds reach 99.2 %).
+pub const MIN_ROUNDS: usize = 8;
 
 /// Hodges–Lehmann estimate and confidence interval of the ratio `cand / base`, from paired round
 /// medians. `None` with fewer than [`MIN_ROUNDS`] usable pairs (both medians positive and finite).
@@ -149,11 +149,12 @@ mod tests {
 
     #[test]
     fn too_few_rounds_or_bad_values_give_nothing() {
-        assert!(ratio_ci(&[1.0; 5], &[1.0; 5], 0.95).is_none());
-        let mut b = vec![1.0; 6];
+        assert!(ratio_ci(&[1.0; 7], &[1.0; 7], 0.95).is_none());
+        let mut b = vec![1.0; 8];
         b[0] = 0.0;
-        assert!(ratio_ci(&b, &[1.0; 6], 0.95).is_none());
-        // Six rounds are enough for 95 % (P(T+ = 0) = 1/64 <= 0.025).
-        assert!(ratio_ci(&[1.0; 6], &[1.0; 6], 0.95).is_some());
+        assert!(ratio_ci(&b, &[1.0; 8], 0.95).is_none());
+        // Eight rounds are enough for 99 % (P(T+ = 0) = 1/256 <= 0.005).
+        let (_, ci) = ratio_ci(&[1.0; 8], &[1.0; 8], 0.99).unwrap();
+        assert!(ci.low.is_finite() && ci.high.is_finite());
     }
 }
