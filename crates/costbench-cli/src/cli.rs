@@ -31,6 +31,15 @@ pub enum Command {
     /// to the output directory (icounts.csv, walltime.csv, run.json, callgrind/*.out) and a
     /// table goes to stdout.
     Run(RunArgs),
+    /// Build the bench target once per variant and print the matrix of per-op costs.
+    ///
+    /// A variant changes profile keys, cargo features, rustflags, the global allocator or the
+    /// toolchain: --variant 'NAME:KEY=VALUE,...', a [variants.NAME] table in costbench.toml, or
+    /// --preset build-choices. Each builds into its own target directory; all are measured in one
+    /// session; each run is recorded in history under its variant name; the matrix shows each
+    /// variant's per-op figure and its ratio to the baseline (the first variant, or --baseline).
+    /// Same options as `run`. Without --variant or --preset: every variant in costbench.toml.
+    Variants(RunArgs),
     /// List recorded runs, or one scenario's series of per-op figures over them.
     History(HistoryCmd),
     /// Compare two runs (output directories or run ids from history), per op.
@@ -176,8 +185,10 @@ pub enum InstrumentArg {
 pub enum Format {
     /// A table for people.
     Table,
-    /// The run record (the same as run.json) on stdout.
+    /// The run record (the same as run.json) on stdout; with variants, the matrix.
     Json,
+    /// With variants only: the matrix as GitHub-flavoured markdown.
+    Markdown,
 }
 
 #[derive(Debug, clap::Args)]
@@ -228,6 +239,38 @@ pub struct RunArgs {
     pub real_random: bool,
     #[command(flatten)]
     pub history: HistoryArgs,
+    #[command(flatten)]
+    pub variants: VariantArgs,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Build variants")]
+pub struct VariantArgs {
+    /// Build and measure this variant (repeatable; the first is the baseline): NAME for a
+    /// [variants.NAME] of costbench.toml, 'NAME:' for the plain bench profile, or
+    /// 'NAME:KEY=VALUE,...' with keys overflow-checks, debug-assertions, codegen-units, lto,
+    /// opt-level, panic, incremental, debug, features (-NAME turns a default off),
+    /// no-default-features, rustflags, allocator (system|mimalloc|jemalloc), toolchain. Quote a
+    /// value that holds commas: rustflags='-C target-feature=+avx2,+fma'.
+    #[arg(long = "variant", value_name = "SPEC")]
+    pub variant: Vec<String>,
+    /// A built-in set of variants, measured before any --variant: build-choices (alias
+    /// safety-tax): release against overflow-checks, debug-assertions, codegen-units=1,
+    /// lto=fat, panic=abort, mimalloc and target-cpu=native, one at a time.
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// The variant the others are compared with [default: the first].
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Variant builds to run at once (each cargo build also uses every core).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub build_jobs: usize,
+}
+
+impl VariantArgs {
+    fn any(&self) -> bool {
+        !self.variant.is_empty() || self.preset.is_some() || self.baseline.is_some()
+    }
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -242,12 +285,39 @@ pub struct HistoryArgs {
 
 pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Run(args) => crate::run::run(args.into_options()?),
+        Command::Run(args) if args.variants.any() => variants(args),
+        Command::Run(args) => {
+            if args.format == Format::Markdown {
+                bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
+            }
+            crate::run::run(args.into_options()?)
+        }
+        Command::Variants(args) => variants(args),
         Command::History(h) => history(h),
         Command::Compare(c) => compare(c),
         Command::Import(i) => import(i),
         Command::Export(e) => export(e),
     }
+}
+
+fn variants(args: RunArgs) -> Result<i32> {
+    let v = args.variants.clone();
+    let format = match args.format {
+        Format::Table => crate::variants::MatrixFormat::Table,
+        Format::Json => crate::variants::MatrixFormat::Json,
+        Format::Markdown => crate::variants::MatrixFormat::Markdown,
+    };
+    let opts = args.into_options()?;
+    crate::variants::run(
+        opts,
+        crate::variants::VariantOptions {
+            variants: v.variant,
+            preset: v.preset,
+            baseline: v.baseline,
+            format,
+            build_jobs: v.build_jobs,
+        },
+    )
 }
 
 /// The database named by `--db`, else the default one under the crate's target directory.

@@ -4,9 +4,16 @@
 //! [run]
 //! package = "my-crate"   # package that has the bench target
 //! bench = "costs"        # bench target to run when --bench is not given
+//!
+//! [variants.release]     # build variants for `costbench variants` (see variants::spec)
+//! [variants.checked]
+//! overflow-checks = true
+//! features = ["unaligned"]
 //! ```
 //!
-//! Unknown keys are errors, so that a typo never silently changes what is measured.
+//! Unknown keys are errors, so that a typo never silently changes what is measured. Variant
+//! tables are kept as written (in file order: the first is the baseline) and validated by
+//! `variants::spec`, which names the variant and the key in every error.
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
@@ -15,11 +22,14 @@ use std::path::Path;
 /// File name looked up in the workspace root.
 pub const FILE_NAME: &str = "costbench.toml";
 
-#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(default)]
     pub run: RunConfig,
+    /// `[variants.NAME]` tables, unvalidated, in file order.
+    #[serde(default)]
+    pub variants: toml::Table,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq, Eq)]
@@ -55,5 +65,10 @@ mod tests {
         assert_eq!(c.run.bench.as_deref(), Some("b"));
         let e = Config::parse("[run]\nbnech = \"b\"\n").unwrap_err();
         assert!(format!("{e:#}").contains("bnech"), "{e:#}");
+        let c = Config::parse("[variants.b]\nlto = true\n[variants.a]\n").unwrap();
+        let names: Vec<&String> = c.variants.keys().collect();
+        assert_eq!(names, ["b", "a"]);
+        let e = Config::parse("[variant.a]\n").unwrap_err();
+        assert!(format!("{e:#}").contains("variant"), "{e:#}");
     }
 }

@@ -145,65 +145,7 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         print_list(&selected);
         return Ok(exit::OK);
     };
-    let mut skipped = Vec::new();
-    let valgrind = if opts.instruments.icount() {
-        match callgrind::detect() {
-            Ok(v) => Some(v),
-            Err(reason) if opts.instruments == Instruments::Icount => bail!("{reason}"),
-            Err(reason) => {
-                eprintln!("warning: instruction counts skipped: {reason}; wall time still runs");
-                skipped.push(model::Skipped {
-                    instrument: "icount".into(),
-                    reason,
-                });
-                None
-            }
-        }
-    } else {
-        None
-    };
-    let fixed_random = match (&valgrind, opts.real_random) {
-        (Some(_), false) => {
-            let cache = target.target_directory.join("costbench").join("cache");
-            match callgrind::fixed_random_library(&cache) {
-                Ok(lib) => Some(lib),
-                Err(why) => {
-                    eprintln!(
-                        "warning: {why}; instruction counts of code seeded from getrandom (std's HashMap) may drift between runs"
-                    );
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
-    let record = new_record(
-        &opts,
-        &target,
-        &listing,
-        &selected,
-        valgrind.as_ref(),
-        skipped,
-    );
-    let session = Session {
-        opts: &opts,
-        bin: &bin,
-        out: &out,
-        record: Mutex::new(record),
-        fixed_random,
-        progress: progress_bar(&opts, &selected, valgrind.is_some()),
-    };
-    session.save()?;
-    if let Some(vg) = &valgrind {
-        session.icount_phase(vg, &listing, &selected)?;
-    }
-    if opts.instruments.walltime() {
-        session.walltime_phase(&selected)?;
-    }
-    session.progress.finish_and_clear();
-    let mut record = session.record.into_inner().expect("no worker panicked");
-    record.finished_at = Some(environment::now_rfc3339());
-    out.write_all(&record)?;
+    let record = measure(&opts, &target, &bin, &out, &listing, &selected, "default")?;
     if opts.record_history {
         let db = opts
             .db
@@ -242,6 +184,110 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// One side of a measured comparison: a built binary of the bench target, its label (the variant
+/// name, written to `RunRecord.variant`) and where its results go.
+#[derive(Debug, Clone)]
+pub struct SideSpec {
+    pub label: String,
+    pub exe: PathBuf,
+    pub output_dir: PathBuf,
+}
+
+/// Measures several builds of one bench target, one side after the other, and returns their
+/// records (each also written to its output directory).
+pub fn measure_sides(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    sides: Vec<SideSpec>,
+) -> Result<Vec<RunRecord>> {
+    let mut records = Vec::new();
+    for side in sides {
+        let out = OutputDir::prepare(&side.output_dir)?;
+        let bin = Binary {
+            exe: side.exe,
+            cwd: target.package_dir.clone(),
+        };
+        let listing = bin.list(opts.timeout)?;
+        let selected = select(&listing, opts.filter.as_ref())?;
+        records.push(measure(
+            opts,
+            target,
+            &bin,
+            &out,
+            &listing,
+            &selected,
+            &side.label,
+        )?);
+    }
+    Ok(records)
+}
+
+/// Runs the instruments on `selected` scenarios of `bin` and writes the record to `out`.
+fn measure(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    bin: &Binary,
+    out: &OutputDir,
+    listing: &Listing,
+    selected: &[&ScenarioInfo],
+    variant: &str,
+) -> Result<RunRecord> {
+    let mut skipped = Vec::new();
+    let valgrind = if opts.instruments.icount() {
+        match callgrind::detect() {
+            Ok(v) => Some(v),
+            Err(reason) if opts.instruments == Instruments::Icount => bail!("{reason}"),
+            Err(reason) => {
+                eprintln!("warning: instruction counts skipped: {reason}; wall time still runs");
+                skipped.push(model::Skipped {
+                    instrument: "icount".into(),
+                    reason,
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let fixed_random = match (&valgrind, opts.real_random) {
+        (Some(_), false) => {
+            let cache = target.target_directory.join("costbench").join("cache");
+            match callgrind::fixed_random_library(&cache) {
+                Ok(lib) => Some(lib),
+                Err(why) => {
+                    eprintln!(
+                        "warning: {why}; instruction counts of code seeded from getrandom (std's HashMap) may drift between runs"
+                    );
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let mut record = new_record(opts, target, listing, selected, valgrind.as_ref(), skipped);
+    record.variant = variant.to_string();
+    let session = Session {
+        opts,
+        bin,
+        out,
+        record: Mutex::new(record),
+        fixed_random,
+        progress: progress_bar(opts, selected, valgrind.is_some()),
+    };
+    session.save()?;
+    if let Some(vg) = &valgrind {
+        session.icount_phase(vg, listing, selected)?;
+    }
+    if opts.instruments.walltime() {
+        session.walltime_phase(selected)?;
+    }
+    session.progress.finish_and_clear();
+    let mut record = session.record.into_inner().expect("no worker panicked");
+    record.finished_at = Some(environment::now_rfc3339());
+    out.write_all(&record)?;
+    Ok(record)
 }
 
 fn select<'a>(
