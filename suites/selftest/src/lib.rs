@@ -32,3 +32,15 @@ pub fn calibrated_loop<const N: u32>() {
 pub fn calibrated_loop_instructions(n: u32) -> u64 {
     2 * u64::from(n) + 1
 }
+
+/// Sums `xs` with `+`: under `overflow-checks` every addition is followed by a check (and the
+/// loop cannot be vectorised), so a build variant with overflow checks on executes more
+/// instructions for it than the plain release build.
+#[inline(never)]
+pub fn checked_sum(xs: &[u32]) -> u32 {
+    let mut s = 0u32;
+    for &x in xs {
+        s += x;
+    }
+    s
+}
