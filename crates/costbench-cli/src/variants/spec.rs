@@ -76,6 +76,9 @@ impl Raw {
     }
 }
 
+/// A variant's settings as written, `(key, value)` in order, not yet validated.
+pub type Settings = Vec<(String, Raw)>;
+
 /// The global allocator a variant's scenarios run with, switched through the `costbench`
 /// library's cargo features (`costbench/mimalloc`, `costbench/jemalloc`); `system` is neither.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -467,7 +470,7 @@ fn check_contradictions(v: &Variant, source: &str) -> Result<()> {
 /// Parses `--variant` text: `NAME` alone (a variant from costbench.toml: returns no settings),
 /// or `NAME:` (the plain bench profile), or `NAME:KEY=VALUE,KEY=VALUE`. A value may be quoted
 /// with `'` or `"` to hold commas: `rustflags='-C target-feature=+avx2,+fma'`.
-pub fn parse_cli(text: &str) -> Result<(String, Option<Vec<(String, Raw)>>)> {
+pub fn parse_cli(text: &str) -> Result<(String, Option<Settings>)> {
     let Some((name, rest)) = text.split_once(':') else {
         return Ok((text.to_string(), None));
     };
@@ -540,7 +543,7 @@ pub fn parse_cli(text: &str) -> Result<(String, Option<Vec<(String, Raw)>>)> {
 }
 
 /// Reads `[variants.NAME]` tables (in file order) into unvalidated settings.
-pub fn from_config(table: &toml::Table) -> Result<Vec<(String, Vec<(String, Raw)>)>> {
+pub fn from_config(table: &toml::Table) -> Result<Vec<(String, Settings)>> {
     let mut out = Vec::new();
     for (name, body) in table {
         let source = format!("[variants.{name}] in costbench.toml");
