@@ -843,3 +843,45 @@ fn variant_mistakes_are_refused_before_anything_is_built() {
         "{err}"
     );
 }
+
+#[test]
+fn builtin_unaligned_feature_switches_the_word_reader() {
+    if !valgrind_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = workspace().join("Cargo.toml");
+    // No --variant: the workspace's costbench.toml declares [variants.release] and
+    // [variants.unaligned] (features = ["unaligned"]).
+    let out = costbench(&[
+        "variants",
+        "--manifest-path",
+        root.to_str().unwrap(),
+        "--filter",
+        "^words/read_u64/",
+        "--instrument",
+        "icount",
+        "--quiet",
+        "--no-history",
+        "--output-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let release = run_json(&dir.path().join("release"));
+    let unaligned = run_json(&dir.path().join("unaligned"));
+    // Without the feature, read_words is the aligned reader plus its one alignment check;
+    // with it, it costs exactly what the read_unaligned reader costs.
+    let check = ir(&release, "words/read_u64/feature") - ir(&release, "words/read_u64/aligned");
+    assert!(
+        (1..10).contains(&check),
+        "alignment check: {check} instructions"
+    );
+    assert_eq!(
+        ir(&unaligned, "words/read_u64/feature"),
+        ir(&unaligned, "words/read_u64/unaligned")
+    );
+    assert_ne!(
+        ir(&unaligned, "words/read_u64/feature"),
+        ir(&release, "words/read_u64/feature")
+    );
+}
