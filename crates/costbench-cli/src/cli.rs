@@ -9,9 +9,10 @@ use std::time::Duration;
 
 const AFTER_HELP: &str = "\
 Exit codes:
-  0  everything asked for ran and was written
+  0  everything asked for ran and was written (check: and the gate passed)
   1  a scenario failed or an error stopped the run (the message says which)
-  2  the command line was wrong";
+  2  the command line was wrong
+  3  check: a significant regression, or a figure above a hard limit of costbench.toml";
 
 /// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall
 /// time, for scenarios written with the `costbench` library.
@@ -53,6 +54,53 @@ pub enum Command {
     Import(ImportCmd),
     /// Print a run (directory or run id) in another format.
     Export(ExportCmd),
+    /// The CI gate: compare a candidate with a baseline and exit 3 on a significant regression.
+    ///
+    /// The candidate is measured now from the working tree (or given with --candidate). The
+    /// baseline is an existing run (--baseline: a directory, a run id, or branch:NAME for the
+    /// latest run of that branch in history, whose history then also sets the thresholds), or a
+    /// git revision (--baseline-rev) that is built from a worktree and measured together with the
+    /// candidate, wall time in interleaved rounds and judged paired, so the machine's drift
+    /// between minutes cancels. Limits and ignores come from [check] in costbench.toml.
+    Check(CheckCmd),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckCmd {
+    /// Baseline run: an output directory (or its run.json), a run id from history, or
+    /// branch:NAME for the newest run of that branch in history (of the same variant).
+    #[arg(long, value_name = "SPEC", required_unless_present = "baseline_rev")]
+    pub baseline: Option<String>,
+    /// Build this git revision (commit, tag, branch) from a worktree and measure it together
+    /// with the candidate: instruction counts for both, wall time in interleaved rounds.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["baseline", "candidate"])]
+    pub baseline_rev: Option<String>,
+    /// Candidate run (output directory, run.json or run id) instead of measuring the working tree.
+    #[arg(long, value_name = "SPEC")]
+    pub candidate: Option<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: CompareFormat,
+    /// Also write the markdown report (for a pull-request comment) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Threshold for instruction counts, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
+    pub icount_threshold: f64,
+    /// Threshold for wall time of separate runs, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
+    pub walltime_threshold: f64,
+    /// Threshold for wall time measured in interleaved rounds (--baseline-rev), in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
+    pub paired_walltime_threshold: f64,
+    /// Interleaved wall-time rounds per scenario with --baseline-rev (each round: one short
+    /// process per side, 10 samples after 50 ms of warm-up).
+    #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
+    pub rounds: u32,
+    /// Runs of history to learn thresholds from (with --baseline branch:NAME).
+    #[arg(long, value_name = "N", default_value_t = crate::compare::noise::DEFAULT_WINDOW)]
+    pub history_window: usize,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -79,6 +127,10 @@ pub struct CompareCmd {
     /// Threshold for wall time, in percent.
     #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
     pub walltime_threshold: f64,
+    /// Threshold for wall time of two runs measured together in interleaved rounds (the sides
+    /// of `check --baseline-rev`, build variants), judged paired, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
+    pub paired_walltime_threshold: f64,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
     /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
     /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
@@ -193,6 +245,21 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+    /// List the selected scenarios (name, ops, unit, parties) and exit without measuring.
+    #[arg(long)]
+    pub list: bool,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    #[command(flatten)]
+    pub variants: VariantArgs,
+}
+
+/// What to build and how to measure it: shared by `run` and `check`.
+#[derive(Debug, clap::Args)]
+pub struct MeasureArgs {
     /// Cargo.toml of the crate or workspace whose bench target to run [default: ./Cargo.toml].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
@@ -206,9 +273,6 @@ pub struct RunArgs {
     /// Run only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    /// List the selected scenarios (name, ops, unit, parties) and exit without measuring.
-    #[arg(long)]
-    pub list: bool,
     /// Instruments to run.
     #[arg(long, value_enum, default_value = "all")]
     pub instrument: InstrumentArg,
@@ -226,9 +290,6 @@ pub struct RunArgs {
     /// Seconds after which a scenario's child process is killed and the scenario reported failed.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub timeout: u64,
-    /// Output format on stdout.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: Format,
     /// Print only errors (no progress, no table).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -239,8 +300,6 @@ pub struct RunArgs {
     pub real_random: bool,
     #[command(flatten)]
     pub history: HistoryArgs,
-    #[command(flatten)]
-    pub variants: VariantArgs,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -265,6 +324,11 @@ pub struct VariantArgs {
     /// Variant builds to run at once (each cargo build also uses every core).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub build_jobs: usize,
+    /// Wall time of the variants runs in this many interleaved rounds per scenario (each round:
+    /// one short process per variant, in alternating order, 10 samples after 50 ms of warm-up),
+    /// so that the machine's drift hits every variant alike.
+    #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
+    pub rounds: u32,
 }
 
 impl VariantArgs {
@@ -290,13 +354,17 @@ pub fn execute(cli: Cli) -> Result<i32> {
             if args.format == Format::Markdown {
                 bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
             }
-            crate::run::run(args.into_options()?)
+            crate::run::run(
+                args.measure
+                    .into_options(args.list, args.format == Format::Json)?,
+            )
         }
         Command::Variants(args) => variants(args),
         Command::History(h) => history(h),
         Command::Compare(c) => compare(c),
         Command::Import(i) => import(i),
         Command::Export(e) => export(e),
+        Command::Check(c) => check(c),
     }
 }
 
@@ -307,7 +375,14 @@ fn variants(args: RunArgs) -> Result<i32> {
         Format::Json => crate::variants::MatrixFormat::Json,
         Format::Markdown => crate::variants::MatrixFormat::Markdown,
     };
-    let opts = args.into_options()?;
+    if v.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
+        bail!(
+            "--rounds must be at least {} for a paired interval",
+            crate::compare::paired::MIN_ROUNDS
+        );
+    }
+    let mut opts = args.measure.into_options(args.list, false)?;
+    opts.rounds.rounds = v.rounds;
     crate::variants::run(
         opts,
         crate::variants::VariantOptions {
@@ -367,16 +442,26 @@ fn history(h: HistoryCmd) -> Result<i32> {
 
 /// A run named on the command line: a directory or run.json if that path exists, else a run id
 /// in the history database.
+/// Returns the record and, for a directory, the directory (where its callgrind outputs are).
 fn load_side(
     what: &str,
     spec: &str,
     db: Option<&PathBuf>,
     manifest: Option<&std::path::Path>,
-) -> Result<RunRecord> {
+) -> Result<(RunRecord, Option<PathBuf>)> {
     use crate::store::Store;
     let path = std::path::Path::new(spec);
     if path.exists() {
-        return crate::compare::load_run(path).with_context(|| format!("{what} {spec}"));
+        let dir = if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            path.parent()
+                .unwrap_or(std::path::Path::new("."))
+                .to_path_buf()
+        };
+        return crate::compare::load_run(path)
+            .map(|r| (r, Some(dir)))
+            .with_context(|| format!("{what} {spec}"));
     }
     let db = database(db.cloned(), manifest).with_context(|| {
         format!("{what} {spec:?} is not a directory, so it must be a run id from history")
@@ -389,17 +474,18 @@ fn load_side(
     }
     crate::store::sqlite::SqliteStore::open(&db)?
         .load(spec)
+        .map(|r| (r, None))
         .with_context(|| format!("{what} {spec:?} is not a directory"))
 }
 
 fn compare(c: CompareCmd) -> Result<i32> {
-    let base = load_side(
+    let (base, base_dir) = load_side(
         "baseline",
         &c.base,
         c.db.as_ref(),
         c.manifest_path.as_deref(),
     )?;
-    let cand = load_side(
+    let (cand, cand_dir) = load_side(
         "candidate",
         &c.cand,
         c.db.as_ref(),
@@ -408,56 +494,243 @@ fn compare(c: CompareCmd) -> Result<i32> {
     let opts = crate::compare::CompareOptions {
         icount_threshold_pct: c.icount_threshold,
         walltime_threshold_pct: c.walltime_threshold,
+        paired_walltime_threshold_pct: c.paired_walltime_threshold,
         ..crate::compare::CompareOptions::default()
     };
     opts.validate()?;
+    let historic = match &c.history_branch {
+        Some(branch) => {
+            let path = database(c.db.clone(), c.manifest_path.as_deref())?;
+            learn_thresholds(&path, branch, c.history_window, &base)?
+        }
+        None => crate::compare::noise::HistoricThresholds::default(),
+    };
+    let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
+    crate::compare::functions::attach(
+        &mut cmp,
+        &base,
+        base_dir.as_deref(),
+        &cand,
+        cand_dir.as_deref(),
+    );
+    print_comparison(&cmp, c.format);
+    Ok(crate::exit::OK)
+}
+
+/// Per-id thresholds from the history of `branch` (runs of `base`'s variant) in the database at
+/// `path`.
+fn learn_thresholds(
+    path: &std::path::Path,
+    branch: &str,
+    window: usize,
+    base: &RunRecord,
+) -> Result<crate::compare::noise::HistoricThresholds> {
+    use crate::compare::Instrument;
+    use crate::store::{Metric, RunQuery, Store};
+    if !path.exists() {
+        bail!(
+            "no history database at {} to learn thresholds from",
+            path.display()
+        );
+    }
+    let store = crate::store::sqlite::SqliteStore::open(path)?;
+    let q = RunQuery {
+        branch: Some(branch.to_string()),
+        variant: Some(base.variant.clone()),
+        limit: Some(window),
+    };
     let mut historic = crate::compare::noise::HistoricThresholds::default();
-    if let Some(branch) = &c.history_branch {
-        use crate::compare::Instrument;
-        use crate::store::{Metric, RunQuery, Store};
-        let path = database(c.db.clone(), c.manifest_path.as_deref())?;
-        if !path.exists() {
-            bail!(
-                "--history-branch: no history database at {}",
-                path.display()
-            );
-        }
-        let store = crate::store::sqlite::SqliteStore::open(&path)?;
-        let q = RunQuery {
-            branch: Some(branch.clone()),
-            variant: Some(base.variant.clone()),
-            limit: Some(c.history_window),
-        };
-        for r in &base.results {
-            for (inst, metric) in [
-                (Instrument::Icount, Metric::Icount),
-                (Instrument::Walltime, Metric::Walltime),
-            ] {
-                let series: Vec<f64> = store
-                    .series(&r.id, metric, &q)?
-                    .iter()
-                    .map(|p| p.per_op)
-                    .collect();
-                historic.learn(&r.id, inst, &series);
-            }
-        }
-        if historic.is_empty() {
-            eprintln!(
-                "note: no scenario has {} consecutive runs on branch {branch:?} yet; default thresholds apply",
-                crate::compare::noise::MIN_CHANGES + 1
-            );
+    for r in &base.results {
+        for (inst, metric) in [
+            (Instrument::Icount, Metric::Icount),
+            (Instrument::Walltime, Metric::Walltime),
+        ] {
+            let series: Vec<f64> = store
+                .series(&r.id, metric, &q)?
+                .iter()
+                .map(|p| p.per_op)
+                .collect();
+            historic.learn(&r.id, inst, &series);
         }
     }
-    let cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
-    match c.format {
-        CompareFormat::Table => print!("{}", crate::compare::terminal(&cmp)),
-        CompareFormat::Markdown => print!("{}", crate::report::markdown::comparison(&cmp)),
+    if historic.is_empty() {
+        eprintln!(
+            "note: no scenario has {} consecutive runs on branch {branch:?} yet; default thresholds apply",
+            crate::compare::noise::MIN_CHANGES + 1
+        );
+    }
+    Ok(historic)
+}
+
+/// Prints a comparison as `format`.
+fn print_comparison(cmp: &crate::compare::Comparison, format: CompareFormat) {
+    match format {
+        CompareFormat::Table => print!("{}", crate::compare::terminal(cmp)),
+        CompareFormat::Markdown => print!("{}", crate::report::markdown::comparison(cmp)),
         CompareFormat::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&cmp).expect("a comparison always serialises")
+            serde_json::to_string_pretty(cmp).expect("a comparison always serialises")
         ),
     }
-    Ok(crate::exit::OK)
+}
+
+fn check(c: CheckCmd) -> Result<i32> {
+    use crate::store::Store;
+    let opts = crate::compare::CompareOptions {
+        icount_threshold_pct: c.icount_threshold,
+        walltime_threshold_pct: c.walltime_threshold,
+        paired_walltime_threshold_pct: c.paired_walltime_threshold,
+        ..crate::compare::CompareOptions::default()
+    };
+    opts.validate()?;
+    if c.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
+        bail!(
+            "--rounds must be at least {} for a paired interval",
+            crate::compare::paired::MIN_ROUNDS
+        );
+    }
+    let manifest = c.measure.manifest_path.clone();
+    let db_arg = c.measure.history.db.clone();
+    let mut run_opts = c.measure.into_options(false, false)?;
+    run_opts.rounds.rounds = c.rounds;
+    // Reports go to stdout; the runs' own tables would only be in the way.
+    run_opts.quiet = true;
+    let target = crate::cargo::resolve(
+        run_opts.manifest_path.as_deref(),
+        run_opts.package.as_deref(),
+        run_opts.bench.as_deref(),
+    )?;
+    let config = crate::config::Config::load(&target.workspace_root)?;
+    let mut historic = crate::compare::noise::HistoricThresholds::default();
+    let ((base, base_dir), (cand, cand_dir)) = if let Some(rev) = &c.baseline_rev {
+        let root = run_opts
+            .output_dir
+            .clone()
+            .unwrap_or_else(|| target.target_directory.join("costbench").join("check"));
+        let base_target = crate::run::baseline::checkout(&target, rev)?;
+        eprintln!("check: building the baseline ({rev}) and the candidate (working tree)");
+        // Its own build directory: cargo names a workspace member's artifacts without its path,
+        // so two checkouts built in one directory overwrite each other's binaries.
+        let base_exe = crate::cargo::build(&base_target, "baseline", true)?;
+        let cand_exe = crate::cargo::build(&target, "default", true)?;
+        let sides = vec![
+            crate::run::SideSpec {
+                label: "default".into(),
+                exe: base_exe,
+                output_dir: root.join("baseline"),
+                target: Some(base_target),
+            },
+            crate::run::SideSpec {
+                label: "default".into(),
+                exe: cand_exe,
+                output_dir: root.join("candidate"),
+                target: None,
+            },
+        ];
+        eprintln!(
+            "check: measuring both, wall time in {} interleaved rounds",
+            c.rounds
+        );
+        let mut records = crate::run::measure_sides(&run_opts, &target, sides)?;
+        let cand = records.pop().expect("two sides");
+        let base = records.pop().expect("two sides");
+        eprintln!("check: results in {}", root.display());
+        (
+            (base, Some(root.join("baseline"))),
+            (cand, Some(root.join("candidate"))),
+        )
+    } else {
+        let spec = c
+            .baseline
+            .as_deref()
+            .expect("clap requires --baseline without --baseline-rev");
+        let db = database(db_arg.clone(), manifest.as_deref())?;
+        let base = match spec.strip_prefix("branch:") {
+            Some(branch) => {
+                if !db.exists() {
+                    bail!("--baseline {spec}: no history database at {}", db.display());
+                }
+                let store = crate::store::sqlite::SqliteStore::open(&db)?;
+                let latest = store
+                    .runs(&crate::store::RunQuery {
+                        branch: Some(branch.to_string()),
+                        variant: Some("default".into()),
+                        limit: Some(1),
+                    })?
+                    .into_iter()
+                    .next()
+                    .with_context(|| {
+                        format!(
+                            "--baseline {spec}: no run of branch {branch:?} in {}",
+                            db.display()
+                        )
+                    })?;
+                let base = store.load(&latest.run_id)?;
+                historic = learn_thresholds(&db, branch, c.history_window, &base)?;
+                (base, None)
+            }
+            None => load_side("baseline", spec, db_arg.as_ref(), manifest.as_deref())?,
+        };
+        let cand = match &c.candidate {
+            Some(spec) => load_side("candidate", spec, db_arg.as_ref(), manifest.as_deref())?,
+            None => {
+                let out = run_opts
+                    .output_dir
+                    .clone()
+                    .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
+                let exe = crate::cargo::build(&target, "default", true)?;
+                let side = crate::run::SideSpec {
+                    label: "default".into(),
+                    exe,
+                    output_dir: out.clone(),
+                    target: None,
+                };
+                let cand = crate::run::measure_sides(&run_opts, &target, vec![side])?.remove(0);
+                eprintln!("check: candidate results in {}", out.display());
+                (cand, Some(out))
+            }
+        };
+        (base, cand)
+    };
+    let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
+    crate::compare::functions::attach(
+        &mut cmp,
+        &base,
+        base_dir.as_deref(),
+        &cand,
+        cand_dir.as_deref(),
+    );
+    let gate = crate::check::evaluate(&cmp, &cand, &config.check);
+    if let Some(path) = &c.markdown {
+        let md = crate::report::markdown::check(&cmp, &gate);
+        crate::output::write_atomic(path, md.as_bytes())
+            .with_context(|| format!("--markdown {}", path.display()))?;
+    }
+    match c.format {
+        CompareFormat::Markdown => print!("{}", crate::report::markdown::check(&cmp, &gate)),
+        CompareFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "schema": "costbench-check",
+                "schema_version": 1,
+                "passed": gate.passed(),
+                "gate": gate,
+                "comparison": cmp,
+            }))
+            .expect("a check always serialises")
+        ),
+        CompareFormat::Table => {
+            print_comparison(&cmp, CompareFormat::Table);
+            print!("{}", crate::check::terminal(&gate));
+        }
+    }
+    Ok(if !gate.passed() {
+        crate::exit::REGRESSION
+    } else if cand.failed().next().is_some() || base.failed().next().is_some() {
+        crate::exit::FAILURE
+    } else {
+        crate::exit::OK
+    })
 }
 
 fn import(i: ImportCmd) -> Result<i32> {
@@ -507,7 +780,7 @@ fn import(i: ImportCmd) -> Result<i32> {
 }
 
 fn export(e: ExportCmd) -> Result<i32> {
-    let run = load_side("run", &e.run, e.db.as_ref(), e.manifest_path.as_deref())?;
+    let (run, _) = load_side("run", &e.run, e.db.as_ref(), e.manifest_path.as_deref())?;
     let value = match e.format {
         ExportFormat::Json => serde_json::to_value(&run).expect("a run record always serialises"),
         ExportFormat::Bmf => crate::report::bmf::bmf(&run),
@@ -519,8 +792,9 @@ fn export(e: ExportCmd) -> Result<i32> {
     Ok(crate::exit::OK)
 }
 
-impl RunArgs {
-    fn into_options(self) -> Result<RunOptions> {
+impl MeasureArgs {
+    /// Validated options; `list_only` and `json` come from the command's own flags.
+    fn into_options(self, list_only: bool, json: bool) -> Result<RunOptions> {
         if self.jobs == Some(0) {
             bail!("--jobs must be at least 1");
         }
@@ -544,7 +818,7 @@ impl RunArgs {
             package: self.package,
             bench: self.bench,
             filter,
-            list_only: self.list,
+            list_only,
             instruments: match self.instrument {
                 InstrumentArg::Icount => Instruments::Icount,
                 InstrumentArg::Walltime => Instruments::Walltime,
@@ -554,11 +828,12 @@ impl RunArgs {
             jobs,
             samples: self.iterations_per_scenario,
             timeout: Duration::from_secs(self.timeout),
-            json: self.format == Format::Json,
+            json,
             quiet: self.quiet,
             db: self.history.db,
             record_history: !self.history.no_history,
             real_random: self.real_random,
+            rounds: crate::run::Rounds::default(),
         })
     }
 }

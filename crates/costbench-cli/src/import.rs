@@ -127,6 +127,7 @@ pub fn from_csv(
                 clock_overhead_ns: 0.0,
                 ns_per_op: crate::stats::summarize(&ns),
                 iteration_ns: ns,
+                paired: None,
             });
         }
     }

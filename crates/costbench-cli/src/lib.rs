@@ -8,6 +8,7 @@
 //! atomically. Only `run` and `measure` spawn processes or read clocks.
 
 pub mod cargo;
+pub mod check;
 pub mod cli;
 pub mod compare;
 pub mod config;
@@ -32,6 +33,8 @@ pub mod exit {
     pub const FAILURE: i32 = 1;
     /// The command line was wrong.
     pub const USAGE: i32 = 2;
+    /// `costbench check` found a significant regression or a broken hard limit.
+    pub const REGRESSION: i32 = 3;
 }
 
 /// Parses `args` (program name first), runs the command and returns the process exit code.

@@ -124,6 +124,20 @@ pub struct Walltime {
     pub ns_per_op: Summary,
     /// Per-iteration nanoseconds of each sample (one iteration = one run of the body).
     pub iteration_ns: Vec<f64>,
+    /// Present when this side was measured in interleaved rounds with other sides (a paired A/B
+    /// comparison or build variants): the pairing and each round's median.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
+}
+
+/// Wall time measured in rounds interleaved with other builds of the same suite. Round `k` of
+/// every side ran back to back, so their ratio is free of the drift between rounds.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Paired {
+    /// Shared by every side of one interleaved session; sides with the same id pair round by round.
+    pub session: String,
+    /// Median nanoseconds per op of each round, in round order.
+    pub round_medians_ns_per_op: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]

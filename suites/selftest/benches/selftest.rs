@@ -1,7 +1,7 @@
 //! Scenarios with exactly known costs and deliberate failures, for costbench's own tests.
 
 use costbench::{black_box, ops, Suite};
-use costbench_selftest::{calibrated_loop, checked_sum};
+use costbench_selftest::{calibrated_loop, checked_sum, knob_steps, spin, KNOB_EXTRA_PERMILLE};
 use std::io::{Read, Write};
 
 fn main() {
@@ -26,6 +26,10 @@ fn main() {
     suite.bench("checked/sum", ops(1000, "additions"), |b| {
         let xs: Vec<u32> = (0..1000).collect();
         b.iter(|| checked_sum(black_box(&xs)))
+    });
+    // Per op: one spin step at the committed knob; the accuracy benchmark turns the knob.
+    suite.bench("knob/spin", ops(knob_steps(0), "steps"), |b| {
+        b.iter(|| spin(black_box(knob_steps(KNOB_EXTRA_PERMILLE))))
     });
     suite.bench("sort/10000", ops(10_000, "elements"), |b| {
         let mut x = 0x2545_f491_4f6c_dd1du64;

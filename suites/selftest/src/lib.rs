@@ -44,3 +44,35 @@ pub fn checked_sum(xs: &[u32]) -> u32 {
     }
     s
 }
+
+/// Extra work of the `knob/spin` scenario, in thousandths of its base work. Committed as 0; the
+/// accuracy benchmark (`scripts/accuracy.sh`) edits it in a scratch checkout to make a known
+/// slowdown (50 = +5 % instructions and time) and checks that `costbench check` sees it.
+pub const KNOB_EXTRA_PERMILLE: u64 = 0;
+
+/// Steps of the knob scenario's body at `extra_permille`: 100,000 plus that many thousandths.
+pub fn knob_steps(extra_permille: u64) -> u64 {
+    100_000 + 100 * extra_permille
+}
+
+/// `steps` iterations of `dec` + `jnz` (`steps` at least 1): two instructions and, being one
+/// dependency chain, about one cycle per step, with nothing the optimiser can fold, so time and
+/// instructions both grow exactly with `steps`.
+#[inline(never)]
+pub fn spin(steps: u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: only touches the register it is given, declared clobbered; no memory, no stack.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) steps.max(1) => _,
+            options(nomem, nostack),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        unimplemented!("spin is written in x86-64 assembly ({steps} steps)");
+    }
+}

@@ -8,15 +8,17 @@
 //! `report::markdown` (PR comments).
 
 pub mod bootstrap;
+pub mod functions;
 pub mod noise;
+pub mod paired;
 mod text;
 
 #[cfg(test)]
 pub(crate) mod testing;
 
 pub use bootstrap::RatioCi;
-pub(crate) use text::is_format_control;
 pub use text::terminal;
+pub(crate) use text::{clean, is_format_control};
 
 use crate::model::{Failure, RunRecord, ScenarioResult, SCHEMA, SCHEMA_VERSION};
 use crate::report::terminal::{fmt_ir, fmt_ns};
@@ -38,6 +40,11 @@ pub const DEFAULT_ICOUNT_THRESHOLD_PCT: f64 = 0.2;
 /// (rustls/rustls#1487). A confidence interval alone would flag such shifts between two
 /// processes as "significant", so both tests must pass.
 pub const DEFAULT_WALLTIME_THRESHOLD_PCT: f64 = 5.0;
+/// Wall time measured in interleaved rounds (`costbench check --baseline-rev`, build variants)
+/// is free of the drift between runs, so a smaller change is still real: the paired interval
+/// decides, and this floor keeps changes too small to matter (or to trust on a shared machine)
+/// out of the report. Chosen from the A/A and power measurements in `docs/accuracy.md`.
+pub const DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT: f64 = 2.0;
 /// Enough resamples for stable 2.5 % and 97.5 % percentiles (50 resamples beyond each bound).
 pub const DEFAULT_RESAMPLES: usize = 2000;
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;
@@ -55,6 +62,8 @@ pub struct CompareOptions {
     pub icount_threshold_pct: f64,
     /// Wall-time changes at or below this (percent) are negligible, whatever the interval says.
     pub walltime_threshold_pct: f64,
+    /// The same for wall time measured in interleaved rounds with the other side, judged paired.
+    pub paired_walltime_threshold_pct: f64,
     /// Bootstrap resamples for the wall-time confidence interval.
     pub resamples: usize,
     /// Confidence level of the interval, in (0, 1).
@@ -68,6 +77,7 @@ impl Default for CompareOptions {
         CompareOptions {
             icount_threshold_pct: DEFAULT_ICOUNT_THRESHOLD_PCT,
             walltime_threshold_pct: DEFAULT_WALLTIME_THRESHOLD_PCT,
+            paired_walltime_threshold_pct: DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
             resamples: DEFAULT_RESAMPLES,
             confidence: DEFAULT_CONFIDENCE,
             seed: DEFAULT_SEED,
@@ -82,6 +92,10 @@ impl CompareOptions {
         for (name, v) in [
             ("icount threshold", self.icount_threshold_pct),
             ("walltime threshold", self.walltime_threshold_pct),
+            (
+                "paired walltime threshold",
+                self.paired_walltime_threshold_pct,
+            ),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 bail!("{name} must be a percentage of at least 0, not {v}");
@@ -140,7 +154,7 @@ impl Instrument {
         }
     }
 
-    fn per_op(self, r: &ScenarioResult) -> Option<f64> {
+    pub fn per_op(self, r: &ScenarioResult) -> Option<f64> {
         match self {
             Instrument::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
             Instrument::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),
@@ -225,8 +239,12 @@ pub struct Row {
     pub change_pct: f64,
     /// The threshold the change was held against.
     pub threshold_pct: f64,
-    /// Wall time only: bootstrap interval of `cand / base` medians (`None` with too few samples).
+    /// Wall time only: interval of `cand / base` (`None` with too few samples): the paired
+    /// signed-rank interval when `paired_rounds` is set, else a bootstrap of the two medians.
     pub ci: Option<RatioCi>,
+    /// Wall time measured in interleaved rounds: how many rounds were paired.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired_rounds: Option<usize>,
     pub verdict: Verdict,
     /// Why the verdict, in a few words: "within 0.2 % threshold".
     pub reason: String,
@@ -321,9 +339,23 @@ pub struct Comparison {
     pub failed: Vec<FailedEntry>,
     pub setup_changes: Vec<SetupChange>,
     pub not_compared: Vec<NotCompared>,
+    /// For significant instruction-count changes: the functions that moved most (filled by
+    /// [`functions::attach`], which reads the callgrind outputs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<functions::FunctionChanges>,
 }
 
 impl Comparison {
+    /// The wall-time threshold most rows were held against: the paired one when rows were
+    /// judged paired (summaries name it).
+    pub fn walltime_threshold_pct(&self) -> f64 {
+        if self.rows.iter().any(|r| r.paired_rounds.is_some()) {
+            self.options.paired_walltime_threshold_pct
+        } else {
+            self.options.walltime_threshold_pct
+        }
+    }
+
     /// Whether any row is a significant regression: the `compare` command's exit status.
     pub fn has_regression(&self) -> bool {
         self.rows.iter().any(|r| r.verdict == Verdict::Regression)
@@ -521,6 +553,21 @@ fn per_op_samples(r: &ScenarioResult) -> Vec<f64> {
     })
 }
 
+/// Per-round medians of both sides when they were measured in the same interleaved session.
+fn paired_rounds<'a>(
+    b: &'a ScenarioResult,
+    c: &'a ScenarioResult,
+) -> Option<(&'a [f64], &'a [f64])> {
+    let bp = b.walltime.as_ref()?.paired.as_ref()?;
+    let cp = c.walltime.as_ref()?.paired.as_ref()?;
+    (bp.session == cp.session
+        && bp.round_medians_ns_per_op.len() == cp.round_medians_ns_per_op.len())
+    .then_some((&bp.round_medians_ns_per_op, &cp.round_medians_ns_per_op))
+}
+
+/// A wall-time verdict: change (percent), interval, rounds paired, verdict, reason.
+type WalltimeJudgement = (f64, Option<RatioCi>, Option<usize>, Verdict, String);
+
 fn judge_walltime(
     b: &ScenarioResult,
     c: &ScenarioResult,
@@ -528,9 +575,22 @@ fn judge_walltime(
     cand: f64,
     threshold: Threshold,
     opts: &CompareOptions,
-) -> (f64, Option<RatioCi>, Verdict, String) {
+) -> WalltimeJudgement {
+    if let Some((br, cr)) = paired_rounds(b, c) {
+        // Paired: the history's thresholds (learned from separate runs, drift included) do not
+        // apply to a comparison that cancels drift.
+        let t = Threshold {
+            pct: opts.paired_walltime_threshold_pct,
+            from_history: false,
+        };
+        if let Some((est, ci)) = paired::ratio_ci(br, cr, opts.confidence) {
+            let change = (est - 1.0) * 100.0;
+            let (verdict, reason) =
+                judge_interval(change, &ci, t, &format!("paired over {} rounds", br.len()));
+            return (change, Some(ci), Some(br.len()), verdict, reason);
+        }
+    }
     let change = change_pct(base, cand);
-    let t = threshold.describe();
     let (bs, cs) = (per_op_samples(b), per_op_samples(c));
     if bs.len() < MIN_WALLTIME_SAMPLES || cs.len() < MIN_WALLTIME_SAMPLES {
         let reason = format!(
@@ -538,30 +598,40 @@ fn judge_walltime(
             bs.len(),
             cs.len()
         );
-        return (change, None, Verdict::Unchanged, reason);
+        return (change, None, None, Verdict::Unchanged, reason);
     }
     let ci = bootstrap::ratio_of_medians_ci(&bs, &cs, opts.resamples, opts.confidence, opts.seed);
-    let within = change.abs() <= threshold.pct;
-    // The interval must exclude 1 on the side of the change: a median that moved up while the
-    // bulk of the resamples moved down is not a clear regression.
+    let (verdict, reason) = judge_interval(change, &ci, threshold, "CI");
+    (change, Some(ci), None, verdict, reason)
+}
+
+/// Significant when the change is beyond the threshold *and* the interval of the ratio excludes 1
+/// on the side of the change: a median that moved up while the bulk of the evidence moved down is
+/// not a clear regression.
+fn judge_interval(
+    change: f64,
+    ci: &RatioCi,
+    threshold: Threshold,
+    what: &str,
+) -> (Verdict, String) {
+    let t = threshold.describe();
     let clear = (change > 0.0 && ci.low > 1.0) || (change < 0.0 && ci.high < 1.0);
-    let ci_text = fmt_ci(&ci);
-    let (verdict, reason) = if within {
-        (Verdict::Unchanged, format!("within {t} threshold"))
+    let ci_text = fmt_ci(ci);
+    if change.abs() <= threshold.pct {
+        (Verdict::Unchanged, format!("within {t} threshold ({what})"))
     } else if !clear {
         let why = if ci.contains_one() {
             "includes 1"
         } else {
-            "contradicts the medians"
+            "contradicts the change"
         };
-        (Verdict::Unchanged, format!("CI of ratio {ci_text} {why}"))
+        (Verdict::Unchanged, format!("{what}: ratio {ci_text} {why}"))
     } else {
         (
             direction(change),
-            format!("beyond {t} threshold; CI of ratio {ci_text} excludes 1"),
+            format!("beyond {t} threshold; {what}: ratio {ci_text} excludes 1"),
         )
-    };
-    (change, Some(ci), verdict, reason)
+    }
 }
 
 /// What differs between the two runs' setup of one id: ops and unit (both instruments), and the
@@ -647,6 +717,7 @@ pub fn compare_with(
         failed: Vec::new(),
         setup_changes: Vec::new(),
         not_compared: Vec::new(),
+        functions: Vec::new(),
     };
     let mut seen = HashSet::new();
     for b in &base.results {
@@ -688,17 +759,22 @@ pub fn compare_with(
                 }
             };
             let mut notes: Vec<&str> = ops_unit.iter().map(String::as_str).collect();
-            let (change_pct, threshold_pct, ci, verdict, reason) = match inst {
+            let (change_pct, threshold_pct, ci, paired_rounds, verdict, reason) = match inst {
                 Instrument::Icount => {
                     let t = threshold(&b.id, inst);
                     let (ch, v, r) = judge_icount(bv, cv, t);
-                    (ch, t.pct, None, v, r)
+                    (ch, t.pct, None, None, v, r)
                 }
                 Instrument::Walltime => {
                     notes.extend(clock.as_deref());
                     let t = threshold(&b.id, inst);
-                    let (ch, ci, v, r) = judge_walltime(b, c, bv, cv, t, opts);
-                    (ch, t.pct, ci, v, r)
+                    let (ch, ci, rounds, v, r) = judge_walltime(b, c, bv, cv, t, opts);
+                    let t = if rounds.is_some() {
+                        opts.paired_walltime_threshold_pct
+                    } else {
+                        t.pct
+                    };
+                    (ch, t, ci, rounds, v, r)
                 }
             };
             out.rows.push(Row {
@@ -710,6 +786,7 @@ pub fn compare_with(
                 change_pct,
                 threshold_pct,
                 ci,
+                paired_rounds,
                 verdict,
                 reason,
                 note: (!notes.is_empty()).then(|| notes.join("; ")),

@@ -95,6 +95,7 @@ pub fn with_walltime(mut r: ScenarioResult, per_op: &[f64]) -> ScenarioResult {
         clock_overhead_ns: 20.0,
         ns_per_op: summarize(per_op),
         iteration_ns: per_op.iter().map(|x| x * ops).collect(),
+        paired: None,
     });
     r
 }

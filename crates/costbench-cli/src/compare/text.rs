@@ -10,7 +10,7 @@ use super::{
 use std::fmt::Write as _;
 
 /// Escapes what could act on a terminal instead of being printed.
-fn clean(s: &str) -> String {
+pub(crate) fn clean(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control() || is_format_control(c) {
@@ -115,9 +115,28 @@ pub fn terminal(c: &Comparison) -> String {
             out,
             "{unchanged} unchanged (icount within {}; walltime within {} or not clear at {} confidence)",
             fmt_threshold(o.icount_threshold_pct),
-            fmt_threshold(o.walltime_threshold_pct),
+            fmt_threshold(c.walltime_threshold_pct()),
             fmt_confidence(o.confidence)
         );
+    }
+    for f in &c.functions {
+        let _ = writeln!(
+            out,
+            "\nfunctions that moved most in {} (instructions per op):",
+            clean(&f.id)
+        );
+        if let Some(why) = &f.unavailable {
+            let _ = writeln!(out, "  not available: {why}");
+        }
+        for d in &f.top {
+            let _ = writeln!(
+                out,
+                "  self {:>12}  inclusive {:>12}  {}",
+                crate::report::markdown::fmt_delta(d.self_change()),
+                crate::report::markdown::fmt_delta(d.inclusive_change()),
+                clean(&d.name)
+            );
+        }
     }
 
     let list = |out: &mut String, what: &str, ids: &[String]| {

@@ -108,6 +108,55 @@ fn id_list(ids: &[&str]) -> String {
         .join(", ")
 }
 
+/// "+1,234.5" / "-0.25": a change of instructions per op.
+pub(crate) fn fmt_delta(v: f64) -> String {
+    let sign = if v > 0.0 {
+        "+"
+    } else if v < 0.0 {
+        "-"
+    } else {
+        ""
+    };
+    format!("{sign}{}", crate::report::terminal::fmt_ir(v.abs()))
+}
+
+/// The functions behind each significant instruction-count change, one folded table each.
+fn functions(out: &mut String, c: &Comparison) {
+    if c.functions.is_empty() {
+        return;
+    }
+    out.push_str("\n### Functions that moved most (instructions per op)\n");
+    for f in &c.functions {
+        let _ = writeln!(
+            out,
+            "\n<details><summary>{}</summary>\n",
+            escape_cell(&f.id)
+        );
+        match &f.unavailable {
+            Some(why) => {
+                let _ = writeln!(out, "Not available: {}", escape_cell(&truncate(why, 200)));
+            }
+            None => {
+                out.push_str(
+                    "| function | self | self change | inclusive change |\n|:--|--:|--:|--:|\n",
+                );
+                for d in &f.top {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} → {} | {} | {} |",
+                        escape_cell(&truncate(&d.name, 120)),
+                        crate::report::terminal::fmt_ir(d.base_self),
+                        crate::report::terminal::fmt_ir(d.cand_self),
+                        fmt_delta(d.self_change()),
+                        fmt_delta(d.inclusive_change())
+                    );
+                }
+            }
+        }
+        out.push_str("\n</details>\n");
+    }
+}
+
 fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&NotCompared]) {
     let rows = c.sorted_rows(inst);
     if rows.is_empty() && not_compared.is_empty() {
@@ -127,7 +176,7 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
             Instrument::Icount => format!("within {}", fmt_threshold(o.icount_threshold_pct)),
             Instrument::Walltime => format!(
                 "within {} or not clear at {} confidence",
-                fmt_threshold(o.walltime_threshold_pct),
+                fmt_threshold(c.walltime_threshold_pct()),
                 fmt_confidence(o.confidence)
             ),
         };
@@ -159,6 +208,38 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
 /// The comparison as a PR comment: a one-line summary, one section per instrument (significant
 /// changes in a table, largest first; negligible ones folded), then missing, new, failed and
 /// changed scenarios.
+/// The report of `costbench check`: the gate's verdict and its violations first, then the
+/// comparison.
+pub fn check(c: &Comparison, gate: &crate::check::Gate) -> String {
+    let mut out = String::new();
+    if gate.passed() {
+        out.push_str("### costbench check: passed\n\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "### costbench check: failed ({})\n",
+            plural(gate.violations.len(), "violation", "violations")
+        );
+        out.push_str("| scenario | instrument | why |\n|:--|:--|:--|\n");
+        for v in &gate.violations {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                escape_cell(&v.id),
+                v.instrument.title(),
+                escape_cell(&v.message)
+            );
+        }
+        out.push('\n');
+    }
+    if !gate.ignored.is_empty() {
+        let ids: Vec<&str> = gate.ignored.iter().map(String::as_str).collect();
+        let _ = writeln!(out, "Ignored by costbench.toml: {}\n", id_list(&ids));
+    }
+    out.push_str(&comparison(c));
+    out
+}
+
 pub fn comparison(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "**costbench**: {}\n", c.summary());
@@ -176,6 +257,7 @@ pub fn comparison(c: &Comparison) -> String {
             .collect();
         section(&mut out, c, inst, &nc);
     }
+    functions(&mut out, c);
 
     let anything_else = !(c.missing_in_cand.is_empty()
         && c.new_in_cand.is_empty()

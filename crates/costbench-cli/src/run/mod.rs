@@ -2,6 +2,7 @@
 //! the results. Instruction counts run in parallel (they do not depend on load); wall time runs
 //! one scenario at a time afterwards, with nothing else of ours running.
 
+pub mod baseline;
 pub mod child;
 
 use crate::cargo::{self, BenchTarget};
@@ -14,8 +15,8 @@ use crate::report;
 use anyhow::{bail, Context, Result};
 use child::{Outcome, Running};
 use costbench_protocol::{
-    self as proto, Listing, ScenarioInfo, WalltimeResult, CHILD_FLAG, PROTOCOL_VERSION,
-    RESIDUAL_SCENARIO,
+    self as proto, Listing, ScenarioInfo, WalltimeResult, WalltimeSamples, CHILD_FLAG,
+    PROTOCOL_VERSION, RESIDUAL_SCENARIO,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -61,6 +62,8 @@ pub struct RunOptions {
     pub record_history: bool,
     /// Leave getrandom alone under callgrind.
     pub real_random: bool,
+    /// Wall-time rounds when several sides are measured together.
+    pub rounds: Rounds,
 }
 
 /// A built scenario binary and where to run it.
@@ -128,47 +131,51 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
-    // Checked before building: a wrong output directory should not cost a build.
-    let out = if opts.list_only {
-        None
-    } else {
-        Some(OutputDir::prepare(&out_root)?)
-    };
-    let exe = cargo::build(&target, "default", opts.quiet)?;
-    let bin = Binary {
-        exe,
-        cwd: target.package_dir.clone(),
-    };
-    let listing = bin.list(opts.timeout)?;
-    let selected = select(&listing, opts.filter.as_ref())?;
-    let Some(out) = out else {
-        print_list(&selected);
+    if opts.list_only {
+        let exe = cargo::build(&target, "default", opts.quiet)?;
+        let bin = Binary {
+            exe,
+            cwd: target.package_dir.clone(),
+        };
+        let listing = bin.list(opts.timeout)?;
+        print_list(&select(&listing, opts.filter.as_ref())?);
         return Ok(exit::OK);
-    };
-    let record = measure(&opts, &target, &bin, &out, &listing, &selected, "default")?;
-    if opts.record_history {
-        let db = opts
-            .db
-            .clone()
-            .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
-        // The results are already on disk: a history failure is reported, not fatal to them.
-        crate::store::sqlite::SqliteStore::open(&db)
-            .and_then(|s| crate::store::Store::record(&s, &record))
-            .with_context(|| {
-                format!(
-                    "the run's results are in {}, but recording it in the history failed",
-                    out.root().display()
-                )
-            })?;
     }
+    // Checked before building: a wrong output directory should not cost a build.
+    OutputDir::prepare(&out_root)?;
+    let exe = cargo::build(&target, "default", opts.quiet)?;
+    let side = SideSpec {
+        label: "default".into(),
+        exe,
+        output_dir: out_root.clone(),
+        target: None,
+    };
+    let record = measure_sides(&opts, &target, vec![side])?.remove(0);
+    print_record(&opts, &record);
+    if !opts.quiet && !opts.json {
+        println!("results: {}", out_root.display());
+    }
+    Ok(exit_code(&[&record]))
+}
+
+/// Exit code for finished runs: [`exit::FAILURE`] when any scenario failed in any of them.
+pub fn exit_code(records: &[&RunRecord]) -> i32 {
+    if records.iter().any(|r| r.failed().next().is_some()) {
+        exit::FAILURE
+    } else {
+        exit::OK
+    }
+}
+
+/// Prints a finished run as `--format` and `--quiet` ask.
+pub fn print_record(opts: &RunOptions, record: &RunRecord) {
     if opts.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&record).expect("a run record always serialises")
+            serde_json::to_string_pretty(record).expect("a run record always serialises")
         );
     } else if !opts.quiet {
-        print!("{}", report::terminal::table(&record));
-        println!("results: {}", out.root().display());
+        print!("{}", report::terminal::table(record));
     } else {
         for r in record.failed() {
             for f in &r.failures {
@@ -179,61 +186,87 @@ pub fn run(opts: RunOptions) -> Result<i32> {
             }
         }
     }
-    Ok(if record.failed().next().is_some() {
-        exit::FAILURE
-    } else {
-        exit::OK
-    })
 }
 
-/// One side of a measured comparison: a built binary of the bench target, its label (the variant
-/// name, written to `RunRecord.variant`) and where its results go.
+/// One build of the bench target to measure: a build variant, or one side of a paired A/B
+/// comparison.
 #[derive(Debug, Clone)]
 pub struct SideSpec {
+    /// Written to the run record's `variant`.
     pub label: String,
+    /// The built scenario binary.
     pub exe: PathBuf,
+    /// Where this side's results go.
     pub output_dir: PathBuf,
+    /// The source this side was built from, when it is not the run's target (the baseline
+    /// checkout of an A/B comparison): its package directory is the scenarios' working directory
+    /// and its git state is recorded.
+    pub target: Option<BenchTarget>,
 }
 
-/// Measures several builds of one bench target, one side after the other, and returns their
-/// records (each also written to its output directory).
+/// How many interleaved rounds wall time takes when several sides are measured together, and the
+/// samples and warm-up of each round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rounds {
+    pub rounds: u32,
+    pub samples_per_round: u32,
+    pub warmup_ms: u64,
+}
+
+impl Default for Rounds {
+    /// 10 rounds of 10 samples (about 1 ms each) after 50 ms of warm-up: 100 samples per side,
+    /// as a single run takes, spread over ten short processes per side.
+    fn default() -> Self {
+        Rounds {
+            rounds: 10,
+            samples_per_round: 10,
+            warmup_ms: 50,
+        }
+    }
+}
+
+/// Measures the selected scenarios of every side: instruction counts side after side (counts do
+/// not depend on load), then wall time. With one side wall time runs as in a plain run (one
+/// process per scenario, all samples in it). With several, wall time runs in interleaved rounds:
+/// for every scenario, each round runs a short child of every side, in alternating order (ABBA),
+/// so that the machine's drift from minute to minute hits every side alike. Each side's figures
+/// then carry the per-round medians and a shared pairing id, from which `compare` judges the
+/// sides with a paired test.
+///
+/// Every side's output directory is written atomically after each scenario, and every side's
+/// run is recorded in the history unless `opts.record_history` is off. Returns the records in the
+/// order of `sides`.
 pub fn measure_sides(
     opts: &RunOptions,
     target: &BenchTarget,
     sides: Vec<SideSpec>,
 ) -> Result<Vec<RunRecord>> {
-    let mut records = Vec::new();
-    for side in sides {
-        let out = OutputDir::prepare(&side.output_dir)?;
-        let bin = Binary {
-            exe: side.exe,
-            cwd: target.package_dir.clone(),
-        };
-        let listing = bin.list(opts.timeout)?;
-        let selected = select(&listing, opts.filter.as_ref())?;
-        records.push(measure(
-            opts,
-            target,
-            &bin,
-            &out,
-            &listing,
-            &selected,
-            &side.label,
-        )?);
-    }
-    Ok(records)
-}
-
-/// Runs the instruments on `selected` scenarios of `bin` and writes the record to `out`.
-fn measure(
-    opts: &RunOptions,
-    target: &BenchTarget,
-    bin: &Binary,
-    out: &OutputDir,
-    listing: &Listing,
-    selected: &[&ScenarioInfo],
-    variant: &str,
-) -> Result<RunRecord> {
+    let outs = sides
+        .iter()
+        .map(|s| OutputDir::prepare(&s.output_dir))
+        .collect::<Result<Vec<_>>>()?;
+    let bins: Vec<Binary> = sides
+        .iter()
+        .map(|s| Binary {
+            exe: s.exe.clone(),
+            cwd: s.target.as_ref().unwrap_or(target).package_dir.clone(),
+        })
+        .collect();
+    let listings = bins
+        .iter()
+        .zip(&sides)
+        .map(|(b, s)| {
+            b.list(opts.timeout)
+                .with_context(|| format!("side {:?}", s.label))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let selections = listings
+        .iter()
+        .zip(&sides)
+        .map(|(l, s)| {
+            select(l, opts.filter.as_ref()).with_context(|| format!("side {:?}", s.label))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut skipped = Vec::new();
     let valgrind = if opts.instruments.icount() {
         match callgrind::detect() {
@@ -266,28 +299,155 @@ fn measure(
         }
         _ => None,
     };
-    let mut record = new_record(opts, target, listing, selected, valgrind.as_ref(), skipped);
-    record.variant = variant.to_string();
-    let session = Session {
-        opts,
-        bin,
-        out,
-        record: Mutex::new(record),
-        fixed_random,
-        progress: progress_bar(opts, selected, valgrind.is_some()),
-    };
-    session.save()?;
+    let total: usize = selections.iter().map(Vec::len).sum();
+    let progress = progress_bar(opts, total, valgrind.is_some());
+    let sessions: Vec<Session> = sides
+        .iter()
+        .enumerate()
+        .map(|(k, side)| {
+            let mut record = new_record(
+                opts,
+                side.target.as_ref().unwrap_or(target),
+                &listings[k],
+                &selections[k],
+                valgrind.as_ref(),
+                skipped.clone(),
+            );
+            record.variant = side.label.clone();
+            Session {
+                opts,
+                bin: &bins[k],
+                out: &outs[k],
+                record: Mutex::new(record),
+                fixed_random: fixed_random.clone(),
+                progress: progress.clone(),
+            }
+        })
+        .collect();
+    for s in &sessions {
+        s.save()?;
+    }
     if let Some(vg) = &valgrind {
-        session.icount_phase(vg, listing, selected)?;
+        for (k, s) in sessions.iter().enumerate() {
+            s.icount_phase(vg, &listings[k], &selections[k])?;
+        }
     }
     if opts.instruments.walltime() {
-        session.walltime_phase(selected)?;
+        if let [one] = sessions.as_slice() {
+            one.walltime_phase(&selections[0])?;
+        } else {
+            walltime_interleaved(&sessions, &selections, &opts.rounds)?;
+        }
     }
-    session.progress.finish_and_clear();
-    let mut record = session.record.into_inner().expect("no worker panicked");
-    record.finished_at = Some(environment::now_rfc3339());
-    out.write_all(&record)?;
-    Ok(record)
+    progress.finish_and_clear();
+    let db = opts
+        .db
+        .clone()
+        .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
+    let mut records = Vec::new();
+    for (s, out) in sessions.into_iter().zip(&outs) {
+        let mut record = s.record.into_inner().expect("no worker panicked");
+        record.finished_at = Some(environment::now_rfc3339());
+        out.write_all(&record)?;
+        if opts.record_history {
+            // The results are already on disk: a history failure is reported, not fatal to them.
+            crate::store::sqlite::SqliteStore::open(&db)
+                .and_then(|s| crate::store::Store::record(&s, &record))
+                .with_context(|| {
+                    format!(
+                        "the run's results are in {}, but recording it in the history failed",
+                        out.root().display()
+                    )
+                })?;
+        }
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// Every round's samples of one measured id so far, or the failure that ended its rounds.
+type RoundsSoFar = std::result::Result<Vec<WalltimeSamples>, Failure>;
+
+/// Wall time of several sides in interleaved rounds (see [`measure_sides`]).
+fn walltime_interleaved(
+    sessions: &[Session],
+    selections: &[Vec<&ScenarioInfo>],
+    rounds: &Rounds,
+) -> Result<()> {
+    let pairing = environment::new_run_id();
+    // Scenarios in first-seen order over all sides; each runs on the sides that have it.
+    let mut names: Vec<&str> = Vec::new();
+    for sel in selections {
+        for s in sel {
+            if !names.contains(&s.name.as_str()) {
+                names.push(&s.name);
+            }
+        }
+    }
+    let args = [
+        "--samples".to_string(),
+        rounds.samples_per_round.to_string(),
+        "--warmup-ms".into(),
+        rounds.warmup_ms.to_string(),
+        "--max-ms".into(),
+        "0".into(),
+    ];
+    for name in names {
+        let on: Vec<(usize, &ScenarioInfo)> = selections
+            .iter()
+            .enumerate()
+            .filter_map(|(k, sel)| sel.iter().find(|s| s.name == name).map(|s| (k, *s)))
+            .collect();
+        // Per side: per measured id, every round's samples so far, or the first failure.
+        let mut got: Vec<Vec<(String, RoundsSoFar)>> = on
+            .iter()
+            .map(|(_, s)| {
+                s.measured_ids()
+                    .into_iter()
+                    .map(|id| (id, Ok(Vec::new())))
+                    .collect()
+            })
+            .collect();
+        for round in 0..rounds.rounds {
+            let order: Vec<usize> = if round % 2 == 0 {
+                (0..on.len()).collect()
+            } else {
+                (0..on.len()).rev().collect()
+            };
+            for i in order {
+                let (k, s) = on[i];
+                if got[i].iter().all(|(_, r)| r.is_err()) {
+                    continue;
+                }
+                sessions[k]
+                    .progress
+                    .set_message(format!("walltime {name} (round {})", round + 1));
+                for (id, r) in sessions[k].walltime_child(s, &args)? {
+                    let slot = got[i]
+                        .iter_mut()
+                        .find(|(gid, _)| *gid == id)
+                        .expect("the child reports the ids of its scenario");
+                    match (&mut slot.1, r) {
+                        (Ok(all), Ok(m)) => all.push(m),
+                        (Ok(_), Err(f)) => slot.1 = Err(f),
+                        (Err(_), _) => {}
+                    }
+                }
+            }
+        }
+        for (i, (k, s)) in on.iter().enumerate() {
+            for (id, r) in std::mem::take(&mut got[i]) {
+                let figure = r.and_then(|rounds| {
+                    walltime::figures_from_rounds(&rounds, s.ops, &pairing)
+                        .map(Figure::Walltime)
+                        .ok_or_else(|| walltime_failure("the child reported no samples", ""))
+                });
+                sessions[*k].store(&id, figure)?;
+            }
+            sessions[*k].progress.inc(1);
+        }
+    }
+    Ok(())
 }
 
 fn select<'a>(
@@ -400,8 +560,8 @@ fn new_record(
     }
 }
 
-fn progress_bar(opts: &RunOptions, selected: &[&ScenarioInfo], icount: bool) -> ProgressBar {
-    let per_instrument = selected.len() as u64;
+fn progress_bar(opts: &RunOptions, measured: usize, icount: bool) -> ProgressBar {
+    let per_instrument = measured as u64;
     let total = per_instrument * (u64::from(icount) + u64::from(opts.instruments.walltime()));
     let bar = ProgressBar::with_draw_target(
         Some(total),
@@ -634,21 +794,37 @@ impl Session<'_> {
     }
 
     fn walltime_phase(&self, selected: &[&ScenarioInfo]) -> Result<()> {
+        let args = match self.opts.samples {
+            Some(n) => vec![
+                "--samples".to_string(),
+                n.to_string(),
+                "--max-ms".into(),
+                "0".into(),
+            ],
+            None => Vec::new(),
+        };
         for s in selected {
             self.progress.set_message(format!("walltime {}", s.name));
-            let results = self.walltime_scenario(s)?;
-            for (id, r) in results {
-                self.store(&id, r)?;
+            for (id, r) in self.walltime_child(s, &args)? {
+                let figure = r.and_then(|m| {
+                    walltime::figures(&m, s.ops)
+                        .map(Figure::Walltime)
+                        .ok_or_else(|| walltime_failure("the child reported no samples", ""))
+                });
+                self.store(&id, figure)?;
             }
             self.progress.inc(1);
         }
         Ok(())
     }
 
-    fn walltime_scenario(
+    /// Runs one wall-time child of `s` with `extra` sampling arguments and returns, per measured
+    /// id, its samples or why there are none.
+    fn walltime_child(
         &self,
         s: &ScenarioInfo,
-    ) -> Result<Vec<(String, std::result::Result<Figure, Failure>)>> {
+        extra: &[String],
+    ) -> Result<Vec<(String, std::result::Result<WalltimeSamples, Failure>)>> {
         let ids = s.measured_ids();
         let result_file = tempfile::Builder::new()
             .prefix(".walltime-")
@@ -659,14 +835,7 @@ impl Session<'_> {
         args.push(s.name.clone());
         args.push("--result".into());
         args.push(result_file.path().display().to_string());
-        if let Some(n) = self.opts.samples {
-            args.extend([
-                "--samples".into(),
-                n.to_string(),
-                "--max-ms".into(),
-                "0".into(),
-            ]);
-        }
+        args.extend(extra.iter().cloned());
         let mut cmd = Command::new(&self.bin.exe);
         cmd.args(&args);
         let mut cmd = child::scenario_command(cmd, &self.bin.cwd, false);
@@ -674,16 +843,16 @@ impl Session<'_> {
         let r = Running::spawn(&mut cmd)
             .with_context(|| format!("cannot run scenario binary {}", self.bin.exe.display()))?;
         let outcome = child::wait_all(vec![r], start, self.opts.timeout).remove(0);
-        let fail = |kind: String, message: String| Failure {
+        let fail = |kind: &str, message: String| Failure {
             instrument: "walltime".into(),
-            kind,
+            kind: kind.into(),
             message,
             stderr_tail: outcome.stderr_tail.clone(),
         };
         let all_fail = |f: Failure| ids.iter().map(|id| (id.clone(), Err(f.clone()))).collect();
         if !outcome.success() {
             let (kind, message) = outcome.describe(self.opts.timeout);
-            return Ok(all_fail(fail(kind, message)));
+            return Ok(all_fail(fail(&kind, message)));
         }
         let parsed: std::result::Result<WalltimeResult, String> = std::fs::read(result_file.path())
             .map_err(|e| e.to_string())
@@ -692,13 +861,13 @@ impl Session<'_> {
             Ok(r) if r.protocol == PROTOCOL_VERSION => r,
             Ok(r) => {
                 return Ok(all_fail(fail(
-                    "protocol".into(),
+                    "protocol",
                     proto::check_version(r.protocol).unwrap_err(),
                 )))
             }
             Err(e) => {
                 return Ok(all_fail(fail(
-                    "protocol".into(),
+                    "protocol",
                     format!("unreadable walltime result: {e}"),
                 )))
             }
@@ -710,15 +879,24 @@ impl Session<'_> {
                     Some(p) => proto::party_id(&s.name, p) == *id,
                     None => *id == s.name,
                 });
-                let r = match m.and_then(|m| walltime::figures(m, s.ops)) {
-                    Some(w) => Ok(Figure::Walltime(w)),
-                    None => Err(fail(
-                        "no-measurement".into(),
+                let r = match m {
+                    Some(m) if !m.sample_ns.is_empty() => Ok(m.clone()),
+                    _ => Err(fail(
+                        "no-measurement",
                         "the child reported no samples".into(),
                     )),
                 };
                 (id.clone(), r)
             })
             .collect())
+    }
+}
+
+fn walltime_failure(message: &str, stderr_tail: &str) -> Failure {
+    Failure {
+        instrument: "walltime".into(),
+        kind: "no-measurement".into(),
+        message: message.into(),
+        stderr_tail: stderr_tail.into(),
     }
 }

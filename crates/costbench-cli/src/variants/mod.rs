@@ -18,11 +18,9 @@ pub mod spec;
 use crate::cargo::{self, BenchTarget, BuildError};
 use crate::config::Config;
 use crate::exit;
-use crate::model::RunRecord;
 use crate::run::{RunOptions, SideSpec};
 use anyhow::{bail, Context, Result};
 use spec::Variant;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -267,6 +265,7 @@ pub fn run(opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
                 label: p.variant.name.clone(),
                 exe: b.exe.clone(),
                 output_dir: root.join(&p.variant.name),
+                target: None,
             })
         })
         .collect();
@@ -318,7 +317,6 @@ pub fn run(opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
     );
     let json = serde_json::to_string_pretty(&matrix).expect("the matrix serialises");
     crate::output::write_atomic(&root.join("matrix.json"), json.as_bytes())?;
-    record_history(&opts, &target, &records, &root)?;
     match vopts.format {
         MatrixFormat::Json => println!("{json}"),
         MatrixFormat::Markdown => print!("{}", report::markdown(&matrix)),
@@ -348,38 +346,6 @@ pub fn run(opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
             exit::OK
         },
     )
-}
-
-/// Records every measured variant's run in history, under its variant name.
-fn record_history(
-    opts: &RunOptions,
-    target: &BenchTarget,
-    records: &[RunRecord],
-    root: &Path,
-) -> Result<()> {
-    if !opts.record_history || records.is_empty() {
-        return Ok(());
-    }
-    let db: PathBuf = opts
-        .db
-        .clone()
-        .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
-    let store = crate::store::sqlite::SqliteStore::open(&db).with_context(|| {
-        format!(
-            "the variants' results are in {}, but the history database cannot be opened",
-            root.display()
-        )
-    })?;
-    for r in records {
-        crate::store::Store::record(&store, r).with_context(|| {
-            format!(
-                "the variants' results are in {}, but recording variant {} in the history failed",
-                root.display(),
-                r.variant
-            )
-        })?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

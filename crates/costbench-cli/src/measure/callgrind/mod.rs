@@ -6,6 +6,8 @@
 //! nothing needs subtracting. The runner also disables ASLR and clears the environment, the two
 //! outside inputs that move counts from run to run.
 
+pub mod profile;
+
 use anyhow::{anyhow, bail, Context, Result};
 use costbench_protocol::MEASURED_REGION_SYMBOL;
 use std::path::{Path, PathBuf};

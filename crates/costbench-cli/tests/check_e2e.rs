@@ -1,0 +1,286 @@
+//! End-to-end tests of `costbench check --baseline-rev`: a scratch git repository holding the
+//! library and the selftest suite, a known change in its working tree, the real binary, real
+//! builds of both revisions, real valgrind.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn valgrind_available() -> bool {
+    let ok = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "SKIPPED: valgrind is not installed (apt-get install valgrind); this test needs it"
+        );
+    }
+    ok
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name();
+        if name == "target" {
+            continue;
+        }
+        let (src, dst) = (e.path(), to.join(&name));
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A git repository with the library, the protocol crate and the selftest suite, committed.
+fn scratch_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    for c in [
+        "crates/costbench",
+        "crates/costbench-protocol",
+        "suites/selftest",
+    ] {
+        copy_dir(&ws.join(c), &dir.path().join(c));
+    }
+    let manifest = std::fs::read_to_string(ws.join("Cargo.toml")).unwrap();
+    let start = manifest.find("members = [").unwrap();
+    let end = start + manifest[start..].find(']').unwrap() + 1;
+    let manifest = format!(
+        "{}members = [\"crates/costbench\", \"crates/costbench-protocol\", \"suites/selftest\"]{}",
+        &manifest[..start],
+        &manifest[end..]
+    )
+    .lines()
+    .filter(|l| !l.starts_with("default-members"))
+    .collect::<Vec<_>>()
+    .join("\n");
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::copy(ws.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "/target\n").unwrap();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    dir
+}
+
+fn set_knob(repo: &Path, permille: u32) {
+    let lib = repo.join("suites/selftest/src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("pub const KNOB_EXTRA_PERMILLE"))
+        .unwrap();
+    let text = text.replace(
+        line,
+        &format!("pub const KNOB_EXTRA_PERMILLE: u64 = {permille};"),
+    );
+    std::fs::write(&lib, text).unwrap();
+}
+
+fn check(repo: &Path, out: &Path, extra: &[&str]) -> (Output, Value) {
+    let manifest = repo.join("Cargo.toml");
+    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(["check", "--manifest-path"])
+        .arg(&manifest)
+        .args([
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "selftest",
+            "--baseline-rev",
+            "HEAD",
+            "--filter",
+            "^knob/",
+            "--format",
+            "json",
+            "--no-history",
+            "--output-dir",
+        ])
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("costbench runs");
+    let json = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check printed no JSON ({e}); exit {:?}; stderr:\n{}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o, json)
+}
+
+fn run_json(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
+}
+
+fn knob(run: &Value) -> &Value {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "knob/spin")
+        .expect("knob/spin measured")
+}
+
+/// The gate sees a 0.5 % instruction-count regression made in the working tree, exactly, names
+/// the function that grew, obeys a soft limit from costbench.toml, and measures wall time of
+/// the two builds in paired rounds.
+#[test]
+fn check_against_a_git_revision_finds_a_known_regression() {
+    if !valgrind_available() {
+        return;
+    }
+    let repo = scratch_repo();
+    set_knob(repo.path(), 5);
+    let out = tempfile::tempdir().unwrap();
+
+    let (o, json) = check(repo.path(), out.path(), &["--instrument", "icount"]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json["schema"], "costbench-check");
+    assert_eq!(json["passed"], false);
+    let v = &json["gate"]["violations"][0];
+    assert_eq!(
+        (v["id"].as_str(), v["kind"].as_str()),
+        (Some("knob/spin"), Some("regression"))
+    );
+    // spin runs 100,000 steps at the base and 100,500 with the knob at 5 permille: two
+    // instructions per step, so exactly 1,000 more per run of the body.
+    let base = run_json(&out.path().join("baseline"));
+    let cand = run_json(&out.path().join("candidate"));
+    let (bi, ci) = (
+        knob(&base)["icount"]["ir"].as_u64().unwrap(),
+        knob(&cand)["icount"]["ir"].as_u64().unwrap(),
+    );
+    assert_eq!(ci - bi, 1000, "baseline {bi}, candidate {ci}");
+    let top = &json["comparison"]["functions"][0];
+    assert_eq!(top["id"], "knob/spin");
+    let f = &top["top"][0];
+    assert!(
+        f["name"].as_str().unwrap().contains("spin"),
+        "top function: {f}"
+    );
+    let self_change = f["cand_self"].as_f64().unwrap() - f["base_self"].as_f64().unwrap();
+    assert!((self_change - 0.01).abs() < 1e-9, "{f}");
+
+    // A soft limit above the change lets it pass (and the markdown says so).
+    std::fs::write(
+        repo.path().join("costbench.toml"),
+        "[[check.limit]]\nscenario = \"knob/*\"\nsoft = 1.0\n",
+    )
+    .unwrap();
+    let md = out.path().join("report.md");
+    let (o, json) = check(
+        repo.path(),
+        out.path(),
+        &["--instrument", "icount", "--markdown", md.to_str().unwrap()],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json["passed"], true);
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.starts_with("### costbench check: passed"), "{md}");
+    assert!(md.contains("Functions that moved most"), "{md}");
+
+    // Wall time of both builds in interleaved rounds, judged paired.
+    let (o, json) = check(
+        repo.path(),
+        out.path(),
+        &["--instrument", "walltime", "--rounds", "6"],
+    );
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let row = &json["comparison"]["rows"][0];
+    assert_eq!(row["instrument"], "walltime");
+    assert_eq!(row["paired_rounds"], 6, "{row}");
+    let (base, cand) = (
+        run_json(&out.path().join("baseline")),
+        run_json(&out.path().join("candidate")),
+    );
+    let (bp, cp) = (
+        &knob(&base)["walltime"]["paired"],
+        &knob(&cand)["walltime"]["paired"],
+    );
+    assert_eq!(bp["session"], cp["session"]);
+    assert_eq!(bp["round_medians_ns_per_op"].as_array().unwrap().len(), 6);
+    assert_eq!(knob(&cand)["walltime"]["samples"], 60);
+}
+
+#[test]
+fn check_refuses_bad_baselines() {
+    let repo = scratch_repo();
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(["check", "--manifest-path"])
+        .arg(repo.path().join("Cargo.toml"))
+        .args([
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "selftest",
+            "--baseline-rev",
+            "no-such-rev",
+            "--output-dir",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no-such-rev") && err.contains("not a commit"),
+        "{err}"
+    );
+    // Neither a baseline nor a revision: a usage error.
+    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(["check"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(["check", "--baseline", "branch:nope", "--manifest-path"])
+        .arg(repo.path().join("Cargo.toml"))
+        .args(["-p", "costbench-selftest", "--bench", "selftest", "--db"])
+        .arg(out.path().join("missing.sqlite"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no history database"), "{err}");
+}
