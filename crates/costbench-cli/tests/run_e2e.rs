@@ -813,16 +813,38 @@ fn variant_mistakes_are_refused_before_anything_is_built() {
         ),
         (&["--preset", "fastest"], "unknown preset \"fastest\""),
     ];
+    let rustup = Command::new("rustup").arg("--version").output().is_ok();
     for (args, want) in cases {
         let out = variants(dir.path(), args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        if want.starts_with("toolchain") && !rustup {
+            assert!(err.contains("rustup is not available"), "{err}");
+            continue;
+        }
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(
             !err.contains("building variant"),
             "{args:?} built something: {err}"
         );
     }
+    // `run --variant` is the same command.
+    let manifest = selftest_manifest();
+    let out = costbench(&[
+        "run",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        "selftest",
+        "--variant",
+        "a:lto=medium",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--variant a: lto = \"medium\" is not valid"),
+        "{}",
+        stderr(&out)
+    );
     // Two problems in two variants: both are reported at once.
     let out = variants(
         dir.path(),
