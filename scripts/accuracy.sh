@@ -65,6 +65,13 @@ for i in $(seq "$aa_runs"); do
   aa_icount=($((aa_icount[0] + fi)) $((aa_icount[1] + ti)))
   aa_wall=($((aa_wall[0] + fw)) $((aa_wall[1] + tw)))
   echo "A/A $i: icount $fi/$ti flagged, walltime $fw/$tw flagged ($(($(date +%s) - start)) s)"
+  python3 - "$scratch/check.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["comparison"]["rows"]:
+    if r["verdict"] != "unchanged":
+        ci = r.get("ci") or {}
+        print(f"  flagged: {r['id']} {r['instrument']} {r['change_pct']:+.2f} % ratio interval [{ci.get('low', 0):.3f}, {ci.get('high', 0):.3f}]")
+PY
 done
 
 knob() {
@@ -79,7 +86,9 @@ for i in $(seq "$power_runs"); do
   check -p costbench-selftest --bench selftest --filter '^knob/' --instrument walltime
   read -r f _ < <(flagged walltime knob/spin)
   p_wall=$((p_wall + f))
-  echo "+5 % $i: walltime flagged $f, $(python3 -c 'import json,sys; r=[r for r in json.load(open(sys.argv[1]))["comparison"]["rows"] if r["id"]=="knob/spin"][0]; print(f"change {r[\"change_pct\"]:+.2f} %")' "$scratch/check.json")"
+  echo "+5 % $i: walltime flagged $f, $(python3 -c 'import json, sys
+r = [r for r in json.load(open(sys.argv[1]))["comparison"]["rows"] if r["id"] == "knob/spin"][0]
+print("change %+.2f %%, ratio interval [%.3f, %.3f]" % (r["change_pct"], r["ci"]["low"], r["ci"]["high"]))' "$scratch/check.json")"
 done
 
 echo "== power: knob/spin +0.5 % work, $power_runs checks (instruction counts)"

@@ -49,7 +49,9 @@ fn limits(cfg: &CheckConfig, id: &str, inst: Instrument) -> (f64, Option<f64>) {
     let mut hard = None;
     for l in &cfg.limit {
         let metric_matches = match l.metric {
-            None => true,
+            // The limits' language names icount and walltime only: counter and memory figures
+            // (compared since the counters instruments) are not limited by a metric-less entry.
+            None => matches!(inst, Instrument::Icount | Instrument::Walltime),
             Some(LimitMetric::Icount) => inst == Instrument::Icount,
             Some(LimitMetric::Walltime) => inst == Instrument::Walltime,
         };

@@ -28,9 +28,11 @@ pub enum Command {
     /// Build a bench target and measure its scenarios.
     ///
     /// Every scenario runs in its own child process: under callgrind with collection switched on
-    /// only around the measured body (icount), and in a fresh process for wall time. Results go
-    /// to the output directory (icounts.csv, walltime.csv, run.json, callgrind/*.out) and a
-    /// table goes to stdout.
+    /// only around the measured body (icount, and cache with its simulations), under DHAT
+    /// (dhat), natively with counters read around the body (memory, perf), and in a fresh
+    /// process for wall time. Results go to the output directory (icounts.csv, walltime.csv,
+    /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json)
+    /// and tables go to stdout.
     Run(RunArgs),
     /// Build the bench target once per variant and print the matrix of per-op costs.
     ///
@@ -54,6 +56,14 @@ pub enum Command {
     Import(ImportCmd),
     /// Print a run (directory or run id) in another format.
     Export(ExportCmd),
+    /// List the bounds and overflow checks that survived optimisation in a binary.
+    ///
+    /// Builds the bench target as `run` does (or reads --binary, any x86-64 ELF binary with
+    /// symbols; line tables make it name source lines) and finds every guard: a conditional
+    /// branch whose failing side only panics. Prints totals per kind, per crate and per
+    /// function, and each guard with its source line and inline chain. `costbench run
+    /// --instrument census` counts how many of them execute per op.
+    Census(CensusCmd),
     /// The CI gate: compare a candidate with a baseline and exit 3 on a significant regression.
     ///
     /// The candidate is measured now from the working tree (or given with --candidate). The
@@ -63,6 +73,28 @@ pub enum Command {
     /// candidate, wall time in interleaved rounds and judged paired, so the machine's drift
     /// between minutes cancels. Limits and ignores come from [check] in costbench.toml.
     Check(CheckCmd),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CensusCmd {
+    /// Cargo.toml of the crate or workspace whose bench target to build [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package that has the bench target, when several do.
+    #[arg(long, short = 'p', value_name = "SPEC")]
+    pub package: Option<String>,
+    /// Bench target, chosen as for `run`.
+    #[arg(long, value_name = "NAME")]
+    pub bench: Option<String>,
+    /// Analyse this binary instead of building a bench target.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["manifest_path", "package", "bench"])]
+    pub binary: Option<PathBuf>,
+    /// Only guards in functions whose demangled name, or whose crate, matches this regular
+    /// expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
 }
 
 #[derive(Debug, clap::Args)]
@@ -196,6 +228,16 @@ pub enum MetricArg {
     Icount,
     /// Median wall time per op.
     Walltime,
+    /// Simulated estimated cycles per op (--instrument cache).
+    Cycles,
+    /// Bytes allocated per op (--instrument memory).
+    AllocBytes,
+    /// Allocations per op (--instrument memory).
+    Allocs,
+    /// Peak live heap bytes of one run of the body (--instrument memory).
+    PeakBytes,
+    /// The scenario process's max RSS in KiB (--instrument memory).
+    MaxRss,
 }
 
 #[derive(Debug, clap::Args)]
@@ -229,7 +271,22 @@ pub enum InstrumentArg {
     Icount,
     /// Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR per op.
     Walltime,
-    /// Both.
+    /// Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, writes, I1/D1/LL
+    /// misses, branches and mispredicts, estimated cycles (L1 + 5·LL + 35·RAM), per op.
+    Cache,
+    /// Allocations, deallocations, reallocations, bytes allocated per op and peak live bytes
+    /// of the body (needs the library's `count-alloc` feature), and the process's max RSS.
+    Memory,
+    /// Hardware counters (perf_event_open) around the body: cycles, instructions, IPC,
+    /// branches, misses, cache and L1d figures, per op; skipped with the reason where the kernel
+    /// refuses them.
+    Perf,
+    /// Valgrind DHAT: total and peak heap bytes and blocks of the whole process.
+    Dhat,
+    /// Instruction counts plus the census: bounds and overflow checks executed per op, from
+    /// the same callgrind run with per-instruction counts (`--dump-instr=yes`).
+    Census,
+    /// Every instrument above.
     All,
 }
 
@@ -273,9 +330,15 @@ pub struct MeasureArgs {
     /// Run only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    /// Instruments to run.
-    #[arg(long, value_enum, default_value = "all")]
-    pub instrument: InstrumentArg,
+    /// Instruments to run, comma-separated (or the option repeated); `census,walltime` gives
+    /// checks/op next to time/op.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "icount,walltime"
+    )]
+    pub instrument: Vec<InstrumentArg>,
     /// Directory for results [default: TARGET_DIR/costbench/results].
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
@@ -364,6 +427,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Compare(c) => compare(c),
         Command::Import(i) => import(i),
         Command::Export(e) => export(e),
+        Command::Census(c) => census(c),
         Command::Check(c) => check(c),
     }
 }
@@ -393,6 +457,55 @@ fn variants(args: RunArgs) -> Result<i32> {
             build_jobs: v.build_jobs,
         },
     )
+}
+
+fn census(c: CensusCmd) -> Result<i32> {
+    let filter = c
+        .filter
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))?;
+    let (exe, base) = match c.binary {
+        Some(p) => {
+            if !p.is_file() {
+                bail!("--binary {}: no such file", p.display());
+            }
+            (p, std::env::current_dir().ok())
+        }
+        None => {
+            let target = crate::cargo::resolve(
+                c.manifest_path.as_deref(),
+                c.package.as_deref(),
+                c.bench.as_deref(),
+            )?;
+            let exe = crate::cargo::build(&target, "default", c.format == Format::Json)?;
+            (exe, Some(target.workspace_root))
+        }
+    };
+    let census = crate::census::analyse(&exe)?;
+    let guards: Vec<&crate::census::Guard> = census
+        .guards
+        .iter()
+        .filter(|g| {
+            filter
+                .as_ref()
+                .is_none_or(|f| f.is_match(&g.function) || f.is_match(&g.krate))
+        })
+        .collect();
+    match c.format {
+        Format::Table => print!(
+            "{}",
+            crate::census::report::table(&census, &guards, base.as_deref())
+        ),
+        Format::Markdown => bail!("census has no markdown output: use --format table or json"),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&crate::census::report::json(&census, &guards))
+                .expect("JSON values serialise")
+        ),
+    }
+    Ok(crate::exit::OK)
 }
 
 /// The database named by `--db`, else the default one under the crate's target directory.
@@ -425,6 +538,11 @@ fn history(h: HistoryCmd) -> Result<i32> {
             let metric = match h.metric {
                 MetricArg::Icount => Metric::Icount,
                 MetricArg::Walltime => Metric::Walltime,
+                MetricArg::Cycles => Metric::Cycles,
+                MetricArg::AllocBytes => Metric::AllocBytes,
+                MetricArg::Allocs => Metric::Allocs,
+                MetricArg::PeakBytes => Metric::PeakBytes,
+                MetricArg::MaxRss => Metric::MaxRss,
             };
             let points = store.series(&id, metric, &q)?;
             if points.is_empty() {
@@ -544,6 +662,9 @@ fn learn_thresholds(
         for (inst, metric) in [
             (Instrument::Icount, Metric::Icount),
             (Instrument::Walltime, Metric::Walltime),
+            (Instrument::Cache, Metric::Cycles),
+            (Instrument::Memory, Metric::AllocBytes),
+            (Instrument::Rss, Metric::MaxRss),
         ] {
             let series: Vec<f64> = store
                 .series(&r.id, metric, &q)?
@@ -819,11 +940,7 @@ impl MeasureArgs {
             bench: self.bench,
             filter,
             list_only,
-            instruments: match self.instrument {
-                InstrumentArg::Icount => Instruments::Icount,
-                InstrumentArg::Walltime => Instruments::Walltime,
-                InstrumentArg::All => Instruments::All,
-            },
+            instruments: instruments(&self.instrument),
             output_dir: self.output_dir,
             jobs,
             samples: self.iterations_per_scenario,
@@ -838,14 +955,76 @@ impl MeasureArgs {
     }
 }
 
+fn instruments(args: &[InstrumentArg]) -> Instruments {
+    let mut i = Instruments::default();
+    for a in args {
+        match a {
+            InstrumentArg::Icount => i.icount = true,
+            InstrumentArg::Walltime => i.walltime = true,
+            InstrumentArg::Cache => i.cache = true,
+            InstrumentArg::Memory => i.memory = true,
+            InstrumentArg::Perf => i.perf = true,
+            InstrumentArg::Dhat => i.dhat = true,
+            InstrumentArg::Census => i.census = true,
+            InstrumentArg::All => i = Instruments::ALL,
+        }
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn instrument_lists_combine() {
+        let parse = |s: &[&str]| {
+            let mut v = vec!["costbench", "run"];
+            v.extend_from_slice(s);
+            match Cli::try_parse_from(v).unwrap().command {
+                Command::Run(r) => instruments(&r.measure.instrument),
+                _ => unreachable!(),
+            }
+        };
+        assert_eq!(parse(&[]).names(), ["icount", "walltime"]);
+        assert_eq!(
+            parse(&["--instrument", "cache,memory"]).names(),
+            ["cache", "memory"]
+        );
+        assert_eq!(
+            parse(&["--instrument", "perf", "--instrument", "dhat"]).names(),
+            ["dhat", "perf"]
+        );
+        assert_eq!(parse(&["--instrument", "all"]), Instruments::ALL);
+        assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "cycles"]).is_err());
+    }
+
+    #[test]
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn instruments_combine() {
+        let set = |args: &[&str]| {
+            let mut v = vec!["costbench", "run"];
+            v.extend_from_slice(args);
+            let Command::Run(r) = Cli::try_parse_from(v).unwrap().command else {
+                unreachable!()
+            };
+            r.measure.into_options(false, false).unwrap().instruments
+        };
+        let i = set(&[]);
+        assert!(
+            i.icount && i.walltime && !i.census,
+            "all = icount + walltime"
+        );
+        let i = set(&["--instrument", "census,walltime"]);
+        assert!(i.census && i.walltime && !i.icount);
+        let i = set(&["--instrument", "census", "--instrument", "icount"]);
+        assert!(i.census && i.icount && !i.walltime);
+        assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "census,nope"]).is_err());
     }
 
     #[test]

@@ -99,6 +99,8 @@ pub fn from_csv(
             unit: "runs".into(),
             icount: None,
             walltime: None,
+            counters: Default::default(),
+            census: None,
             failures: Vec::new(),
         });
         results.len() - 1

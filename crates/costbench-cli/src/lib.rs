@@ -4,10 +4,13 @@
 //!
 //! Layout: `cli` parses arguments into plain values; `run` schedules and supervises child
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
-//! `stats` and `report` are pure functions of their inputs; `output` writes result files
-//! atomically. Only `run` and `measure` spawn processes or read clocks.
+//! `census` finds the bounds and overflow checks left in a binary and joins them with
+//! callgrind's per-instruction counts; `stats` and `report` are pure functions of their inputs;
+//! `output` writes result files atomically. Only `run` and `measure` spawn processes or read
+//! clocks.
 
 pub mod cargo;
+pub mod census;
 pub mod check;
 pub mod cli;
 pub mod compare;

@@ -99,6 +99,13 @@ pub struct ScenarioResult {
     pub unit: String,
     pub icount: Option<Icount>,
     pub walltime: Option<Walltime>,
+    /// Simulated and hardware counters and memory figures (absent keys when not measured).
+    #[serde(flatten)]
+    pub counters: Counters,
+    /// Checks executed in the measured body (`--instrument census`). Absent from records
+    /// written without it, so older run.json files still read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub census: Option<Census>,
     /// Empty when every instrument succeeded.
     pub failures: Vec<Failure>,
 }
@@ -110,6 +117,63 @@ pub struct Icount {
     pub ir_per_op: f64,
     /// Callgrind's output for this id, relative to the output directory.
     pub callgrind_out: String,
+}
+
+/// The dynamic census of one measured id: guards (checks that survived optimisation) executed
+/// during one run of the measured body, from callgrind's per-instruction counts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Census {
+    /// Guard executions, all kinds.
+    pub checks: u64,
+    pub checks_per_op: f64,
+    /// Distinct guards executed at least once.
+    pub sites: usize,
+    /// Every kind, in report order, zeros included.
+    pub by_kind: Vec<CensusKind>,
+    /// The most executed guards, most first.
+    pub top_sites: Vec<CensusSite>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CensusKind {
+    /// `slice-index`, `slice-range`, `str-boundary`, `overflow`, `div-by-zero`, `unwrap`,
+    /// `other-panic`, `trap`.
+    pub kind: String,
+    pub checks: u64,
+    pub checks_per_op: f64,
+    pub sites: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CensusSite {
+    /// Address of the guarding branch in the binary, `0x…`.
+    pub address: String,
+    pub kind: String,
+    pub function: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// Innermost first: the check's own line, then each caller it was inlined into with the
+    /// line of the call.
+    pub inline_chain: Vec<CensusFrame>,
+    pub executions: u64,
+    pub per_op: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CensusFrame {
+    pub function: Option<String>,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+impl Census {
+    /// Checks per op of the kinds that satisfy `pred`.
+    pub fn per_op_where(&self, pred: impl Fn(&str) -> bool) -> (f64, usize) {
+        self.by_kind
+            .iter()
+            .filter(|k| pred(&k.kind))
+            .fold((0.0, 0), |(c, s), k| (c + k.checks_per_op, s + k.sites))
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -138,6 +202,11 @@ pub struct Paired {
     pub session: String,
     /// Median nanoseconds per op of each round, in round order.
     pub round_medians_ns_per_op: Vec<f64>,
+    /// Fastest sample's nanoseconds per op of each round, in round order: what `compare` pairs.
+    /// On a shared machine interference only ever adds time, so the least disturbed sample of a
+    /// round is the steadiest estimate of the code's own speed.
+    #[serde(default)]
+    pub round_min_ns_per_op: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -163,6 +232,106 @@ pub struct Outliers {
     pub high_severe: usize,
 }
 
+/// The counter instruments' figures for one measured id. Flattened into [`ScenarioResult`], so
+/// each is an optional key of the result (run.json schema 1 stays readable both ways).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Counters {
+    /// `--instrument cache`: callgrind's cache and branch simulation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheSim>,
+    /// `--instrument perf`: hardware counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perf: Option<Perf>,
+    /// `--instrument memory`: allocation counts and max RSS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
+    /// `--instrument dhat`: valgrind DHAT's heap totals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dhat: Option<Dhat>,
+}
+
+/// Simulated counters of one run of the body (valgrind's cache and branch model, not the host's
+/// caches): the raw events and the derived figures, totals and per op.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CacheSim {
+    /// Always `true`: a reminder in the record that these figures come from a model.
+    pub simulated: bool,
+    /// Callgrind's events for the run (`Ir`, `Dr`, `Dw`, `I1mr`, `D1mr`, `D1mw`, `ILmr`, `DLmr`,
+    /// `DLmw`, `Bc`, `Bcm`, `Bi`, `Bim`) and the derived `L1hits`, `LLhits`, `RAMhits`,
+    /// `EstimatedCycles`.
+    pub totals: std::collections::BTreeMap<String, u64>,
+    /// `totals` divided by the scenario's ops.
+    pub per_op: std::collections::BTreeMap<String, f64>,
+    /// Callgrind's output for this id, relative to the output directory.
+    pub callgrind_out: String,
+}
+
+/// Hardware counters of one run of the body, scaled for multiplexing.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Perf {
+    pub counters: Vec<PerfCounter>,
+    /// instructions / cycles, when both were counted.
+    pub ipc: Option<f64>,
+    /// Counters the kernel refused, with its reason.
+    pub unavailable: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PerfCounter {
+    pub name: String,
+    /// What the counter read.
+    pub raw: u64,
+    pub time_enabled_ns: u64,
+    pub time_running_ns: u64,
+    /// `raw × time_enabled / time_running`: the estimate for the whole run when the kernel
+    /// multiplexed the counter (equal to `raw` when it ran all the time).
+    pub scaled: f64,
+    pub per_op: f64,
+    /// `time_running / time_enabled` (1 when not multiplexed).
+    pub running_fraction: f64,
+}
+
+/// Memory figures of one run of the body.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Memory {
+    /// Global allocator of the bench binary (`system`, `mimalloc`, `jemalloc`, or `the binary's
+    /// own` when the costbench library installed none).
+    pub allocator: String,
+    /// Allocation counts, when the binary counts allocations.
+    pub allocations: Option<Allocations>,
+    /// Why `allocations` is missing and how to enable it.
+    pub not_counted: Option<String>,
+    /// Peak resident set size of the scenario's process (start-up and setup included), KiB.
+    pub max_rss_kib: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Allocations {
+    pub allocs: u64,
+    pub deallocs: u64,
+    pub reallocs: u64,
+    pub bytes_allocated: u64,
+    /// Peak of live heap bytes above the level at the start of the body (for the whole run,
+    /// not per op).
+    pub peak_live_bytes: u64,
+    pub allocs_per_op: f64,
+    pub deallocs_per_op: f64,
+    pub reallocs_per_op: f64,
+    pub bytes_allocated_per_op: f64,
+}
+
+/// DHAT's heap figures for the scenario's whole process (DHAT cannot be limited to the body).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Dhat {
+    pub total_bytes: u64,
+    pub total_blocks: u64,
+    /// Bytes and blocks live at the global heap peak (t-gmax).
+    pub peak_bytes: u64,
+    pub peak_blocks: u64,
+    /// DHAT's JSON output for this id, relative to the output directory.
+    pub dhat_out: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Failure {
     pub instrument: String,
@@ -176,5 +345,34 @@ pub struct Failure {
 impl RunRecord {
     pub fn failed(&self) -> impl Iterator<Item = &ScenarioResult> {
         self.results.iter().filter(|r| !r.failures.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_without_census_read_and_write_as_before() {
+        // A result as schema version 1 wrote it before the census existed.
+        let old = r#"{"id":"a","scenario":"a","party":null,"ops":2,"unit":"op",
+            "icount":null,"walltime":null,"failures":[]}"#;
+        let r: ScenarioResult = serde_json::from_str(old).unwrap();
+        assert_eq!(r.census, None);
+        let back = serde_json::to_value(&r).unwrap();
+        assert!(back.get("census").is_none(), "{back}");
+        let with = ScenarioResult {
+            census: Some(Census {
+                checks: 4,
+                checks_per_op: 2.0,
+                sites: 1,
+                by_kind: vec![],
+                top_sites: vec![],
+            }),
+            ..r
+        };
+        let again: ScenarioResult =
+            serde_json::from_value(serde_json::to_value(&with).unwrap()).unwrap();
+        assert_eq!(again, with);
     }
 }

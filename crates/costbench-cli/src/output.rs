@@ -1,4 +1,5 @@
-//! The output directory: `run.json`, `icounts.csv`, `walltime.csv` and `callgrind/*.out`.
+//! The output directory: `run.json`, `icounts.csv`, `walltime.csv`, `counters.csv`,
+//! `memory.csv`, `callgrind/*.out`, `callgrind-cache/*.out` and `dhat/*.json`.
 //!
 //! Every file is written atomically (a temporary file in the same directory, then a rename), and
 //! the whole set is rewritten after each scenario finishes, so an interrupted run leaves the
@@ -39,6 +40,19 @@ impl OutputDir {
         (self.root.join(&rel), rel)
     }
 
+    /// Where the raw output of instrument `kind` (`cache`, `dhat`) for `id` is kept: (full path,
+    /// path relative to the root). Creates the instrument's directory.
+    pub fn instrument_paths(&self, kind: &str, id: &str) -> Result<(PathBuf, String)> {
+        let (dir, ext) = match kind {
+            "cache" => ("callgrind-cache", "out"),
+            _ => (kind, "json"),
+        };
+        std::fs::create_dir_all(self.root.join(dir))
+            .with_context(|| format!("cannot create {}", self.root.join(dir).display()))?;
+        let rel = format!("{dir}/{}.{ext}", file_stem(id));
+        Ok((self.root.join(&rel), rel))
+    }
+
     pub fn write_all(&self, run: &RunRecord) -> Result<()> {
         let json = serde_json::to_string_pretty(run).expect("a run record always serialises");
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;
@@ -47,6 +61,27 @@ impl OutputDir {
             &self.root.join("walltime.csv"),
             walltime_csv(run).as_bytes(),
         )?;
+        // Written only when their instruments ran, so a plain run's directory stays as it was.
+        if run
+            .results
+            .iter()
+            .any(|r| r.counters.cache.is_some() || r.counters.perf.is_some())
+        {
+            write_atomic(
+                &self.root.join("counters.csv"),
+                crate::report::counters::counters_csv(run).as_bytes(),
+            )?;
+        }
+        if run
+            .results
+            .iter()
+            .any(|r| r.counters.memory.is_some() || r.counters.dhat.is_some())
+        {
+            write_atomic(
+                &self.root.join("memory.csv"),
+                crate::report::counters::memory_csv(run).as_bytes(),
+            )?;
+        }
         Ok(())
     }
 }

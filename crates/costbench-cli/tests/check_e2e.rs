@@ -239,6 +239,7 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     );
     assert_eq!(bp["session"], cp["session"]);
     assert_eq!(bp["round_medians_ns_per_op"].as_array().unwrap().len(), 6);
+    assert_eq!(bp["round_min_ns_per_op"].as_array().unwrap().len(), 6);
     assert_eq!(knob(&cand)["walltime"]["samples"], 60);
 }
 

@@ -12,8 +12,14 @@
 //! |---|---|---|
 //! | `list` | `--protocol V` | prints a [`Listing`] as JSON on stdout |
 //! | `icount` | `--protocol V SCENARIO [--party P] [--peer NAME=RFD,WFD]...` | runs setup, then the measured body once inside [`MEASURED_REGION_SYMBOL`]; exits 0 on success |
-//! | `walltime` | `--protocol V SCENARIO --result FILE [--samples N] [--warmup-ms MS] [--sample-target-us US] [--max-ms MS]` | writes a [`WalltimeResult`] as JSON to `FILE` |
+//! | `walltime` | `--protocol V SCENARIO --result FILE [--samples N] [--warmup-ms MS] [--sample-target-us US] [--max-ms MS] [--lockstep RFD,WFD]` | writes a [`WalltimeResult`] as JSON to `FILE`; with `--lockstep`, waits for a byte on `RFD` before each sample and writes one to `WFD` after it (a token ring between builds measured together) |
 //! | `once` | `--protocol V SCENARIO` | runs setup and the body once, in process (a smoke test) |
+//! | `memory` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]...` | runs setup, then the body once between two readings of the allocation counters; writes a [`CountersResult`] with [`MemoryCounts`] to `FILE` |
+//! | `perf` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]...` | runs setup, then the body once with hardware counters (`perf_event_open`) enabled around it; writes a [`CountersResult`] with [`PerfCounts`] to `FILE` |
+//!
+//! `memory` and `perf` were added in protocol 1 without changing any earlier message: a runner
+//! only asks for them when the user asks for those instruments, and an older binary answers
+//! "unknown mode".
 //!
 //! In `icount` mode nothing is written by the child: the count comes from callgrind's output file,
 //! and the child's argument list and environment are kept free of run-specific paths so that the
@@ -50,7 +56,14 @@ pub struct Listing {
     pub library_version: String,
     /// Every scenario, in registration order.
     pub scenarios: Vec<ScenarioInfo>,
+    /// Optional abilities of this library version that a runner may use, such as
+    /// [`CAPABILITY_LOCKSTEP`]; absent in listings of older libraries.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
 }
+
+/// The child understands `walltime --lockstep RFD,WFD`.
+pub const CAPABILITY_LOCKSTEP: &str = "lockstep";
 
 /// One registered scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,6 +145,84 @@ pub struct WalltimeResult {
     pub measurements: Vec<WalltimeSamples>,
 }
 
+/// What `BIN --costbench-child memory|perf` writes to its result file: the figures of one
+/// process (one party of a multi-party scenario runs in its own process, as under callgrind).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CountersResult {
+    /// [`PROTOCOL_VERSION`] of the child.
+    pub protocol: u32,
+    /// Scenario name.
+    pub scenario: String,
+    /// Party name, or `None` for a single-process scenario.
+    pub party: Option<String>,
+    /// Present in `memory` mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryCounts>,
+    /// Present in `perf` mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perf: Option<PerfCounts>,
+}
+
+/// Memory figures of one run of the measured body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryCounts {
+    /// The global allocator the library installed (`system`, `mimalloc`, `jemalloc`), or
+    /// `the binary's own` when the library installed none.
+    pub allocator: String,
+    /// Allocation counts of the body, when the binary's global allocator counts.
+    pub counts: Option<AllocCounts>,
+    /// Why `counts` is missing, and how to enable it.
+    pub not_counted: Option<String>,
+    /// The process's peak resident set size after the body ran (`getrusage` `ru_maxrss`), KiB:
+    /// setup and start-up included.
+    pub max_rss_kib: u64,
+}
+
+/// What the measured body did to the heap, counted by `costbench::CountingAlloc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllocCounts {
+    pub allocs: u64,
+    pub deallocs: u64,
+    pub reallocs: u64,
+    /// Bytes requested by allocations plus growth by reallocations.
+    pub bytes_allocated: u64,
+    /// Peak of live heap bytes above the level at the start of the body.
+    pub peak_live_bytes: u64,
+}
+
+/// Hardware counter readings around one run of the measured body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerfCounts {
+    /// Counters that opened and were read.
+    pub readings: Vec<PerfReading>,
+    /// Counters that could not be opened, with the kernel's answer.
+    pub unavailable: Vec<PerfUnavailable>,
+    /// `/proc/sys/kernel/perf_event_paranoid`, when readable.
+    pub paranoid: Option<i32>,
+}
+
+/// One counter's raw reading (`read_format` = value, time enabled, time running). When the
+/// kernel multiplexed the counter, `time_running < time_enabled`, and the runner scales.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerfReading {
+    /// `cycles`, `instructions`, `branches`, `branch-misses`, `cache-references`,
+    /// `cache-misses`, `l1d-loads`, `l1d-load-misses`.
+    pub counter: String,
+    pub value: u64,
+    pub time_enabled_ns: u64,
+    pub time_running_ns: u64,
+}
+
+/// A counter `perf_event_open` refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerfUnavailable {
+    pub counter: String,
+    /// `errno` of the failed `perf_event_open`.
+    pub errno: i32,
+    /// The errno's text.
+    pub error: String,
+}
+
 /// Checks a peer's protocol version.
 ///
 /// ```
@@ -176,6 +267,7 @@ mod tests {
             protocol: PROTOCOL_VERSION,
             library_version: "0.1.0".into(),
             scenarios: vec![],
+            capabilities: vec![CAPABILITY_LOCKSTEP.into()],
         };
         let s = serde_json::to_string(&l).unwrap();
         assert_eq!(serde_json::from_str::<Listing>(&s).unwrap(), l);

@@ -2,7 +2,7 @@
 
 use crate::link::Link;
 use crate::walltime::{self, Coordinator, WalltimeConfig};
-use costbench_protocol::{WalltimeSamples, EXIT_SCENARIO_MISUSE};
+use costbench_protocol::{AllocCounts, PerfCounts, WalltimeSamples, EXIT_SCENARIO_MISUSE};
 use std::sync::Arc;
 
 pub(crate) enum Mode {
@@ -10,6 +10,10 @@ pub(crate) enum Mode {
     Icount,
     /// Run the body once, unmeasured (smoke tests).
     Once,
+    /// Run the body once between two readings of the allocation counters.
+    Memory,
+    /// Run the body once with hardware counters enabled around it.
+    Perf,
     /// Sample the body's wall time in batches.
     Walltime(WalltimeConfig),
     /// Sample one party's thread CPU time, in lockstep with the other parties.
@@ -39,6 +43,15 @@ pub struct Bench {
     links: Vec<(String, Option<Link>)>,
     ran: bool,
     samples: Option<WalltimeSamples>,
+    counted: Option<Counted>,
+}
+
+/// What the `Memory` and `Perf` modes measured.
+#[derive(Debug)]
+pub(crate) enum Counted {
+    /// `None` when the global allocator does not count.
+    Memory(Option<AllocCounts>),
+    Perf(PerfCounts),
 }
 
 impl std::fmt::Debug for Bench {
@@ -64,6 +77,7 @@ impl Bench {
             links: links.into_iter().map(|(n, l)| (n, Some(l))).collect(),
             ran: false,
             samples: None,
+            counted: None,
         }
     }
 
@@ -76,6 +90,10 @@ impl Bench {
         let mut s = self.samples.take()?;
         s.party = self.party.clone();
         Some(s)
+    }
+
+    pub(crate) fn take_counted(&mut self) -> Option<Counted> {
+        self.counted.take()
     }
 
     /// The scenario's name (useful in messages from shared setup code).
@@ -133,6 +151,29 @@ impl Bench {
                 drop(out);
             }
             Mode::Once => drop(body(setup())),
+            Mode::Memory => {
+                let input = setup();
+                let installed = crate::alloc::counting_installed();
+                crate::alloc::reset_peak();
+                let before = crate::alloc::snapshot();
+                let out = crate::region::measured(|| body(input));
+                let after = crate::alloc::snapshot();
+                self.counted = Some(Counted::Memory(installed.then(|| AllocCounts {
+                    allocs: after.allocs - before.allocs,
+                    deallocs: after.deallocs - before.deallocs,
+                    reallocs: after.reallocs - before.reallocs,
+                    bytes_allocated: after.bytes_allocated - before.bytes_allocated,
+                    peak_live_bytes: after.peak.saturating_sub(before.live),
+                })));
+                drop(out);
+            }
+            Mode::Perf => {
+                let input = setup();
+                let (out, counts) =
+                    crate::perf::measure(|| crate::region::measured(|| body(input)));
+                self.counted = Some(Counted::Perf(counts));
+                drop(out);
+            }
             Mode::Walltime(config) => {
                 self.samples = Some(walltime::sample_batched(config, &mut setup, &mut body));
             }

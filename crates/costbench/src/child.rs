@@ -5,13 +5,13 @@
 //! The argument parsing here is deliberately tiny and dependency-free: the library must stay
 //! light, and the runner is the only caller of the child protocol.
 
-use crate::bench::{Bench, Mode};
+use crate::bench::{Bench, Counted, Mode};
 use crate::link::Link;
 use crate::suite::{BodyFn, Scenario, Suite};
 use crate::walltime::{Coordinator, WalltimeConfig};
 use costbench_protocol::{
-    self as proto, Listing, ScenarioInfo, WalltimeResult, WalltimeSamples, CHILD_FLAG,
-    EXIT_BAD_REQUEST, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
+    self as proto, CountersResult, Listing, MemoryCounts, ScenarioInfo, WalltimeResult,
+    WalltimeSamples, CHILD_FLAG, EXIT_BAD_REQUEST, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
 };
 use std::fs::File;
 use std::os::fd::FromRawFd;
@@ -113,6 +113,15 @@ fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
                 let ms: u64 = parse_num(arg, &value()?)?;
                 a.config.max_time = (ms > 0).then(|| Duration::from_millis(ms));
             }
+            "--lockstep" => {
+                let v = value()?;
+                let parsed = v
+                    .split_once(',')
+                    .and_then(|(r, w)| Some((r.parse().ok()?, w.parse().ok()?)));
+                let (read, write) =
+                    parsed.ok_or_else(|| bad(format!("--lockstep takes RFD,WFD, got {v:?}")))?;
+                a.config.lockstep = Some(crate::walltime::Lockstep { read, write });
+            }
             "--peer" => {
                 let v = value()?;
                 let parsed = v.split_once('=').and_then(|(name, fds)| {
@@ -149,7 +158,11 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
         .find(name)
         .ok_or_else(|| bad(format!("no scenario named {name:?} in this binary")))?;
     match a.mode.as_str() {
-        "icount" => icount(scenario, &a),
+        "icount" => {
+            process_body(scenario, &a, Mode::Icount)?;
+            Ok(0)
+        }
+        "memory" | "perf" => counters(scenario, &a),
         "walltime" => {
             let path = a
                 .result
@@ -189,6 +202,7 @@ fn listing(suite: &Suite) -> Listing {
                 internal: s.internal,
             })
             .collect(),
+        capabilities: vec![proto::CAPABILITY_LOCKSTEP.to_string()],
     }
 }
 
@@ -205,7 +219,56 @@ fn run_body(f: &BodyFn, mut bench: Bench) -> Bench {
     bench
 }
 
-fn icount(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
+/// `memory` and `perf` modes: one run of the body in this process (one party, when the scenario
+/// has parties: each party is its own process, as under callgrind), figures to `--result`.
+fn counters(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
+    let path = a
+        .result
+        .as_deref()
+        .ok_or_else(|| bad(format!("{} needs --result FILE", a.mode)))?;
+    let memory = a.mode == "memory";
+    let mut bench = process_body(s, a, if memory { Mode::Memory } else { Mode::Perf })?;
+    let mut result = CountersResult {
+        protocol: proto::PROTOCOL_VERSION,
+        scenario: s.name.clone(),
+        party: a.party.clone(),
+        memory: None,
+        perf: None,
+    };
+    match bench.take_counted() {
+        Some(Counted::Memory(counts)) => {
+            result.memory = Some(MemoryCounts {
+                allocator: crate::alloc::allocator_name().to_string(),
+                not_counted: counts
+                    .is_none()
+                    .then(|| crate::alloc::NOT_INSTALLED.to_string()),
+                counts,
+                max_rss_kib: max_rss_kib(),
+            })
+        }
+        Some(Counted::Perf(p)) => result.perf = Some(p),
+        None => unreachable!("run_body checked that the body ran"),
+    }
+    let json = serde_json::to_vec(&result).expect("a result always serialises");
+    std::fs::write(path, json)
+        .map_err(|e| ChildError(1, format!("cannot write result file {path}: {e}")))?;
+    Ok(0)
+}
+
+/// Peak resident set size of this process so far, in KiB.
+fn max_rss_kib() -> u64 {
+    // SAFETY: an all-zero rusage is a valid out-value for getrusage.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid out-pointer; RUSAGE_SELF always exists.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return 0;
+    }
+    // Linux reports ru_maxrss in kilobytes.
+    ru.ru_maxrss as u64
+}
+
+/// Runs one scenario, or one party of it wired to its peers' descriptors, in this process.
+fn process_body(s: &Scenario, a: &ChildArgs, mode: Mode) -> Result<Bench, ChildError> {
     let (f, party) = match (&s.body, a.party.as_deref()) {
         (Some(f), None) => (f, None),
         (Some(_), Some(p)) => {
@@ -233,8 +296,7 @@ fn icount(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
             (name.clone(), Link::from_files(r, w))
         })
         .collect();
-    run_body(f, Bench::new(&s.name, party, Mode::Icount, links));
-    Ok(0)
+    Ok(run_body(f, Bench::new(&s.name, party, mode, links)))
 }
 
 /// In-memory links for every pair of parties: `links[i]` holds party i's links, in party order.

@@ -48,15 +48,27 @@
 //! them; the return value of the body is already opaque to the optimiser, so return what you
 //! compute instead of discarding it.
 
+//! # Counting allocations and choosing the allocator
+//!
+//! The runner's `memory` instrument reports allocations, bytes allocated and peak heap per op
+//! when the bench binary's global allocator is a [`CountingAlloc`]. Enable this crate's
+//! `count-alloc` feature to install one (over mimalloc or jemalloc with the `mimalloc` or
+//! `jemalloc` feature, else over the system allocator), or declare it yourself. The `mimalloc`
+//! and `jemalloc` features alone install that allocator, so `cargo bench --features
+//! costbench/mimalloc` measures your code on mimalloc without editing it.
+
 #![warn(missing_docs)]
 
+mod alloc;
 mod bench;
 mod child;
 mod link;
+mod perf;
 pub mod region;
 mod suite;
 mod walltime;
 
+pub use alloc::CountingAlloc;
 pub use bench::Bench;
 pub use link::Link;
 pub use std::hint::black_box;

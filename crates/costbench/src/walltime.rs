@@ -24,6 +24,41 @@ pub(crate) struct WalltimeConfig {
     pub sample_target: Duration,
     /// Cap on the sampling time; `None` takes exactly `samples` samples whatever they cost.
     pub max_time: Option<Duration>,
+    /// Take turns with other processes, sample by sample (see [`Lockstep`]).
+    pub lockstep: Option<Lockstep>,
+}
+
+/// A token ring between the processes of several builds of one scenario, measured together:
+/// each process waits for the token before a sample and passes it on after, so their samples
+/// alternate a millisecond apart and whatever slows the machine down in that moment slows them
+/// all alike. The runner passes the two ends as inherited file descriptors.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lockstep {
+    pub read: i32,
+    pub write: i32,
+}
+
+impl Lockstep {
+    /// Waits for the token. A peer that is gone (end of file, an error) no longer holds anyone
+    /// up: sampling goes on alone, so a failing build never stalls the others.
+    fn wait(&self) {
+        let mut b = [0u8; 1];
+        loop {
+            // SAFETY: reading one byte into a live one-byte buffer from a descriptor we were given.
+            let n = unsafe { libc::read(self.read, b.as_mut_ptr().cast(), 1) };
+            if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+    }
+
+    /// Passes the token on; a peer that is gone is ignored (Rust ignores SIGPIPE, so this is
+    /// an EPIPE error, not a signal).
+    fn pass(&self) {
+        // SAFETY: writing one byte from a live buffer to a descriptor we were given.
+        unsafe { libc::write(self.write, [1u8].as_ptr().cast(), 1) };
+    }
 }
 
 impl Default for WalltimeConfig {
@@ -33,6 +68,7 @@ impl Default for WalltimeConfig {
             warmup: Duration::from_millis(200),
             sample_target: Duration::from_millis(1),
             max_time: Some(Duration::from_secs(5)),
+            lockstep: None,
         }
     }
 }
@@ -105,7 +141,16 @@ pub(crate) fn sample_batched<I, R>(
         samples = samples.min(affordable.max(MIN_SAMPLES));
     }
     let sample_ns = (0..samples)
-        .map(|_| ns(run_batch(iterations_per_sample, setup, body)))
+        .map(|_| {
+            if let Some(l) = &config.lockstep {
+                l.wait();
+            }
+            let t = ns(run_batch(iterations_per_sample, setup, body));
+            if let Some(l) = &config.lockstep {
+                l.pass();
+            }
+            t
+        })
         .collect();
     WalltimeSamples {
         party: None,
@@ -222,7 +267,74 @@ mod tests {
             warmup: Duration::from_millis(5),
             sample_target: Duration::from_micros(100),
             max_time: Some(Duration::from_secs(1)),
+            lockstep: None,
         }
+    }
+
+    fn pipe() -> (i32, i32) {
+        let mut fds = [0; 2];
+        // SAFETY: `fds` is a valid two-element out-array.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        (fds[0], fds[1])
+    }
+
+    #[test]
+    fn lockstep_sides_take_turns_and_survive_a_dead_peer() {
+        use std::sync::{Arc, Mutex};
+        // A ring of two: a -> b on one pipe, b -> a on the other; a holds the first token.
+        let (ab_r, ab_w) = pipe();
+        let (ba_r, ba_w) = pipe();
+        // SAFETY: writing one byte from a live buffer to a pipe we own.
+        assert_eq!(unsafe { libc::write(ba_w, [1u8].as_ptr().cast(), 1) }, 1);
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let side = |name: char, read: i32, write: i32| {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                // No warm-up time: exactly one warm-up call, then the samples.
+                let config = WalltimeConfig {
+                    samples: 5,
+                    warmup: Duration::ZERO,
+                    max_time: None,
+                    lockstep: Some(Lockstep { read, write }),
+                    ..quick()
+                };
+                let t = sample_batched(&config, &mut || (), &mut |()| {
+                    log.lock().unwrap().push(name)
+                });
+                t.sample_ns.len()
+            })
+        };
+        let a = side('a', ba_r, ab_w);
+        let b = side('b', ab_r, ba_w);
+        assert_eq!((a.join().unwrap(), b.join().unwrap()), (5, 5));
+        // Without each side's one warm-up call (which runs before it joins the ring), the calls
+        // come in runs, one run per sample, alternating a, b, a, b...
+        let log = log.lock().unwrap();
+        let mut seen = Vec::new();
+        let mut runs: Vec<char> = Vec::new();
+        for &c in log.iter() {
+            if !seen.contains(&c) {
+                seen.push(c);
+                continue;
+            }
+            if runs.last() != Some(&c) {
+                runs.push(c);
+            }
+        }
+        assert_eq!(runs.len(), 10, "{runs:?}");
+        assert!(runs.windows(2).all(|w| w[0] != w[1]), "{runs:?}");
+        // A peer that is gone: end of file on the token pipe, sampling goes on alone.
+        let (r, w) = pipe();
+        // SAFETY: closing a descriptor we own and no longer use.
+        unsafe { libc::close(w) };
+        let (_, w2) = pipe();
+        let config = WalltimeConfig {
+            samples: 3,
+            lockstep: Some(Lockstep { read: r, write: w2 }),
+            ..quick()
+        };
+        let s = sample_batched(&config, &mut || (), &mut |()| ());
+        assert_eq!(s.sample_ns.len(), 3);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! ways of one piece of work sort together.
 
 use costbench::{black_box, ops, Suite};
-use costbench_suite::{data, files, index, proto, strings, text, words};
+use costbench_suite::{data, files, index, packet, proto, strings, text, words};
 use regex::Regex;
 
 const LOOKUPS: usize = 10_000;
@@ -99,6 +99,41 @@ fn indexing(suite: &mut Suite) {
         let mut c = vec![0.0; N * N];
         b.iter(|| index::matmul_iter(black_box(&x), black_box(&yt), &mut c, black_box(N)))
     });
+}
+
+/// The classic per-packet comparison: the same kernel in C, checked Rust and unchecked Rust.
+fn packets(suite: &mut Suite) {
+    const SLOTS: usize = 4096;
+    const BATCH: usize = 32;
+    const FLOWS: usize = 1024;
+    type Kernel = fn(&[u8], usize, &mut [packet::Flow]) -> u64;
+    let ways: [(&str, Kernel); 3] = [
+        ("c", |r, head, f| packet::batch_c(r, head, BATCH, f)),
+        ("rust_checked", |r, head, f| {
+            packet::batch_checked(r, packet::SLOT, head, BATCH, f)
+        }),
+        // SAFETY: SLOTS and FLOWS are powers of two and SLOT is 64 bytes.
+        ("rust_unchecked", |r, head, f| unsafe {
+            packet::batch_unchecked(r, packet::SLOT, head, BATCH, f)
+        }),
+    ];
+    for (way, kernel) in ways {
+        suite.bench(
+            format!("packet/flow_counters/{way}"),
+            ops(SLOTS as u64, "packets"),
+            move |b| {
+                let ring = packet::ring(SLOTS, 15);
+                let mut flows = vec![packet::Flow::default(); FLOWS];
+                b.iter(|| {
+                    let mut accepted = 0;
+                    for head in (0..SLOTS).step_by(BATCH) {
+                        accepted += kernel(black_box(&ring), head, &mut flows);
+                    }
+                    accepted
+                })
+            },
+        );
+    }
 }
 
 fn word_reads(suite: &mut Suite) {
@@ -273,6 +308,7 @@ fn client_server(suite: &mut Suite) {
 fn main() {
     let mut suite = Suite::new();
     indexing(&mut suite);
+    packets(&mut suite);
     word_reads(&mut suite);
     regexes(&mut suite);
     file_io(&mut suite);

@@ -10,6 +10,7 @@
 pub mod data;
 pub mod files;
 pub mod index;
+pub mod packet;
 pub mod proto;
 pub mod strings;
 pub mod text;

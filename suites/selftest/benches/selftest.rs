@@ -56,6 +56,21 @@ fn main() {
                 .collect::<Vec<_>>()
         })
     });
+    // Exactly known heap traffic, per op: a 1000-byte box, and a 500-byte Vec grown to exactly
+    // 1500 bytes (one realloc of +1000), both freed: 2 allocations, 1 reallocation,
+    // 2 deallocations, 2500 bytes allocated; the peak (both alive) is 1000 + 1500 = 2500 bytes.
+    suite.bench("memory/exact", ops(100, "ops"), |b| {
+        b.iter(|| {
+            for _ in 0..100 {
+                let boxed = black_box(Box::new([7u8; 1000]));
+                let mut v: Vec<u8> = black_box(Vec::with_capacity(500));
+                v.reserve_exact(1500);
+                black_box(&mut v);
+                drop(boxed);
+                drop(v);
+            }
+        })
+    });
     // std's HashMap seeds itself from getrandom: its counts repeat only because costbench pins
     // getrandom under callgrind.
     suite.bench("hash/std_hashmap", ops(1000, "inserts"), |b| {

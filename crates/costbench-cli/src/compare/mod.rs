@@ -125,16 +125,45 @@ pub enum Instrument {
     Icount,
     /// Median wall time per op (`Walltime::ns_per_op.median`).
     Walltime,
+    /// Simulated estimated cycles per op (`CacheSim::per_op["EstimatedCycles"]`): as exact as
+    /// instruction counts, judged with the same threshold.
+    Cache,
+    /// Bytes allocated per op (`Allocations::bytes_allocated_per_op`): exact with the system
+    /// allocator, judged with the instruction-count threshold.
+    Memory,
+    /// The process's max RSS in KiB (not per op): judged against [`RSS_THRESHOLD_PCT`].
+    Rss,
 }
 
+/// Threshold for max RSS, in percent: RSS moves by whole pages and with the loader's and
+/// allocator's arenas, so a few percent is noise.
+pub const RSS_THRESHOLD_PCT: f64 = 5.0;
+
 impl Instrument {
-    pub const ALL: [Instrument; 2] = [Instrument::Icount, Instrument::Walltime];
+    pub const ALL: [Instrument; 5] = [
+        Instrument::Icount,
+        Instrument::Walltime,
+        Instrument::Cache,
+        Instrument::Memory,
+        Instrument::Rss,
+    ];
 
     /// The name used in run records and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Instrument::Icount => "icount",
             Instrument::Walltime => "walltime",
+            Instrument::Cache => "cache",
+            Instrument::Memory => "memory",
+            Instrument::Rss => "rss",
+        }
+    }
+
+    /// The name of the instrument whose failure makes this figure incomparable.
+    fn source(self) -> &'static str {
+        match self {
+            Instrument::Rss => "memory",
+            i => i.name(),
         }
     }
 
@@ -143,6 +172,9 @@ impl Instrument {
         match self {
             Instrument::Icount => "Instruction counts",
             Instrument::Walltime => "Wall time",
+            Instrument::Cache => "Estimated cycles (simulated)",
+            Instrument::Memory => "Bytes allocated",
+            Instrument::Rss => "Max RSS (process)",
         }
     }
 
@@ -151,6 +183,9 @@ impl Instrument {
         match self {
             Instrument::Icount => format!("{} Ir", fmt_ir(v)),
             Instrument::Walltime => fmt_ns(v),
+            Instrument::Cache => format!("{} cyc (sim)", fmt_ir(v)),
+            Instrument::Memory => format!("{} B", fmt_ir(v)),
+            Instrument::Rss => format!("{v:.0} KiB"),
         }
     }
 
@@ -158,6 +193,18 @@ impl Instrument {
         match self {
             Instrument::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
             Instrument::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),
+            Instrument::Cache => r
+                .counters
+                .cache
+                .as_ref()
+                .and_then(|c| c.per_op.get("EstimatedCycles").copied()),
+            Instrument::Memory => r
+                .counters
+                .memory
+                .as_ref()
+                .and_then(|m| m.allocations.as_ref())
+                .map(|a| a.bytes_allocated_per_op),
+            Instrument::Rss => r.counters.memory.as_ref().map(|m| m.max_rss_kib as f64),
         }
     }
 }
@@ -699,8 +746,11 @@ pub fn compare_with(
         },
         None => Threshold {
             pct: match inst {
-                Instrument::Icount => opts.icount_threshold_pct,
+                Instrument::Icount | Instrument::Cache | Instrument::Memory => {
+                    opts.icount_threshold_pct
+                }
                 Instrument::Walltime => opts.walltime_threshold_pct,
+                Instrument::Rss => RSS_THRESHOLD_PCT,
             },
             from_history: false,
         },
@@ -739,7 +789,7 @@ pub fn compare_with(
         }
         let (bf, cf) = (failed_instruments(b), failed_instruments(c));
         for inst in Instrument::ALL {
-            if bf.contains(inst.name()) || cf.contains(inst.name()) {
+            if bf.contains(inst.source()) || cf.contains(inst.source()) {
                 continue;
             }
             let (bv, cv) = match (inst.per_op(b), inst.per_op(c)) {
@@ -760,7 +810,7 @@ pub fn compare_with(
             };
             let mut notes: Vec<&str> = ops_unit.iter().map(String::as_str).collect();
             let (change_pct, threshold_pct, ci, paired_rounds, verdict, reason) = match inst {
-                Instrument::Icount => {
+                Instrument::Icount | Instrument::Cache | Instrument::Memory | Instrument::Rss => {
                     let t = threshold(&b.id, inst);
                     let (ch, v, r) = judge_icount(bv, cv, t);
                     (ch, t.pct, None, None, v, r)
@@ -852,6 +902,51 @@ mod tests {
         let rows: Vec<&Row> = c.rows.iter().filter(|r| r.instrument == inst).collect();
         assert_eq!(rows.len(), 1, "{:#?}", c.rows);
         rows[0]
+    }
+
+    #[test]
+    fn memory_and_simulated_cycles_are_compared() {
+        use crate::model::{Allocations, CacheSim, Memory};
+        let side = |bytes: f64, cycles: f64, rss: u64| {
+            let mut r = scenario("s");
+            r.counters.memory = Some(Memory {
+                allocator: "system".into(),
+                allocations: Some(Allocations {
+                    allocs: 1,
+                    deallocs: 1,
+                    reallocs: 0,
+                    bytes_allocated: bytes as u64,
+                    peak_live_bytes: bytes as u64,
+                    allocs_per_op: 1.0,
+                    deallocs_per_op: 1.0,
+                    reallocs_per_op: 0.0,
+                    bytes_allocated_per_op: bytes,
+                }),
+                not_counted: None,
+                max_rss_kib: rss,
+            });
+            r.counters.cache = Some(CacheSim {
+                simulated: true,
+                totals: Default::default(),
+                per_op: [("EstimatedCycles".to_string(), cycles)].into(),
+                callgrind_out: String::new(),
+            });
+            r
+        };
+        let base = record("b", vec![side(1000.0, 500.0, 2000)]);
+        let cand = record("c", vec![side(1100.0, 500.0, 2040)]);
+        let cmp = compare(&base, &cand, &opts());
+        let mem = only_row(&cmp, Instrument::Memory);
+        assert_eq!(mem.verdict, Verdict::Regression);
+        assert_eq!(mem.change_pct, 10.0);
+        assert_eq!(
+            only_row(&cmp, Instrument::Cache).verdict,
+            Verdict::Unchanged
+        );
+        // 2 % more RSS is within its 5 % threshold.
+        let rss = only_row(&cmp, Instrument::Rss);
+        assert_eq!((rss.verdict, rss.threshold_pct), (Verdict::Unchanged, 5.0));
+        assert_eq!(Instrument::Memory.fmt_value(2500.0), "2500 B");
     }
 
     #[test]

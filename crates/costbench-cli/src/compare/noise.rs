@@ -19,8 +19,8 @@ pub const DEFAULT_WINDOW: usize = 30;
 /// Lowest threshold history can set, per instrument, in percent.
 pub fn floor_pct(inst: Instrument) -> f64 {
     match inst {
-        Instrument::Icount => 0.01,
-        Instrument::Walltime => 1.0,
+        Instrument::Icount | Instrument::Cache | Instrument::Memory => 0.01,
+        Instrument::Walltime | Instrument::Rss => 1.0,
     }
 }
 

@@ -65,6 +65,8 @@ pub fn scenario(id: &str) -> ScenarioResult {
         unit: "op".into(),
         icount: None,
         walltime: None,
+        counters: Default::default(),
+        census: None,
         failures: vec![],
     }
 }

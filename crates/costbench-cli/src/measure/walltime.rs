@@ -58,6 +58,7 @@ pub fn figures_from_rounds(
         paired: Some(Paired {
             session: pairing.to_string(),
             round_medians_ns_per_op: each.iter().map(|w| w.ns_per_op.median).collect(),
+            round_min_ns_per_op: each.iter().map(|w| w.ns_per_op.min).collect(),
         }),
     })
 }
@@ -105,6 +106,7 @@ mod tests {
         let p = w.paired.unwrap();
         assert_eq!(p.session, "s");
         assert_eq!(p.round_medians_ns_per_op, vec![20.0, 100.0]);
+        assert_eq!(p.round_min_ns_per_op, vec![10.0, 100.0]);
         assert!(figures_from_rounds(&[], 1, "s").is_none());
     }
 }

@@ -43,6 +43,11 @@ pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
     let what = match metric {
         Metric::Icount => "Ir/op",
         Metric::Walltime => "time/op (median)",
+        Metric::Cycles => "estimated cycles/op (simulated)",
+        Metric::AllocBytes => "bytes allocated/op",
+        Metric::Allocs => "allocations/op",
+        Metric::PeakBytes => "peak live bytes (run)",
+        Metric::MaxRss => "max RSS KiB (process)",
     };
     let _ = writeln!(s, "{id}: {what}");
     let mut prev: Option<f64> = None;
@@ -50,6 +55,7 @@ pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
         let value = match metric {
             Metric::Icount => fmt_ir(p.per_op),
             Metric::Walltime => fmt_ns(p.per_op),
+            _ => fmt_ir(p.per_op),
         };
         let change = match prev {
             Some(b) if b != 0.0 => format!("{:+.2}%", 100.0 * (p.per_op - b) / b),

@@ -173,7 +173,13 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
     if !negligible.is_empty() {
         let o = &c.options;
         let why = match inst {
-            Instrument::Icount => format!("within {}", fmt_threshold(o.icount_threshold_pct)),
+            Instrument::Icount | Instrument::Cache | Instrument::Memory => {
+                format!("within {}", fmt_threshold(o.icount_threshold_pct))
+            }
+            Instrument::Rss => format!(
+                "within {}",
+                fmt_threshold(crate::compare::RSS_THRESHOLD_PCT)
+            ),
             Instrument::Walltime => format!(
                 "within {} or not clear at {} confidence",
                 fmt_threshold(c.walltime_threshold_pct()),

@@ -55,54 +55,73 @@ fn time_cell(r: &ScenarioResult) -> String {
     }
 }
 
-/// The results table, followed by failures with their stderr tails.
+/// The results table, followed by failures with their stderr tails. A `checks/op` column (the
+/// census: guards executed per op) appears when any result has one.
 pub fn table(run: &RunRecord) -> String {
-    let rows: Vec<[String; 5]> = run
+    let census = run.results.iter().any(|r| r.census.is_some());
+    let rows: Vec<Vec<String>> = run
         .results
         .iter()
         .map(|r| {
-            [
+            let mut row = vec![
                 r.id.clone(),
                 r.ops.to_string(),
                 r.unit.clone(),
                 r.icount
                     .as_ref()
                     .map_or("-".into(), |i| fmt_ir(i.ir_per_op)),
-                if r.failures.is_empty() {
-                    time_cell(r)
-                } else {
-                    "FAILED".into()
-                },
-            ]
+            ];
+            if census {
+                row.push(
+                    r.census
+                        .as_ref()
+                        .map_or("-".into(), |c| fmt_ir(c.checks_per_op)),
+                );
+            }
+            row.push(if r.failures.is_empty() {
+                time_cell(r)
+            } else {
+                "FAILED".into()
+            });
+            row
         })
         .collect();
-    let header = ["scenario", "ops", "unit", "Ir/op", "time/op (median ± IQR)"];
-    let mut widths = header.map(|h| h.chars().count());
+    let mut header = vec!["scenario", "ops", "unit", "Ir/op"];
+    if census {
+        header.push("checks/op");
+    }
+    header.push("time/op (median ± IQR)");
+    let header: Vec<String> = header.into_iter().map(String::from).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
     let mut out = String::new();
-    let line = |out: &mut String, cells: &[String; 5]| {
-        let _ = writeln!(
-            out,
-            "{:<w0$}  {:>w1$}  {:<w2$}  {:>w3$}  {}",
-            cells[0],
-            cells[1],
-            cells[2],
-            cells[3],
-            cells[4],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2],
-            w3 = widths[3],
-        );
+    let line = |out: &mut String, cells: &[String]| {
+        let last = cells.len() - 1;
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = w.saturating_sub(cell.chars().count());
+            // Names and units read left-aligned; numbers right-aligned; the last column ragged.
+            if i == last {
+                out.push_str(cell);
+            } else if i == 0 || i == 2 {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(pad + 2));
+            } else {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(cell);
+                out.push_str("  ");
+            }
+        }
+        out.push('\n');
     };
-    line(&mut out, &header.map(String::from));
+    line(&mut out, &header);
     for row in &rows {
         line(&mut out, row);
     }
+    out.push_str(&crate::report::counters::tables(run));
     if let Some(r) = run.harness_residual_ir {
         let _ = writeln!(
             out,

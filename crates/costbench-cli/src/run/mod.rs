@@ -1,6 +1,7 @@
 //! `costbench run`: build the bench target, list its scenarios, run the instruments and write
-//! the results. Instruction counts run in parallel (they do not depend on load); wall time runs
-//! one scenario at a time afterwards, with nothing else of ours running.
+//! the results. Instruction counts, simulated counters, DHAT and allocation counts run in
+//! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
+//! time afterwards, with nothing else of ours running.
 
 pub mod baseline;
 pub mod child;
@@ -8,15 +9,15 @@ pub mod child;
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::exit;
-use crate::measure::{callgrind, walltime};
+use crate::measure::{cache, callgrind, dhat, memory, perf, walltime};
 use crate::model::{self, Failure, Icount, RunRecord, ScenarioResult};
 use crate::output::OutputDir;
 use crate::report;
 use anyhow::{bail, Context, Result};
 use child::{Outcome, Running};
 use costbench_protocol::{
-    self as proto, Listing, ScenarioInfo, WalltimeResult, WalltimeSamples, CHILD_FLAG,
-    PROTOCOL_VERSION, RESIDUAL_SCENARIO,
+    self as proto, CountersResult, Listing, ScenarioInfo, WalltimeResult, WalltimeSamples,
+    CHILD_FLAG, PROTOCOL_VERSION, RESIDUAL_SCENARIO,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -25,20 +26,76 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Instruments {
-    Icount,
-    Walltime,
-    All,
+/// The instruments asked for (`--instrument`, a comma-separated list).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Instruments {
+    pub icount: bool,
+    pub walltime: bool,
+    /// Simulated caches and branches under callgrind.
+    pub cache: bool,
+    /// Allocation counts and max RSS, in process.
+    pub memory: bool,
+    /// Hardware counters, in process.
+    pub perf: bool,
+    /// Valgrind's DHAT heap profile.
+    pub dhat: bool,
+    /// Bounds and overflow checks executed per op. It rides on the icount run (callgrind with
+    /// per-instruction counts, which leave the instruction count unchanged), so it implies icount.
+    pub census: bool,
 }
 
 impl Instruments {
-    fn icount(self) -> bool {
-        matches!(self, Instruments::Icount | Instruments::All)
+    /// Every instrument, in the order they run.
+    pub const ALL: Instruments = Instruments {
+        icount: true,
+        walltime: true,
+        cache: true,
+        memory: true,
+        perf: true,
+        dhat: true,
+        census: true,
+    };
+
+    /// Whether the icount run happens (asked for, or carrying the census).
+    pub fn icount(self) -> bool {
+        self.icount || self.census
     }
 
-    fn walltime(self) -> bool {
-        matches!(self, Instruments::Walltime | Instruments::All)
+    pub fn census(self) -> bool {
+        self.census
+    }
+
+    pub fn walltime(self) -> bool {
+        self.walltime
+    }
+
+    /// The instruments that need valgrind.
+    fn valgrind(self) -> Vec<&'static str> {
+        [
+            ("census", self.census),
+            ("icount", self.icount()),
+            ("cache", self.cache),
+            ("dhat", self.dhat),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect()
+    }
+
+    /// Names of the instruments asked for, in the order they run.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            ("icount", self.icount()),
+            ("census", self.census),
+            ("cache", self.cache),
+            ("dhat", self.dhat),
+            ("memory", self.memory),
+            ("perf", self.perf),
+            ("walltime", self.walltime),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect()
     }
 }
 
@@ -176,6 +233,11 @@ pub fn print_record(opts: &RunOptions, record: &RunRecord) {
         );
     } else if !opts.quiet {
         print!("{}", report::terminal::table(record));
+        let cwd = std::env::current_dir().ok();
+        print!(
+            "{}",
+            crate::census::report::dynamic_summary(record, cwd.as_deref())
+        );
     } else {
         for r in record.failed() {
             for f in &r.failures {
@@ -228,8 +290,10 @@ impl Default for Rounds {
 /// Measures the selected scenarios of every side: instruction counts side after side (counts do
 /// not depend on load), then wall time. With one side wall time runs as in a plain run (one
 /// process per scenario, all samples in it). With several, wall time runs in interleaved rounds:
-/// for every scenario, each round runs a short child of every side, in alternating order (ABBA),
-/// so that the machine's drift from minute to minute hits every side alike. Each side's figures
+/// for every scenario, each round runs a short child of every side at once, the children taking
+/// turns sample by sample through a token ring (who goes first alternates, ABBA), so that the
+/// machine's drift and bursts of load hit every side alike. Multi-party scenarios, and libraries
+/// too old for the ring, take turns round by round instead. Each side's figures
 /// then carry the per-round medians and a shared pairing id, from which `compare` judges the
 /// sides with a paired test.
 ///
@@ -268,21 +332,30 @@ pub fn measure_sides(
         })
         .collect::<Result<Vec<_>>>()?;
     let mut skipped = Vec::new();
-    let valgrind = if opts.instruments.icount() {
+    let needs_valgrind = opts.instruments.valgrind();
+    let valgrind = if needs_valgrind.is_empty() {
+        None
+    } else {
         match callgrind::detect() {
             Ok(v) => Some(v),
-            Err(reason) if opts.instruments == Instruments::Icount => bail!("{reason}"),
+            // Nothing else was asked for: the run cannot do anything useful.
+            Err(reason) if needs_valgrind.len() == opts.instruments.names().len() => {
+                bail!("{reason}")
+            }
             Err(reason) => {
-                eprintln!("warning: instruction counts skipped: {reason}; wall time still runs");
-                skipped.push(model::Skipped {
-                    instrument: "icount".into(),
-                    reason,
-                });
+                eprintln!(
+                    "warning: {} skipped: {reason}; the other instruments still run",
+                    needs_valgrind.join(", ")
+                );
+                for inst in needs_valgrind {
+                    skipped.push(model::Skipped {
+                        instrument: inst.into(),
+                        reason: reason.clone(),
+                    });
+                }
                 None
             }
         }
-    } else {
-        None
     };
     let fixed_random = match (&valgrind, opts.real_random) {
         (Some(_), false) => {
@@ -299,19 +372,42 @@ pub fn measure_sides(
         }
         _ => None,
     };
+    // The census needs each binary's guards before any callgrind output can be joined with them.
+    let censuses: Vec<(Option<CensusJoin>, Option<model::Skipped>)> = bins
+        .iter()
+        .map(|b| match &valgrind {
+            Some(_) if opts.instruments.census() => match crate::census::analyse(&b.exe) {
+                Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
+                Err(e) => {
+                    let reason = format!("{e:#}");
+                    eprintln!("warning: census skipped: {reason}; instruction counts still run");
+                    let skip = model::Skipped {
+                        instrument: "census".into(),
+                        reason,
+                    };
+                    (None, Some(skip))
+                }
+            },
+            _ => (None, None),
+        })
+        .collect();
     let total: usize = selections.iter().map(Vec::len).sum();
     let progress = progress_bar(opts, total, valgrind.is_some());
     let sessions: Vec<Session> = sides
         .iter()
+        .zip(censuses)
         .enumerate()
-        .map(|(k, side)| {
+        .map(|(k, (side, (census, census_skipped)))| {
+            let mut skipped = skipped.clone();
+            skipped.extend(census_skipped);
             let mut record = new_record(
                 opts,
                 side.target.as_ref().unwrap_or(target),
                 &listings[k],
                 &selections[k],
                 valgrind.as_ref(),
-                skipped.clone(),
+                census.is_some(),
+                skipped,
             );
             record.variant = side.label.clone();
             Session {
@@ -320,6 +416,7 @@ pub fn measure_sides(
                 out: &outs[k],
                 record: Mutex::new(record),
                 fixed_random: fixed_random.clone(),
+                census,
                 progress: progress.clone(),
             }
         })
@@ -329,26 +426,55 @@ pub fn measure_sides(
     }
     if let Some(vg) = &valgrind {
         for (k, s) in sessions.iter().enumerate() {
-            if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
-                // With several builds, one that valgrind cannot run (a target-cpu=native build
-                // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
-                // other builds their results: its counts fail, its wall time still runs.
-                if sessions.len() == 1 {
-                    return Err(e);
+            if opts.instruments.icount() {
+                if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
+                    // With several builds, one that valgrind cannot run (a target-cpu=native build
+                    // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
+                    // other builds their results: its counts fail, its wall time still runs.
+                    if sessions.len() == 1 {
+                        return Err(e);
+                    }
+                    eprintln!(
+                        "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
+                        sides[k].label
+                    );
+                    s.fail_icount(&format!("{e:#}"))?;
                 }
-                eprintln!(
-                    "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
-                    sides[k].label
-                );
-                s.fail_icount(&format!("{e:#}"))?;
+            }
+            if opts.instruments.cache {
+                s.parallel_phase(&selections[k], |sc, job| {
+                    s.callgrind_scenario(vg, Kind::Cache, sc, job)
+                })?;
+            }
+            if opts.instruments.dhat {
+                s.parallel_phase(&selections[k], |sc, job| {
+                    s.callgrind_scenario(vg, Kind::Dhat, sc, job)
+                })?;
             }
         }
     }
-    if opts.instruments.walltime() {
+    for (k, s) in sessions.iter().enumerate() {
+        if opts.instruments.memory {
+            s.parallel_phase(&selections[k], |sc, job| {
+                s.in_process_scenario(Kind::Memory, sc, job)
+            })?;
+        }
+        if opts.instruments.perf {
+            s.perf_phase(&listings[k], &selections[k])?;
+        }
+    }
+    if opts.instruments.walltime {
         if let [one] = sessions.as_slice() {
             one.walltime_phase(&selections[0])?;
         } else {
-            walltime_interleaved(&sessions, &selections, &opts.rounds)?;
+            // A token ring needs every side's library to know `--lockstep` (a baseline revision
+            // may predate it); without it, sides take turns round by round.
+            let lockstep = listings.iter().all(|l| {
+                l.capabilities
+                    .iter()
+                    .any(|c| c == proto::CAPABILITY_LOCKSTEP)
+            });
+            walltime_interleaved(&sessions, &selections, &opts.rounds, lockstep)?;
         }
     }
     progress.finish_and_clear();
@@ -377,6 +503,58 @@ pub fn measure_sides(
     Ok(records)
 }
 
+/// One round of a single-process scenario on every side at once, in a token ring: the side
+/// first in `order` takes the first sample, then the next, and so on around the ring, sample
+/// after sample. Returns each side's results (in the order of `on`).
+fn walltime_ring(
+    sessions: &[Session],
+    on: &[(usize, &ScenarioInfo)],
+    order: &[usize],
+    args: &[String],
+) -> Result<Vec<ChildSamples>> {
+    // pipes[j] carries the token from the j-th side in `order` to the next one.
+    let n = order.len();
+    let pipes = (0..n)
+        .map(|_| child::pipe().context("cannot create a pipe"))
+        .collect::<Result<Vec<_>>>()?;
+    // The first side's token: waiting in the pipe from the last side before anyone starts.
+    {
+        use std::io::Write as _;
+        let mut w = std::fs::File::from(
+            pipes[n - 1]
+                .1
+                .try_clone()
+                .context("cannot duplicate a pipe")?,
+        );
+        w.write_all(&[1]).context("cannot start the token ring")?;
+    }
+    let mut running = Vec::new();
+    let mut files = Vec::new();
+    for (j, &i) in order.iter().enumerate() {
+        let (k, s) = on[i];
+        let read = &pipes[(j + n - 1) % n].0;
+        let write = &pipes[j].1;
+        let mut extra = args.to_vec();
+        extra.extend(["--lockstep".to_string(), "3,4".to_string()]);
+        let (r, f) = sessions[k].spawn_walltime(s, &extra, &[(read, 3), (write, 4)])?;
+        running.push(r);
+        files.push(f);
+    }
+    // Our copies of the ends must close, or a side whose peer died would wait forever.
+    drop(pipes);
+    let timeout = sessions[0].opts.timeout;
+    let outcomes = child::wait_all(running, Instant::now(), timeout);
+    let mut results = vec![Vec::new(); on.len()];
+    for (j, &i) in order.iter().enumerate() {
+        let (k, s) = on[i];
+        results[i] = sessions[k].collect_walltime(s, &outcomes[j], &files[j]);
+    }
+    Ok(results)
+}
+
+/// Per measured id of a scenario: the samples one wall-time child took, or why it has none.
+type ChildSamples = Vec<(String, std::result::Result<WalltimeSamples, Failure>)>;
+
 /// Every round's samples of one measured id so far, or the failure that ended its rounds.
 type RoundsSoFar = std::result::Result<Vec<WalltimeSamples>, Failure>;
 
@@ -385,6 +563,7 @@ fn walltime_interleaved(
     sessions: &[Session],
     selections: &[Vec<&ScenarioInfo>],
     rounds: &Rounds,
+    lockstep: bool,
 ) -> Result<()> {
     let pairing = environment::new_run_id();
     // Scenarios in first-seen order over all sides; each runs on the sides that have it.
@@ -420,21 +599,34 @@ fn walltime_interleaved(
                     .collect()
             })
             .collect();
+        // Sides take turns sample by sample (a token ring) when the scenario is one process on
+        // each; parties of multi-party scenarios keep their own lockstep, so those sides take
+        // turns round by round instead.
+        let ring = lockstep && on.len() > 1 && on.iter().all(|(_, s)| s.parties.is_empty());
         for round in 0..rounds.rounds {
             let order: Vec<usize> = if round % 2 == 0 {
                 (0..on.len()).collect()
             } else {
                 (0..on.len()).rev().collect()
             };
-            for i in order {
-                let (k, s) = on[i];
-                if got[i].iter().all(|(_, r)| r.is_err()) {
-                    continue;
+            let label = format!("walltime {name} (round {})", round + 1);
+            let results = if ring {
+                sessions[0].progress.set_message(label);
+                walltime_ring(sessions, &on, &order, &args)?
+            } else {
+                let mut results = vec![Vec::new(); on.len()];
+                for &i in &order {
+                    let (k, s) = on[i];
+                    if got[i].iter().all(|(_, r)| r.is_err()) {
+                        continue;
+                    }
+                    sessions[k].progress.set_message(label.clone());
+                    results[i] = sessions[k].walltime_child(s, &args)?;
                 }
-                sessions[k]
-                    .progress
-                    .set_message(format!("walltime {name} (round {})", round + 1));
-                for (id, r) in sessions[k].walltime_child(s, &args)? {
+                results
+            };
+            for (i, side) in results.into_iter().enumerate() {
+                for (id, r) in side {
                     let slot = got[i]
                         .iter_mut()
                         .find(|(gid, _)| *gid == id)
@@ -451,7 +643,7 @@ fn walltime_interleaved(
             for (id, r) in std::mem::take(&mut got[i]) {
                 let figure = r.and_then(|rounds| {
                     walltime::figures_from_rounds(&rounds, s.ops, &pairing)
-                        .map(Figure::Walltime)
+                        .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 sessions[*k].store(&id, figure)?;
@@ -507,15 +699,17 @@ fn new_record(
     listing: &Listing,
     selected: &[&ScenarioInfo],
     valgrind: Option<&callgrind::Valgrind>,
+    census: bool,
     skipped: Vec<model::Skipped>,
 ) -> RunRecord {
-    let mut instruments = Vec::new();
-    if opts.instruments.icount() && valgrind.is_some() {
-        instruments.push("icount".to_string());
-    }
-    if opts.instruments.walltime() {
-        instruments.push("walltime".to_string());
-    }
+    let instruments = opts
+        .instruments
+        .names()
+        .into_iter()
+        .filter(|i| valgrind.is_some() || !matches!(*i, "icount" | "cache" | "dhat" | "census"))
+        .filter(|i| census || *i != "census")
+        .map(String::from)
+        .collect();
     RunRecord {
         schema: model::SCHEMA.into(),
         schema_version: model::SCHEMA_VERSION,
@@ -565,6 +759,8 @@ fn new_record(
                     unit: s.unit.clone(),
                     icount: None,
                     walltime: None,
+                    counters: Default::default(),
+                    census: None,
                     failures: Vec::new(),
                 })
             })
@@ -572,9 +768,17 @@ fn new_record(
     }
 }
 
-fn progress_bar(opts: &RunOptions, measured: usize, icount: bool) -> ProgressBar {
+fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressBar {
     let per_instrument = measured as u64;
-    let total = per_instrument * (u64::from(icount) + u64::from(opts.instruments.walltime()));
+    let phases = opts
+        .instruments
+        .names()
+        .iter()
+        .filter(|i| valgrind || !matches!(**i, "icount" | "cache" | "dhat"))
+        // The census rides on the icount run: no phase of its own.
+        .filter(|i| **i != "census")
+        .count() as u64;
+    let total = per_instrument * phases;
     let bar = ProgressBar::with_draw_target(
         Some(total),
         if opts.quiet || opts.json {
@@ -597,13 +801,73 @@ struct Session<'a> {
     record: Mutex<RunRecord>,
     /// Preloaded under callgrind so that getrandom is the same in every run.
     fixed_random: Option<PathBuf>,
+    /// The binary's guards, when the census runs.
+    census: Option<CensusJoin>,
     progress: ProgressBar,
+}
+
+/// The static census of a scenario binary and how to recognise it in callgrind's output.
+struct CensusJoin {
+    guards: crate::census::StaticCensus,
+    /// The binary's path as given to valgrind, and canonical: callgrind names objects by the
+    /// path they were mapped from.
+    exe: PathBuf,
+    canonical: Option<PathBuf>,
+}
+
+impl CensusJoin {
+    fn new(guards: crate::census::StaticCensus, exe: &Path) -> CensusJoin {
+        CensusJoin {
+            guards,
+            exe: exe.to_path_buf(),
+            canonical: exe.canonicalize().ok(),
+        }
+    }
+
+    fn is_binary(&self, ob: &str) -> bool {
+        let ob = Path::new(ob);
+        ob == self.exe || self.canonical.as_deref() == Some(ob)
+    }
+
+    /// The census of one measured id from its callgrind output (written with `--dump-instr=yes`).
+    fn measure(&self, callgrind_out: &Path, ops: u64) -> Result<model::Census> {
+        let text = std::fs::read_to_string(callgrind_out)
+            .with_context(|| format!("cannot read {}", callgrind_out.display()))?;
+        let counts = crate::census::dynamic::instruction_counts(&text, |ob| self.is_binary(ob))
+            .with_context(|| format!("in callgrind output {}", callgrind_out.display()))?;
+        Ok(crate::census::join(&self.guards, &counts, ops))
+    }
 }
 
 /// What one instrument produced for one measured id.
 enum Figure {
     Icount(Icount),
-    Walltime(model::Walltime),
+    Walltime(Box<model::Walltime>),
+    Census(model::Census),
+    Cache(model::CacheSim),
+    Memory(model::Memory),
+    Perf(model::Perf),
+    Dhat(model::Dhat),
+}
+
+/// The instruments that run one process per party with the runner's pipes between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Cache,
+    Dhat,
+    Memory,
+    Perf,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Cache => "cache",
+            Kind::Dhat => "dhat",
+            Kind::Memory => "memory",
+            Kind::Perf => "perf",
+        }
+    }
 }
 
 impl Session<'_> {
@@ -642,7 +906,12 @@ impl Session<'_> {
                 .expect("results are pre-populated for every measured id");
             match result {
                 Ok(Figure::Icount(i)) => r.icount = Some(i),
-                Ok(Figure::Walltime(w)) => r.walltime = Some(w),
+                Ok(Figure::Walltime(w)) => r.walltime = Some(*w),
+                Ok(Figure::Census(c)) => r.census = Some(c),
+                Ok(Figure::Cache(c)) => r.counters.cache = Some(c),
+                Ok(Figure::Memory(m)) => r.counters.memory = Some(m),
+                Ok(Figure::Perf(p)) => r.counters.perf = Some(p),
+                Ok(Figure::Dhat(d)) => r.counters.dhat = Some(d),
                 Err(f) => r.failures.push(f),
             }
         }
@@ -663,34 +932,18 @@ impl Session<'_> {
             .into_iter()
             .chain(selected.iter().copied())
             .collect();
-        let next = AtomicUsize::new(0);
-        let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-        std::thread::scope(|scope| {
-            for _ in 0..self.opts.jobs.min(jobs.len()) {
-                scope.spawn(|| loop {
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(s) = jobs.get(k) else { break };
-                    if let Err(e) = self.icount_scenario(vg, s, k) {
-                        error.lock().expect("no worker panicked").get_or_insert(e);
-                        break;
-                    }
-                });
-            }
-        });
-        match error.into_inner().expect("no worker panicked") {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.parallel_phase(&jobs, |s, k| self.icount_scenario(vg, s, k))
     }
 
-    /// Runs every party of `s` under callgrind at once, wired together by pipes.
-    fn icount_scenario(
+    /// Runs every party of `s` at once, one process each, wired together by pipes (a
+    /// single-process scenario is one party). `command(i, id, args)` makes the command for party
+    /// `i` (measured id `id`) from the child's argument list.
+    fn spawn_parties(
         &self,
-        vg: &callgrind::Valgrind,
         s: &ScenarioInfo,
-        job: usize,
-    ) -> Result<()> {
-        self.progress.set_message(format!("icount {}", s.name));
+        mode: &str,
+        command: &dyn Fn(usize, &str, Vec<String>) -> Command,
+    ) -> Result<Vec<(String, Outcome)>> {
         let parties: Vec<Option<&str>> = if s.parties.is_empty() {
             vec![None]
         } else {
@@ -709,19 +962,13 @@ impl Session<'_> {
         }
         let start = Instant::now();
         let mut running = Vec::new();
-        let mut files = Vec::new();
+        let mut ids = Vec::new();
         for (i, party) in parties.iter().enumerate() {
             let id = match party {
                 Some(p) => proto::party_id(&s.name, p),
                 None => s.name.clone(),
             };
-            let (final_path, rel) = self.out.callgrind_paths(&id);
-            let tmp = self
-                .out
-                .root()
-                .join("callgrind")
-                .join(format!(".tmp-{}-{job}-{i}.out", std::process::id()));
-            let mut args = self.bin.child_args("icount");
+            let mut args = self.bin.child_args(mode);
             args.push(s.name.clone());
             let mut fds = Vec::new();
             if let Some(p) = party {
@@ -745,32 +992,88 @@ impl Session<'_> {
                     next_fd += 2;
                 }
             }
-            let mut cmd = child::scenario_command(
-                callgrind::command(vg, &tmp, &self.bin.exe, &args),
-                &self.bin.cwd,
-                true,
-            );
-            if let Some(lib) = &self.fixed_random {
-                cmd.env("LD_PRELOAD", lib);
-            }
+            let mut cmd = command(i, &id, args);
             child::inherit_fds(&mut cmd, &fds);
-            let r = Running::spawn(&mut cmd)
-                .with_context(|| format!("cannot start valgrind ({})", vg.path.display()))?;
-            running.push(r);
-            files.push((id, tmp, final_path, rel));
+            let program = cmd.get_program().to_string_lossy().into_owned();
+            match Running::spawn(&mut cmd) {
+                Ok(r) => running.push(r),
+                Err(e) => {
+                    // Parties already started would wait for this one forever: end them.
+                    drop(pipes);
+                    child::wait_all(running, start, Duration::ZERO);
+                    return Err(e).with_context(|| format!("cannot start {program}"));
+                }
+            }
+            ids.push(id);
         }
         // Our copies of the pipe ends must close, or no party ever sees the end of its input.
         drop(pipes);
         let outcomes = child::wait_all(running, start, self.opts.timeout);
-        for ((id, tmp, final_path, rel), outcome) in files.into_iter().zip(outcomes) {
+        Ok(ids.into_iter().zip(outcomes).collect())
+    }
+
+    /// A temporary file in the output directory for one party's output.
+    fn tmp_path(&self, what: &str, job: usize, party: usize) -> PathBuf {
+        self.out.root().join(format!(
+            ".tmp-{what}-{}-{job}-{party}.out",
+            std::process::id()
+        ))
+    }
+
+    /// A scenario process prepared like every measured one, with getrandom pinned when asked.
+    fn measured_command(&self, cmd: Command, pin_random: bool) -> Command {
+        let mut cmd = child::scenario_command(cmd, &self.bin.cwd, true);
+        if let (true, Some(lib)) = (pin_random, &self.fixed_random) {
+            cmd.env("LD_PRELOAD", lib);
+        }
+        cmd
+    }
+
+    /// Runs every party of `s` under callgrind at once, wired together by pipes.
+    fn icount_scenario(
+        &self,
+        vg: &callgrind::Valgrind,
+        s: &ScenarioInfo,
+        job: usize,
+    ) -> Result<()> {
+        self.progress.set_message(format!("icount {}", s.name));
+        // The census reads per-instruction counts from the same run (the Ir total is unchanged).
+        let tool_args: &[&str] = if self.census.is_some() {
+            &[callgrind::DUMP_INSTR]
+        } else {
+            &[]
+        };
+        let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
+            let tmp = self.tmp_path("icount", job, i);
+            self.measured_command(
+                callgrind::command(vg, tool_args, &tmp, &self.bin.exe, &args),
+                true,
+            )
+        })?;
+        for (i, (id, outcome)) in outcomes.into_iter().enumerate() {
+            let tmp = self.tmp_path("icount", job, i);
+            let (final_path, rel) = self.out.callgrind_paths(&id);
             let result = self.icount_result(s, &outcome, &tmp, &final_path, rel);
             let _ = std::fs::remove_file(&tmp);
+            let census = match (&result, &self.census) {
+                (Ok(_), Some(c)) if s.name != RESIDUAL_SCENARIO => Some(
+                    c.measure(&final_path, s.ops)
+                        .map(Figure::Census)
+                        .map_err(|e| Failure {
+                            instrument: "census".into(),
+                            kind: "no-measurement".into(),
+                            message: format!("{e:#}"),
+                            stderr_tail: String::new(),
+                        }),
+                ),
+                _ => None,
+            };
             if s.name == RESIDUAL_SCENARIO {
                 match result {
                     Ok(Figure::Icount(i)) => {
                         self.record.lock().expect("no worker panicked").harness_residual_ir = Some(i.ir)
                     }
-                    Ok(Figure::Walltime(_)) => unreachable!("icount yields icount figures"),
+                    Ok(_) => unreachable!("icount yields icount figures"),
                     Err(f) => bail!(
                         "the harness residual could not be measured ({}: {}); is valgrind working?\n{}",
                         f.kind,
@@ -780,10 +1083,258 @@ impl Session<'_> {
                 }
             } else {
                 self.store(&id, result)?;
+                if let Some(c) = census {
+                    self.store(&id, c)?;
+                }
             }
         }
         if s.name != RESIDUAL_SCENARIO {
             self.progress.inc(1);
+        }
+        Ok(())
+    }
+
+    /// Runs `each(scenario, job)` over `selected`, `--jobs` at a time.
+    fn parallel_phase(
+        &self,
+        selected: &[&ScenarioInfo],
+        each: impl Fn(&ScenarioInfo, usize) -> Result<()> + Sync,
+    ) -> Result<()> {
+        let next = AtomicUsize::new(0);
+        let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..self.opts.jobs.min(selected.len()) {
+                scope.spawn(|| loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(s) = selected.get(k) else { break };
+                    if let Err(e) = each(s, k) {
+                        error.lock().expect("no worker panicked").get_or_insert(e);
+                        break;
+                    }
+                });
+            }
+        });
+        match error.into_inner().expect("no worker panicked") {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// `cache` (callgrind with cache and branch simulation) or `dhat`, every party at once.
+    fn callgrind_scenario(
+        &self,
+        vg: &callgrind::Valgrind,
+        kind: Kind,
+        s: &ScenarioInfo,
+        job: usize,
+    ) -> Result<()> {
+        self.progress
+            .set_message(format!("{} {}", kind.name(), s.name));
+        let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
+            let tmp = self.tmp_path(kind.name(), job, i);
+            let cmd = match kind {
+                Kind::Dhat => dhat::command(vg, &tmp, &self.bin.exe, &args),
+                _ => callgrind::command(vg, cache::TOOL_ARGS, &tmp, &self.bin.exe, &args),
+            };
+            self.measured_command(cmd, true)
+        })?;
+        for (i, (id, outcome)) in outcomes.into_iter().enumerate() {
+            let tmp = self.tmp_path(kind.name(), job, i);
+            let (final_path, rel) = self.out.instrument_paths(kind.name(), &id)?;
+            let result = self.tool_result(kind, s, &outcome, &tmp, &final_path, rel);
+            let _ = std::fs::remove_file(&tmp);
+            self.store(&id, result)?;
+        }
+        self.progress.inc(1);
+        Ok(())
+    }
+
+    fn fail(&self, instrument: &str, outcome: &Outcome, kind: &str, message: String) -> Failure {
+        Failure {
+            instrument: instrument.into(),
+            kind: kind.into(),
+            message,
+            stderr_tail: outcome.stderr_tail.clone(),
+        }
+    }
+
+    fn tool_result(
+        &self,
+        kind: Kind,
+        s: &ScenarioInfo,
+        outcome: &Outcome,
+        tmp: &Path,
+        final_path: &Path,
+        rel: String,
+    ) -> std::result::Result<Figure, Failure> {
+        let inst = kind.name();
+        if !outcome.success() {
+            let (k, message) = outcome.describe(self.opts.timeout);
+            return Err(self.fail(inst, outcome, &k, message));
+        }
+        let no = |m: String| self.fail(inst, outcome, "no-measurement", m);
+        let figure = match kind {
+            Kind::Cache => {
+                let totals = callgrind::read_totals(tmp).map_err(|e| no(format!("{e:#}")))?;
+                cache::figures(&totals, s.ops, rel)
+                    .map(Figure::Cache)
+                    .ok_or_else(|| no("callgrind reported no cache or branch events".into()))?
+            }
+            Kind::Dhat => {
+                let (tb, tbk, gb, gbk) =
+                    dhat::read_totals(tmp).map_err(|e| no(format!("{e:#}")))?;
+                Figure::Dhat(model::Dhat {
+                    total_bytes: tb,
+                    total_blocks: tbk,
+                    peak_bytes: gb,
+                    peak_blocks: gbk,
+                    dhat_out: rel,
+                })
+            }
+            Kind::Memory | Kind::Perf => unreachable!("in-process kinds have no tool output"),
+        };
+        std::fs::rename(tmp, final_path).map_err(|e| {
+            no(format!(
+                "cannot keep {inst} output as {}: {e}",
+                final_path.display()
+            ))
+        })?;
+        Ok(figure)
+    }
+
+    /// `memory` or `perf`: the scenario binary measures itself, one process per party.
+    fn in_process_scenario(&self, kind: Kind, s: &ScenarioInfo, job: usize) -> Result<()> {
+        self.progress
+            .set_message(format!("{} {}", kind.name(), s.name));
+        let results = self.in_process_results(kind, s, job)?;
+        for (id, r) in results {
+            self.store(&id, r.map(|(f, _)| f))?;
+        }
+        self.progress.inc(1);
+        Ok(())
+    }
+
+    /// Runs `s` in `memory` or `perf` mode; per measured id, the figure (with the raw perf
+    /// counts, which the availability probe needs) or the failure.
+    #[allow(clippy::type_complexity)]
+    fn in_process_results(
+        &self,
+        kind: Kind,
+        s: &ScenarioInfo,
+        job: usize,
+    ) -> Result<
+        Vec<(
+            String,
+            std::result::Result<(Figure, Option<proto::PerfCounts>), Failure>,
+        )>,
+    > {
+        let inst = kind.name();
+        let outcomes = self.spawn_parties(s, inst, &|i, _id, mut args| {
+            args.push("--result".into());
+            args.push(self.tmp_path(inst, job, i).display().to_string());
+            let mut cmd = Command::new(&self.bin.exe);
+            cmd.args(args);
+            self.measured_command(cmd, kind == Kind::Memory)
+        })?;
+        Ok(outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, (id, outcome))| {
+                let tmp = self.tmp_path(inst, job, i);
+                let r = self.in_process_result(kind, s, &outcome, &tmp);
+                let _ = std::fs::remove_file(&tmp);
+                (id, r)
+            })
+            .collect())
+    }
+
+    fn in_process_result(
+        &self,
+        kind: Kind,
+        s: &ScenarioInfo,
+        outcome: &Outcome,
+        tmp: &Path,
+    ) -> std::result::Result<(Figure, Option<proto::PerfCounts>), Failure> {
+        let inst = kind.name();
+        if !outcome.success() {
+            let (k, message) = outcome.describe(self.opts.timeout);
+            return Err(self.fail(inst, outcome, &k, message));
+        }
+        let parsed: std::result::Result<CountersResult, String> = std::fs::read(tmp)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
+        let r = match parsed {
+            Ok(r) if r.protocol == PROTOCOL_VERSION => r,
+            Ok(r) => {
+                let m = proto::check_version(r.protocol).unwrap_err();
+                return Err(self.fail(inst, outcome, "protocol", m));
+            }
+            Err(e) => {
+                let m = format!("unreadable {inst} result: {e}");
+                return Err(self.fail(inst, outcome, "protocol", m));
+            }
+        };
+        let missing = || {
+            self.fail(
+                inst,
+                outcome,
+                "protocol",
+                format!("the child sent no {inst} figures"),
+            )
+        };
+        match kind {
+            Kind::Memory => {
+                let m = r.memory.ok_or_else(missing)?;
+                Ok((Figure::Memory(memory::figures(&m, s.ops)), None))
+            }
+            Kind::Perf => {
+                let p = r.perf.ok_or_else(missing)?;
+                match perf::figures(&p, s.ops) {
+                    Some(f) => Ok((Figure::Perf(f), Some(p))),
+                    None => Err(self.fail(
+                        inst,
+                        outcome,
+                        "no-measurement",
+                        perf::unavailable_reason(&p),
+                    )),
+                }
+            }
+            Kind::Cache | Kind::Dhat => unreachable!("tool kinds have output files"),
+        }
+    }
+
+    /// Hardware counters: first the library's empty scenario, to learn whether the kernel
+    /// gives counters at all (if not, the instrument is skipped with the kernel's reason),
+    /// then every scenario, one at a time, since cycles depend on what else runs.
+    fn perf_phase(&self, listing: &Listing, selected: &[&ScenarioInfo]) -> Result<()> {
+        if let Some(residual) = listing
+            .scenarios
+            .iter()
+            .find(|s| s.name == RESIDUAL_SCENARIO)
+        {
+            let probe = self.in_process_results(Kind::Perf, residual, 0)?;
+            if let Some((_, Err(f))) = probe.first() {
+                let reason = if f.kind == "no-measurement" {
+                    f.message.clone()
+                } else {
+                    format!("the probe run failed ({}: {})", f.kind, f.message)
+                };
+                if !self.opts.quiet && !self.opts.json {
+                    eprintln!("warning: perf skipped: {reason}");
+                }
+                let mut record = self.record.lock().expect("no worker panicked");
+                record.skipped.push(model::Skipped {
+                    instrument: "perf".into(),
+                    reason,
+                });
+                record.settings.instruments.retain(|i| i != "perf");
+                drop(record);
+                self.progress.inc(selected.len() as u64);
+                return self.save();
+            }
+        }
+        for (k, s) in selected.iter().enumerate() {
+            self.in_process_scenario(Kind::Perf, s, k)?;
         }
         Ok(())
     }
@@ -839,7 +1390,7 @@ impl Session<'_> {
             for (id, r) in self.walltime_child(s, &args)? {
                 let figure = r.and_then(|m| {
                     walltime::figures(&m, s.ops)
-                        .map(Figure::Walltime)
+                        .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 self.store(&id, figure)?;
@@ -851,12 +1402,20 @@ impl Session<'_> {
 
     /// Runs one wall-time child of `s` with `extra` sampling arguments and returns, per measured
     /// id, its samples or why there are none.
-    fn walltime_child(
+    fn walltime_child(&self, s: &ScenarioInfo, extra: &[String]) -> Result<ChildSamples> {
+        let (running, file) = self.spawn_walltime(s, extra, &[])?;
+        let outcome = child::wait_all(vec![running], Instant::now(), self.opts.timeout).remove(0);
+        Ok(self.collect_walltime(s, &outcome, &file))
+    }
+
+    /// Starts a wall-time child of `s`, with `fds` inherited; its result goes to the returned
+    /// temporary file.
+    fn spawn_walltime(
         &self,
         s: &ScenarioInfo,
         extra: &[String],
-    ) -> Result<Vec<(String, std::result::Result<WalltimeSamples, Failure>)>> {
-        let ids = s.measured_ids();
+        fds: &[(&std::os::fd::OwnedFd, std::os::fd::RawFd)],
+    ) -> Result<(Running, tempfile::NamedTempFile)> {
         let result_file = tempfile::Builder::new()
             .prefix(".walltime-")
             .suffix(".json")
@@ -870,10 +1429,20 @@ impl Session<'_> {
         let mut cmd = Command::new(&self.bin.exe);
         cmd.args(&args);
         let mut cmd = child::scenario_command(cmd, &self.bin.cwd, false);
-        let start = Instant::now();
+        child::inherit_fds(&mut cmd, fds);
         let r = Running::spawn(&mut cmd)
             .with_context(|| format!("cannot run scenario binary {}", self.bin.exe.display()))?;
-        let outcome = child::wait_all(vec![r], start, self.opts.timeout).remove(0);
+        Ok((r, result_file))
+    }
+
+    /// Per measured id of `s`: the samples a finished wall-time child wrote, or why there are none.
+    fn collect_walltime(
+        &self,
+        s: &ScenarioInfo,
+        outcome: &Outcome,
+        result_file: &tempfile::NamedTempFile,
+    ) -> ChildSamples {
+        let ids = s.measured_ids();
         let fail = |kind: &str, message: String| Failure {
             instrument: "walltime".into(),
             kind: kind.into(),
@@ -883,7 +1452,7 @@ impl Session<'_> {
         let all_fail = |f: Failure| ids.iter().map(|id| (id.clone(), Err(f.clone()))).collect();
         if !outcome.success() {
             let (kind, message) = outcome.describe(self.opts.timeout);
-            return Ok(all_fail(fail(&kind, message)));
+            return all_fail(fail(&kind, message));
         }
         let parsed: std::result::Result<WalltimeResult, String> = std::fs::read(result_file.path())
             .map_err(|e| e.to_string())
@@ -891,20 +1460,16 @@ impl Session<'_> {
         let result = match parsed {
             Ok(r) if r.protocol == PROTOCOL_VERSION => r,
             Ok(r) => {
-                return Ok(all_fail(fail(
+                return all_fail(fail(
                     "protocol",
                     proto::check_version(r.protocol).unwrap_err(),
-                )))
+                ))
             }
             Err(e) => {
-                return Ok(all_fail(fail(
-                    "protocol",
-                    format!("unreadable walltime result: {e}"),
-                )))
+                return all_fail(fail("protocol", format!("unreadable walltime result: {e}")))
             }
         };
-        Ok(ids
-            .iter()
+        ids.iter()
             .map(|id| {
                 let m = result.measurements.iter().find(|m| match &m.party {
                     Some(p) => proto::party_id(&s.name, p) == *id,
@@ -919,7 +1484,7 @@ impl Session<'_> {
                 };
                 (id.clone(), r)
             })
-            .collect())
+            .collect()
     }
 }
 

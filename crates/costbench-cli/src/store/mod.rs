@@ -44,6 +44,16 @@ pub struct RunQuery {
 pub enum Metric {
     Icount,
     Walltime,
+    /// Simulated estimated cycles per op.
+    Cycles,
+    /// Bytes allocated per op.
+    AllocBytes,
+    /// Allocations per op.
+    Allocs,
+    /// Peak live heap bytes of one run of the body.
+    PeakBytes,
+    /// The process's max RSS, KiB.
+    MaxRss,
 }
 
 impl Metric {
@@ -51,7 +61,34 @@ impl Metric {
         match self {
             Metric::Icount => "icount",
             Metric::Walltime => "walltime",
+            Metric::Cycles => "cache_cycles",
+            Metric::AllocBytes => "alloc_bytes",
+            Metric::Allocs => "allocs",
+            Metric::PeakBytes => "peak_bytes",
+            Metric::MaxRss => "max_rss_kib",
         }
+    }
+
+    /// The counter metrics of a result, by name (icount and walltime are recorded on their own).
+    pub fn counters(r: &crate::model::ScenarioResult) -> Vec<(Metric, f64)> {
+        let mut v = Vec::new();
+        let c = &r.counters;
+        if let Some(cy) = c
+            .cache
+            .as_ref()
+            .and_then(|c| c.per_op.get("EstimatedCycles"))
+        {
+            v.push((Metric::Cycles, *cy));
+        }
+        if let Some(m) = &c.memory {
+            if let Some(a) = &m.allocations {
+                v.push((Metric::AllocBytes, a.bytes_allocated_per_op));
+                v.push((Metric::Allocs, a.allocs_per_op));
+                v.push((Metric::PeakBytes, a.peak_live_bytes as f64));
+            }
+            v.push((Metric::MaxRss, m.max_rss_kib as f64));
+        }
+        v
     }
 }
 

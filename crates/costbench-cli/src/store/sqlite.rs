@@ -193,6 +193,16 @@ impl Store for SqliteStore {
             )?;
             for r in &run.results {
                 let ops = i64::try_from(r.ops).unwrap_or(i64::MAX);
+                for (metric, value) in Metric::counters(r) {
+                    res.execute(params![
+                        run.run_id,
+                        r.id,
+                        metric.as_str(),
+                        value,
+                        ops,
+                        r.unit
+                    ])?;
+                }
                 if let Some(i) = &r.icount {
                     res.execute(params![
                         run.run_id,
@@ -384,6 +394,8 @@ mod tests {
                     callgrind_out: "callgrind/s.out".into(),
                 }),
                 walltime: None,
+                counters: Default::default(),
+                census: None,
                 failures: vec![],
             }],
         }

@@ -10,7 +10,7 @@ use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
 use crate::model::RunRecord;
 use crate::report::markdown::escape_cell;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// `schema` of `matrix.json`.
@@ -57,10 +57,17 @@ pub struct Figure {
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
     pub variant: String,
-    pub icount: Option<Figure>,
-    pub walltime: Option<Figure>,
+    /// Per instrument name (`icount`, `walltime`, `cache`, `memory`, `rss`): its figure.
+    #[serde(flatten)]
+    pub figures: BTreeMap<String, Figure>,
     /// Instruments that failed for this id in this variant: `icount (panicked)`.
     pub failed: Vec<String>,
+}
+
+impl Cell {
+    pub fn figure(&self, inst: Instrument) -> Option<&Figure> {
+        self.figures.get(inst.name())
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -86,8 +93,9 @@ pub struct Price {
 pub struct Summary {
     pub variant: String,
     pub settings: String,
-    pub icount: Price,
-    pub walltime: Price,
+    /// Per instrument name: the variant's price.
+    #[serde(flatten)]
+    pub prices: BTreeMap<String, Price>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -117,10 +125,12 @@ fn geomean(ratios: &[f64]) -> Option<f64> {
     (!ok.is_empty()).then(|| (ok.iter().map(|r| r.ln()).sum::<f64>() / ok.len() as f64).exp())
 }
 
-fn per_op(r: &crate::model::ScenarioResult, inst: Instrument) -> Option<f64> {
+/// The instrument a failure must name to spoil `inst`'s figure (max RSS comes from the memory
+/// instrument).
+fn failure_source(inst: Instrument) -> &'static str {
     match inst {
-        Instrument::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
-        Instrument::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),
+        Instrument::Rss => "memory",
+        i => i.name(),
     }
 }
 
@@ -139,8 +149,8 @@ pub fn matrix(
     if let Some(base) = base {
         for rec in records.iter().filter(|r| r.variant != baseline) {
             let cmp = compare::compare(base, rec, opts);
-            let mut price = [Price::default(), Price::default()];
-            for (k, inst) in Instrument::ALL.into_iter().enumerate() {
+            let mut prices = BTreeMap::new();
+            for inst in Instrument::ALL {
                 let rows: Vec<&compare::Row> =
                     cmp.rows.iter().filter(|r| r.instrument == inst).collect();
                 let ratios: Vec<f64> = rows
@@ -148,7 +158,10 @@ pub fn matrix(
                     .filter(|r| r.base > 0.0)
                     .map(|r| r.cand / r.base)
                     .collect();
-                price[k] = Price {
+                if rows.is_empty() {
+                    continue;
+                }
+                let price = Price {
                     geomean_ratio: geomean(&ratios),
                     compared: rows.len(),
                     regressions: rows
@@ -160,8 +173,8 @@ pub fn matrix(
                         .filter(|r| r.verdict == Verdict::Improvement)
                         .count(),
                 };
+                prices.insert(inst.name().to_string(), price);
             }
-            let [icount, walltime] = price;
             summary.push(Summary {
                 variant: rec.variant.clone(),
                 settings: columns
@@ -169,8 +182,7 @@ pub fn matrix(
                     .find(|c| c.name == rec.variant)
                     .map(|c| c.settings.clone())
                     .unwrap_or_default(),
-                icount,
-                walltime,
+                prices,
             });
             for row in cmp.rows {
                 judged.insert((rec.variant.clone(), row.id.clone(), row.instrument), row);
@@ -209,8 +221,12 @@ pub fn matrix(
                         })
                         .unwrap_or_default();
                     let figure = |inst: Instrument| {
-                        let v = per_op(r?, inst)?;
-                        if failed.iter().any(|f| f.starts_with(inst.name())) {
+                        let r = r?;
+                        let v = inst.per_op(r)?;
+                        if r.failures
+                            .iter()
+                            .any(|f| f.instrument == failure_source(inst))
+                        {
                             return None;
                         }
                         let row = judged.get(&(rec.variant.clone(), id.to_string(), inst));
@@ -224,8 +240,10 @@ pub fn matrix(
                     };
                     Cell {
                         variant: rec.variant.clone(),
-                        icount: figure(Instrument::Icount),
-                        walltime: figure(Instrument::Walltime),
+                        figures: Instrument::ALL
+                            .into_iter()
+                            .filter_map(|i| Some((i.name().to_string(), figure(i)?)))
+                            .collect(),
                         failed,
                     }
                 })
@@ -252,11 +270,7 @@ fn measured_names(m: &Matrix) -> Vec<&str> {
 }
 
 fn cell_text(c: &Cell, inst: Instrument) -> String {
-    let f = match inst {
-        Instrument::Icount => &c.icount,
-        Instrument::Walltime => &c.walltime,
-    };
-    match f {
+    match c.figure(inst) {
         Some(f) => {
             let mut s = inst.fmt_value(f.per_op);
             if let Some(r) = f.ratio {
@@ -274,6 +288,17 @@ fn cell_text(c: &Cell, inst: Instrument) -> String {
     }
 }
 
+/// A column heading for an instrument's price.
+fn short_title(inst: Instrument) -> &'static str {
+    match inst {
+        Instrument::Icount => "instructions",
+        Instrument::Walltime => "time",
+        Instrument::Cache => "est. cycles",
+        Instrument::Memory => "bytes allocated",
+        Instrument::Rss => "max RSS",
+    }
+}
+
 fn pct(ratio: Option<f64>) -> String {
     match ratio {
         Some(r) => compare::fmt_change(100.0 * (r - 1.0)),
@@ -285,12 +310,9 @@ fn instruments(m: &Matrix) -> Vec<Instrument> {
     Instrument::ALL
         .into_iter()
         .filter(|inst| {
-            m.rows.iter().any(|r| {
-                r.cells.iter().any(|c| match inst {
-                    Instrument::Icount => c.icount.is_some(),
-                    Instrument::Walltime => c.walltime.is_some(),
-                })
-            })
+            m.rows
+                .iter()
+                .any(|r| r.cells.iter().any(|c| c.figure(*inst).is_some()))
         })
         .collect()
 }
@@ -355,32 +377,28 @@ pub fn table(m: &Matrix) -> String {
             "Price of each variant against {} (geometric mean of per-op ratios; significant changes up/down)",
             m.baseline
         );
-        let mut rows = vec![vec![
-            "variant".to_string(),
-            "settings".into(),
-            "instructions".into(),
-            "time".into(),
-        ]];
+        let insts = instruments(m);
+        let mut rows = vec![["variant".to_string(), "settings".into()]
+            .into_iter()
+            .chain(insts.iter().map(|i| short_title(*i).to_string()))
+            .collect::<Vec<_>>()];
         for s in &m.summary {
-            let cell = |p: &Price| {
-                if p.compared == 0 {
-                    "-".to_string()
-                } else {
-                    format!(
-                        "{} ({}↑ {}↓ of {})",
-                        pct(p.geomean_ratio),
-                        p.regressions,
-                        p.improvements,
-                        p.compared
-                    )
-                }
+            let cell = |p: Option<&Price>| match p {
+                Some(p) if p.compared > 0 => format!(
+                    "{} ({}↑ {}↓ of {})",
+                    pct(p.geomean_ratio),
+                    p.regressions,
+                    p.improvements,
+                    p.compared
+                ),
+                _ => "-".to_string(),
             };
-            rows.push(vec![
-                s.variant.clone(),
-                s.settings.clone(),
-                cell(&s.icount),
-                cell(&s.walltime),
-            ]);
+            rows.push(
+                [s.variant.clone(), s.settings.clone()]
+                    .into_iter()
+                    .chain(insts.iter().map(|i| cell(s.prices.get(i.name()))))
+                    .collect(),
+            );
         }
         out.push_str(&align(&rows));
     }
@@ -406,31 +424,35 @@ pub fn markdown(m: &Matrix) -> String {
         escape_cell(&m.baseline).replace('`', "")
     );
     if !m.summary.is_empty() {
-        out.push_str(
-            "| variant | settings | instructions per op | time per op |\n|---|---|---:|---:|\n",
-        );
+        let insts = instruments(m);
+        out.push_str("| variant | settings |");
+        for i in &insts {
+            let _ = write!(out, " {} |", short_title(*i));
+        }
+        out.push_str("\n|---|---|");
+        out.push_str(&"---:|".repeat(insts.len()));
+        out.push('\n');
         for s in &m.summary {
-            let cell = |p: &Price| {
-                if p.compared == 0 {
-                    "–".to_string()
-                } else {
-                    format!(
-                        "{} ({} up, {} down of {})",
-                        pct(p.geomean_ratio),
-                        p.regressions,
-                        p.improvements,
-                        p.compared
-                    )
-                }
+            let cell = |p: Option<&Price>| match p {
+                Some(p) if p.compared > 0 => format!(
+                    "{} ({} up, {} down of {})",
+                    pct(p.geomean_ratio),
+                    p.regressions,
+                    p.improvements,
+                    p.compared
+                ),
+                _ => "–".to_string(),
             };
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "| {} | {} | {} | {} |",
+                "| {} | {} |",
                 escape_cell(&s.variant),
-                escape_cell(&s.settings),
-                cell(&s.icount),
-                cell(&s.walltime)
+                escape_cell(&s.settings)
             );
+            for i in &insts {
+                let _ = write!(out, " {} |", cell(s.prices.get(i.name())));
+            }
+            out.push('\n');
         }
         out.push_str(
             "\nGeometric mean of per-op ratios to the baseline; up/down count significant changes.\n\n",
@@ -454,13 +476,10 @@ pub fn markdown(m: &Matrix) -> String {
             let _ = write!(out, "| {} | {} |", escape_cell(&r.id), escape_cell(&r.unit));
             for c in &r.cells {
                 let text = cell_text(c, inst).trim_end_matches('*').to_string();
-                let significant = match inst {
-                    Instrument::Icount => &c.icount,
-                    Instrument::Walltime => &c.walltime,
-                }
-                .as_ref()
-                .and_then(|f| f.verdict)
-                .is_some_and(Verdict::is_significant);
+                let significant = c
+                    .figure(inst)
+                    .and_then(|f| f.verdict)
+                    .is_some_and(Verdict::is_significant);
                 if significant {
                     let _ = write!(out, " **{}** |", escape_cell(&text));
                 } else {
@@ -506,6 +525,8 @@ mod tests {
                     callgrind_out: String::new(),
                 }),
                 walltime: None,
+                counters: Default::default(),
+                census: None,
                 failures: Vec::new(),
             })
             .collect();
@@ -540,25 +561,25 @@ mod tests {
         assert_eq!(m.rows.len(), 2);
         let a = &m.rows[0];
         assert_eq!(a.cells.len(), 3, "the broken variant has no cells");
-        assert_eq!(a.cells[0].icount.as_ref().unwrap().ratio, None);
-        let oc = a.cells[1].icount.as_ref().unwrap();
+        assert_eq!(a.cells[0].figure(Instrument::Icount).unwrap().ratio, None);
+        let oc = a.cells[1].figure(Instrument::Icount).unwrap();
         assert_eq!(oc.per_op, 110.0);
         assert!((oc.ratio.unwrap() - 1.1).abs() < 1e-12);
         assert_eq!(oc.verdict, Some(Verdict::Regression));
-        let b_oc = m.rows[1].cells[1].icount.as_ref().unwrap();
+        let b_oc = m.rows[1].cells[1].figure(Instrument::Icount).unwrap();
         assert_eq!(
             b_oc.verdict,
             Some(Verdict::Unchanged),
             "0.05 % is below 0.2 %"
         );
-        let price = &m.summary[0].icount;
+        let price = &m.summary[0].prices["icount"];
         assert_eq!(
             (price.regressions, price.improvements, price.compared),
             (1, 0, 2)
         );
         let want = (1.1f64 * 1.0005).sqrt();
         assert!((price.geomean_ratio.unwrap() - want).abs() < 1e-12);
-        assert_eq!(m.summary[1].icount.improvements, 1);
+        assert_eq!(m.summary[1].prices["icount"].improvements, 1);
         let t = table(&m);
         assert!(t.contains("110.00 Ir ×1.100*"), "{t}");
         assert!(

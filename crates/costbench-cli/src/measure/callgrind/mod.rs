@@ -64,13 +64,25 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// `valgrind --tool=callgrind ...` running `exe args`, writing its profile to `out_file`.
+/// Callgrind option that writes a cost line per instruction address (`positions: instr line`):
+/// the census reads guard execution counts from it. It does not change the Ir total.
+pub const DUMP_INSTR: &str = "--dump-instr=yes";
+
+/// `valgrind --tool=callgrind ...` running `exe args`, writing its profile to `out_file`;
+/// `tool_args` are added to callgrind's own (the cache instrument adds its simulations).
 ///
 /// `out_file` must not contain `%`: valgrind expands `%p`-style codes in it.
-pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]) -> Command {
+pub fn command(
+    valgrind: &Valgrind,
+    tool_args: &[&str],
+    out_file: &Path,
+    exe: &Path,
+    args: &[String],
+) -> Command {
     debug_assert!(!out_file.to_string_lossy().contains('%'));
     let mut cmd = Command::new(&valgrind.path);
     cmd.arg("--tool=callgrind")
+        .args(tool_args)
         .arg("--collect-atstart=no")
         .arg(format!("--toggle-collect={MEASURED_REGION_SYMBOL}"))
         .arg(format!("--callgrind-out-file={}", out_file.display()))
@@ -132,6 +144,24 @@ pub fn read_ir(path: &Path) -> Result<u64> {
 
 /// The `Ir` column of the `totals:` (or `summary:`) line.
 pub fn total_ir(text: &str) -> Result<u64> {
+    totals(text)?
+        .into_iter()
+        .find(|(e, _)| e == "Ir")
+        .map(|(_, v)| v)
+        .ok_or_else(|| anyhow!("no Ir event in the `events:` line"))
+}
+
+/// Reads every event's total from a callgrind output file.
+pub fn read_totals(path: &Path) -> Result<Vec<(String, u64)>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read callgrind output {}", path.display()))?;
+    totals(&text).with_context(|| format!("in callgrind output {}", path.display()))
+}
+
+/// Every event of the `events:` line with its value on the `totals:` (or `summary:`) line, in
+/// the order of the `events:` line. Missing trailing fields are zero (callgrind's rule for
+/// cost lines).
+pub fn totals(text: &str) -> Result<Vec<(String, u64)>> {
     let mut events: Option<Vec<&str>> = None;
     let mut totals = None;
     for line in text.lines() {
@@ -144,17 +174,21 @@ pub fn total_ir(text: &str) -> Result<u64> {
         }
     }
     let events = events.ok_or_else(|| anyhow!("no `events:` line"))?;
-    let idx = events
-        .iter()
-        .position(|e| *e == "Ir")
-        .ok_or_else(|| anyhow!("no Ir event among {events:?}"))?;
     let Some(totals) = totals else {
         bail!("no `totals:` or `summary:` line (did the run finish?)");
     };
-    let field = totals.split_whitespace().nth(idx).unwrap_or("0");
-    field
-        .parse()
-        .map_err(|_| anyhow!("totals line has a non-numeric Ir field {field:?}"))
+    let fields: Vec<&str> = totals.split_whitespace().collect();
+    events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let field = fields.get(i).copied().unwrap_or("0");
+            let v = field
+                .parse()
+                .map_err(|_| anyhow!("totals line has a non-numeric {e} field {field:?}"))?;
+            Ok((e.to_string(), v))
+        })
+        .collect()
 }
 
 #[cfg(test)]
