@@ -919,8 +919,10 @@ fn variants_change_exact_counts_skip_a_broken_build_and_rebuild_nothing_the_seco
         "e2e-oc:overflow-checks=true",
         "--variant",
         "e2e-longer:features=longer",
+        "--variant",
+        "e2e-mimalloc:allocator=mimalloc",
         "--filter",
-        "^(calibrate/1000|checked/sum|feature/loop)$",
+        "^(calibrate/1000|checked/sum|feature/loop|alloc/strings)$",
         "--instrument",
         "icount",
         "--db",
@@ -947,7 +949,7 @@ fn variants_change_exact_counts_skip_a_broken_build_and_rebuild_nothing_the_seco
     let m: Value = serde_json::from_slice(&out.stdout).expect("the matrix as JSON");
     assert_eq!(m["schema"], "costbench-variants");
     assert_eq!(m["baseline"], "e2e-release");
-    let broken = &m["columns"][3];
+    let broken = &m["columns"][4];
     assert_eq!(broken["name"], "e2e-broken");
     assert!(broken["build_error"]
         .as_str()
@@ -991,6 +993,18 @@ fn variants_change_exact_counts_skip_a_broken_build_and_rebuild_nothing_the_seco
         count("calibrate/1000", "e2e-oc"),
         count("calibrate/1000", "e2e-release")
     );
+    // The allocator variant swaps the global allocator (costbench's mimalloc feature), without
+    // a line of the suite changed: allocation-heavy work moves, the asm loop does not.
+    assert!(
+        count("alloc/strings", "e2e-mimalloc") < count("alloc/strings", "e2e-release"),
+        "{} vs {}",
+        count("alloc/strings", "e2e-mimalloc"),
+        count("alloc/strings", "e2e-release")
+    );
+    assert_eq!(
+        count("calibrate/1000", "e2e-mimalloc"),
+        count("calibrate/1000", "e2e-release")
+    );
     assert_eq!(
         matrix_cell(&m, "checked/sum", "e2e-oc")["icount"]["verdict"],
         "regression"
@@ -1027,7 +1041,7 @@ fn variants_change_exact_counts_skip_a_broken_build_and_rebuild_nothing_the_seco
         assert!(c["build"]["fresh"].as_u64().unwrap() > 0);
     }
     assert!(stderr(&again).contains("nothing rebuilt"));
-    for v in ["e2e-release", "e2e-oc", "e2e-longer"] {
+    for v in ["e2e-release", "e2e-oc", "e2e-longer", "e2e-mimalloc"] {
         assert_eq!(
             matrix_cell(&m2, "checked/sum", v)["icount"]["per_op"],
             matrix_cell(&m, "checked/sum", v)["icount"]["per_op"]
