@@ -368,7 +368,8 @@ pub struct MeasureArgs {
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Build variants")]
 pub struct VariantArgs {
-    /// Build and measure this variant (repeatable; the first is the baseline): NAME for a
+    /// Build and measure this variant (repeatable, after a preset's; the first of all is the
+    /// baseline): NAME for a
     /// [variants.NAME] of costbench.toml, 'NAME:' for the plain bench profile, or
     /// 'NAME:KEY=VALUE,...' with keys overflow-checks, debug-assertions, codegen-units, lto,
     /// opt-level, panic, incremental, debug, features (-NAME turns a default off),
@@ -389,7 +390,8 @@ pub struct VariantArgs {
     pub build_jobs: usize,
     /// Wall time of the variants runs in this many interleaved rounds per scenario (each round:
     /// one short process per variant, in alternating order, 10 samples after 50 ms of warm-up),
-    /// so that the machine's drift hits every variant alike.
+    /// so that the machine's drift hits every variant alike. With two or more variants this
+    /// replaces --iterations-per-scenario.
     #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
     pub rounds: u32,
 }
