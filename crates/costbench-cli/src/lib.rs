@@ -6,8 +6,8 @@
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
 //! `census` finds the bounds and overflow checks left in a binary and joins them with
 //! callgrind's per-instruction counts; `stats` and `report` are pure functions of their inputs;
-//! `output` writes result files atomically. Only `run` and `measure` spawn processes or read
-//! clocks.
+//! `output` writes result files atomically; `miri` runs scenarios under Miri and reads its
+//! verdicts. Only `run`, `measure` and `miri` spawn processes or read clocks.
 
 pub mod cargo;
 pub mod census;
@@ -18,6 +18,7 @@ pub mod config;
 pub mod environment;
 pub mod import;
 pub mod measure;
+pub mod miri;
 pub mod model;
 pub mod output;
 pub mod report;
