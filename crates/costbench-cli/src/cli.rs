@@ -350,6 +350,15 @@ pub enum InstrumentArg {
 pub enum Format {
     /// A table for people.
     Table,
+    /// The run record (the same as run.json) on stdout.
+    Json,
+}
+
+/// `run`'s and `variants`' output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// A table for people.
+    Table,
     /// The run record (the same as run.json) on stdout; with variants, the matrix.
     Json,
     /// With variants only: the matrix as GitHub-flavoured markdown.
@@ -365,7 +374,7 @@ pub struct RunArgs {
     pub list: bool,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
-    pub format: Format,
+    pub format: RunFormat,
     #[command(flatten)]
     pub variants: VariantArgs,
 }
@@ -472,12 +481,12 @@ pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Run(args) if args.variants.any() => variants(args),
         Command::Run(args) => {
-            if args.format == Format::Markdown {
+            if args.format == RunFormat::Markdown {
                 bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
             }
             crate::run::run(
                 args.measure
-                    .into_options(args.list, args.format == Format::Json)?,
+                    .into_options(args.list, args.format == RunFormat::Json)?,
             )
         }
         Command::Variants(args) => variants(args),
@@ -494,9 +503,9 @@ pub fn execute(cli: Cli) -> Result<i32> {
 fn variants(args: RunArgs) -> Result<i32> {
     let v = args.variants.clone();
     let format = match args.format {
-        Format::Table => crate::variants::MatrixFormat::Table,
-        Format::Json => crate::variants::MatrixFormat::Json,
-        Format::Markdown => crate::variants::MatrixFormat::Markdown,
+        RunFormat::Table => crate::variants::MatrixFormat::Table,
+        RunFormat::Json => crate::variants::MatrixFormat::Json,
+        RunFormat::Markdown => crate::variants::MatrixFormat::Markdown,
     };
     if v.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
         bail!(
@@ -579,7 +588,6 @@ fn census(c: CensusCmd) -> Result<i32> {
             "{}",
             crate::census::report::table(&census, &guards, base.as_deref())
         ),
-        Format::Markdown => bail!("census has no markdown output: use --format table or json"),
         Format::Json => println!(
             "{}",
             serde_json::to_string_pretty(&crate::census::report::json(&census, &guards))
