@@ -1,13 +1,15 @@
-//! Talking to cargo: find the bench target (`cargo metadata`) and build it (`cargo bench
-//! --no-run`), returning the executable's path.
+//! Talking to cargo: find the bench target (`cargo metadata`), read the features it and its
+//! dependencies offer, and build it (`cargo bench --no-run`, with a build variant's settings),
+//! returning the executable's path.
 //!
 //! Builds go to their own target directory (`TARGET/costbench/build/VARIANT`) with debug line
-//! tables forced on, so that costbench's profile settings never invalidate the user's own builds
-//! and callgrind can name source lines.
+//! tables forced on, so that costbench's profile settings never invalidate the user's own builds,
+//! variants never rebuild each other, and callgrind can name source lines.
 
 use crate::config::Config;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -24,6 +26,8 @@ struct Package {
     manifest_path: PathBuf,
     dependencies: Vec<Dependency>,
     targets: Vec<Target>,
+    #[serde(default)]
+    features: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -81,6 +85,58 @@ pub fn resolve(
         (package, bench)
     };
     choose(&meta, &manifest, package, bench)
+}
+
+/// The cargo features of the bench target's package and of its dependencies.
+#[derive(Debug, Clone, Default)]
+pub struct Features {
+    /// The package's own features (`default` included), with what each turns on.
+    pub own: BTreeMap<String, Vec<String>>,
+    /// Names of the package's dependencies (any kind).
+    pub dependencies: Vec<String>,
+}
+
+/// The features of `target`'s package (`cargo metadata --no-deps`).
+pub fn features(target: &BenchTarget) -> Result<Features> {
+    let (_, meta) = metadata(Some(&target.manifest_path))?;
+    let p = meta
+        .packages
+        .iter()
+        .find(|p| p.name == target.package)
+        .ok_or_else(|| anyhow!("cargo metadata does not list package {}", target.package))?;
+    Ok(Features {
+        own: p.features.clone(),
+        dependencies: p.dependencies.iter().map(|d| d.name.clone()).collect(),
+    })
+}
+
+/// The features of dependency `dep` as resolved for `target`'s workspace (`cargo metadata`
+/// without `--no-deps`, so it resolves the whole graph), or `None` when no package of that name
+/// is in the graph.
+pub fn dependency_features(
+    target: &BenchTarget,
+    dep: &str,
+) -> Result<Option<BTreeMap<String, Vec<String>>>> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--manifest-path"])
+        .arg(&target.manifest_path)
+        .stderr(Stdio::piped())
+        .output()
+        .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
+    if !out.status.success() {
+        bail!(
+            "`cargo metadata` failed for {}:\n{}",
+            target.manifest_path.display(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    let meta: Metadata =
+        serde_json::from_slice(&out.stdout).context("cannot parse `cargo metadata` output")?;
+    Ok(meta
+        .packages
+        .into_iter()
+        .find(|p| p.name == dep)
+        .map(|p| p.features))
 }
 
 fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
@@ -204,19 +260,110 @@ fn choose(
 #[derive(Debug, Deserialize)]
 struct ArtifactMessage {
     reason: String,
+    fresh: Option<bool>,
     target: Option<Target>,
     executable: Option<PathBuf>,
 }
 
+/// How to build one variant of the bench target. The default is the plain bench profile.
+#[derive(Debug, Clone, Default)]
+pub struct BuildSettings {
+    /// Names the target directory `TARGET/costbench/build/VARIANT`.
+    pub variant: String,
+    /// Run `rustup run TOOLCHAIN cargo` instead of cargo.
+    pub toolchain: Option<String>,
+    /// `--config` values (`profile.bench.lto="fat"`).
+    pub config: Vec<String>,
+    pub features: Vec<String>,
+    pub no_default_features: bool,
+    /// Extra flags for rustc, appended to any `RUSTFLAGS` already set.
+    pub rustflags: Vec<String>,
+    /// `--target TRIPLE`: with it, rustflags reach only the target's code, not build scripts and
+    /// proc macros (which `-C panic=abort` or `-C target-cpu=native` must not touch).
+    pub target_triple: Option<String>,
+    /// Capture cargo's stderr (returned in the error on failure) instead of showing it live.
+    pub capture_stderr: bool,
+}
+
+/// A built bench executable.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub exe: PathBuf,
+    /// Units cargo compiled for this build; 0 when everything was fresh.
+    pub compiled: usize,
+    /// Units cargo found up to date.
+    pub fresh: usize,
+}
+
+/// A build that failed: cargo's status and stderr (the compiler's errors).
+#[derive(Debug, Clone)]
+pub struct BuildError {
+    pub status: String,
+    pub stderr: String,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cargo failed ({})", self.status)?;
+        if !self.stderr.trim().is_empty() {
+            write!(f, ":\n{}", self.stderr.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildError {}
+
 /// Builds the bench target with the bench profile (optimised, line tables on) into
 /// `TARGET/costbench/build/VARIANT` and returns the executable.
 pub fn build(target: &BenchTarget, variant: &str, quiet: bool) -> Result<PathBuf> {
+    let settings = BuildSettings {
+        variant: variant.to_string(),
+        capture_stderr: quiet,
+        ..BuildSettings::default()
+    };
+    match build_with(target, &settings) {
+        Ok(b) => Ok(b.exe),
+        Err(e) => match e.downcast::<BuildError>() {
+            Ok(be) => Err(anyhow!(
+                "building bench target {} of package {} failed ({}){}{}",
+                target.bench,
+                target.package,
+                be.status,
+                if be.stderr.is_empty() { "" } else { ":\n" },
+                be.stderr.trim_end()
+            )),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// The cargo command for `toolchain`: through rustup when one is named (a `+TOOLCHAIN`
+/// argument only works with rustup's proxy, and `$CARGO` may be a toolchain's own cargo).
+pub fn cargo_for(toolchain: Option<&str>) -> Command {
+    match toolchain {
+        None => cargo(),
+        Some(t) => {
+            let mut c = Command::new("rustup");
+            c.args(["run", t, "cargo"]);
+            // Set by an outer cargo or rustup; they would pin the other toolchain's rustc.
+            for var in ["RUSTC", "RUSTDOC", "RUSTUP_TOOLCHAIN", "CARGO"] {
+                c.env_remove(var);
+            }
+            c
+        }
+    }
+}
+
+/// Builds the bench target as `settings` say. A compile failure is a [`BuildError`] (downcast
+/// the error to get the compiler's output).
+pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Built> {
     let target_dir = target
         .target_directory
         .join("costbench")
         .join("build")
-        .join(variant);
-    let mut cmd = cargo();
+        .join(&settings.variant);
+    let mut cmd = cargo_for(settings.toolchain.as_deref());
     cmd.args([
         "bench",
         "--no-run",
@@ -224,31 +371,54 @@ pub fn build(target: &BenchTarget, variant: &str, quiet: bool) -> Result<PathBuf
     ])
     .arg("--manifest-path")
     .arg(&target.manifest_path)
-    .args(["--package", &target.package, "--bench", &target.bench])
-    .env("CARGO_TARGET_DIR", &target_dir)
-    .env("CARGO_PROFILE_BENCH_DEBUG", "line-tables-only")
-    .env("CARGO_PROFILE_BENCH_STRIP", "none")
-    .stdout(Stdio::piped())
-    .stderr(if quiet {
-        Stdio::piped()
-    } else {
-        Stdio::inherit()
-    });
+    .args(["--package", &target.package, "--bench", &target.bench]);
+    for c in &settings.config {
+        cmd.arg("--config").arg(c);
+    }
+    if settings.no_default_features {
+        cmd.arg("--no-default-features");
+    }
+    if !settings.features.is_empty() {
+        cmd.arg("--features").arg(settings.features.join(","));
+    }
+    if let Some(t) = &settings.target_triple {
+        cmd.args(["--target", t]);
+    }
+    if !settings.rustflags.is_empty() {
+        // CARGO_ENCODED_RUSTFLAGS takes precedence over RUSTFLAGS and build.rustflags and
+        // keeps flags with spaces whole; the user's own flags are kept in front of ours.
+        let mut flags: Vec<String> = match std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+            Ok(s) if !s.is_empty() => s.split('\x1f').map(str::to_string).collect(),
+            _ => std::env::var("RUSTFLAGS")
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(str::to_string)
+                .collect(),
+        };
+        flags.extend(settings.rustflags.iter().cloned());
+        cmd.env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
+    }
+    cmd.env("CARGO_TARGET_DIR", &target_dir)
+        .env("CARGO_PROFILE_BENCH_DEBUG", "line-tables-only")
+        .env("CARGO_PROFILE_BENCH_STRIP", "none")
+        .stdout(Stdio::piped())
+        .stderr(if settings.capture_stderr {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        });
     let out = cmd
         .output()
         .context("cannot run `cargo bench --no-run`: is cargo installed and on PATH?")?;
     if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        bail!(
-            "building bench target {} of package {} failed ({}){}{}",
-            target.bench,
-            target.package,
-            out.status,
-            if stderr.is_empty() { "" } else { ":\n" },
-            stderr.trim_end()
-        );
+        return Err(BuildError {
+            status: out.status.to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+        .into());
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let (mut compiled, mut fresh, mut exe) = (0, 0, None);
     for line in stdout.lines() {
         let Ok(msg) = serde_json::from_str::<ArtifactMessage>(line) else {
             continue;
@@ -256,16 +426,28 @@ pub fn build(target: &BenchTarget, variant: &str, quiet: bool) -> Result<PathBuf
         if msg.reason != "compiler-artifact" {
             continue;
         }
-        if let (Some(t), Some(exe)) = (msg.target, msg.executable) {
+        if msg.fresh == Some(true) {
+            fresh += 1;
+        } else {
+            compiled += 1;
+        }
+        if let (Some(t), Some(e)) = (msg.target, msg.executable) {
             if t.name == target.bench && t.kind.iter().any(|k| k == "bench") {
-                return Ok(exe);
+                exe = Some(e);
             }
         }
     }
-    bail!(
-        "cargo built bench target {} but reported no executable for it",
-        target.bench
-    )
+    match exe {
+        Some(exe) => Ok(Built {
+            exe,
+            compiled,
+            fresh,
+        }),
+        None => bail!(
+            "cargo built bench target {} but reported no executable for it",
+            target.bench
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -290,6 +472,7 @@ mod tests {
                     kind: vec!["bench".into()],
                 })
                 .collect(),
+            features: BTreeMap::new(),
         };
         Metadata {
             packages: vec![

@@ -34,6 +34,15 @@ pub enum Command {
     /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json)
     /// and tables go to stdout.
     Run(RunArgs),
+    /// Build the bench target once per variant and print the matrix of per-op costs.
+    ///
+    /// A variant changes profile keys, cargo features, rustflags, the global allocator or the
+    /// toolchain: --variant 'NAME:KEY=VALUE,...', a [variants.NAME] table in costbench.toml, or
+    /// --preset build-choices. Each builds into its own target directory; all are measured in one
+    /// session; each run is recorded in history under its variant name; the matrix shows each
+    /// variant's per-op figure and its ratio to the baseline (the first variant, or --baseline).
+    /// Same options as `run`. Without --variant or --preset: every variant in costbench.toml.
+    Variants(RunArgs),
     /// List recorded runs, or one scenario's series of per-op figures over them.
     History(HistoryCmd),
     /// Compare two runs (output directories or run ids from history), per op.
@@ -351,6 +360,17 @@ pub enum Format {
     Json,
 }
 
+/// `run`'s and `variants`' output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// A table for people.
+    Table,
+    /// The run record (the same as run.json) on stdout; with variants, the matrix.
+    Json,
+    /// With variants only: the matrix as GitHub-flavoured markdown.
+    Markdown,
+}
+
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -360,7 +380,9 @@ pub struct RunArgs {
     pub list: bool,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
-    pub format: Format,
+    pub format: RunFormat,
+    #[command(flatten)]
+    pub variants: VariantArgs,
 }
 
 /// What to build and how to measure it: shared by `run` and `check`.
@@ -415,6 +437,43 @@ pub struct MeasureArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Build variants")]
+pub struct VariantArgs {
+    /// Build and measure this variant (repeatable, after a preset's; the first of all is the
+    /// baseline): NAME for a
+    /// [variants.NAME] of costbench.toml, 'NAME:' for the plain bench profile, or
+    /// 'NAME:KEY=VALUE,...' with keys overflow-checks, debug-assertions, codegen-units, lto,
+    /// opt-level, panic, incremental, debug, features (-NAME turns a default off),
+    /// no-default-features, rustflags, allocator (system|mimalloc|jemalloc), toolchain. Quote a
+    /// value that holds commas: rustflags='-C target-feature=+avx2,+fma'.
+    #[arg(long = "variant", value_name = "SPEC")]
+    pub variant: Vec<String>,
+    /// A built-in set of variants, measured before any --variant: build-choices (alias
+    /// safety-tax): release against overflow-checks, debug-assertions, codegen-units=1,
+    /// lto=fat, panic=abort, mimalloc and target-cpu=native, one at a time.
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// The variant the others are compared with [default: the first].
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Variant builds to run at once (each cargo build also uses every core).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub build_jobs: usize,
+    /// Wall time of the variants runs in this many interleaved rounds per scenario (each round:
+    /// one short process per variant, in alternating order, 10 samples after 50 ms of warm-up),
+    /// so that the machine's drift hits every variant alike. With two or more variants this
+    /// replaces --iterations-per-scenario.
+    #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
+    pub rounds: u32,
+}
+
+impl VariantArgs {
+    fn any(&self) -> bool {
+        !self.variant.is_empty() || self.preset.is_some() || self.baseline.is_some()
+    }
+}
+
+#[derive(Debug, Clone, clap::Args)]
 pub struct HistoryArgs {
     /// History database [default: TARGET_DIR/costbench/history.sqlite].
     #[arg(long, value_name = "PATH")]
@@ -426,10 +485,17 @@ pub struct HistoryArgs {
 
 pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Run(args) => crate::run::run(
-            args.measure
-                .into_options(args.list, args.format == Format::Json)?,
-        ),
+        Command::Run(args) if args.variants.any() => variants(args),
+        Command::Run(args) => {
+            if args.format == RunFormat::Markdown {
+                bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
+            }
+            crate::run::run(
+                args.measure
+                    .into_options(args.list, args.format == RunFormat::Json)?,
+            )
+        }
+        Command::Variants(args) => variants(args),
         Command::History(h) => history(h),
         Command::Compare(c) => compare(c),
         Command::Import(i) => import(i),
@@ -438,6 +504,33 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Check(c) => check(c),
         Command::Miri(m) => miri(m),
     }
+}
+
+fn variants(args: RunArgs) -> Result<i32> {
+    let v = args.variants.clone();
+    let format = match args.format {
+        RunFormat::Table => crate::variants::MatrixFormat::Table,
+        RunFormat::Json => crate::variants::MatrixFormat::Json,
+        RunFormat::Markdown => crate::variants::MatrixFormat::Markdown,
+    };
+    if v.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
+        bail!(
+            "--rounds must be at least {} for a paired interval",
+            crate::compare::paired::MIN_ROUNDS
+        );
+    }
+    let mut opts = args.measure.into_options(args.list, false)?;
+    opts.rounds.rounds = v.rounds;
+    crate::variants::run(
+        opts,
+        crate::variants::VariantOptions {
+            variants: v.variant,
+            preset: v.preset,
+            baseline: v.baseline,
+            format,
+            build_jobs: v.build_jobs,
+        },
+    )
 }
 
 fn miri(m: MiriCmd) -> Result<i32> {

@@ -13,9 +13,16 @@
 //! metric = "icount"       # icount or walltime; default: both
 //! soft = 1.0              # percent: a significant regression fails only beyond this
 //! hard = 8.0              # absolute per-op ceiling (instructions or ns) for the candidate
+//!
+//! [variants.release]     # build variants for `costbench variants` (see variants::spec)
+//! [variants.checked]
+//! overflow-checks = true
+//! features = ["unaligned"]
 //! ```
 //!
-//! Unknown keys are errors, so that a typo never silently changes what is measured.
+//! Unknown keys are errors, so that a typo never silently changes what is measured. Variant
+//! tables are kept as written (in file order: the first is the baseline) and validated by
+//! `variants::spec`, which names the variant and the key in every error.
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
@@ -31,6 +38,9 @@ pub struct Config {
     pub run: RunConfig,
     #[serde(default)]
     pub check: CheckConfig,
+    /// `[variants.NAME]` tables, unvalidated, in file order.
+    #[serde(default)]
+    pub variants: toml::Table,
 }
 
 /// `[check]`: the CI gate's limits.
@@ -150,6 +160,11 @@ mod tests {
         assert_eq!(c.run.bench.as_deref(), Some("b"));
         let e = Config::parse("[run]\nbnech = \"b\"\n").unwrap_err();
         assert!(format!("{e:#}").contains("bnech"), "{e:#}");
+        let c = Config::parse("[variants.b]\nlto = true\n[variants.a]\n").unwrap();
+        let names: Vec<&String> = c.variants.keys().collect();
+        assert_eq!(names, ["b", "a"]);
+        let e = Config::parse("[variant.a]\n").unwrap_err();
+        assert!(format!("{e:#}").contains("variant"), "{e:#}");
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod report;
 pub mod run;
 pub mod stats;
 pub mod store;
+pub mod variants;
 
 use std::ffi::OsString;
 

@@ -1,7 +1,7 @@
 //! Scenarios with exactly known costs and deliberate failures, for costbench's own tests.
 
 use costbench::{black_box, ops, Suite};
-use costbench_selftest::{calibrated_loop, knob_steps, spin, KNOB_EXTRA_PERMILLE};
+use costbench_selftest::{calibrated_loop, checked_sum, knob_steps, spin, KNOB_EXTRA_PERMILLE};
 use std::io::{Read, Write};
 
 fn main() {
@@ -13,6 +13,19 @@ fn main() {
     });
     suite.bench("calibrate/100000", ops(100_000, "iterations"), |b| {
         b.iter(calibrated_loop::<100_000>)
+    });
+    // Exactly 2 * 1000 + 1 instructions, or 2 * 2000 + 1 with the `longer` feature.
+    suite.bench("feature/loop", ops(1, "runs"), |b| {
+        #[cfg(not(feature = "longer"))]
+        let body = calibrated_loop::<1000>;
+        #[cfg(feature = "longer")]
+        let body = calibrated_loop::<2000>;
+        b.iter(body)
+    });
+    // More instructions with overflow checks on: one check per addition.
+    suite.bench("checked/sum", ops(1000, "additions"), |b| {
+        let xs: Vec<u32> = (0..1000).collect();
+        b.iter(|| checked_sum(black_box(&xs)))
     });
     // Per op: one spin step at the committed knob; the accuracy benchmark turns the knob.
     suite.bench("knob/spin", ops(knob_steps(0), "steps"), |b| {

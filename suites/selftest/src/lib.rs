@@ -33,6 +33,18 @@ pub fn calibrated_loop_instructions(n: u32) -> u64 {
     2 * u64::from(n) + 1
 }
 
+/// Sums `xs` with `+`: under `overflow-checks` every addition is followed by a check (and the
+/// loop cannot be vectorised), so a build variant with overflow checks on executes more
+/// instructions for it than the plain release build.
+#[inline(never)]
+pub fn checked_sum(xs: &[u32]) -> u32 {
+    let mut s = 0u32;
+    for &x in xs {
+        s += x;
+    }
+    s
+}
+
 /// Extra work of the `knob/spin` scenario, in thousandths of its base work. Committed as 0; the
 /// accuracy benchmark (`scripts/accuracy.sh`) edits it in a scratch checkout to make a known
 /// slowdown (50 = +5 % instructions and time) and checks that `costbench check` sees it.

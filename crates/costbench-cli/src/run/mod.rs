@@ -427,7 +427,19 @@ pub fn measure_sides(
     if let Some(vg) = &valgrind {
         for (k, s) in sessions.iter().enumerate() {
             if opts.instruments.icount() {
-                s.icount_phase(vg, &listings[k], &selections[k])?;
+                if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
+                    // With several builds, one that valgrind cannot run (a target-cpu=native build
+                    // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
+                    // other builds their results: its counts fail, its wall time still runs.
+                    if sessions.len() == 1 {
+                        return Err(e);
+                    }
+                    eprintln!(
+                        "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
+                        sides[k].label
+                    );
+                    s.fail_icount(&format!("{e:#}"))?;
+                }
             }
             if opts.instruments.cache {
                 s.parallel_phase(&selections[k], |sc, job| {
@@ -860,6 +872,25 @@ impl Kind {
 }
 
 impl Session<'_> {
+    /// Records `why` as the icount failure of every id that has no count yet.
+    fn fail_icount(&self, why: &str) -> Result<()> {
+        {
+            let mut record = self.record.lock().expect("no worker panicked");
+            let (message, tail) = why.split_once('\n').unwrap_or((why, ""));
+            for r in &mut record.results {
+                if r.icount.is_none() && !r.failures.iter().any(|f| f.instrument == "icount") {
+                    r.failures.push(Failure {
+                        instrument: "icount".into(),
+                        kind: "no-measurement".into(),
+                        message: message.to_string(),
+                        stderr_tail: tail.to_string(),
+                    });
+                }
+            }
+        }
+        self.save()
+    }
+
     fn save(&self) -> Result<()> {
         let record = self.record.lock().expect("no worker panicked");
         self.out.write_all(&record)

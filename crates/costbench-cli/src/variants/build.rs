@@ -1,0 +1,254 @@
+//! Turning variants into cargo builds: the checks that need cargo or rustup (the crate's
+//! features, the `costbench` library's allocator features, installed toolchains), done for every
+//! variant before anything is built, and the cargo invocation of each variant
+//! ([`crate::cargo::build_with`] runs it).
+//!
+//! How each setting reaches cargo:
+//! - profile keys: `--config profile.bench.KEY=VALUE` (command-line config beats the manifest's
+//!   profile and the environment);
+//! - `panic`: `-C panic=VALUE` in the rustflags, because cargo ignores the profile's `panic` for
+//!   bench targets (it would otherwise be silently unwind);
+//! - features: `--features`; `-NAME` becomes `--no-default-features` plus the package's other
+//!   default features;
+//! - rustflags: `CARGO_ENCODED_RUSTFLAGS` (the user's `RUSTFLAGS` kept in front);
+//! - allocator: `--features costbench/mimalloc` or `costbench/jemalloc`;
+//! - toolchain: `rustup run TOOLCHAIN cargo`.
+//!
+//! Every variant builds with `--target HOST`, so rustflags never reach build scripts or proc
+//! macros, and the same way for all variants so that this is not itself a difference.
+
+use super::spec::Variant;
+use crate::cargo::{self, BenchTarget, BuildSettings};
+use anyhow::{bail, Context, Result};
+use std::process::Command;
+
+/// The name of the library crate whose features switch the allocator.
+const LIBRARY: &str = "costbench";
+
+/// The host triple of `toolchain` (or the default one), from `rustc -vV`.
+fn host_triple(toolchain: Option<&str>) -> Result<String> {
+    let mut cmd = match toolchain {
+        None => Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())),
+        Some(t) => {
+            let mut c = Command::new("rustup");
+            c.args(["run", t, "rustc"]).env_remove("RUSTUP_TOOLCHAIN");
+            c
+        }
+    };
+    let out = cmd
+        .arg("-vV")
+        .output()
+        .context("cannot run `rustc -vV` to learn the host triple")?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(|h| h.trim().to_string())
+        .context("`rustc -vV` printed no host line")
+}
+
+/// Installed rustup toolchains (`rustup toolchain list`), or why they cannot be listed.
+fn installed_toolchains() -> std::result::Result<Vec<String>, String> {
+    let out = Command::new("rustup")
+        .args(["toolchain", "list"])
+        .output()
+        .map_err(|e| {
+            format!(
+                "rustup is not available ({e}); toolchain variants need rustup (https://rustup.rs)"
+            )
+        })?;
+    if !out.status.success() {
+        return Err(format!(
+            "`rustup toolchain list` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Whether `wanted` names one of `installed`: exactly, or without the host-triple suffix
+/// rustup adds (`nightly` is `nightly-x86_64-unknown-linux-gnu`).
+fn toolchain_installed(wanted: &str, installed: &[String], host: &str) -> bool {
+    installed
+        .iter()
+        .any(|t| t == wanted || *t == format!("{wanted}-{host}"))
+}
+
+/// Everything the build of one variant needs, resolved and checked.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub variant: Variant,
+    pub settings: BuildSettings,
+}
+
+/// Checks every variant against the crate and the machine and returns the build plans, or one
+/// error listing every problem (one line each) before anything is built.
+pub fn plan(target: &BenchTarget, variants: &[Variant]) -> Result<Vec<Plan>> {
+    let features = cargo::features(target)?;
+    let needs_library = variants
+        .iter()
+        .any(|v| v.allocator.is_some_and(|a| a.library_feature().is_some()));
+    let library_features = if needs_library {
+        cargo::dependency_features(target, LIBRARY)?
+    } else {
+        None
+    };
+    let default_host = host_triple(None)?;
+    let mut toolchains: Option<std::result::Result<Vec<String>, String>> = None;
+    let mut problems = Vec::new();
+    let mut plans = Vec::new();
+    for v in variants {
+        let mut say = |what: String| problems.push(format!("variant {}: {what}", v.name));
+        let mut host = default_host.clone();
+        if let Some(t) = &v.toolchain {
+            match toolchains.get_or_insert_with(installed_toolchains) {
+                Err(why) => say(why.clone()),
+                Ok(list) if !toolchain_installed(t, list, &default_host) => say(format!(
+                    "toolchain {t:?} is not installed (installed: {}); install it with `rustup toolchain install {t}`",
+                    list.join(", ")
+                )),
+                Ok(_) => match host_triple(Some(t)) {
+                    Ok(h) => host = h,
+                    Err(e) => say(format!("toolchain {t:?} does not run: {e:#}")),
+                },
+            }
+        }
+        let mut enable: Vec<String> = Vec::new();
+        for f in &v.features {
+            match f.split_once('/') {
+                Some((dep, feat)) => {
+                    if !features.dependencies.iter().any(|d| d == dep) {
+                        say(format!(
+                            "feature {f:?}: package {} has no dependency named {dep:?}",
+                            target.package
+                        ));
+                    } else if dep == LIBRARY && library_features.is_some() {
+                        let lib = library_features.as_ref().expect("checked");
+                        if !lib.contains_key(feat) {
+                            say(format!("feature {f:?}: {LIBRARY} has no feature {feat:?}"));
+                        }
+                    }
+                }
+                None if features.own.contains_key(f.trim_start_matches("dep:")) => {}
+                None => say(format!(
+                    "package {} has no feature {f:?}; its features: {}",
+                    target.package,
+                    feature_list(&features.own)
+                )),
+            }
+            enable.push(f.clone());
+        }
+        let mut no_default = v.no_default_features;
+        if !v.disabled_features.is_empty() {
+            let defaults = features.own.get("default").cloned().unwrap_or_default();
+            for f in &v.disabled_features {
+                if !defaults.contains(f) {
+                    say(format!(
+                        "feature -{f}: {f:?} is not a default feature of package {}, so it cannot be turned off (default features: {})",
+                        target.package,
+                        if defaults.is_empty() { "none".into() } else { defaults.join(", ") }
+                    ));
+                }
+            }
+            no_default = true;
+            if !v.no_default_features {
+                let keep: Vec<String> = defaults
+                    .into_iter()
+                    .filter(|d| !v.disabled_features.contains(d) && !enable.contains(d))
+                    .collect();
+                enable.extend(keep);
+            }
+        }
+        if let Some(feat) = v.allocator.and_then(|a| a.library_feature()) {
+            if !features.dependencies.iter().any(|d| d == LIBRARY) {
+                say(format!(
+                    "allocator {feat}: package {} does not depend on {LIBRARY}, whose features switch the allocator",
+                    target.package
+                ));
+            } else {
+                match &library_features {
+                    Some(lib) if lib.contains_key(feat) => {}
+                    Some(_) => say(format!(
+                        "allocator {feat}: the {LIBRARY} library this crate uses has no `{feat}` feature; update costbench to a version that has it"
+                    )),
+                    None => say(format!(
+                        "allocator {feat}: cargo metadata does not list the {LIBRARY} library"
+                    )),
+                }
+                enable.push(format!("{LIBRARY}/{feat}"));
+            }
+        }
+        let mut rustflags = v.rustflags.clone();
+        if let Some(p) = v.profile_value("panic") {
+            rustflags.extend(["-C".to_string(), format!("panic={}", p.trim_matches('"'))]);
+        }
+        let settings = BuildSettings {
+            variant: v.name.clone(),
+            toolchain: v.toolchain.clone(),
+            config: v
+                .profile
+                .iter()
+                .filter(|(k, _)| k != "panic")
+                .map(|(k, val)| format!("profile.bench.{k}={val}"))
+                .collect(),
+            features: enable,
+            no_default_features: no_default,
+            rustflags,
+            target_triple: Some(host),
+            capture_stderr: true,
+        };
+        plans.push(Plan {
+            variant: v.clone(),
+            settings,
+        });
+    }
+    if !problems.is_empty() {
+        bail!(
+            "{} problem{} with the variants, nothing was built:\n  {}",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            problems.join("\n  ")
+        );
+    }
+    Ok(plans)
+}
+
+fn feature_list(own: &std::collections::BTreeMap<String, Vec<String>>) -> String {
+    let names: Vec<&str> = own
+        .keys()
+        .map(String::as_str)
+        .filter(|k| *k != "default")
+        .collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toolchains_match_with_or_without_the_host_suffix() {
+        let host = "x86_64-unknown-linux-gnu";
+        let list = vec![
+            "stable-x86_64-unknown-linux-gnu".to_string(),
+            "nightly-x86_64-unknown-linux-gnu".to_string(),
+            "my-toolchain".to_string(),
+        ];
+        assert!(toolchain_installed("nightly", &list, host));
+        assert!(toolchain_installed(
+            "stable-x86_64-unknown-linux-gnu",
+            &list,
+            host
+        ));
+        assert!(toolchain_installed("my-toolchain", &list, host));
+        assert!(!toolchain_installed("beta", &list, host));
+        assert!(!toolchain_installed("night", &list, host));
+    }
+}

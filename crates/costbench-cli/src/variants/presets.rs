@@ -1,0 +1,70 @@
+//! Built-in sets of variants (`--preset NAME`): ready-made questions, each entry one build
+//! choice changed against the plain release (bench) profile, which comes first as the baseline.
+
+use super::spec::{self, Raw, Variant};
+use anyhow::{bail, Result};
+
+/// `build-choices` (alias `safety-tax`): the price of each common build choice on its own.
+const BUILD_CHOICES: &[(&str, &str)] = &[
+    ("release", ""),
+    ("overflow-checks", "overflow-checks=true"),
+    ("debug-assertions", "debug-assertions=true"),
+    ("codegen-units-1", "codegen-units=1"),
+    ("lto-fat", "lto=fat"),
+    ("panic-abort", "panic=abort"),
+    ("mimalloc", "allocator=mimalloc"),
+    ("target-cpu-native", "rustflags=-C target-cpu=native"),
+];
+
+/// Preset names, with what they compare, for messages and `--help`.
+pub const PRESETS: &[(&str, &str)] = &[(
+    "build-choices",
+    "release against overflow-checks, debug-assertions, codegen-units=1, lto=fat, panic=abort, mimalloc, target-cpu=native (alias: safety-tax)",
+)];
+
+/// The variants of preset `name`, baseline first.
+pub fn preset(name: &str) -> Result<Vec<Variant>> {
+    let entries = match name {
+        "build-choices" | "safety-tax" => BUILD_CHOICES,
+        _ => bail!(
+            "unknown preset {name:?}; presets: {}",
+            PRESETS
+                .iter()
+                .map(|(n, what)| format!("{n} ({what})"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    };
+    entries
+        .iter()
+        .map(|(n, text)| {
+            let (name, settings) = spec::parse_cli(&format!("{n}:{text}"))?;
+            let settings: Vec<(String, Raw)> = settings.unwrap_or_default();
+            spec::validate(&name, &settings, &format!("preset {name}"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn build_choices_change_one_thing_each() {
+        let v = preset("safety-tax").unwrap();
+        assert_eq!(v, preset("build-choices").unwrap());
+        assert_eq!(v[0], Variant::plain("release"));
+        assert_eq!(v.len(), 8);
+        assert_eq!(v[1].profile_value("overflow-checks"), Some("true"));
+        assert_eq!(v[5].profile_value("panic"), Some("\"abort\""));
+        assert_eq!(v[6].allocator, Some(spec::Allocator::Mimalloc));
+        assert_eq!(v[7].rustflags, ["-C", "target-cpu=native"]);
+        for x in &v[1..] {
+            assert_eq!(x.describe().split(", ").count(), 1, "{}", x.describe());
+        }
+        assert!(preset("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("build-choices"));
+    }
+}

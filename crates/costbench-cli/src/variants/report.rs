@@ -1,0 +1,608 @@
+//! The variant matrix: one row per measured id, one column per variant, each cell the per-op
+//! figure and its ratio to the baseline variant, with significance judged by
+//! [`crate::compare::compare`] for each (baseline, variant) pair; and the price of each variant
+//! (geometric mean of its ratios). Rendered as a terminal table, markdown or versioned JSON.
+//!
+//! Pure: a function of the run records and the build outcomes.
+
+use super::spec::Variant;
+use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
+use crate::model::RunRecord;
+use crate::report::markdown::escape_cell;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+/// `schema` of `matrix.json`.
+pub const SCHEMA: &str = "costbench-variants";
+/// Bump on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// How a variant's build went.
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildInfo {
+    pub seconds: f64,
+    /// Units cargo compiled (0: nothing was rebuilt).
+    pub compiled: usize,
+    pub fresh: usize,
+}
+
+/// One column: a variant, its settings and what became of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Column {
+    pub name: String,
+    /// The settings in words (`overflow-checks=true`).
+    pub settings: String,
+    pub spec: Variant,
+    pub build: Option<BuildInfo>,
+    /// Set when the variant did not build: the compiler's error.
+    pub build_error: Option<String>,
+    pub run_id: Option<String>,
+    pub output_dir: Option<String>,
+}
+
+/// A per-op figure of one variant under one instrument.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figure {
+    /// Instructions, or median nanoseconds, per op.
+    pub per_op: f64,
+    /// `per_op / baseline per_op` (absent for the baseline and where it has no figure).
+    pub ratio: Option<f64>,
+    pub change_pct: Option<f64>,
+    pub verdict: Option<Verdict>,
+    /// Wall time: the bootstrap interval of the ratio of medians.
+    pub ci: Option<RatioCi>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub variant: String,
+    /// Per instrument name (`icount`, `walltime`, `cache`, `memory`, `rss`): its figure.
+    #[serde(flatten)]
+    pub figures: BTreeMap<String, Figure>,
+    /// Instruments that failed for this id in this variant: `icount (panicked)`.
+    pub failed: Vec<String>,
+}
+
+impl Cell {
+    pub fn figure(&self, inst: Instrument) -> Option<&Figure> {
+        self.figures.get(inst.name())
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MatrixRow {
+    pub id: String,
+    pub ops: u64,
+    pub unit: String,
+    /// One cell per measured variant, in column order.
+    pub cells: Vec<Cell>,
+}
+
+/// What a variant costs over all ids, per instrument.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Price {
+    /// Geometric mean of the per-op ratios to the baseline.
+    pub geomean_ratio: Option<f64>,
+    pub compared: usize,
+    pub regressions: usize,
+    pub improvements: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub variant: String,
+    pub settings: String,
+    /// Per instrument name: the variant's price.
+    #[serde(flatten)]
+    pub prices: BTreeMap<String, Price>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    pub schema: String,
+    pub schema_version: u32,
+    pub baseline: String,
+    pub compare_options: CompareOptions,
+    pub columns: Vec<Column>,
+    pub rows: Vec<MatrixRow>,
+    /// One entry per measured variant other than the baseline.
+    pub summary: Vec<Summary>,
+}
+
+impl Matrix {
+    pub fn build_failures(&self) -> impl Iterator<Item = &Column> {
+        self.columns.iter().filter(|c| c.build_error.is_some())
+    }
+}
+
+fn geomean(ratios: &[f64]) -> Option<f64> {
+    let ok: Vec<f64> = ratios
+        .iter()
+        .copied()
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .collect();
+    (!ok.is_empty()).then(|| (ok.iter().map(|r| r.ln()).sum::<f64>() / ok.len() as f64).exp())
+}
+
+/// The instrument a failure must name to spoil `inst`'s figure (max RSS comes from the memory
+/// instrument).
+fn failure_source(inst: Instrument) -> &'static str {
+    match inst {
+        Instrument::Rss => "memory",
+        i => i.name(),
+    }
+}
+
+/// Builds the matrix. `records` are the measured variants' records (their `variant` names a
+/// column); `baseline` names the column ratios are taken against.
+pub fn matrix(
+    baseline: &str,
+    columns: Vec<Column>,
+    records: &[RunRecord],
+    opts: &CompareOptions,
+) -> Matrix {
+    let base = records.iter().find(|r| r.variant == baseline);
+    // (variant, id, instrument) -> the compare row of the pair (baseline, variant).
+    let mut judged: HashMap<(String, String, Instrument), compare::Row> = HashMap::new();
+    let mut summary = Vec::new();
+    if let Some(base) = base {
+        for rec in records.iter().filter(|r| r.variant != baseline) {
+            let cmp = compare::compare(base, rec, opts);
+            let mut prices = BTreeMap::new();
+            for inst in Instrument::ALL {
+                let rows: Vec<&compare::Row> =
+                    cmp.rows.iter().filter(|r| r.instrument == inst).collect();
+                let ratios: Vec<f64> = rows
+                    .iter()
+                    .filter(|r| r.base > 0.0)
+                    .map(|r| r.cand / r.base)
+                    .collect();
+                if rows.is_empty() {
+                    continue;
+                }
+                let price = Price {
+                    geomean_ratio: geomean(&ratios),
+                    compared: rows.len(),
+                    regressions: rows
+                        .iter()
+                        .filter(|r| r.verdict == Verdict::Regression)
+                        .count(),
+                    improvements: rows
+                        .iter()
+                        .filter(|r| r.verdict == Verdict::Improvement)
+                        .count(),
+                };
+                prices.insert(inst.name().to_string(), price);
+            }
+            summary.push(Summary {
+                variant: rec.variant.clone(),
+                settings: columns
+                    .iter()
+                    .find(|c| c.name == rec.variant)
+                    .map(|c| c.settings.clone())
+                    .unwrap_or_default(),
+                prices,
+            });
+            for row in cmp.rows {
+                judged.insert((rec.variant.clone(), row.id.clone(), row.instrument), row);
+            }
+        }
+    }
+    // Rows: ids in the baseline's order, then ids only other variants measured.
+    let mut ids: Vec<(&str, u64, &str)> = Vec::new();
+    for rec in base.into_iter().chain(records.iter()) {
+        for r in &rec.results {
+            if !ids.iter().any(|(id, _, _)| *id == r.id) {
+                ids.push((r.id.as_str(), r.ops, r.unit.as_str()));
+            }
+        }
+    }
+    let measured: Vec<&RunRecord> = columns
+        .iter()
+        .filter_map(|c| records.iter().find(|r| r.variant == c.name))
+        .collect();
+    let rows = ids
+        .into_iter()
+        .map(|(id, ops, unit)| MatrixRow {
+            id: id.to_string(),
+            ops,
+            unit: unit.to_string(),
+            cells: measured
+                .iter()
+                .map(|rec| {
+                    let r = rec.results.iter().find(|r| r.id == id);
+                    let failed: Vec<String> = r
+                        .map(|r| {
+                            r.failures
+                                .iter()
+                                .map(|f| format!("{} ({})", f.instrument, f.kind))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let figure = |inst: Instrument| {
+                        let r = r?;
+                        let v = inst.per_op(r)?;
+                        if r.failures
+                            .iter()
+                            .any(|f| f.instrument == failure_source(inst))
+                        {
+                            return None;
+                        }
+                        let row = judged.get(&(rec.variant.clone(), id.to_string(), inst));
+                        Some(Figure {
+                            per_op: v,
+                            ratio: row.filter(|x| x.base > 0.0).map(|x| x.cand / x.base),
+                            change_pct: row.map(|x| x.change_pct),
+                            verdict: row.map(|x| x.verdict),
+                            ci: row.and_then(|x| x.ci),
+                        })
+                    };
+                    Cell {
+                        variant: rec.variant.clone(),
+                        figures: Instrument::ALL
+                            .into_iter()
+                            .filter_map(|i| Some((i.name().to_string(), figure(i)?)))
+                            .collect(),
+                        failed,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    Matrix {
+        schema: SCHEMA.into(),
+        schema_version: SCHEMA_VERSION,
+        baseline: baseline.to_string(),
+        compare_options: *opts,
+        columns,
+        rows,
+        summary,
+    }
+}
+
+/// The measured columns, in order.
+fn measured_names(m: &Matrix) -> Vec<&str> {
+    m.rows
+        .first()
+        .map(|r| r.cells.iter().map(|c| c.variant.as_str()).collect())
+        .unwrap_or_default()
+}
+
+fn cell_text(c: &Cell, inst: Instrument) -> String {
+    match c.figure(inst) {
+        Some(f) => {
+            let mut s = inst.fmt_value(f.per_op);
+            if let Some(r) = f.ratio {
+                let mark = if f.verdict.is_some_and(Verdict::is_significant) {
+                    "*"
+                } else {
+                    ""
+                };
+                let _ = write!(s, " ×{r:.3}{mark}");
+            }
+            s
+        }
+        None if !c.failed.is_empty() => "FAILED".into(),
+        None => "-".into(),
+    }
+}
+
+/// A column heading for an instrument's price.
+fn short_title(inst: Instrument) -> &'static str {
+    match inst {
+        Instrument::Icount => "instructions",
+        Instrument::Walltime => "time",
+        Instrument::Cache => "est. cycles",
+        Instrument::Memory => "bytes allocated",
+        Instrument::Rss => "max RSS",
+    }
+}
+
+fn pct(ratio: Option<f64>) -> String {
+    match ratio {
+        Some(r) => compare::fmt_change(100.0 * (r - 1.0)),
+        None => "-".into(),
+    }
+}
+
+fn instruments(m: &Matrix) -> Vec<Instrument> {
+    Instrument::ALL
+        .into_iter()
+        .filter(|inst| {
+            m.rows
+                .iter()
+                .any(|r| r.cells.iter().any(|c| c.figure(*inst).is_some()))
+        })
+        .collect()
+}
+
+fn align(rows: &[Vec<String>]) -> String {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..n)
+        .map(|k| {
+            rows.iter()
+                .filter_map(|r| r.get(k))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (k, cell) in r.iter().enumerate() {
+            let pad = widths[k] - cell.chars().count();
+            if k == 0 {
+                let _ = write!(line, "{cell}{}", " ".repeat(pad));
+            } else {
+                let _ = write!(line, "  {}{cell}", " ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The matrix for a terminal.
+pub fn table(m: &Matrix) -> String {
+    let mut out = String::new();
+    let names = measured_names(m);
+    for inst in instruments(m) {
+        let _ = writeln!(
+            out,
+            "{} per op (×ratio to {}; * significant by compare's rules)",
+            inst.title(),
+            m.baseline
+        );
+        let mut rows = vec![std::iter::once("scenario".to_string())
+            .chain(std::iter::once("op".to_string()))
+            .chain(names.iter().map(|n| n.to_string()))
+            .collect::<Vec<_>>()];
+        for r in &m.rows {
+            rows.push(
+                [r.id.clone(), r.unit.clone()]
+                    .into_iter()
+                    .chain(r.cells.iter().map(|c| cell_text(c, inst)))
+                    .collect(),
+            );
+        }
+        out.push_str(&align(&rows));
+        out.push('\n');
+    }
+    if !m.summary.is_empty() {
+        let _ = writeln!(
+            out,
+            "Price of each variant against {} (geometric mean of per-op ratios; significant changes up/down)",
+            m.baseline
+        );
+        let insts = instruments(m);
+        let mut rows = vec![["variant".to_string(), "settings".into()]
+            .into_iter()
+            .chain(insts.iter().map(|i| short_title(*i).to_string()))
+            .collect::<Vec<_>>()];
+        for s in &m.summary {
+            let cell = |p: Option<&Price>| match p {
+                Some(p) if p.compared > 0 => format!(
+                    "{} ({}↑ {}↓ of {})",
+                    pct(p.geomean_ratio),
+                    p.regressions,
+                    p.improvements,
+                    p.compared
+                ),
+                _ => "-".to_string(),
+            };
+            rows.push(
+                [s.variant.clone(), s.settings.clone()]
+                    .into_iter()
+                    .chain(insts.iter().map(|i| cell(s.prices.get(i.name()))))
+                    .collect(),
+            );
+        }
+        out.push_str(&align(&rows));
+    }
+    for c in m.build_failures() {
+        let _ = writeln!(
+            out,
+            "\nvariant {} ({}) did not build and was skipped:\n{}",
+            c.name,
+            c.settings,
+            c.build_error.as_deref().unwrap_or_default()
+        );
+    }
+    out
+}
+
+/// The matrix as GitHub-flavoured markdown (names escaped, as in compare's markdown).
+pub fn markdown(m: &Matrix) -> String {
+    let mut out = String::new();
+    let names = measured_names(m);
+    let _ = writeln!(
+        out,
+        "## Build variants against `{}`\n",
+        escape_cell(&m.baseline).replace('`', "")
+    );
+    if !m.summary.is_empty() {
+        let insts = instruments(m);
+        out.push_str("| variant | settings |");
+        for i in &insts {
+            let _ = write!(out, " {} |", short_title(*i));
+        }
+        out.push_str("\n|---|---|");
+        out.push_str(&"---:|".repeat(insts.len()));
+        out.push('\n');
+        for s in &m.summary {
+            let cell = |p: Option<&Price>| match p {
+                Some(p) if p.compared > 0 => format!(
+                    "{} ({} up, {} down of {})",
+                    pct(p.geomean_ratio),
+                    p.regressions,
+                    p.improvements,
+                    p.compared
+                ),
+                _ => "–".to_string(),
+            };
+            let _ = write!(
+                out,
+                "| {} | {} |",
+                escape_cell(&s.variant),
+                escape_cell(&s.settings)
+            );
+            for i in &insts {
+                let _ = write!(out, " {} |", cell(s.prices.get(i.name())));
+            }
+            out.push('\n');
+        }
+        out.push_str(
+            "\nGeometric mean of per-op ratios to the baseline; up/down count significant changes.\n\n",
+        );
+    }
+    for inst in instruments(m) {
+        let _ = writeln!(
+            out,
+            "### {} per op\n\nRatio to {}; **bold**: significant by compare's rules.\n",
+            inst.title(),
+            escape_cell(&m.baseline)
+        );
+        out.push_str("| scenario | op |");
+        for n in &names {
+            let _ = write!(out, " {} |", escape_cell(n));
+        }
+        out.push_str("\n|---|---|");
+        out.push_str(&"---:|".repeat(names.len()));
+        out.push('\n');
+        for r in &m.rows {
+            let _ = write!(out, "| {} | {} |", escape_cell(&r.id), escape_cell(&r.unit));
+            for c in &r.cells {
+                let text = cell_text(c, inst).trim_end_matches('*').to_string();
+                let significant = c
+                    .figure(inst)
+                    .and_then(|f| f.verdict)
+                    .is_some_and(Verdict::is_significant);
+                if significant {
+                    let _ = write!(out, " **{}** |", escape_cell(&text));
+                } else {
+                    let _ = write!(out, " {} |", escape_cell(&text));
+                }
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    for c in m.build_failures() {
+        let _ = writeln!(
+            out,
+            "Variant **{}** ({}) did not build and was skipped:\n\n```\n{}\n```\n",
+            escape_cell(&c.name),
+            escape_cell(&c.settings),
+            c.build_error
+                .as_deref()
+                .unwrap_or_default()
+                .replace("```", "ʼʼʼ")
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Icount, ScenarioResult};
+
+    fn record(variant: &str, figures: &[(&str, u64)]) -> RunRecord {
+        let results = figures
+            .iter()
+            .map(|(id, ir)| ScenarioResult {
+                id: (*id).into(),
+                scenario: (*id).into(),
+                party: None,
+                ops: 10,
+                unit: "ops".into(),
+                icount: Some(Icount {
+                    ir: *ir,
+                    ir_per_op: *ir as f64 / 10.0,
+                    callgrind_out: String::new(),
+                }),
+                walltime: None,
+                counters: Default::default(),
+                census: None,
+                failures: Vec::new(),
+            })
+            .collect();
+        let mut r = crate::compare::testing::record(variant, results);
+        r.variant = variant.to_string();
+        r
+    }
+
+    fn column(name: &str) -> Column {
+        Column {
+            name: name.into(),
+            settings: name.into(),
+            spec: Variant::plain(name),
+            build: None,
+            build_error: None,
+            run_id: None,
+            output_dir: None,
+        }
+    }
+
+    #[test]
+    fn cells_carry_ratios_verdicts_and_prices() {
+        let recs = [
+            record("base", &[("a", 1000), ("b", 2000)]),
+            record("oc", &[("a", 1100), ("b", 2001)]),
+            record("fast", &[("a", 500), ("b", 2000)]),
+        ];
+        let mut broken = column("broken");
+        broken.build_error = Some("error[E0425]: cannot find value `x`".into());
+        let cols = vec![column("base"), column("oc"), broken, column("fast")];
+        let m = matrix("base", cols, &recs, &CompareOptions::default());
+        assert_eq!(m.rows.len(), 2);
+        let a = &m.rows[0];
+        assert_eq!(a.cells.len(), 3, "the broken variant has no cells");
+        assert_eq!(a.cells[0].figure(Instrument::Icount).unwrap().ratio, None);
+        let oc = a.cells[1].figure(Instrument::Icount).unwrap();
+        assert_eq!(oc.per_op, 110.0);
+        assert!((oc.ratio.unwrap() - 1.1).abs() < 1e-12);
+        assert_eq!(oc.verdict, Some(Verdict::Regression));
+        let b_oc = m.rows[1].cells[1].figure(Instrument::Icount).unwrap();
+        assert_eq!(
+            b_oc.verdict,
+            Some(Verdict::Unchanged),
+            "0.05 % is below 0.2 %"
+        );
+        let price = &m.summary[0].prices["icount"];
+        assert_eq!(
+            (price.regressions, price.improvements, price.compared),
+            (1, 0, 2)
+        );
+        let want = (1.1f64 * 1.0005).sqrt();
+        assert!((price.geomean_ratio.unwrap() - want).abs() < 1e-12);
+        assert_eq!(m.summary[1].prices["icount"].improvements, 1);
+        let t = table(&m);
+        assert!(t.contains("110.00 Ir ×1.100*"), "{t}");
+        assert!(
+            t.contains("200.1 Ir ×1.000") || t.contains("200.10 Ir ×1.000"),
+            "{t}"
+        );
+        assert!(t.contains("variant broken (broken) did not build"), "{t}");
+        assert!(t.contains("error[E0425]"), "{t}");
+        let md = markdown(&m);
+        assert!(md.contains("**110.00 Ir ×1.100**"), "{md}");
+        assert!(md.contains("| oc | oc |"), "{md}");
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["schema"], SCHEMA);
+        assert_eq!(
+            json["rows"][0]["cells"][1]["icount"]["verdict"],
+            "regression"
+        );
+    }
+
+    #[test]
+    fn geomean_ignores_non_positive_ratios() {
+        assert_eq!(geomean(&[]), None);
+        assert!((geomean(&[2.0, 8.0]).unwrap() - 4.0).abs() < 1e-12);
+        assert!((geomean(&[2.0, 0.0, f64::INFINITY]).unwrap() - 2.0).abs() < 1e-12);
+    }
+}
