@@ -3,5 +3,6 @@
 pub mod bmf;
 pub mod counters;
 pub mod history;
+pub mod html;
 pub mod markdown;
 pub mod terminal;
