@@ -750,13 +750,13 @@ fn scenario(
     .collect();
     let _ = write!(
         page,
-        "<p class=\"provenance\">measured by {} in run {} · variant {} · {} · rustc {} · valgrind {} · {}</p></section>",
+        "<p class=\"provenance\">measured by {} in run {} · variant {} · {} · {} · {} · {}</p></section>",
         escape(&measured_by.join(", ")),
         escape(&run.run_id),
         escape(&run.variant),
         escape(&git_label(run)),
-        escape(run.environment.rustc.as_deref().unwrap_or("unknown")),
-        escape(run.environment.valgrind.as_deref().unwrap_or("not used")),
+        escape(run.environment.rustc.as_deref().unwrap_or("rustc unknown")),
+        escape(run.environment.valgrind.as_deref().unwrap_or("no valgrind")),
         escape(run.environment.host.cpu.as_deref().unwrap_or("unknown CPU")),
     );
 }
@@ -844,4 +844,208 @@ fn provenance(page: &mut String, runs: &[RunRecord]) {
         );
     }
     page.push_str("</tbody></table>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::testing::{
+        noisy, record, scenario, with_failure, with_icount, with_walltime,
+    };
+    use crate::model::{Census, CensusKind, CensusSite};
+
+    const INJECTED: &str = "<script>alert(1)</script>";
+
+    fn page(runs: &[RunRecord], cmp: Option<&Comparison>, history: &[History]) -> String {
+        render(&Input {
+            runs,
+            comparison: cmp,
+            history,
+            generated_at: "2026-01-01T00:00:00Z",
+        })
+    }
+
+    fn point(run: &str, v: f64) -> SeriesPoint {
+        SeriesPoint {
+            run_id: run.into(),
+            started_at: format!("2026-01-01T00:00:{run}Z"),
+            commit: Some(format!("{run}</title>")),
+            per_op: v,
+        }
+    }
+
+    #[test]
+    fn every_untrusted_string_shows_as_text() {
+        let mut r = with_walltime(
+            with_icount(scenario(INJECTED), 5.0),
+            &noisy(10.0, 0.1, 20, 1),
+        );
+        r.unit = "\"&'".into();
+        r.census = Some(Census {
+            checks: 1,
+            checks_per_op: 1.0,
+            sites: 1,
+            by_kind: vec![CensusKind {
+                kind: "slice-index".into(),
+                checks: 1,
+                checks_per_op: 1.0,
+                sites: 1,
+            }],
+            top_sites: vec![CensusSite {
+                address: "0x1".into(),
+                kind: "slice-index".into(),
+                function: "<svg onload=alert(2)>".into(),
+                file: Some("src/<i>.rs".into()),
+                line: Some(3),
+                inline_chain: vec![],
+                executions: 1,
+                per_op: 1.0,
+            }],
+        });
+        let r = with_failure(r, "walltime", "<b>panicked</b>");
+        let mut run = record("r1", vec![r]);
+        run.variant = "<b>variant</b>".into();
+        run.environment.git.as_mut().unwrap().branch = Some(INJECTED.into());
+        run.environment.host.cpu = Some("<marquee>".into());
+        let h = [History {
+            id: INJECTED.into(),
+            metric: Metric::Icount,
+            points: vec![point("1", 5.0), point("2", 6.0)],
+        }];
+        let html = page(std::slice::from_ref(&run), None, &h);
+        // The page's own script is the only script element, and no injected tag survives.
+        assert_eq!(html.matches("<script").count(), 1, "{html}");
+        for tag in ["<svg onload", "<b>", "<i>", "<marquee>", "1</title>"] {
+            assert!(!html.contains(tag), "{tag} got through");
+        }
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(html.contains("&quot;&amp;&#39;"));
+        assert!(html.contains("&lt;svg onload=alert(2)&gt;"));
+        assert!(html.contains("src/&lt;i&gt;.rs:3"));
+        assert!(
+            html.contains("commit 1&lt;/title&gt;"),
+            "history tooltips escape commits"
+        );
+    }
+
+    #[test]
+    fn significant_changes_are_highlighted_and_both_distributions_drawn() {
+        let run = |id: &str, slow: f64, seed: u64| {
+            record(
+                id,
+                vec![
+                    with_walltime(
+                        with_icount(scenario("slower"), 1000.0 * slow),
+                        &noisy(100.0 * slow, 0.01, 30, seed),
+                    ),
+                    with_walltime(
+                        with_icount(scenario("same"), 500.0),
+                        &noisy(50.0, 0.01, 30, seed + 1),
+                    ),
+                ],
+            )
+        };
+        let runs = [run("base", 1.0, 1), run("cand", 1.2, 3)];
+        assert_eq!(comparison_pair(&runs), Some((0, 1)));
+        let cmp = compare::compare_with(
+            &runs[0],
+            &runs[1],
+            &compare::CompareOptions::default(),
+            &compare::noise::HistoricThresholds::default(),
+        );
+        let html = page(&runs, Some(&cmp), &[]);
+        // Instruction count and wall time of "slower" regressed; "same" did not change.
+        assert_eq!(
+            html.matches("<td class=\"regression\"").count(),
+            2,
+            "{html}"
+        );
+        assert!(
+            html.contains("<td class=\"regression\" data-v=\"20.000000000000004\"")
+                || html.contains("<td class=\"regression\" data-v=\"20\"")
+        );
+        assert_eq!(html.matches("class=\"improvement\"").count(), 0);
+        assert_eq!(
+            html.matches(r#"data-chart="distribution" data-series="2""#)
+                .count(),
+            2
+        );
+        assert_eq!(html.matches("<th>Δ Ir</th>").count(), 1);
+    }
+
+    #[test]
+    fn variants_are_a_heat_map_of_ratios_to_the_first() {
+        let run = |id: &str, variant: &str, ir: f64| {
+            let mut r = record(
+                id,
+                vec![
+                    with_icount(scenario("a"), ir),
+                    with_icount(scenario("b"), 100.0),
+                ],
+            );
+            r.variant = variant.into();
+            r
+        };
+        let runs = [
+            run("1", "default", 100.0),
+            run("2", "lto", 110.0),
+            run("3", "opt-s", 100.0),
+            run("4", "lto", 50.0),
+        ];
+        assert_eq!(comparison_pair(&runs), None);
+        let v = variant_runs(&runs);
+        // The last run of each variant, in order of first appearance.
+        assert_eq!(
+            v.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(),
+            ["1", "4", "3"]
+        );
+        let html = page(&runs, None, &[]);
+        assert_eq!(
+            html.matches(r#"data-chart="heatmap" data-series="3""#)
+                .count(),
+            1,
+            "only instruction counts were measured"
+        );
+        assert!(html.contains(">0.500×*<"), "lto halves a: significant");
+        assert!(html.contains(">1.000×<"));
+        assert!(variant_runs(&runs[..1]).is_empty());
+    }
+
+    #[test]
+    fn history_bands_come_from_the_series_and_crossings_are_marked() {
+        let mut points: Vec<SeriesPoint> = (0..12).map(|i| point(&i.to_string(), 100.0)).collect();
+        points.push(point("12", 100.5));
+        let h = History {
+            id: "a".into(),
+            metric: Metric::Icount,
+            points,
+        };
+        // A count that never moved: the 0.01 % floor, so +0.5 % crosses it.
+        assert_eq!(history_threshold(&h), (0.01, "learned from this history"));
+        assert_eq!(crossings(&h.points, 0.01), [12]);
+        let short = History {
+            points: h.points[..3].to_vec(),
+            ..h.clone()
+        };
+        assert_eq!(
+            history_threshold(&short).0,
+            compare::DEFAULT_ICOUNT_THRESHOLD_PCT
+        );
+        let run = record("r", vec![with_icount(scenario("a"), 100.5)]);
+        let html = page(std::slice::from_ref(&run), None, &[h]);
+        assert!(
+            html.contains(
+                r#"data-chart="history" data-series="1" data-points="13" data-crossed="1""#
+            ),
+            "{html}"
+        );
+        assert!(html.contains("band: ±0.01 % around the previous run"));
+    }
+
+    #[test]
+    fn sort_keys_are_numbers_javascript_reads() {
+        assert_eq!(num(1.5), "1.5");
+        assert_eq!(num(f64::INFINITY), "Infinity");
+        assert_eq!(num(f64::NAN), "");
+    }
 }

@@ -78,14 +78,23 @@ pub struct Distribution<'a> {
 /// A horizontal box plot per row (quartiles, median, whiskers to the furthest samples within
 /// 1.5 IQR) with every sample drawn as a dot, jittered vertically so that ties stay visible.
 /// Rows share one axis, so a baseline and a candidate can be read against each other.
+///
+/// The axis spans the samples but stops 3 IQR beyond the quartiles: on a shared machine a few
+/// samples hit by interference can be ten times the median, and drawing them to scale would
+/// squeeze the box into a line. Samples beyond the axis are drawn at its edge as hollow dots and
+/// counted ("5 beyond →").
 pub fn distribution(rows: &[Distribution], fmt: fn(f64) -> String) -> String {
     let row_h = 44.0;
-    let (left, right, top) = (110.0, 20.0, 8.0);
+    let (left, right, top) = (110.0, 80.0, 8.0);
     let h = top + row_h * rows.len() as f64 + 28.0;
-    let all = rows.iter().flat_map(|r| r.samples.iter().copied());
-    let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-        (a.min(v), b.max(v))
-    });
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for r in rows {
+        let iqr = r.q3 - r.q1;
+        for &v in r.samples {
+            lo = lo.min(v.max(r.q1 - 3.0 * iqr));
+            hi = hi.max(v.min(r.q3 + 3.0 * iqr));
+        }
+    }
     let mut s = String::new();
     let _ = write!(
         s,
@@ -118,8 +127,8 @@ pub fn distribution(rows: &[Distribution], fmt: fn(f64) -> String) -> String {
         let _ = write!(
             s,
             r#"<line class="whisker" x1="{:.1}" x2="{:.1}" y1="{mid:.1}" y2="{mid:.1}"/>"#,
-            x.at(wlo),
-            x.at(whi)
+            x.at(wlo.max(x.d0)),
+            x.at(whi.min(x.d1))
         );
         let _ = write!(
             s,
@@ -139,14 +148,40 @@ pub fn distribution(rows: &[Distribution], fmt: fn(f64) -> String) -> String {
             mid + row_h * 0.3,
             m = x.at(r.median)
         );
+        let (mut below, mut above) = (0, 0);
         for (i, v) in r.samples.iter().enumerate() {
             // A fixed pseudo-random offset per sample index: the same data draws the same page.
             let j = ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f64 / 1000.0 - 0.5;
+            let out = if *v < x.d0 {
+                below += 1;
+                " out"
+            } else if *v > x.d1 {
+                above += 1;
+                " out"
+            } else {
+                ""
+            };
             let _ = write!(
                 s,
-                r#"<circle class="dot" cx="{:.1}" cy="{:.1}" r="2"/>"#,
-                x.at(*v),
+                r#"<circle class="dot{out}" cx="{:.1}" cy="{:.1}" r="2"/>"#,
+                x.at(v.clamp(x.d0, x.d1)),
                 mid + j * row_h * 0.7
+            );
+        }
+        if below > 0 {
+            let _ = write!(
+                s,
+                r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="start">← {below} beyond</text>"#,
+                left,
+                y0 + 10.0
+            );
+        }
+        if above > 0 {
+            let _ = write!(
+                s,
+                r#"<text class="tick" x="{:.1}" y="{:.1}">{above} beyond →</text>"#,
+                W - right + 6.0,
+                mid + 4.0
             );
         }
         s.push_str("</g>");
@@ -432,9 +467,13 @@ mod tests {
             svg.contains("&lt;base&gt;") && !svg.contains("<base>"),
             "{svg}"
         );
-        // The whisker of the first row stops at 13 (40 is beyond Q3 + 1.5 IQR = 16).
-        let x = Scale::new(10.0, 40.0, 110.0, W - 20.0);
+        // The whisker of the first row stops at 13 (40 is beyond Q3 + 1.5 IQR = 16), and the
+        // axis at Q3 + 3 IQR = 19 of that row (the second row's samples reach 22): 40 is drawn
+        // at the edge and counted.
+        let x = Scale::new(10.0, 22.0, 110.0, W - 80.0);
         assert!(svg.contains(&format!(r#"x2="{:.1}""#, x.at(13.0))), "{svg}");
+        assert_eq!(svg.matches(r#"class="dot out""#).count(), 1, "{svg}");
+        assert!(svg.contains("1 beyond →"), "{svg}");
     }
 
     #[test]
