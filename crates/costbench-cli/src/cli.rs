@@ -31,8 +31,8 @@ pub enum Command {
     /// only around the measured body (icount, and cache with its simulations), under DHAT
     /// (dhat), natively with counters read around the body (memory, perf), and in a fresh
     /// process for wall time. Results go to the output directory (icounts.csv, walltime.csv,
-    /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json)
-    /// and tables go to stdout.
+    /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json,
+    /// and report.html with --html) and tables go to stdout.
     Run(RunArgs),
     /// List recorded runs, or one scenario's series of per-op figures over them.
     History(HistoryCmd),
@@ -447,20 +447,26 @@ fn report(r: ReportCmd) -> Result<i32> {
         ),
         _ => None,
     };
-    let runs = if r.runs.is_empty() {
-        crate::html_report::latest_runs(store.as_ref().expect("checked above"))?
+    let (runs, dirs) = if r.runs.is_empty() {
+        let runs = crate::html_report::latest_runs(store.as_ref().expect("checked above"))?;
+        let dirs = vec![None; runs.len()];
+        (runs, dirs)
     } else {
         let mut runs = Vec::new();
+        let mut dirs = Vec::new();
         for spec in &r.runs {
-            runs.push(load_side("run", spec, r.db.as_ref(), r.manifest_path.as_deref())?.0);
+            let (run, dir) = load_side("run", spec, r.db.as_ref(), r.manifest_path.as_deref())?;
+            runs.push(run);
+            dirs.push(dir);
         }
-        runs
+        (runs, dirs)
     };
+    let dirs: Vec<Option<&std::path::Path>> = dirs.iter().map(|d| d.as_deref()).collect();
     let charts = store
         .as_ref()
         .filter(|_| !r.no_history)
         .map(|s| s as &dyn crate::store::Store);
-    let page = crate::html_report::render(&runs, charts, r.history_limit)?;
+    let page = crate::html_report::render(&runs, &dirs, charts, r.history_limit)?;
     crate::output::write_atomic(&r.output, page.as_bytes())
         .with_context(|| format!("--output {}", r.output.display()))?;
     println!(

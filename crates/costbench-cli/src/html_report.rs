@@ -15,21 +15,26 @@ pub const DEFAULT_HISTORY_LIMIT: usize = 30;
 
 /// The page for `runs` (at least one; the last is the one shown), with the history charts of
 /// the last run's measured ids from `store` (runs of its variant and branch, at most
-/// `history_limit`) when a store is given.
+/// `history_limit`) when a store is given. `dirs[k]` is the output directory of `runs[k]` when it
+/// was read from one: its callgrind outputs name the functions behind instruction-count changes.
 pub fn render(
     runs: &[RunRecord],
+    dirs: &[Option<&Path>],
     store: Option<&dyn Store>,
     history_limit: usize,
 ) -> Result<String> {
     let last = runs.last().context("no run to report")?;
     // Default thresholds: the same verdicts `costbench compare BASE CAND` prints.
     let cmp = html::comparison_pair(runs).map(|(b, c)| {
-        compare::compare_with(
+        let mut cmp = compare::compare_with(
             &runs[b],
             &runs[c],
             &CompareOptions::default(),
             &HistoricThresholds::default(),
-        )
+        );
+        let dir = |k: usize| dirs.get(k).copied().flatten();
+        compare::functions::attach(&mut cmp, &runs[b], dir(b), &runs[c], dir(c));
+        cmp
     });
     let history = match store {
         Some(s) => history(s, last, history_limit)?,
@@ -129,8 +134,12 @@ pub fn write_for_run(
         runs.extend(previous_run(s, run)?);
     }
     runs.push(run.clone());
+    // The previous run comes from history, which keeps no callgrind outputs.
+    let mut dirs = vec![None; runs.len() - 1];
+    dirs.push(Some(out_dir));
     let page = render(
         &runs,
+        &dirs,
         store.as_ref().map(|s| s as &dyn Store),
         DEFAULT_HISTORY_LIMIT,
     )?;

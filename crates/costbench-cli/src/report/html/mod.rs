@@ -227,13 +227,19 @@ pub fn render(input: &Input) -> String {
     }
     for (k, r) in main.results.iter().enumerate() {
         let base_result = base.and_then(|b| b.results.iter().find(|x| x.id == r.id));
+        let functions = input
+            .comparison
+            .and_then(|c| c.functions.iter().find(|f| f.id == r.id));
         scenario(
             &mut page,
             k,
             main,
             r,
             base.zip(base_result),
-            &rows,
+            Changes {
+                rows: &rows,
+                functions,
+            },
             history.get(r.id.as_str()).map_or(&[][..], |v| &v[..]),
         );
     }
@@ -515,15 +521,22 @@ fn per_op_samples(r: &ScenarioResult) -> Vec<f64> {
     })
 }
 
+/// What the comparison says about one scenario.
+struct Changes<'a> {
+    rows: &'a HashMap<(&'a str, Instrument), &'a compare::Row>,
+    functions: Option<&'a compare::functions::FunctionChanges>,
+}
+
 fn scenario(
     page: &mut String,
     k: usize,
     run: &RunRecord,
     r: &ScenarioResult,
     base: Option<(&RunRecord, &ScenarioResult)>,
-    rows: &HashMap<(&str, Instrument), &compare::Row>,
+    changes: Changes,
     history: &[&History],
 ) {
+    let Changes { rows, functions } = changes;
     let _ = write!(
         page,
         "<section class=\"scenario\" id=\"s-{k}\" data-scenario=\"{}\"><h3>{}</h3>\
@@ -667,6 +680,9 @@ fn scenario(
             svg::distribution(&dist, fmt_ns)
         );
     }
+    if let Some(f) = functions {
+        function_changes(page, f);
+    }
     if let Some(c) = &r.counters.cache {
         page.push_str("<table><thead><tr><th>simulated counter</th><th>per op</th><th>per run</th></tr></thead><tbody>");
         for (name, v) in &c.per_op {
@@ -759,6 +775,34 @@ fn scenario(
         escape(run.environment.valgrind.as_deref().unwrap_or("no valgrind")),
         escape(run.environment.host.cpu.as_deref().unwrap_or("unknown CPU")),
     );
+}
+
+/// The functions behind a significant instruction-count change, from the two callgrind outputs.
+fn function_changes(page: &mut String, f: &compare::functions::FunctionChanges) {
+    if let Some(why) = &f.unavailable {
+        let _ = write!(
+            page,
+            "<p class=\"note\">functions behind the change: {}</p>",
+            escape(why)
+        );
+        return;
+    }
+    page.push_str(
+        "<table class=\"sortable functions\"><thead><tr><th>function (most changed)</th>\
+         <th>self Ir/op</th><th>Δ self</th><th>inclusive Ir/op</th><th>Δ inclusive</th></tr></thead><tbody>",
+    );
+    for d in &f.top {
+        let _ = write!(
+            page,
+            "<tr><td><code>{}</code></td>{}{}{}{}</tr>",
+            escape(&d.name),
+            cell(Some(d.cand_self), fmt_ir),
+            cell(Some(d.self_change()), |v| format!("{v:+.3}")),
+            cell(Some(d.cand_inclusive), fmt_ir),
+            cell(Some(d.inclusive_change()), |v| format!("{v:+.3}")),
+        );
+    }
+    page.push_str("</tbody></table>");
 }
 
 fn history_chart(page: &mut String, h: &History) {
@@ -1040,6 +1084,28 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("band: ±0.01 % around the previous run"));
+    }
+
+    #[test]
+    fn functions_behind_a_change_are_listed_with_generic_names_escaped() {
+        let f = compare::functions::FunctionChanges {
+            id: "a".into(),
+            top: vec![compare::functions::FunctionDelta {
+                name: "<alloc::vec::Vec<T> as core::ops::Drop>::drop".into(),
+                base_self: 10.0,
+                cand_self: 12.5,
+                base_inclusive: 20.0,
+                cand_inclusive: 19.0,
+            }],
+            unavailable: None,
+        };
+        let mut page = String::new();
+        function_changes(&mut page, &f);
+        assert!(
+            page.contains("<code>&lt;alloc::vec::Vec&lt;T&gt; as core::ops::Drop&gt;::drop</code>")
+        );
+        assert!(page.contains(r#"<td data-v="2.5">+2.500</td>"#), "{page}");
+        assert!(page.contains(r#"<td data-v="-1">-1.000</td>"#), "{page}");
     }
 
     #[test]
