@@ -540,7 +540,7 @@ fn scenario(
     let _ = write!(
         page,
         "<section class=\"scenario\" id=\"s-{k}\" data-scenario=\"{}\"><h3>{}</h3>\
-         <p class=\"note\">one op = one {} · {} ops per run of the body</p><div class=\"facts\">",
+         <p class=\"note\">op: {} · {} per run of the body</p><div class=\"facts\">",
         escape(&r.id),
         escape(&r.id),
         escape(&r.unit),

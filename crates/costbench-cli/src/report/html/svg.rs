@@ -25,13 +25,22 @@ struct Scale {
 impl Scale {
     /// Maps `[lo, hi]` onto `[r0, r1]`, widened a little when the data has no spread.
     fn new(lo: f64, hi: f64, r0: f64, r1: f64) -> Scale {
-        let (lo, hi) = if hi > lo {
-            let pad = (hi - lo) * 0.04;
-            (lo - pad, hi + pad)
+        let pad = if hi > lo {
+            (hi - lo) * 0.04
+        } else if lo == 0.0 {
+            1.0
         } else {
-            let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.01 };
-            (lo - pad, hi + pad)
+            lo.abs() * 0.01
         };
+        // Per-op figures are never negative: padding stops at zero rather than label "-0.000".
+        let (lo, hi) = (
+            if lo >= 0.0 {
+                (lo - pad).max(0.0)
+            } else {
+                lo - pad
+            },
+            hi + pad,
+        );
         Scale {
             d0: lo,
             d1: hi,
@@ -149,24 +158,30 @@ pub fn distribution(rows: &[Distribution], fmt: fn(f64) -> String) -> String {
             m = x.at(r.median)
         );
         let (mut below, mut above) = (0, 0);
+        // Dots inside the axis are zero-length segments of one path with round caps: a tenth of
+        // the bytes of a circle element each, which matters at a hundred samples per row.
+        let mut dots = String::new();
         for (i, v) in r.samples.iter().enumerate() {
             // A fixed pseudo-random offset per sample index: the same data draws the same page.
             let j = ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f64 / 1000.0 - 0.5;
-            let out = if *v < x.d0 {
-                below += 1;
-                " out"
-            } else if *v > x.d1 {
-                above += 1;
-                " out"
+            let cy = mid + j * row_h * 0.7;
+            if *v < x.d0 || *v > x.d1 {
+                if *v < x.d0 {
+                    below += 1;
+                } else {
+                    above += 1;
+                }
+                let _ = write!(
+                    s,
+                    r#"<circle class="dot out" cx="{:.1}" cy="{cy:.1}" r="2"/>"#,
+                    x.at(v.clamp(x.d0, x.d1))
+                );
             } else {
-                ""
-            };
-            let _ = write!(
-                s,
-                r#"<circle class="dot{out}" cx="{:.1}" cy="{:.1}" r="2"/>"#,
-                x.at(v.clamp(x.d0, x.d1)),
-                mid + j * row_h * 0.7
-            );
+                let _ = write!(dots, "M{:.1} {cy:.1}h0", x.at(*v));
+            }
+        }
+        if !dots.is_empty() {
+            let _ = write!(s, r#"<path class="dots" d="{dots}"/>"#);
         }
         if below > 0 {
             let _ = write!(
@@ -192,13 +207,19 @@ pub fn distribution(rows: &[Distribution], fmt: fn(f64) -> String) -> String {
 
 /// Vertical grid lines and labels along the bottom.
 fn axis_x(s: &mut String, x: &Scale, top: f64, bottom: f64, fmt: fn(f64) -> String) {
+    let mut prev_label = String::new();
     for t in x.ticks() {
         let px = x.at(t);
+        let label = fmt(t);
+        if label == prev_label {
+            continue;
+        }
+        prev_label.clone_from(&label);
         let _ = write!(
             s,
             r#"<line class="grid" x1="{px:.1}" x2="{px:.1}" y1="{top:.1}" y2="{bottom:.1}"/><text class="tick" x="{px:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             bottom + 16.0,
-            escape(&fmt(t))
+            escape(&label)
         );
     }
 }
@@ -233,9 +254,16 @@ pub fn history(
         hi = hi.max(p.value);
         if i > 0 {
             let prev = points[i - 1].value;
-            lo = lo.min(prev * (1.0 - t));
+            lo = lo.min((prev * (1.0 - t)).max(0.0));
             hi = hi.max(prev * (1.0 + t));
         }
+    }
+    // At least ±0.5 % around the values: a count that never moved is a flat line in a thin
+    // band, not a line in a band filling the chart, with axis labels that all read the same.
+    let mid = (lo + hi) / 2.0;
+    if hi - lo < 0.01 * mid.abs() {
+        lo = mid - 0.005 * mid.abs();
+        hi = mid + 0.005 * mid.abs();
     }
     let mut s = String::new();
     let _ = write!(
@@ -257,15 +285,21 @@ pub fn history(
             left + (W - right - left) * i as f64 / (n - 1) as f64
         }
     };
+    let mut prev_label = String::new();
     for tk in y.ticks() {
         let py = y.at(tk);
+        let label = fmt(tk);
+        if label == prev_label {
+            continue;
+        }
+        prev_label.clone_from(&label);
         let _ = write!(
             s,
             r#"<line class="grid" x1="{left}" x2="{:.1}" y1="{py:.1}" y2="{py:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
             W - right,
             left - 6.0,
             py + 4.0,
-            escape(&fmt(tk))
+            escape(&label)
         );
     }
     if n > 1 {
@@ -283,7 +317,7 @@ pub fn history(
                 band,
                 "{:.1},{:.1} ",
                 xs(i),
-                y.at(points[i - 1].value * (1.0 - t))
+                y.at((points[i - 1].value * (1.0 - t)).max(0.0))
             );
         }
         let _ = write!(
@@ -461,7 +495,10 @@ mod tests {
             fmt,
         );
         assert!(svg.starts_with(r#"<svg class="chart" data-chart="distribution" data-series="2""#));
-        assert_eq!(svg.matches("<circle").count(), 8);
+        assert_eq!(
+            svg.matches("h0").count() + svg.matches("<circle").count(),
+            8
+        );
         assert_eq!(svg.matches(r#"class="box""#).count(), 2);
         assert!(
             svg.contains("&lt;base&gt;") && !svg.contains("<base>"),
