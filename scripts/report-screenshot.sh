@@ -27,5 +27,5 @@ end=$(date +%s%N)
 echo "report: $(stat -c %s "$work/report.html") bytes in $(( (end - start) / 1000000 )) ms"
 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
   --disable-component-update --disable-sync --hide-scrollbars --user-data-dir="$work/profile" \
-  --window-size=1280,2000 --screenshot="$PWD/docs/report.png" "file://$work/report.html"
+  --window-size=1280,2200 --screenshot="$PWD/docs/report.png" "file://$work/report.html"
 ls -l docs/report.png
