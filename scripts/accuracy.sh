@@ -10,6 +10,7 @@
 # built by `check` itself: the pull-request flow. Commit first: the knob scenario must be in HEAD.
 #
 # Usage: scripts/accuracy.sh [AA_RUNS [POWER_RUNS]]    (defaults 10 and 15; python3 parses JSON)
+#        KEEP=DIR keeps each check's two output directories as DIR/1, DIR/2, ...
 # Results: one line per check, then the rates; docs/accuracy.md records a measured set.
 set -euo pipefail
 aa_runs=${1:-10}
@@ -42,6 +43,12 @@ check() {
   if [ "$code" != 0 ] && [ "$code" != 3 ]; then
     echo "costbench check failed (exit $code)" >&2
     exit 1
+  fi
+  # Keep every check's runs: `costbench compare KEEP/N/baseline KEEP/N/candidate` judges them
+  # again under other settings without measuring again.
+  if [ -n "${KEEP:-}" ]; then
+    n=$(( $(find "$KEEP" -mindepth 1 -maxdepth 1 -type d | wc -l) + 1 ))
+    mkdir -p "$KEEP/$n" && cp -r "$scratch/out/baseline" "$scratch/out/candidate" "$KEEP/$n/"
   fi
 }
 

@@ -74,6 +74,18 @@ pub enum Command {
     /// metric, with the significance band and the runs that crossed it) come from the history
     /// database whenever it exists.
     Report(ReportCmd),
+    /// Check the unsafe side of every trade under Miri (needs nightly with miri and rust-src).
+    ///
+    /// Builds the bench target with `cargo +nightly miri` and runs each selected scenario's
+    /// setup and one run of its body in a Miri process of its own (multi-party scenarios: their
+    /// parties as threads over in-memory links), reporting per scenario: clean, undefined
+    /// behaviour (Miri's message, location, notes and backtrace), not runnable under Miri (foreign
+    /// calls, process spawning, file access under isolation, inline assembly), or failed.
+    /// Scenarios size their inputs for Miri with costbench::miri_size. Exit 1 when undefined
+    /// behaviour is found, a scenario fails, or Miri is not installed; not-runnable scenarios do
+    /// not fail the command. MIRIFLAGS is passed through; COSTBENCH_MIRI_TOOLCHAIN picks another
+    /// toolchain than nightly.
+    Miri(MiriCmd),
 }
 
 #[derive(Debug, clap::Args)]
@@ -101,6 +113,44 @@ pub struct ReportCmd {
     /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MiriFormat {
+    /// A table for people, with the details of every finding.
+    Table,
+    /// The report as JSON (`"schema": "costbench-miri"`).
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MiriCmd {
+    /// Cargo.toml of the crate or workspace whose bench target to check [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package that has the bench target, when several do.
+    #[arg(long, short = 'p', value_name = "SPEC")]
+    pub package: Option<String>,
+    /// Bench target (harness = false, main calls `costbench::Suite::main`). Without it:
+    /// `run.bench` from costbench.toml, or the only bench target that depends on costbench.
+    #[arg(long, value_name = "NAME")]
+    pub bench: Option<String>,
+    /// Check only scenarios whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Cargo features to build the bench target's package with (comma-separated), as for
+    /// `cargo --features`.
+    #[arg(long, value_name = "FEATURES")]
+    pub features: Option<String>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: MiriFormat,
+    /// Seconds after which a scenario's Miri process is killed and the scenario reported failed.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub timeout: u64,
+    /// Print only problems (undefined behaviour, failures) and errors.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -152,6 +202,9 @@ pub struct CheckCmd {
     /// Threshold for wall time measured in interleaved rounds (--baseline-rev), in percent.
     #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
     pub paired_walltime_threshold: f64,
+    /// Confidence level of the wall-time intervals (bootstrap and paired), in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
+    pub confidence: f64,
     /// Interleaved wall-time rounds per scenario with --baseline-rev (each round: one short
     /// process per side, 10 samples after 50 ms of warm-up).
     #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
@@ -191,6 +244,9 @@ pub struct CompareCmd {
     /// of `check --baseline-rev`, build variants), judged paired, in percent.
     #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
     pub paired_walltime_threshold: f64,
+    /// Confidence level of the wall-time intervals (bootstrap and paired), in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
+    pub confidence: f64,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
     /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
     /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
@@ -420,7 +476,30 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Census(c) => census(c),
         Command::Check(c) => check(c),
         Command::Report(r) => report(r),
+        Command::Miri(m) => miri(m),
     }
+}
+
+fn miri(m: MiriCmd) -> Result<i32> {
+    if m.timeout == 0 {
+        bail!("--timeout must be at least 1 second");
+    }
+    let filter = m
+        .filter
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))?;
+    crate::miri::run(crate::miri::MiriOptions {
+        manifest_path: m.manifest_path,
+        package: m.package,
+        bench: m.bench,
+        filter,
+        features: m.features,
+        timeout: Duration::from_secs(m.timeout),
+        json: m.format == MiriFormat::Json,
+        quiet: m.quiet,
+    })
 }
 
 fn report(r: ReportCmd) -> Result<i32> {
@@ -632,6 +711,7 @@ fn compare(c: CompareCmd) -> Result<i32> {
         icount_threshold_pct: c.icount_threshold,
         walltime_threshold_pct: c.walltime_threshold,
         paired_walltime_threshold_pct: c.paired_walltime_threshold,
+        confidence: c.confidence,
         ..crate::compare::CompareOptions::default()
     };
     opts.validate()?;
@@ -720,6 +800,7 @@ fn check(c: CheckCmd) -> Result<i32> {
         icount_threshold_pct: c.icount_threshold,
         walltime_threshold_pct: c.walltime_threshold,
         paired_walltime_threshold_pct: c.paired_walltime_threshold,
+        confidence: c.confidence,
         ..crate::compare::CompareOptions::default()
     };
     opts.validate()?;
@@ -1053,6 +1134,8 @@ mod tests {
             &["costbench", "run", "--jobs", "0"][..],
             &["costbench", "run", "--filter", "("],
             &["costbench", "run", "--timeout", "0"],
+            &["costbench", "miri", "--timeout", "0"],
+            &["costbench", "miri", "--filter", "("],
         ] {
             let cli = Cli::try_parse_from(args).unwrap();
             assert!(execute(cli).is_err(), "{args:?}");

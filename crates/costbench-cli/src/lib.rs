@@ -5,9 +5,10 @@
 //! Layout: `cli` parses arguments into plain values; `run` schedules and supervises child
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
 //! `census` finds the bounds and overflow checks left in a binary and joins them with
-//! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML page; `stats` and `report` are pure functions of their inputs;
-//! `output` writes result files atomically. Only `run` and `measure` spawn processes or read
-//! clocks.
+//! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML
+//! page; `stats` and `report` are pure functions of their inputs;
+//! `output` writes result files atomically; `miri` runs scenarios under Miri and reads its
+//! verdicts. Only `run`, `measure` and `miri` spawn processes or read clocks.
 
 pub mod cargo;
 pub mod census;
@@ -19,6 +20,7 @@ pub mod environment;
 pub mod html_report;
 pub mod import;
 pub mod measure;
+pub mod miri;
 pub mod model;
 pub mod output;
 pub mod report;

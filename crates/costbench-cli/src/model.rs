@@ -207,6 +207,13 @@ pub struct Paired {
     /// round is the steadiest estimate of the code's own speed.
     #[serde(default)]
     pub round_min_ns_per_op: Vec<f64>,
+    /// Samples each round took, in round order: `iteration_ns` holds the rounds one after another.
+    #[serde(default)]
+    pub round_samples: Vec<usize>,
+    /// The sides took turns sample by sample (a token ring), so sample `i` of round `k` of
+    /// every side ran within a millisecond of each other: `compare` pairs them sample by sample.
+    #[serde(default)]
+    pub lockstep: bool,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]

@@ -40,6 +40,13 @@
 //! [`costbench_measured_region`](crate::region::costbench_measured_region) that callgrind is told to
 //! count; for wall time it runs many times in timed batches.
 //!
+//! # Checking the unsafe side under Miri
+//!
+//! `costbench miri` runs each scenario's setup and one run of its body under Miri and reports
+//! undefined behaviour with its source location. Size inputs with [`miri_size`] so that Miri
+//! (thousands of times slower than native code) gets a smaller one, and give code that reads
+//! words out of bytes an [`UnalignedBytes`] buffer to check it at 1-byte alignment.
+//!
 //! # When to use [`black_box`]
 //!
 //! The optimiser sees your setup and your body together. If the inputs are constants it may
@@ -63,6 +70,7 @@ mod alloc;
 mod bench;
 mod child;
 mod link;
+mod miri;
 mod perf;
 pub mod region;
 mod suite;
@@ -71,5 +79,6 @@ mod walltime;
 pub use alloc::CountingAlloc;
 pub use bench::Bench;
 pub use link::Link;
+pub use miri::{miri_size, under_miri, UnalignedBytes};
 pub use std::hint::black_box;
 pub use suite::{ops, Multi, Ops, Suite};

@@ -600,16 +600,59 @@ fn per_op_samples(r: &ScenarioResult) -> Vec<f64> {
     })
 }
 
-/// Per-round medians of both sides when they were measured in the same interleaved session.
-fn paired_rounds<'a>(
-    b: &'a ScenarioResult,
-    c: &'a ScenarioResult,
-) -> Option<(&'a [f64], &'a [f64])> {
-    let bp = b.walltime.as_ref()?.paired.as_ref()?;
-    let cp = c.walltime.as_ref()?.paired.as_ref()?;
-    (bp.session == cp.session
-        && bp.round_medians_ns_per_op.len() == cp.round_medians_ns_per_op.len())
-    .then_some((&bp.round_medians_ns_per_op, &cp.round_medians_ns_per_op))
+/// Per-round log ratios `ln(cand / base)` of two sides measured in the same interleaved
+/// session, or `None` when they were not.
+///
+/// - Sides that took turns sample by sample (lockstep): each round's value is the median over its
+///   sample pairs of `ln(cand_i / base_i)`. Sample `i` of both sides ran within a millisecond of
+///   each other, so a burst of load that outlasts a sample hits both and cancels in their ratio;
+///   one that hits a single sample is outvoted by the median.
+/// - Otherwise (sides took turns process by process): the ratio of each round's fastest sample.
+///   Interference only ever adds time, so the least disturbed sample of a round is the steadiest
+///   estimate of the code's own speed. (Records without round minimums: the medians.)
+fn paired_log_ratios(b: &ScenarioResult, c: &ScenarioResult) -> Option<Vec<f64>> {
+    let (bw, cw) = (b.walltime.as_ref()?, c.walltime.as_ref()?);
+    let (bp, cp) = (bw.paired.as_ref()?, cw.paired.as_ref()?);
+    if bp.session != cp.session {
+        return None;
+    }
+    let sample_pairs = bp.lockstep
+        && cp.lockstep
+        && bp.round_samples == cp.round_samples
+        && !bp.round_samples.is_empty()
+        && bp.round_samples.iter().sum::<usize>() == bw.iteration_ns.len()
+        && cp.round_samples.iter().sum::<usize>() == cw.iteration_ns.len();
+    if sample_pairs {
+        let mut start = 0;
+        let mut rounds = Vec::with_capacity(bp.round_samples.len());
+        for &n in &bp.round_samples {
+            let mut d: Vec<f64> = bw.iteration_ns[start..start + n]
+                .iter()
+                .zip(&cw.iteration_ns[start..start + n])
+                .filter_map(|(b, c)| paired::log_ratio(*b, *c))
+                .collect();
+            start += n;
+            if !d.is_empty() {
+                d.sort_by(f64::total_cmp);
+                rounds.push(crate::stats::quantile(&d, 0.5));
+            }
+        }
+        return Some(rounds);
+    }
+    let pick = |p: &crate::model::Paired| -> Vec<f64> {
+        if p.round_min_ns_per_op.is_empty() {
+            p.round_medians_ns_per_op.clone()
+        } else {
+            p.round_min_ns_per_op.clone()
+        }
+    };
+    let (br, cr) = (pick(bp), pick(cp));
+    (br.len() == cr.len()).then(|| {
+        br.iter()
+            .zip(&cr)
+            .filter_map(|(b, c)| paired::log_ratio(*b, *c))
+            .collect()
+    })
 }
 
 /// A wall-time verdict: change (percent), interval, rounds paired, verdict, reason.
@@ -623,18 +666,18 @@ fn judge_walltime(
     threshold: Threshold,
     opts: &CompareOptions,
 ) -> WalltimeJudgement {
-    if let Some((br, cr)) = paired_rounds(b, c) {
+    if let Some(d) = paired_log_ratios(b, c) {
         // Paired: the history's thresholds (learned from separate runs, drift included) do not
         // apply to a comparison that cancels drift.
         let t = Threshold {
             pct: opts.paired_walltime_threshold_pct,
             from_history: false,
         };
-        if let Some((est, ci)) = paired::ratio_ci(br, cr, opts.confidence) {
+        if let Some((est, ci)) = paired::log_ratio_ci(&d, opts.confidence) {
             let change = (est - 1.0) * 100.0;
             let (verdict, reason) =
-                judge_interval(change, &ci, t, &format!("paired over {} rounds", br.len()));
-            return (change, Some(ci), Some(br.len()), verdict, reason);
+                judge_interval(change, &ci, t, &format!("paired over {} rounds", d.len()));
+            return (change, Some(ci), Some(d.len()), verdict, reason);
         }
     }
     let change = change_pct(base, cand);
@@ -1150,6 +1193,77 @@ mod tests {
         let cmp = compare(&base, &cand, &opts());
         let ci = only_row(&cmp, Instrument::Walltime).ci.expect("interval");
         assert!(ci.low > 1.02 && ci.high < 1.04, "{ci:?}");
+    }
+
+    /// Two sides of one lockstep session: `base` and `cand` per-op samples, rounds of `n`.
+    fn lockstep_pair(base: &[f64], cand: &[f64], n: usize) -> (RunRecord, RunRecord) {
+        let side = |run: &str, v: &[f64], mins: Vec<f64>| {
+            let mut r = with_walltime(scenario("s"), v);
+            let w = r.walltime.as_mut().unwrap();
+            w.paired = Some(crate::model::Paired {
+                session: "session".into(),
+                round_medians_ns_per_op: vec![],
+                round_min_ns_per_op: mins,
+                round_samples: vec![n; v.len() / n],
+                lockstep: true,
+            });
+            record(run, vec![r])
+        };
+        let mins = |v: &[f64]| {
+            v.chunks(n)
+                .map(|c| c.iter().copied().fold(f64::MAX, f64::min))
+                .collect()
+        };
+        (side("b", base, mins(base)), side("c", cand, mins(cand)))
+    }
+
+    #[test]
+    fn lockstep_sides_are_paired_sample_by_sample() {
+        // 8 rounds of 5 samples; load bursts (x3) hit both sides' samples at the same moments,
+        // and a few hit one side only; the candidate is 4 % slower.
+        let mut base = Vec::new();
+        let mut cand = Vec::new();
+        for k in 0..40 {
+            let drift = 1.0 + 0.3 * ((k / 5) % 3) as f64;
+            let shared = if k % 7 == 3 { 3.0 } else { 1.0 };
+            let own = if k % 11 == 5 { 2.0 } else { 1.0 };
+            base.push(10.0 * drift * shared * own);
+            cand.push(10.4 * drift * shared * if k % 13 == 8 { 2.0 } else { 1.0 });
+        }
+        let (b, c) = lockstep_pair(&base, &cand, 5);
+        let cmp = compare(&b, &c, &CompareOptions::default());
+        let row = &cmp.rows[0];
+        assert_eq!(row.paired_rounds, Some(8));
+        assert!((row.change_pct - 4.0).abs() < 0.01, "{row:?}");
+        assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
+        // Without the lockstep flag the round minimums are paired instead: still 4 %.
+        let (mut b, mut c) = lockstep_pair(&base, &cand, 5);
+        for r in [&mut b, &mut c] {
+            r.results[0]
+                .walltime
+                .as_mut()
+                .unwrap()
+                .paired
+                .as_mut()
+                .unwrap()
+                .lockstep = false;
+        }
+        let row = &compare(&b, &c, &CompareOptions::default()).rows[0];
+        assert!((row.change_pct - 4.0).abs() < 0.01, "{row:?}");
+        // Another session: not paired, judged by the bootstrap.
+        let (b, mut c) = lockstep_pair(&base, &cand, 5);
+        c.results[0]
+            .walltime
+            .as_mut()
+            .unwrap()
+            .paired
+            .as_mut()
+            .unwrap()
+            .session = "other".into();
+        assert_eq!(
+            compare(&b, &c, &CompareOptions::default()).rows[0].paired_rounds,
+            None
+        );
     }
 
     #[test]

@@ -22,9 +22,18 @@ pub fn ratio_ci(base: &[f64], cand: &[f64], level: f64) -> Option<(f64, RatioCi)
     let d: Vec<f64> = base
         .iter()
         .zip(cand)
-        .filter(|(b, c)| b.is_finite() && c.is_finite() && **b > 0.0 && **c > 0.0)
-        .map(|(b, c)| (c / b).ln())
+        .filter_map(|(b, c)| log_ratio(*b, *c))
         .collect();
+    log_ratio_ci(&d, level)
+}
+
+/// `ln(cand / base)` when both are positive and finite.
+pub fn log_ratio(base: f64, cand: f64) -> Option<f64> {
+    (base.is_finite() && cand.is_finite() && base > 0.0 && cand > 0.0).then(|| (cand / base).ln())
+}
+
+/// [`ratio_ci`] from the per-round log ratios themselves.
+pub fn log_ratio_ci(d: &[f64], level: f64) -> Option<(f64, RatioCi)> {
     let n = d.len();
     if n < MIN_ROUNDS {
         return None;

@@ -35,6 +35,7 @@ pub fn figures_from_rounds(
     rounds: &[WalltimeSamples],
     ops: u64,
     pairing: &str,
+    lockstep: bool,
 ) -> Option<Walltime> {
     let each: Vec<Walltime> = rounds
         .iter()
@@ -59,6 +60,8 @@ pub fn figures_from_rounds(
             session: pairing.to_string(),
             round_medians_ns_per_op: each.iter().map(|w| w.ns_per_op.median).collect(),
             round_min_ns_per_op: each.iter().map(|w| w.ns_per_op.min).collect(),
+            round_samples: each.iter().map(|w| w.samples).collect(),
+            lockstep,
         }),
     })
 }
@@ -98,6 +101,7 @@ mod tests {
             &[round(vec![100, 200, 300]), round(vec![1000, 1000])],
             1,
             "s",
+            true,
         )
         .unwrap();
         assert_eq!(w.samples, 5);
@@ -107,6 +111,8 @@ mod tests {
         assert_eq!(p.session, "s");
         assert_eq!(p.round_medians_ns_per_op, vec![20.0, 100.0]);
         assert_eq!(p.round_min_ns_per_op, vec![10.0, 100.0]);
-        assert!(figures_from_rounds(&[], 1, "s").is_none());
+        assert_eq!(p.round_samples, vec![3, 2]);
+        assert!(p.lockstep);
+        assert!(figures_from_rounds(&[], 1, "s", false).is_none());
     }
 }

@@ -644,7 +644,7 @@ fn walltime_interleaved(
         for (i, (k, s)) in on.iter().enumerate() {
             for (id, r) in std::mem::take(&mut got[i]) {
                 let figure = r.and_then(|rounds| {
-                    walltime::figures_from_rounds(&rounds, s.ops, &pairing)
+                    walltime::figures_from_rounds(&rounds, s.ops, &pairing, ring)
                         .map(|w| Figure::Walltime(Box::new(w)))
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
@@ -656,7 +656,8 @@ fn walltime_interleaved(
     Ok(())
 }
 
-fn select<'a>(
+/// The listed scenarios the filter selects (all but internal ones without a filter).
+pub(crate) fn select<'a>(
     listing: &'a Listing,
     filter: Option<&regex::Regex>,
 ) -> Result<Vec<&'a ScenarioInfo>> {

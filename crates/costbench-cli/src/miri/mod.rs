@@ -1,0 +1,502 @@
+//! `costbench miri`: checks the unsafe side of every trade under Miri. Builds the bench target
+//! with `cargo +nightly miri`, then runs each selected scenario's setup and one run of its body
+//! (the child protocol's `once` mode; multi-party scenarios run their parties as threads over
+//! in-memory links) in a Miri process of its own, so that one finding never hides another, and
+//! reports each as clean, undefined behaviour, not runnable under Miri, or failed.
+//!
+//! This module owns the Miri processes (toolchain check, sysroot, build, one run per scenario
+//! with a deadline); reading Miri's output is the pure [`parse`] module, and the table is
+//! `report::miri`.
+
+pub mod parse;
+
+use crate::cargo::BenchTarget;
+use crate::exit;
+use anyhow::{bail, Context, Result};
+use costbench_protocol::{self as proto, Listing, ScenarioInfo, CHILD_FLAG, PROTOCOL_VERSION};
+use parse::Finding;
+use serde::{Deserialize, Serialize};
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `schema` of the JSON report.
+pub const SCHEMA: &str = "costbench-miri";
+/// Bump on any incompatible change of the JSON report.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Toolchain that runs Miri unless `COSTBENCH_MIRI_TOOLCHAIN` names another (a dated nightly,
+/// to pin Miri's version in CI).
+pub const DEFAULT_TOOLCHAIN: &str = "nightly";
+
+/// What to install when Miri is missing; printed as the one message `costbench miri` gives.
+pub const INSTALL_HINT: &str = "rustup toolchain install nightly --component miri,rust-src";
+
+/// Validated options of `costbench miri`.
+#[derive(Debug)]
+pub struct MiriOptions {
+    pub manifest_path: Option<PathBuf>,
+    pub package: Option<String>,
+    pub bench: Option<String>,
+    pub filter: Option<regex::Regex>,
+    /// `--features` for cargo.
+    pub features: Option<String>,
+    pub timeout: Duration,
+    pub json: bool,
+    pub quiet: bool,
+}
+
+/// The JSON report (`--format json`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MiriReport {
+    pub schema: String,
+    pub schema_version: u32,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub tool: crate::model::Tool,
+    pub suite: crate::model::SuiteInfo,
+    /// Rustup toolchain that ran Miri.
+    pub toolchain: String,
+    /// `cargo miri --version`.
+    pub miri_version: String,
+    /// `MIRIFLAGS` the scenarios ran with (the caller's own; costbench adds none).
+    pub miriflags: String,
+    /// Cargo features the bench target was built with (`--features`), if any.
+    #[serde(default)]
+    pub features: Option<String>,
+    pub timing: Timing,
+    pub results: Vec<MiriResult>,
+}
+
+/// Seconds spent in each phase.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Timing {
+    /// `cargo miri setup`: building Miri's sysroot (a minute or two the first time, then a check).
+    pub sysroot_s: f64,
+    /// Building the bench target for Miri (cached by cargo from run to run).
+    pub build_s: f64,
+    /// Listing the scenarios (one short Miri run).
+    pub list_s: f64,
+    /// All scenario runs.
+    pub scenarios_s: f64,
+    pub total_s: f64,
+}
+
+/// One scenario's Miri run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MiriResult {
+    pub scenario: String,
+    /// Parties of a multi-party scenario, run as threads of one Miri process.
+    pub parties: Vec<String>,
+    /// Wall time of the scenario's Miri process, cargo's freshness check included.
+    pub seconds: f64,
+    #[serde(flatten)]
+    pub finding: Finding,
+}
+
+impl MiriReport {
+    /// Whether any scenario had undefined behaviour or failed.
+    pub fn has_problems(&self) -> bool {
+        self.results.iter().any(|r| r.finding.is_problem())
+    }
+}
+
+pub fn run(opts: MiriOptions) -> Result<i32> {
+    let started = Instant::now();
+    let started_at = crate::environment::now_rfc3339();
+    let target = crate::cargo::resolve(
+        opts.manifest_path.as_deref(),
+        opts.package.as_deref(),
+        opts.bench.as_deref(),
+    )?;
+    let toolchain =
+        std::env::var("COSTBENCH_MIRI_TOOLCHAIN").unwrap_or_else(|_| DEFAULT_TOOLCHAIN.into());
+    let miri = Miri {
+        toolchain,
+        target,
+        features: opts.features.clone(),
+        quiet: opts.quiet,
+    };
+    let miri_version = match miri.version() {
+        Ok(v) => v,
+        Err(why) => {
+            eprintln!("{}", missing_message(&miri.toolchain, &why));
+            return Ok(exit::FAILURE);
+        }
+    };
+    let progress = |msg: &str| {
+        if !opts.quiet {
+            eprintln!("miri: {msg}");
+        }
+    };
+    progress(&format!("{miri_version}; preparing its sysroot"));
+    let t = Instant::now();
+    miri.setup()?;
+    let sysroot_s = t.elapsed().as_secs_f64();
+    progress(&format!(
+        "building bench target {} of package {}",
+        miri.target.bench, miri.target.package
+    ));
+    let t = Instant::now();
+    miri.build()?;
+    let build_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let listing = miri.list(opts.timeout)?;
+    let list_s = t.elapsed().as_secs_f64();
+    let selected = crate::run::select(&listing, opts.filter.as_ref())?;
+    let miriflags = std::env::var("MIRIFLAGS").unwrap_or_default();
+    let t = Instant::now();
+    let mut results = Vec::new();
+    for (k, s) in selected.iter().enumerate() {
+        let r = miri.check(s, opts.timeout);
+        progress(&format!(
+            "[{}/{}] {}: {} ({:.1} s)",
+            k + 1,
+            selected.len(),
+            r.scenario,
+            r.finding.verdict(),
+            r.seconds
+        ));
+        results.push(r);
+    }
+    let scenarios_s = t.elapsed().as_secs_f64();
+    let report = MiriReport {
+        schema: SCHEMA.into(),
+        schema_version: SCHEMA_VERSION,
+        started_at,
+        tool: crate::model::Tool {
+            name: "costbench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            protocol: PROTOCOL_VERSION,
+        },
+        suite: crate::model::SuiteInfo {
+            package: miri.target.package.clone(),
+            bench: miri.target.bench.clone(),
+            library_version: listing.library_version.clone(),
+        },
+        toolchain: miri.toolchain.clone(),
+        miri_version,
+        miriflags,
+        features: opts.features,
+        timing: Timing {
+            sysroot_s,
+            build_s,
+            list_s,
+            scenarios_s,
+            total_s: started.elapsed().as_secs_f64(),
+        },
+        results,
+    };
+    if opts.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("a Miri report always serialises")
+        );
+    } else if !opts.quiet {
+        print!("{}", crate::report::miri::table(&report));
+    } else {
+        for r in report.results.iter().filter(|r| r.finding.is_problem()) {
+            eprintln!("{}", crate::report::miri::one_line(r));
+        }
+    }
+    Ok(if report.has_problems() {
+        exit::FAILURE
+    } else {
+        exit::OK
+    })
+}
+
+/// The one message for a missing nightly toolchain or Miri component.
+pub fn missing_message(toolchain: &str, why: &str) -> String {
+    format!(
+        "costbench miri needs Miri: the {toolchain} toolchain with the miri and rust-src components \
+         ({why}).\nInstall them with:\n    {INSTALL_HINT}\n(with nightly already installed: \
+         rustup component add --toolchain nightly miri rust-src). Nothing else in costbench needs them."
+    )
+}
+
+/// `cargo +TOOLCHAIN miri ...` for one bench target.
+struct Miri {
+    toolchain: String,
+    target: BenchTarget,
+    features: Option<String>,
+    quiet: bool,
+}
+
+impl Miri {
+    /// `cargo +TOOLCHAIN miri ARGS`, through rustup's `cargo` on PATH (`$CARGO`, when costbench
+    /// runs under cargo, is the stable toolchain's own cargo and knows no `+toolchain`), with the
+    /// outer toolchain's variables removed so that they cannot pull in a stable rustc.
+    fn cargo(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new("cargo");
+        cmd.arg(format!("+{}", self.toolchain))
+            .arg("miri")
+            .args(args)
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .env_remove("RUSTC")
+            .env_remove("RUSTDOC")
+            .env_remove("CARGO")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// `--manifest-path M -p PKG --bench NAME [--features F]`: the same for the build and every
+    /// run, so that cargo finds the build fresh.
+    fn target_args(&self, cmd: &mut Command) {
+        cmd.arg("--manifest-path")
+            .arg(&self.target.manifest_path)
+            .args(["-p", &self.target.package, "--bench", &self.target.bench]);
+        if let Some(f) = &self.features {
+            cmd.args(["--features", f]);
+        }
+    }
+
+    /// Miri's version, or why it cannot be run.
+    fn version(&self) -> std::result::Result<String, String> {
+        let out = self
+            .cargo(&["--version"])
+            .output()
+            .map_err(|e| format!("cannot run `cargo`: {e}"))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let first = err
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no message");
+            return Err(format!(
+                "`cargo +{} miri --version` failed: {}",
+                self.toolchain,
+                first.trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// Builds Miri's sysroot if needed (`cargo miri setup`).
+    fn setup(&self) -> Result<()> {
+        let out = self
+            .cargo(&["setup"])
+            .output()
+            .context("cannot run `cargo miri setup`")?;
+        if !out.status.success() {
+            bail!(
+                "`cargo +{} miri setup` failed (is the rust-src component installed? {INSTALL_HINT}):\n{}",
+                self.toolchain,
+                crate::run::child::tail(&String::from_utf8_lossy(&out.stderr), 20)
+            );
+        }
+        Ok(())
+    }
+
+    /// Builds the bench target for Miri without running it.
+    fn build(&self) -> Result<()> {
+        let mut cmd = self.cargo(&["test", "--no-run"]);
+        self.target_args(&mut cmd);
+        cmd.stdout(Stdio::null()).stderr(if self.quiet {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        });
+        let out = cmd
+            .output()
+            .context("cannot run `cargo miri test --no-run`")?;
+        if !out.status.success() {
+            bail!(
+                "building bench target {} of package {} for Miri failed ({}){}",
+                self.target.bench,
+                self.target.package,
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+                    .trim_end()
+                    .lines()
+                    .map(|l| format!("\n{l}"))
+                    .collect::<String>()
+            );
+        }
+        Ok(())
+    }
+
+    /// `cargo miri test -q ... -- --costbench-child MODE --protocol V ARGS`.
+    fn child(&self, mode: &str, args: &[&str]) -> Command {
+        let mut cmd = self.cargo(&["test", "-q"]);
+        self.target_args(&mut cmd);
+        cmd.args(["--", CHILD_FLAG, mode, "--protocol"])
+            .arg(PROTOCOL_VERSION.to_string())
+            .args(args)
+            // Scenarios run where `cargo bench` runs them.
+            .current_dir(&self.target.package_dir);
+        cmd
+    }
+
+    fn list(&self, timeout: Duration) -> Result<Listing> {
+        let mut cmd = self.child("list", &[]);
+        let out = run_with_deadline(&mut cmd, timeout)
+            .context("cannot run `cargo miri test` to list the scenarios")?;
+        if !out.success() {
+            bail!(
+                "the scenario binary failed to list its scenarios under Miri ({}):\n{}",
+                out.describe(),
+                crate::run::child::tail(parse::strip_cargo_trailer(&out.stderr), 20)
+            );
+        }
+        let listing: Listing = out
+            .stdout
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str(l).ok())
+            .context(
+                "the scenario binary did not answer the costbench protocol under Miri; its main \
+                 must end with costbench::Suite::main()",
+            )?;
+        proto::check_version(listing.protocol).map_err(anyhow::Error::msg)?;
+        Ok(listing)
+    }
+
+    /// Runs one scenario's setup and body once under Miri.
+    fn check(&self, s: &ScenarioInfo, timeout: Duration) -> MiriResult {
+        let start = Instant::now();
+        let mut cmd = self.child("once", &[&s.name]);
+        let finding = match run_with_deadline(&mut cmd, timeout) {
+            Err(e) => Finding::Failed {
+                kind: "crashed".into(),
+                message: format!("cannot run `cargo miri test`: {e}"),
+                location: None,
+                stderr_tail: String::new(),
+            },
+            Ok(out) if out.timed_out => Finding::Failed {
+                kind: "timed-out".into(),
+                message: format!(
+                    "killed after {} s under Miri (change with --timeout, or give the scenario a \
+                     smaller input under Miri with costbench::miri_size)",
+                    timeout.as_secs()
+                ),
+                location: None,
+                stderr_tail: crate::run::child::tail(parse::strip_cargo_trailer(&out.stderr), 20),
+            },
+            Ok(out) => parse::classify(out.success(), out.code, &out.stderr),
+        };
+        MiriResult {
+            scenario: s.name.clone(),
+            parties: s.parties.clone(),
+            seconds: start.elapsed().as_secs_f64(),
+            finding,
+        }
+    }
+}
+
+/// What a process wrote and how it ended.
+#[derive(Debug)]
+struct Ended {
+    code: Option<i32>,
+    signal: Option<i32>,
+    timed_out: bool,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ended {
+    fn success(&self) -> bool {
+        !self.timed_out && self.code == Some(0)
+    }
+
+    fn describe(&self) -> String {
+        match (self.timed_out, self.code, self.signal) {
+            (true, _, _) => "timed out".into(),
+            (_, Some(c), _) => format!("exit code {c}"),
+            (_, _, Some(s)) => format!("killed by signal {s}"),
+            _ => "ended abnormally".into(),
+        }
+    }
+}
+
+/// Runs `cmd` with stdout and stderr captured whole (Miri's finding comes first and its
+/// backtrace can be long), killing its whole process group after `timeout`: cargo runs Miri as a
+/// grandchild, which killing cargo alone would leave running.
+fn run_with_deadline(cmd: &mut Command, timeout: Duration) -> std::io::Result<Ended> {
+    use std::os::unix::process::ExitStatusExt;
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = cmd.spawn()?;
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let (status, timed_out) = loop {
+        if let Some(status) = child.try_wait()? {
+            break (Some(status), false);
+        }
+        if start.elapsed() >= timeout {
+            let pgid = child.id() as libc::pid_t;
+            // SAFETY: signalling the process group this function created for the child.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+            let _ = child.wait();
+            break (None, true);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Ok(Ended {
+        code: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| s.signal()),
+        timed_out,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadline_kills_the_whole_group() {
+        let mut cmd = Command::new("sh");
+        // The grandchild `sleep` holds stderr open: only killing the group ends the read.
+        cmd.args(["-c", "sleep 30 & echo started >&2; wait"]);
+        let start = Instant::now();
+        let out = run_with_deadline(&mut cmd, Duration::from_millis(300)).unwrap();
+        assert!(out.timed_out);
+        assert_eq!(out.stderr, "started\n");
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn output_is_kept_whole() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "seq 1 100 >&2; echo out; exit 3"]);
+        let out = run_with_deadline(&mut cmd, Duration::from_secs(30)).unwrap();
+        assert_eq!(out.code, Some(3));
+        assert_eq!(out.stderr.lines().count(), 100);
+        assert_eq!(out.stdout, "out\n");
+        assert_eq!(out.describe(), "exit code 3");
+    }
+
+    #[test]
+    fn the_missing_message_says_how_to_install() {
+        let m = missing_message("nightly", "toolchain 'nightly' is not installed");
+        assert!(m.contains("rustup toolchain install nightly --component miri,rust-src"));
+        assert!(m.contains("not installed"));
+    }
+}

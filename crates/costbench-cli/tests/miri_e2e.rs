@@ -1,0 +1,232 @@
+//! End-to-end tests of `costbench miri`: the real binary, real `cargo +nightly miri` runs of the
+//! built-in suite and of the selftest crate's deliberately unsound `miri_ub` bench target. They
+//! print `SKIPPED` and pass where nightly's Miri is not installed; the message for that case is
+//! tested everywhere.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Whether the toolchain `costbench miri` would use (`COSTBENCH_MIRI_TOOLCHAIN`, default
+/// nightly) has a working Miri: `cargo miri setup` succeeds (it needs the miri and rust-src
+/// components, and builds Miri's sysroot the first time).
+fn miri_available() -> bool {
+    let toolchain =
+        std::env::var("COSTBENCH_MIRI_TOOLCHAIN").unwrap_or_else(|_| "nightly".to_string());
+    let ok = Command::new("cargo")
+        .args([&format!("+{toolchain}"), "miri", "setup"])
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO")
+        .env_remove("RUSTC")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "SKIPPED: Miri is not installed or cannot build its sysroot \
+             (rustup toolchain install nightly --component miri,rust-src); this test needs it"
+        );
+    }
+    ok
+}
+
+fn costbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(args)
+        .output()
+        .expect("the costbench binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `costbench miri --format json` on `package`'s bench target `bench`.
+fn miri_json(package: &str, bench: &str, filter: Option<&str>) -> (Output, Value) {
+    let manifest = workspace().join("Cargo.toml");
+    let mut args = vec![
+        "miri",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "-p",
+        package,
+        "--bench",
+        bench,
+        "--format",
+        "json",
+    ];
+    if let Some(f) = filter {
+        args.extend(["--filter", f]);
+    }
+    let out = costbench(&args);
+    let json = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON report ({e}); stderr:\n{}", stderr(&out)));
+    (out, json)
+}
+
+fn result<'a>(report: &'a Value, scenario: &str) -> &'a Value {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["scenario"] == scenario)
+        .unwrap_or_else(|| panic!("no result for {scenario}: {report:#}"))
+}
+
+/// `file:line:col` of the first line of `file` (relative to the workspace) containing `needle`,
+/// at the column where `needle` starts.
+fn location_of(file: &str, needle: &str) -> String {
+    let text = std::fs::read_to_string(workspace().join(file)).unwrap();
+    let (n, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} not in {file}"));
+    format!("{file}:{}:{}", n + 1, line.find(needle).unwrap() + 1)
+}
+
+#[test]
+fn builtin_unchecked_and_unaligned_scenarios_are_clean_and_file_io_is_not_runnable() {
+    if !miri_available() {
+        return;
+    }
+    let (out, report) = miri_json(
+        "costbench-suite",
+        "builtin",
+        Some("unchecked|unaligned|^io/read/open_once$"),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(report["schema"], "costbench-miri");
+    assert_eq!(report["schema_version"], 1);
+    let results = report["results"].as_array().unwrap();
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["scenario"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "index/sum_indirect/unchecked",
+        "index/binary_search/unchecked",
+        "index/matmul32/unchecked",
+        "words/read_u64/unaligned",
+        "io/read/open_once",
+    ] {
+        assert!(names.contains(&expected), "{expected} not in {names:?}");
+    }
+    for r in results
+        .iter()
+        .filter(|r| r["scenario"] != "io/read/open_once")
+    {
+        assert_eq!(r["verdict"], "clean", "{r:#}");
+    }
+    let io = result(&report, "io/read/open_once");
+    assert_eq!(io["verdict"], "not-runnable", "{io:#}");
+    assert_eq!(io["kind"], "isolation");
+    assert_eq!(
+        io["message"],
+        "`open` not available when isolation is enabled"
+    );
+    assert!(
+        io["workspace_frame"]
+            .as_str()
+            .unwrap()
+            .contains("suites/builtin/src/files.rs:"),
+        "{io:#}"
+    );
+    assert!(report["timing"]["total_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn unsound_scenarios_are_undefined_behaviour_at_their_line() {
+    if !miri_available() {
+        return;
+    }
+    let (out, report) = miri_json("costbench-selftest", "miri_ub", None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let file = "suites/selftest/benches/miri_ub.rs";
+    assert_eq!(result(&report, "unchecked/in_bounds")["verdict"], "clean");
+    let oob = result(&report, "unchecked/out_of_bounds");
+    assert_eq!(oob["verdict"], "undefined-behavior", "{oob:#}");
+    assert_eq!(
+        oob["location"].as_str().unwrap(),
+        location_of(file, "data.get_unchecked(i)")
+    );
+    let odd = result(&report, "aligned_read/odd_address");
+    assert_eq!(odd["verdict"], "undefined-behavior", "{odd:#}");
+    assert_eq!(
+        odd["message"],
+        "accessing memory based on pointer with alignment 1, but alignment 8 is required"
+    );
+    assert_eq!(
+        odd["location"].as_str().unwrap(),
+        location_of(file, "black_box(bytes.as_ptr()).cast::<u64>().read()")
+    );
+    let asm = result(&report, "asm/calibrated_loop");
+    assert_eq!(asm["verdict"], "not-runnable");
+    assert_eq!(asm["kind"], "inline-assembly");
+    let spawn = result(&report, "process/spawn");
+    assert_eq!(spawn["verdict"], "not-runnable");
+    assert_eq!(spawn["kind"], "process-spawning");
+    assert!(
+        spawn["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("can't call foreign function `posix_spawn"),
+        "{spawn:#}"
+    );
+
+    // The table says the same for people, the location included.
+    let manifest = workspace().join("Cargo.toml");
+    let out = costbench(&[
+        "miri",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "-p",
+        "costbench-selftest",
+        "--bench",
+        "miri_ub",
+        "--filter",
+        "out_of_bounds",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "UNDEFINED BEHAVIOUR unchecked/out_of_bounds: `assume` called with `false` at {}",
+            location_of(file, "data.get_unchecked(i)")
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_miri_gives_one_message_with_the_install_command() {
+    let manifest = workspace().join("Cargo.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args([
+            "miri",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "miri_ub",
+        ])
+        .env("COSTBENCH_MIRI_TOOLCHAIN", "costbench-no-such-toolchain")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("costbench miri needs Miri"),
+        "one message, first: {err}"
+    );
+    assert!(
+        err.contains("rustup toolchain install nightly --component miri,rust-src"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
