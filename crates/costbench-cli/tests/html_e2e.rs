@@ -192,10 +192,16 @@ fn report_renders_in_a_browser_with_charts_sorting_and_escaped_names() {
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run_selftest(&b, &db, instruments, &["--html"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        b.join("report.html").is_file(),
-        "run --html writes report.html"
+    let page =
+        std::fs::read_to_string(b.join("report.html")).expect("run --html writes report.html");
+    // The run before it in history is its baseline: both distributions in every wall-time chart.
+    assert_eq!(
+        page.matches(r#"data-chart="distribution" data-series="2""#)
+            .count(),
+        3,
+        "{page}"
     );
+    assert!(page.contains(r#"data-chart="history" data-series="1" data-points="2""#));
 
     // A run of another variant whose first scenario has a hostile name.
     let mut run: Value =
