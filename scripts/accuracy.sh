@@ -47,6 +47,7 @@ check() {
   # Keep every check's runs: `costbench compare KEEP/N/baseline KEEP/N/candidate` judges them
   # again under other settings without measuring again.
   if [ -n "${KEEP:-}" ]; then
+    mkdir -p "$KEEP"
     n=$(( $(find "$KEEP" -mindepth 1 -maxdepth 1 -type d | wc -l) + 1 ))
     mkdir -p "$KEEP/$n" && cp -r "$scratch/out/baseline" "$scratch/out/candidate" "$KEEP/$n/"
   fi
