@@ -31,8 +31,8 @@ pub enum Command {
     /// only around the measured body (icount, and cache with its simulations), under DHAT
     /// (dhat), natively with counters read around the body (memory, perf), and in a fresh
     /// process for wall time. Results go to the output directory (icounts.csv, walltime.csv,
-    /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json)
-    /// and tables go to stdout.
+    /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json,
+    /// and report.html with --html) and tables go to stdout.
     Run(RunArgs),
     /// Build the bench target once per variant and print the matrix of per-op costs.
     ///
@@ -73,6 +73,16 @@ pub enum Command {
     /// candidate, wall time in interleaved rounds and judged paired, so the machine's drift
     /// between minutes cancels. Limits and ignores come from [check] in costbench.toml.
     Check(CheckCmd),
+    /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
+    /// variants and history.
+    ///
+    /// The page needs no network (inline CSS and SVG charts, a few lines of inline JavaScript to
+    /// sort tables). With two or more runs of the same variant, the first is the baseline and the
+    /// last the candidate, and significant changes are coloured; runs of different variants are
+    /// shown as a heat map of ratios to the first variant. History charts (per scenario and
+    /// metric, with the significance band and the runs that crossed it) come from the history
+    /// database whenever it exists.
+    Report(ReportCmd),
     /// Check the unsafe side of every trade under Miri (needs nightly with miri and rust-src).
     ///
     /// Builds the bench target with `cargo +nightly miri` and runs each selected scenario's
@@ -85,6 +95,33 @@ pub enum Command {
     /// not fail the command. MIRIFLAGS is passed through; COSTBENCH_MIRI_TOOLCHAIN picks another
     /// toolchain than nightly.
     Miri(MiriCmd),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportCmd {
+    /// Runs: output directories (or their run.json) or run ids from history. Without any: the
+    /// newest run in history and the previous run of its variant and branch.
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// The HTML file to write.
+    #[arg(long, short = 'o', value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
+    /// Require the history charts: fail when there is no history database (by default they are
+    /// added whenever it exists).
+    #[arg(long, conflicts_with = "no_history")]
+    pub history: bool,
+    /// Leave the history charts out.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Runs of history per chart (the newest).
+    #[arg(long, value_name = "N", default_value_t = crate::html_report::DEFAULT_HISTORY_LIMIT)]
+    pub history_limit: usize,
+    /// History database [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -381,6 +418,11 @@ pub struct RunArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
     pub format: RunFormat,
+    /// Also write report.html (the HTML report of `costbench report`) into the output
+    /// directory, with changes against the previous run of the same variant and branch in
+    /// history, and history charts.
+    #[arg(long, conflicts_with = "list")]
+    pub html: bool,
     #[command(flatten)]
     pub variants: VariantArgs,
 }
@@ -490,10 +532,11 @@ pub fn execute(cli: Cli) -> Result<i32> {
             if args.format == RunFormat::Markdown {
                 bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
             }
-            crate::run::run(
-                args.measure
-                    .into_options(args.list, args.format == RunFormat::Json)?,
-            )
+            let mut opts = args
+                .measure
+                .into_options(args.list, args.format == RunFormat::Json)?;
+            opts.html = args.html;
+            crate::run::run(opts)
         }
         Command::Variants(args) => variants(args),
         Command::History(h) => history(h),
@@ -502,6 +545,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Export(e) => export(e),
         Command::Census(c) => census(c),
         Command::Check(c) => check(c),
+        Command::Report(r) => report(r),
         Command::Miri(m) => miri(m),
     }
 }
@@ -553,6 +597,62 @@ fn miri(m: MiriCmd) -> Result<i32> {
         json: m.format == MiriFormat::Json,
         quiet: m.quiet,
     })
+}
+
+fn report(r: ReportCmd) -> Result<i32> {
+    use crate::store::sqlite::SqliteStore;
+    if r.history_limit < 2 {
+        bail!("--history-limit must be at least 2: a chart needs two runs");
+    }
+    let db = if r.no_history && !r.runs.is_empty() {
+        None
+    } else {
+        match database(r.db.clone(), r.manifest_path.as_deref()) {
+            Ok(p) => Some(p),
+            // Without --db the default database is found through cargo; named runs do not need it.
+            Err(e) if r.history || r.runs.is_empty() => return Err(e),
+            Err(_) => None,
+        }
+    };
+    let store = match &db {
+        Some(p) if p.exists() => Some(SqliteStore::open(p)?),
+        Some(p) if r.history || r.runs.is_empty() => bail!(
+            "no history database at {}: `costbench run` records every run there (or pass --db PATH{})",
+            p.display(),
+            if r.runs.is_empty() { ", or name the runs to report" } else { "" }
+        ),
+        _ => None,
+    };
+    let (runs, dirs) = if r.runs.is_empty() {
+        let runs = crate::html_report::latest_runs(store.as_ref().expect("checked above"))?;
+        let dirs = vec![None; runs.len()];
+        (runs, dirs)
+    } else {
+        let mut runs = Vec::new();
+        let mut dirs = Vec::new();
+        for spec in &r.runs {
+            let (run, dir) = load_side("run", spec, r.db.as_ref(), r.manifest_path.as_deref())?;
+            runs.push(run);
+            dirs.push(dir);
+        }
+        (runs, dirs)
+    };
+    let dirs: Vec<Option<&std::path::Path>> = dirs.iter().map(|d| d.as_deref()).collect();
+    let charts = store
+        .as_ref()
+        .filter(|_| !r.no_history)
+        .map(|s| s as &dyn crate::store::Store);
+    let page = crate::html_report::render(&runs, &dirs, charts, r.history_limit)?;
+    crate::output::write_atomic(&r.output, page.as_bytes())
+        .with_context(|| format!("--output {}", r.output.display()))?;
+    println!(
+        "wrote {} ({} KiB, {} run{})",
+        r.output.display(),
+        page.len().div_ceil(1024),
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" }
+    );
+    Ok(crate::exit::OK)
 }
 
 fn census(c: CensusCmd) -> Result<i32> {
@@ -1050,6 +1150,7 @@ impl MeasureArgs {
             record_history: !self.history.no_history,
             real_random: self.real_random,
             rounds: crate::run::Rounds::default(),
+            html: false,
         })
     }
 }

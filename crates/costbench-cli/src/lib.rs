@@ -5,7 +5,8 @@
 //! Layout: `cli` parses arguments into plain values; `run` schedules and supervises child
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
 //! `census` finds the bounds and overflow checks left in a binary and joins them with
-//! callgrind's per-instruction counts; `stats` and `report` are pure functions of their inputs;
+//! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML
+//! page; `stats` and `report` are pure functions of their inputs;
 //! `output` writes result files atomically; `miri` runs scenarios under Miri and reads its
 //! verdicts. Only `run`, `measure` and `miri` spawn processes or read clocks.
 
@@ -16,6 +17,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod environment;
+pub mod html_report;
 pub mod import;
 pub mod measure;
 pub mod miri;

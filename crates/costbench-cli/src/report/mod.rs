@@ -3,6 +3,7 @@
 pub mod bmf;
 pub mod counters;
 pub mod history;
+pub mod html;
 pub mod markdown;
 pub mod miri;
 pub mod terminal;

@@ -121,6 +121,8 @@ pub struct RunOptions {
     pub real_random: bool,
     /// Wall-time rounds when several sides are measured together.
     pub rounds: Rounds,
+    /// Write `report.html` into the output directory after the run.
+    pub html: bool,
 }
 
 /// A built scenario binary and where to run it.
@@ -209,6 +211,18 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     };
     let record = measure_sides(&opts, &target, vec![side])?.remove(0);
     print_record(&opts, &record);
+    if opts.html {
+        let db = opts.record_history.then(|| {
+            opts.db
+                .clone()
+                .unwrap_or_else(|| crate::store::default_path(&target.target_directory))
+        });
+        let path = crate::html_report::write_for_run(&record, &out_root, db.as_deref())
+            .context("writing the HTML report (the run's results are written)")?;
+        if !opts.quiet && !opts.json {
+            println!("report: {}", path.display());
+        }
+    }
     if !opts.quiet && !opts.json {
         println!("results: {}", out_root.display());
     }

@@ -1,0 +1,568 @@
+//! The report's charts, as plain SVG generated here: a wall-time distribution (box plot with
+//! every sample as a dot), a history line chart with its significance band, and a heat map of
+//! ratios. No plotting library: the charts are simple, and plain SVG keeps the binary small and
+//! the page free of scripts and fonts from elsewhere.
+//!
+//! Every chart's root `<svg>` carries `data-chart` (its kind) and `data-series` (how many series
+//! it draws): stable hooks for tests and for readers' own scripts. Text passes through
+//! [`escape`]; numbers are written by this module.
+
+use super::escape::escape;
+use std::fmt::Write as _;
+
+/// Width of every chart's coordinate system; the page scales it to the column.
+const W: f64 = 720.0;
+
+/// A linear map from data values to pixels.
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    d0: f64,
+    d1: f64,
+    r0: f64,
+    r1: f64,
+}
+
+impl Scale {
+    /// Maps `[lo, hi]` onto `[r0, r1]`, widened a little when the data has no spread.
+    fn new(lo: f64, hi: f64, r0: f64, r1: f64) -> Scale {
+        let pad = if hi > lo {
+            (hi - lo) * 0.04
+        } else if lo == 0.0 {
+            1.0
+        } else {
+            lo.abs() * 0.01
+        };
+        // Per-op figures are never negative: padding stops at zero rather than label "-0.000".
+        let (lo, hi) = (
+            if lo >= 0.0 {
+                (lo - pad).max(0.0)
+            } else {
+                lo - pad
+            },
+            hi + pad,
+        );
+        Scale {
+            d0: lo,
+            d1: hi,
+            r0,
+            r1,
+        }
+    }
+
+    fn at(&self, v: f64) -> f64 {
+        self.r0 + (v - self.d0) / (self.d1 - self.d0) * (self.r1 - self.r0)
+    }
+
+    /// Round values for about four axis labels inside the domain.
+    fn ticks(&self) -> Vec<f64> {
+        let span = self.d1 - self.d0;
+        let raw = span / 4.0;
+        let mag = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 5.0, 10.0]
+            .iter()
+            .map(|m| m * mag)
+            .find(|s| span / s <= 5.0)
+            .unwrap_or(10.0 * mag);
+        let mut t = (self.d0 / step).ceil() * step;
+        let mut out = Vec::new();
+        while t <= self.d1 && out.len() < 8 {
+            out.push(t);
+            t += step;
+        }
+        out
+    }
+}
+
+/// One row of a distribution chart: per-op samples of one run.
+#[derive(Debug)]
+pub struct Distribution<'a> {
+    pub label: &'a str,
+    /// Per-op value of each sample, in nanoseconds.
+    pub samples: &'a [f64],
+    pub q1: f64,
+    pub median: f64,
+    pub q3: f64,
+}
+
+/// A horizontal box plot per row (quartiles, median, whiskers to the furthest samples within
+/// 1.5 IQR) with every sample drawn as a dot, jittered vertically so that ties stay visible.
+/// Rows share one axis, so a baseline and a candidate can be read against each other.
+///
+/// The axis spans the samples but stops 3 IQR beyond the quartiles: on a shared machine a few
+/// samples hit by interference can be ten times the median, and drawing them to scale would
+/// squeeze the box into a line. Samples beyond the axis are drawn at its edge as hollow dots and
+/// counted ("5 beyond →").
+pub fn distribution(rows: &[Distribution], fmt: fn(f64) -> String) -> String {
+    let row_h = 44.0;
+    let (left, right, top) = (110.0, 80.0, 8.0);
+    let h = top + row_h * rows.len() as f64 + 28.0;
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for r in rows {
+        let iqr = r.q3 - r.q1;
+        for &v in r.samples {
+            lo = lo.min(v.max(r.q1 - 3.0 * iqr));
+            hi = hi.max(v.min(r.q3 + 3.0 * iqr));
+        }
+    }
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart" data-chart="distribution" data-series="{}" viewBox="0 0 {W} {h}" role="img" xmlns="http://www.w3.org/2000/svg">"#,
+        rows.len()
+    );
+    if !lo.is_finite() {
+        s.push_str("</svg>");
+        return s;
+    }
+    let x = Scale::new(lo, hi, left, W - right);
+    axis_x(&mut s, &x, top, h - 28.0, fmt);
+    for (k, r) in rows.iter().enumerate() {
+        let y0 = top + row_h * k as f64;
+        let mid = y0 + row_h / 2.0;
+        let iqr = r.q3 - r.q1;
+        let inside = r
+            .samples
+            .iter()
+            .copied()
+            .filter(|v| *v >= r.q1 - 1.5 * iqr && *v <= r.q3 + 1.5 * iqr);
+        let (wlo, whi) = inside.fold((r.q1, r.q3), |(a, b), v| (a.min(v), b.max(v)));
+        let _ = write!(
+            s,
+            r#"<g class="series s{k}" data-label="{label}"><text class="label" x="{lx}" y="{ty:.1}" text-anchor="end">{label}</text>"#,
+            label = escape(r.label),
+            lx = left - 8.0,
+            ty = mid + 4.0,
+        );
+        let _ = write!(
+            s,
+            r#"<line class="whisker" x1="{:.1}" x2="{:.1}" y1="{mid:.1}" y2="{mid:.1}"/>"#,
+            x.at(wlo.max(x.d0)),
+            x.at(whi.min(x.d1))
+        );
+        let _ = write!(
+            s,
+            r#"<rect class="box" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"><title>Q1 {} · median {} · Q3 {}</title></rect>"#,
+            x.at(r.q1),
+            mid - row_h * 0.3,
+            (x.at(r.q3) - x.at(r.q1)).max(1.0),
+            row_h * 0.6,
+            fmt(r.q1),
+            fmt(r.median),
+            fmt(r.q3)
+        );
+        let _ = write!(
+            s,
+            r#"<line class="median" x1="{m:.1}" x2="{m:.1}" y1="{:.1}" y2="{:.1}"/>"#,
+            mid - row_h * 0.3,
+            mid + row_h * 0.3,
+            m = x.at(r.median)
+        );
+        let (mut below, mut above) = (0, 0);
+        // Dots inside the axis are zero-length segments of one path with round caps: a tenth of
+        // the bytes of a circle element each, which matters at a hundred samples per row.
+        let mut dots = String::new();
+        for (i, v) in r.samples.iter().enumerate() {
+            // A fixed pseudo-random offset per sample index: the same data draws the same page.
+            let j = ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f64 / 1000.0 - 0.5;
+            let cy = mid + j * row_h * 0.7;
+            if *v < x.d0 || *v > x.d1 {
+                if *v < x.d0 {
+                    below += 1;
+                } else {
+                    above += 1;
+                }
+                let _ = write!(
+                    s,
+                    r#"<circle class="dot out" cx="{:.1}" cy="{cy:.1}" r="2"/>"#,
+                    x.at(v.clamp(x.d0, x.d1))
+                );
+            } else {
+                let _ = write!(dots, "M{:.1} {cy:.1}h0", x.at(*v));
+            }
+        }
+        if !dots.is_empty() {
+            let _ = write!(s, r#"<path class="dots" d="{dots}"/>"#);
+        }
+        if below > 0 {
+            let _ = write!(
+                s,
+                r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="start">← {below} beyond</text>"#,
+                left,
+                y0 + 10.0
+            );
+        }
+        if above > 0 {
+            let _ = write!(
+                s,
+                r#"<text class="tick" x="{:.1}" y="{:.1}">{above} beyond →</text>"#,
+                W - right + 6.0,
+                mid + 4.0
+            );
+        }
+        s.push_str("</g>");
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Vertical grid lines and labels along the bottom.
+fn axis_x(s: &mut String, x: &Scale, top: f64, bottom: f64, fmt: fn(f64) -> String) {
+    let mut prev_label = String::new();
+    for t in x.ticks() {
+        let px = x.at(t);
+        let label = fmt(t);
+        if label == prev_label {
+            continue;
+        }
+        prev_label.clone_from(&label);
+        let _ = write!(
+            s,
+            r#"<line class="grid" x1="{px:.1}" x2="{px:.1}" y1="{top:.1}" y2="{bottom:.1}"/><text class="tick" x="{px:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            bottom + 16.0,
+            escape(&label)
+        );
+    }
+}
+
+/// One run's value in a history chart.
+#[derive(Debug)]
+pub struct HistoryPoint {
+    pub value: f64,
+    /// Tooltip: run, commit, value, change (untrusted parts included; escaped here).
+    pub title: String,
+    /// The change from the previous run is beyond the threshold.
+    pub crossed: bool,
+}
+
+/// A line through the runs' values, oldest left, with the band of ±`threshold_pct` around each
+/// previous value shaded: a point outside the band moved significantly, and is drawn as a
+/// larger, marked dot.
+pub fn history(
+    points: &[HistoryPoint],
+    threshold_pct: f64,
+    first_label: &str,
+    last_label: &str,
+    fmt: fn(f64) -> String,
+) -> String {
+    let (left, right, top, h) = (90.0, 20.0, 10.0, 190.0);
+    let bottom = h - 30.0;
+    let t = threshold_pct / 100.0;
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for (i, p) in points.iter().enumerate() {
+        lo = lo.min(p.value);
+        hi = hi.max(p.value);
+        if i > 0 {
+            let prev = points[i - 1].value;
+            lo = lo.min((prev * (1.0 - t)).max(0.0));
+            hi = hi.max(prev * (1.0 + t));
+        }
+    }
+    // At least ±0.5 % around the values: a count that never moved is a flat line in a thin
+    // band, not a line in a band filling the chart, with axis labels that all read the same.
+    let mid = (lo + hi) / 2.0;
+    if hi - lo < 0.01 * mid.abs() {
+        lo = mid - 0.005 * mid.abs();
+        hi = mid + 0.005 * mid.abs();
+    }
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart" data-chart="history" data-series="1" data-points="{}" data-crossed="{}" viewBox="0 0 {W} {h}" role="img" xmlns="http://www.w3.org/2000/svg">"#,
+        points.len(),
+        points.iter().filter(|p| p.crossed).count()
+    );
+    if points.is_empty() {
+        s.push_str("</svg>");
+        return s;
+    }
+    let y = Scale::new(lo, hi, bottom, top);
+    let n = points.len();
+    let xs = |i: usize| {
+        if n == 1 {
+            (left + W - right) / 2.0
+        } else {
+            left + (W - right - left) * i as f64 / (n - 1) as f64
+        }
+    };
+    let mut prev_label = String::new();
+    for tk in y.ticks() {
+        let py = y.at(tk);
+        let label = fmt(tk);
+        if label == prev_label {
+            continue;
+        }
+        prev_label.clone_from(&label);
+        let _ = write!(
+            s,
+            r#"<line class="grid" x1="{left}" x2="{:.1}" y1="{py:.1}" y2="{py:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            W - right,
+            left - 6.0,
+            py + 4.0,
+            escape(&label)
+        );
+    }
+    if n > 1 {
+        let mut band = String::new();
+        for i in 1..n {
+            let _ = write!(
+                band,
+                "{:.1},{:.1} ",
+                xs(i),
+                y.at(points[i - 1].value * (1.0 + t))
+            );
+        }
+        for i in (1..n).rev() {
+            let _ = write!(
+                band,
+                "{:.1},{:.1} ",
+                xs(i),
+                y.at((points[i - 1].value * (1.0 - t)).max(0.0))
+            );
+        }
+        let _ = write!(
+            s,
+            r#"<polygon class="band" points="{}"><title>±{threshold_pct} % around the previous run</title></polygon>"#,
+            band.trim_end()
+        );
+    }
+    let line: Vec<String> = (0..n)
+        .map(|i| format!("{:.1},{:.1}", xs(i), y.at(points[i].value)))
+        .collect();
+    let _ = write!(
+        s,
+        r#"<polyline class="series s0 line" points="{}"/>"#,
+        line.join(" ")
+    );
+    for (i, p) in points.iter().enumerate() {
+        let _ = write!(
+            s,
+            r#"<circle class="{}" cx="{:.1}" cy="{:.1}" r="{}"><title>{}</title></circle>"#,
+            if p.crossed { "point crossed" } else { "point" },
+            xs(i),
+            y.at(p.value),
+            if p.crossed { 5 } else { 3 },
+            escape(&p.title)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text class="tick" x="{left}" y="{:.1}">{}</text><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+        h - 8.0,
+        escape(first_label),
+        W - right,
+        h - 8.0,
+        escape(last_label)
+    );
+    s.push_str("</svg>");
+    s
+}
+
+/// One cell of a heat map: the ratio to the baseline column, and whether the difference is
+/// significant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell {
+    pub ratio: f64,
+    pub significant: bool,
+}
+
+/// A grid of ratios: a row per scenario, a column per variant. Cells above 1 (costs more than
+/// the baseline) shade red, below 1 green, by the logarithm of the ratio (a halving and a
+/// doubling shade alike, saturating at 2×); significant ratios are bold and starred.
+pub fn heatmap(rows: &[String], cols: &[String], cells: &[Vec<Option<Cell>>]) -> String {
+    let label_w = 40.0 + 7.0 * rows.iter().map(|r| r.chars().count()).max().unwrap_or(0) as f64;
+    let label_w = label_w.min(360.0);
+    let cell_w = 110.0;
+    let cell_h = 24.0;
+    let head = 30.0;
+    let w = label_w + cell_w * cols.len() as f64 + 10.0;
+    let h = head + cell_h * rows.len() as f64 + 6.0;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart heat" data-chart="heatmap" data-series="{}" viewBox="0 0 {w:.0} {h:.0}" style="max-width:{w:.0}px" role="img" xmlns="http://www.w3.org/2000/svg">"#,
+        cols.len()
+    );
+    for (c, name) in cols.iter().enumerate() {
+        let _ = write!(
+            s,
+            r#"<text class="col" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            label_w + cell_w * (c as f64 + 0.5),
+            head - 10.0,
+            escape(name)
+        );
+    }
+    for (r, name) in rows.iter().enumerate() {
+        let y0 = head + cell_h * r as f64;
+        let _ = write!(
+            s,
+            r#"<text class="row" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            label_w - 8.0,
+            y0 + cell_h * 0.68,
+            escape(name)
+        );
+        for (c, cell) in cells[r].iter().enumerate() {
+            let x0 = label_w + cell_w * c as f64;
+            let (fill, text, title) = match cell {
+                Some(cell) => (
+                    heat_color(cell.ratio),
+                    format!(
+                        "{:.3}×{}",
+                        cell.ratio,
+                        if cell.significant { "*" } else { "" }
+                    ),
+                    format!(
+                        "{} / {}: {:.4}× the baseline{}",
+                        name,
+                        cols[c],
+                        cell.ratio,
+                        if cell.significant {
+                            ", significant"
+                        } else {
+                            ""
+                        }
+                    ),
+                ),
+                None => (
+                    "#eeeeee".to_string(),
+                    "–".to_string(),
+                    format!("{name} / {}: not measured", cols[c]),
+                ),
+            };
+            let bold = cell.is_some_and(|c| c.significant);
+            let _ = write!(
+                s,
+                r#"<g class="cell"><rect x="{x0:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{fill}"/><text x="{:.1}" y="{:.1}" text-anchor="middle"{}>{}</text><title>{}</title></g>"#,
+                cell_w - 2.0,
+                cell_h - 2.0,
+                x0 + cell_w / 2.0,
+                y0 + cell_h * 0.68,
+                if bold { r#" font-weight="bold""# } else { "" },
+                escape(&text),
+                escape(&title)
+            );
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// White at 1, toward red above and green below, saturating at a factor of 2.
+fn heat_color(ratio: f64) -> String {
+    if !ratio.is_finite() || ratio <= 0.0 {
+        return "#dddddd".into();
+    }
+    let k = ratio.log2().clamp(-1.0, 1.0);
+    let (r, g, b) = if k >= 0.0 {
+        (224.0, 72.0, 60.0)
+    } else {
+        (46.0, 160.0, 90.0)
+    };
+    let a = k.abs();
+    let mix = |c: f64| (255.0 + (c - 255.0) * a).round() as u8;
+    format!("#{:02x}{:02x}{:02x}", mix(r), mix(g), mix(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fmt(v: f64) -> String {
+        format!("{v}")
+    }
+
+    #[test]
+    fn distribution_draws_a_box_and_every_sample() {
+        let a = [10.0, 11.0, 12.0, 13.0, 40.0];
+        let b = [20.0, 21.0, 22.0];
+        let svg = distribution(
+            &[
+                Distribution {
+                    label: "<base>",
+                    samples: &a,
+                    q1: 11.0,
+                    median: 12.0,
+                    q3: 13.0,
+                },
+                Distribution {
+                    label: "cand",
+                    samples: &b,
+                    q1: 20.5,
+                    median: 21.0,
+                    q3: 21.5,
+                },
+            ],
+            fmt,
+        );
+        assert!(svg.starts_with(r#"<svg class="chart" data-chart="distribution" data-series="2""#));
+        assert_eq!(
+            svg.matches("h0").count() + svg.matches("<circle").count(),
+            8
+        );
+        assert_eq!(svg.matches(r#"class="box""#).count(), 2);
+        assert!(
+            svg.contains("&lt;base&gt;") && !svg.contains("<base>"),
+            "{svg}"
+        );
+        // The whisker of the first row stops at 13 (40 is beyond Q3 + 1.5 IQR = 16), and the
+        // axis at Q3 + 3 IQR = 19 of that row (the second row's samples reach 22): 40 is drawn
+        // at the edge and counted.
+        let x = Scale::new(10.0, 22.0, 110.0, W - 80.0);
+        assert!(svg.contains(&format!(r#"x2="{:.1}""#, x.at(13.0))), "{svg}");
+        assert_eq!(svg.matches(r#"class="dot out""#).count(), 1, "{svg}");
+        assert!(svg.contains("1 beyond →"), "{svg}");
+    }
+
+    #[test]
+    fn history_marks_points_outside_the_band() {
+        let p = |v: f64, crossed| HistoryPoint {
+            value: v,
+            title: format!("v {v}"),
+            crossed,
+        };
+        let svg = history(
+            &[p(100.0, false), p(100.1, false), p(120.0, true)],
+            5.0,
+            "first",
+            "last",
+            fmt,
+        );
+        assert!(svg.contains(r#"data-points="3" data-crossed="1""#), "{svg}");
+        assert_eq!(svg.matches(r#"class="point crossed""#).count(), 1);
+        assert_eq!(svg.matches("<polygon").count(), 1);
+        assert_eq!(svg.matches("<polyline").count(), 1);
+    }
+
+    #[test]
+    fn heat_colours_are_symmetric_in_log_ratio() {
+        assert_eq!(heat_color(1.0), "#ffffff");
+        assert_eq!(heat_color(2.0), "#e0483c");
+        assert_eq!(heat_color(0.5), "#2ea05a");
+        assert_eq!(heat_color(4.0), heat_color(2.0));
+        let svg = heatmap(
+            &["a<b".into()],
+            &["base".into(), "v2".into()],
+            &[vec![
+                Some(Cell {
+                    ratio: 1.0,
+                    significant: false,
+                }),
+                None,
+            ]],
+        );
+        assert!(svg.contains(r#"data-series="2""#));
+        assert!(svg.contains("a&lt;b") && !svg.contains("a<b"));
+        assert!(svg.contains("not measured"));
+    }
+
+    #[test]
+    fn ticks_are_round_and_inside() {
+        let s = Scale::new(0.0, 100.0, 0.0, 1.0);
+        let t = s.ticks();
+        assert!(t.len() >= 3 && t.len() <= 6, "{t:?}");
+        assert!(t.iter().all(|v| *v >= s.d0 && *v <= s.d1));
+        assert!(t
+            .iter()
+            .all(|v| (v / 20.0).fract() == 0.0 || (v / 25.0).fract() == 0.0));
+    }
+}

@@ -1,0 +1,333 @@
+//! End-to-end tests of the HTML report (`costbench report`, `costbench run --html`): reports of
+//! real runs of the selftest suite, opened in headless Chromium. The tests add a probe script
+//! to a copy of the page (errors are collected from before the page's own script runs; at the
+//! end the probe counts charts and series, sorts a table by clicking its headings, and writes
+//! what it saw as JSON into the DOM, which `--dump-dom` returns). Tests that need Chromium or
+//! valgrind say so and pass when they are missing.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const INJECTED: &str = "<script>alert(1)</script>";
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn costbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(args)
+        .output()
+        .expect("the costbench binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Debian names the browser `chromium`; other distributions `chromium-browser`.
+fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser"].into_iter().find(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        eprintln!(
+            "SKIPPED: chromium is not installed (apt-get install chromium); this test needs it"
+        );
+    }
+    found
+}
+
+fn valgrind_available() -> bool {
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs before the page's own script: every error, `console.error` and `alert` is recorded.
+const PROBE_HEAD: &str = r#"<script>
+window.__errors = [];
+window.addEventListener('error', function (e) { window.__errors.push('error: ' + e.message); });
+var __ce = console.error;
+console.error = function () { window.__errors.push('console.error: ' + Array.prototype.join.call(arguments, ' ')); __ce.apply(console, arguments); };
+window.alert = function (m) { window.__errors.push('alert called: ' + m); };
+</script>"#;
+
+/// Runs after the page's own script: what a reader would see and do.
+const PROBE_TAIL: &str = r#"<script>
+(function () {
+  function all(sel) { return Array.prototype.slice.call(document.querySelectorAll(sel)); }
+  function charts(kind) {
+    return all('svg[data-chart="' + kind + '"]').map(function (s) {
+      return { series: +s.getAttribute('data-series'), drawn: s.querySelectorAll('.series').length };
+    });
+  }
+  var out = {
+    errors: window.__errors,
+    distribution: charts('distribution'),
+    history: charts('history'),
+    heatmap: charts('heatmap'),
+    heatmapCells: all('svg[data-chart="heatmap"] g.cell').length,
+    titles: all('section.scenario h3').map(function (h) { return h.textContent; }),
+    injectedScripts: all('script').filter(function (s) { return s.textContent.indexOf('alert(1)') >= 0 && s.textContent.indexOf('window.__errors') < 0; }).length,
+    elementsInTitles: all('section.scenario h3 *').length
+  };
+  var t = document.getElementById('overview-table');
+  var heads = Array.prototype.slice.call(t.tHead.rows[0].cells);
+  var col = heads.findIndex(function (h) { return h.textContent.indexOf('time/op') === 0; });
+  function column() {
+    return Array.prototype.map.call(t.tBodies[0].rows, function (r) { return parseFloat(r.cells[col].getAttribute('data-v')); });
+  }
+  heads[col].click();
+  out.ascending = column();
+  out.ariaAfterOne = heads[col].getAttribute('aria-sort');
+  heads[col].click();
+  out.descending = column();
+  heads[0].click();
+  out.byName = Array.prototype.map.call(t.tBodies[0].rows, function (r) { return r.cells[0].textContent; });
+  var pre = document.createElement('pre');
+  pre.id = 'probe';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"#;
+
+/// Opens a copy of `report` with the probe in headless Chromium and returns what the probe saw.
+fn probe(browser: &str, report: &Path, tmp: &Path) -> Value {
+    let html = std::fs::read_to_string(report).unwrap();
+    assert_eq!(html.matches("<head>").count(), 1);
+    assert_eq!(html.matches("</body>").count(), 1);
+    let probed = html
+        .replacen("<head>", &format!("<head>{PROBE_HEAD}"), 1)
+        .replacen("</body>", &format!("{PROBE_TAIL}</body>"), 1);
+    let page = tmp.join("probed.html");
+    std::fs::write(&page, probed).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            &format!("--user-data-dir={}", profile.path().display()),
+            "--dump-dom",
+            &format!("file://{}", page.display()),
+        ])
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("<pre id=\"probe\">")
+        .unwrap_or_else(|| panic!("the probe did not run: {}\n{dom}", stderr(&out)))
+        + "<pre id=\"probe\">".len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    // Text in a serialised DOM escapes &, < and > (and nothing else that JSON uses).
+    let json = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
+fn run_selftest(out: &Path, db: &Path, instruments: &str, extra: &[&str]) -> Output {
+    let manifest = workspace().join("suites/selftest/Cargo.toml");
+    let mut args = vec![
+        "run",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        "selftest",
+        "--filter",
+        "^(empty|calibrate/1000|sort/10000)$",
+        "--iterations-per-scenario",
+        "10",
+        "--instrument",
+        instruments,
+        "--output-dir",
+        out.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    costbench(&args)
+}
+
+fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn report_renders_in_a_browser_with_charts_sorting_and_escaped_names() {
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let instruments = if valgrind_available() {
+        "icount,walltime"
+    } else {
+        eprintln!("note: valgrind is not installed; the report shows wall time only");
+        "walltime"
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("c"),
+    );
+    let db = tmp.path().join("history.sqlite");
+    let o = run_selftest(&a, &db, instruments, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_selftest(&b, &db, instruments, &["--html"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page =
+        std::fs::read_to_string(b.join("report.html")).expect("run --html writes report.html");
+    // The run before it in history is its baseline: both distributions in every wall-time chart.
+    assert_eq!(
+        page.matches(r#"data-chart="distribution" data-series="2""#)
+            .count(),
+        3,
+        "{page}"
+    );
+    assert!(page.contains(r#"data-chart="history" data-series="1" data-points="2""#));
+
+    // A run of another variant whose first scenario has a hostile name.
+    let mut run: Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("run.json")).unwrap()).unwrap();
+    run["run_id"] = Value::from(format!("{}-injected", run["run_id"].as_str().unwrap()));
+    run["variant"] = Value::from("<b>v2</b>");
+    run["results"][0]["id"] = Value::from(INJECTED);
+    run["results"][0]["scenario"] = Value::from(INJECTED);
+    std::fs::create_dir_all(&c).unwrap();
+    std::fs::write(c.join("run.json"), run.to_string()).unwrap();
+
+    // Two runs of one variant, with history: changes, paired distributions, history charts.
+    let r1 = tmp.path().join("r1.html");
+    let o = costbench(&[
+        "report",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--output",
+        r1.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let seen = probe(browser, &r1, tmp.path());
+    assert_eq!(seen["errors"], Value::Array(vec![]), "{seen}");
+    let dist = seen["distribution"].as_array().unwrap();
+    assert_eq!(dist.len(), 3, "one wall-time chart per scenario: {seen}");
+    for d in dist {
+        assert_eq!(d["series"], 2, "baseline and candidate: {seen}");
+        assert_eq!(d["drawn"], 2, "{seen}");
+    }
+    let per_scenario = if instruments.starts_with("icount") {
+        2
+    } else {
+        1
+    };
+    let hist = seen["history"].as_array().unwrap();
+    assert_eq!(hist.len(), 3 * per_scenario, "{seen}");
+    assert!(
+        hist.iter().all(|h| h["series"] == 1 && h["drawn"] == 1),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["heatmap"],
+        Value::Array(vec![]),
+        "one variant: no matrix"
+    );
+    let asc = numbers(&seen["ascending"]);
+    let desc = numbers(&seen["descending"]);
+    assert_eq!(asc.len(), 3);
+    assert!(asc.windows(2).all(|w| w[0] <= w[1]), "{asc:?}");
+    assert!(desc.windows(2).all(|w| w[0] >= w[1]), "{desc:?}");
+    assert!(
+        asc[0] < asc[2],
+        "three different scenarios take different times: {asc:?}"
+    );
+    assert_eq!(seen["ariaAfterOne"], "ascending");
+    assert_eq!(
+        seen["byName"],
+        serde_json::json!(["calibrate/1000", "empty", "sort/10000"])
+    );
+
+    // Runs of two variants: the heat map, and the hostile name shown as text.
+    let r2 = tmp.path().join("r2.html");
+    let o = costbench(&[
+        "report",
+        b.to_str().unwrap(),
+        c.to_str().unwrap(),
+        "--no-history",
+        "--output",
+        r2.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let seen = probe(browser, &r2, tmp.path());
+    assert_eq!(seen["errors"], Value::Array(vec![]), "{seen}");
+    let heat = seen["heatmap"].as_array().unwrap();
+    assert_eq!(heat.len(), per_scenario, "{seen}");
+    assert!(heat.iter().all(|h| h["series"] == 2), "{seen}");
+    // Rows: the injected id (only in v2), the id it replaced (only in default), and two shared.
+    assert_eq!(seen["heatmapCells"], 4 * 2 * per_scenario, "{seen}");
+    assert_eq!(seen["injectedScripts"], 0, "{seen}");
+    assert_eq!(seen["elementsInTitles"], 0, "{seen}");
+    assert!(
+        seen["titles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == INJECTED),
+        "the name shows as text: {seen}"
+    );
+    assert_eq!(seen["history"], Value::Array(vec![]), "--no-history");
+}
+
+#[test]
+fn report_without_runs_or_history_says_what_to_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("none.sqlite");
+    let out = tmp.path().join("r.html");
+    let o = costbench(&[
+        "report",
+        "--db",
+        db.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("no history database at") && e.contains("name the runs"),
+        "{e}"
+    );
+    assert!(!out.exists());
+    // A directory that is not a run.
+    let o = costbench(&[
+        "report",
+        tmp.path().to_str().unwrap(),
+        "--no-history",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no run.json"), "{}", stderr(&o));
+    let o = costbench(&["report", "--history", "--no-history"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "conflicting flags are a usage error"
+    );
+}
