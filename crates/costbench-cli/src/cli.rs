@@ -49,7 +49,9 @@ pub enum Command {
     ///
     /// Instruction counts: a change beyond the threshold (default 0.2 %) is significant. Wall
     /// time: a change is significant only when it is beyond the threshold (default 5 %) and a
-    /// bootstrap 95 % confidence interval of the ratio of medians excludes 1.
+    /// bootstrap 95 % confidence interval of the ratio of medians excludes 1. Two runs measured
+    /// together in interleaved rounds (the sides of `check --baseline-rev`, build variants) are
+    /// judged paired: beyond 3 % and a signed-rank 99 % interval of the rounds excludes 1.
     Compare(CompareCmd),
     /// Record an existing output directory in the history: a costbench one (run.json), or
     /// rustls ci-bench's (icounts.csv and walltime.csv or walltimes.csv).
@@ -202,21 +204,8 @@ pub struct CheckCmd {
     /// Also write the markdown report (for a pull-request comment) to this file.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// Threshold for instruction counts, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
-    pub icount_threshold: f64,
-    /// Threshold for wall time of separate runs, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
-    pub walltime_threshold: f64,
-    /// Threshold for wall time measured in interleaved rounds (--baseline-rev), in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
-    pub paired_walltime_threshold: f64,
-    /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
-    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
-    pub confidence: f64,
-    /// Confidence level of the paired interval (runs measured together in rounds), in (0, 1).
-    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_PAIRED_CONFIDENCE)]
-    pub paired_confidence: f64,
+    #[command(flatten)]
+    pub significance: SignificanceArgs,
     /// Interleaved wall-time rounds per scenario with --baseline-rev (each round: one short
     /// process per side, 10 samples after 50 ms of warm-up).
     #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
@@ -226,6 +215,43 @@ pub struct CheckCmd {
     pub history_window: usize,
     #[command(flatten)]
     pub measure: MeasureArgs,
+}
+
+/// How `compare` and `check` decide significance.
+#[derive(Debug, clap::Args)]
+pub struct SignificanceArgs {
+    /// Threshold for instruction counts, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
+    pub icount_threshold: f64,
+    /// Threshold for wall time of two separate runs, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
+    pub walltime_threshold: f64,
+    /// Threshold for wall time of two runs measured together in interleaved rounds (the sides
+    /// of `check --baseline-rev`, build variants), judged paired, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
+    pub paired_walltime_threshold: f64,
+    /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
+    pub confidence: f64,
+    /// Confidence level of the paired interval (runs measured together in rounds), in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_PAIRED_CONFIDENCE)]
+    pub paired_confidence: f64,
+}
+
+impl SignificanceArgs {
+    /// The validated options.
+    fn options(&self) -> Result<crate::compare::CompareOptions> {
+        let opts = crate::compare::CompareOptions {
+            icount_threshold_pct: self.icount_threshold,
+            walltime_threshold_pct: self.walltime_threshold,
+            paired_walltime_threshold_pct: self.paired_walltime_threshold,
+            confidence: self.confidence,
+            paired_confidence: self.paired_confidence,
+            ..crate::compare::CompareOptions::default()
+        };
+        opts.validate()?;
+        Ok(opts)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -246,22 +272,8 @@ pub struct CompareCmd {
     pub cand: String,
     #[arg(long, value_enum, default_value = "table")]
     pub format: CompareFormat,
-    /// Threshold for instruction counts, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
-    pub icount_threshold: f64,
-    /// Threshold for wall time, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
-    pub walltime_threshold: f64,
-    /// Threshold for wall time of two runs measured together in interleaved rounds (the sides
-    /// of `check --baseline-rev`, build variants), judged paired, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
-    pub paired_walltime_threshold: f64,
-    /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
-    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
-    pub confidence: f64,
-    /// Confidence level of the paired interval (runs measured together in rounds), in (0, 1).
-    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_PAIRED_CONFIDENCE)]
-    pub paired_confidence: f64,
+    #[command(flatten)]
+    pub significance: SignificanceArgs,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
     /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
     /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
@@ -804,15 +816,7 @@ fn compare(c: CompareCmd) -> Result<i32> {
         c.db.as_ref(),
         c.manifest_path.as_deref(),
     )?;
-    let opts = crate::compare::CompareOptions {
-        icount_threshold_pct: c.icount_threshold,
-        walltime_threshold_pct: c.walltime_threshold,
-        paired_walltime_threshold_pct: c.paired_walltime_threshold,
-        confidence: c.confidence,
-        paired_confidence: c.paired_confidence,
-        ..crate::compare::CompareOptions::default()
-    };
-    opts.validate()?;
+    let opts = c.significance.options()?;
     let historic = match &c.history_branch {
         Some(branch) => {
             let path = database(c.db.clone(), c.manifest_path.as_deref())?;
@@ -894,15 +898,7 @@ fn print_comparison(cmp: &crate::compare::Comparison, format: CompareFormat) {
 
 fn check(c: CheckCmd) -> Result<i32> {
     use crate::store::Store;
-    let opts = crate::compare::CompareOptions {
-        icount_threshold_pct: c.icount_threshold,
-        walltime_threshold_pct: c.walltime_threshold,
-        paired_walltime_threshold_pct: c.paired_walltime_threshold,
-        confidence: c.confidence,
-        paired_confidence: c.paired_confidence,
-        ..crate::compare::CompareOptions::default()
-    };
-    opts.validate()?;
+    let opts = c.significance.options()?;
     if c.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
         bail!(
             "--rounds must be at least {} for a paired interval",
