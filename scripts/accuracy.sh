@@ -30,8 +30,10 @@ cleanup() {
 trap cleanup EXIT
 git worktree add --quiet --detach "$scratch/tree" HEAD
 tree="$scratch/tree"
-# Share the checkout's build cache: the first check builds the suite twice otherwise.
-export CARGO_TARGET_DIR="$repo/target"
+# A build cache of its own, kept between runs of this script. Never the checkout's own target
+# directory: cargo would take the scratch tree's build of a workspace member as fresh for the
+# checkout's sources (it compares relative paths and mtimes, not checkouts).
+export CARGO_TARGET_DIR="$repo/target/accuracy"
 
 # check ARGS...: runs one check, prints its JSON to $scratch/check.json
 check() {

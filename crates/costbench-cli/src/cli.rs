@@ -927,7 +927,8 @@ fn check(c: CheckCmd) -> Result<i32> {
         eprintln!("check: building the baseline ({rev}) and the candidate (working tree)");
         // Its own build directory: cargo names a workspace member's artifacts without its path,
         // so two checkouts built in one directory overwrite each other's binaries.
-        let base_exe = crate::cargo::build(&base_target, "baseline", true)?;
+        let base_exe =
+            crate::cargo::build(&base_target, crate::run::baseline::BUILD_VARIANT, true)?;
         let cand_exe = crate::cargo::build(&target, "default", true)?;
         let sides = vec![
             crate::run::SideSpec {

@@ -102,6 +102,10 @@ fn set_knob(repo: &Path, permille: u32) {
 }
 
 fn check(repo: &Path, out: &Path, extra: &[&str]) -> (Output, Value) {
+    check_rev(repo, out, "HEAD", extra)
+}
+
+fn check_rev(repo: &Path, out: &Path, rev: &str, extra: &[&str]) -> (Output, Value) {
     let manifest = repo.join("Cargo.toml");
     let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
         .args(["check", "--manifest-path"])
@@ -112,7 +116,7 @@ fn check(repo: &Path, out: &Path, extra: &[&str]) -> (Output, Value) {
             "--bench",
             "selftest",
             "--baseline-rev",
-            "HEAD",
+            rev,
             "--filter",
             "^knob/",
             "--format",
@@ -241,6 +245,30 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     assert_eq!(bp["round_medians_ns_per_op"].as_array().unwrap().len(), 8);
     assert_eq!(bp["round_min_ns_per_op"].as_array().unwrap().len(), 8);
     assert_eq!(knob(&cand)["walltime"]["samples"], 80);
+
+    // Baselines of several commits share one build directory: going back to a commit whose
+    // worktree is still there must measure that commit, not the one built last (cargo would take
+    // the old worktree's sources as fresh for the other commit's build).
+    std::fs::remove_file(repo.path().join("costbench.toml")).unwrap();
+    git(repo.path(), &["commit", "-q", "-am", "knob"]);
+    let base_ir = |rev: &str| {
+        let (o, _) = check_rev(repo.path(), out.path(), rev, &["--instrument", "icount"]);
+        assert!(
+            matches!(o.status.code(), Some(0 | 3)),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        knob(&run_json(&out.path().join("baseline")))["icount"]["ir"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(base_ir("HEAD~1"), bi);
+    assert_eq!(base_ir("HEAD"), bi + 1000);
+    assert_eq!(
+        base_ir("HEAD~1"),
+        bi,
+        "the old commit's worktree was built afresh"
+    );
 }
 
 #[test]

@@ -8,6 +8,9 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Build directory name (`TARGET/costbench/build/NAME`) of baseline checkouts.
+pub const BUILD_VARIANT: &str = "baseline";
+
 fn git(dir: &Path, args: &[&str]) -> Result<String> {
     let out = Command::new("git")
         .arg("-C")
@@ -53,7 +56,22 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
         .join("costbench")
         .join("worktrees")
         .join(&sha);
-    let reusable = dir.exists() && git(&dir, &["rev-parse", "HEAD"]).is_ok_and(|h| h == sha);
+    // Cargo judges a workspace member fresh by its sources' paths relative to the workspace and
+    // their mtimes, not by which checkout they are in: an old worktree of commit A, reused after
+    // commit B was built in the same build directory, would look fresh and run B's binary. So a
+    // worktree is reused only when its commit was also the last one built there; otherwise it is
+    // checked out anew, and its new mtimes make cargo rebuild the workspace's own crates (the
+    // dependencies stay cached).
+    let marker = target
+        .target_directory
+        .join("costbench")
+        .join("build")
+        .join(BUILD_VARIANT)
+        .join(".costbench-source");
+    let last_built = std::fs::read_to_string(&marker).unwrap_or_default();
+    let reusable = dir.exists()
+        && last_built.trim() == sha
+        && git(&dir, &["rev-parse", "HEAD"]).is_ok_and(|h| h == sha);
     if !reusable {
         if dir.exists() {
             std::fs::remove_dir_all(&dir)
@@ -65,6 +83,11 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
         git(&top, &["worktree", "add", "--detach", "--force", &d, &sha])
             .with_context(|| format!("cannot check out {rev} ({sha}) for the baseline"))?;
     }
+    if let Some(parent) = marker.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    crate::output::write_atomic(&marker, sha.as_bytes())?;
     let rel = target.manifest_path.strip_prefix(&top).with_context(|| {
         format!(
             "manifest {} is not inside the git repository {}",
