@@ -136,16 +136,8 @@ pub enum MiriFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct MiriCmd {
-    /// Cargo.toml of the crate or workspace whose bench target to check [default: ./Cargo.toml].
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
-    /// Package that has the bench target, when several do.
-    #[arg(long, short = 'p', value_name = "SPEC")]
-    pub package: Option<String>,
-    /// Bench target (harness = false, main calls `costbench::Suite::main`). Without it:
-    /// `run.bench` from costbench.toml, or the only bench target that depends on costbench.
-    #[arg(long, value_name = "NAME")]
-    pub bench: Option<String>,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Check only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
@@ -166,15 +158,8 @@ pub struct MiriCmd {
 
 #[derive(Debug, clap::Args)]
 pub struct CensusCmd {
-    /// Cargo.toml of the crate or workspace whose bench target to build [default: ./Cargo.toml].
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
-    /// Package that has the bench target, when several do.
-    #[arg(long, short = 'p', value_name = "SPEC")]
-    pub package: Option<String>,
-    /// Bench target, chosen as for `run`.
-    #[arg(long, value_name = "NAME")]
-    pub bench: Option<String>,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Analyse this binary instead of building a bench target.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["manifest_path", "package", "bench"])]
     pub binary: Option<PathBuf>,
@@ -439,10 +424,10 @@ pub struct RunArgs {
     pub variants: VariantArgs,
 }
 
-/// What to build and how to measure it: shared by `run` and `check`.
+/// Which bench target: shared by every command that builds one.
 #[derive(Debug, clap::Args)]
-pub struct MeasureArgs {
-    /// Cargo.toml of the crate or workspace whose bench target to run [default: ./Cargo.toml].
+pub struct TargetArgs {
+    /// Cargo.toml of the crate or workspace that has the bench target [default: ./Cargo.toml].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
     /// Package that has the bench target, when several do.
@@ -452,6 +437,21 @@ pub struct MeasureArgs {
     /// `run.bench` from costbench.toml, or the only bench target that depends on costbench.
     #[arg(long, value_name = "NAME")]
     pub bench: Option<String>,
+}
+
+/// `--filter`: a regular expression over scenario names.
+fn scenario_filter(filter: Option<&str>) -> Result<Option<regex::Regex>> {
+    filter
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))
+}
+
+/// What to build and how to measure it: shared by `run` and `check`.
+#[derive(Debug, clap::Args)]
+pub struct MeasureArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Run only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
@@ -593,17 +593,11 @@ fn miri(m: MiriCmd) -> Result<i32> {
     if m.timeout == 0 {
         bail!("--timeout must be at least 1 second");
     }
-    let filter = m
-        .filter
-        .as_deref()
-        .map(regex::Regex::new)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))?;
     crate::miri::run(crate::miri::MiriOptions {
-        manifest_path: m.manifest_path,
-        package: m.package,
-        bench: m.bench,
-        filter,
+        filter: scenario_filter(m.filter.as_deref())?,
+        manifest_path: m.target.manifest_path,
+        package: m.target.package,
+        bench: m.target.bench,
         features: m.features,
         timeout: Duration::from_secs(m.timeout),
         json: m.format == MiriFormat::Json,
@@ -683,9 +677,9 @@ fn census(c: CensusCmd) -> Result<i32> {
         }
         None => {
             let target = crate::cargo::resolve(
-                c.manifest_path.as_deref(),
-                c.package.as_deref(),
-                c.bench.as_deref(),
+                c.target.manifest_path.as_deref(),
+                c.target.package.as_deref(),
+                c.target.bench.as_deref(),
             )?;
             let exe = crate::cargo::build(&target, "default", c.format == Format::Json)?;
             (exe, Some(target.workspace_root))
@@ -905,7 +899,7 @@ fn check(c: CheckCmd) -> Result<i32> {
             crate::compare::paired::MIN_ROUNDS
         );
     }
-    let manifest = c.measure.manifest_path.clone();
+    let manifest = c.measure.target.manifest_path.clone();
     let db_arg = c.measure.history.db.clone();
     let mut run_opts = c.measure.into_options(false, false)?;
     run_opts.rounds.rounds = c.rounds;
@@ -1121,19 +1115,14 @@ impl MeasureArgs {
         if self.timeout == 0 {
             bail!("--timeout must be at least 1 second");
         }
-        let filter = self
-            .filter
-            .as_deref()
-            .map(regex::Regex::new)
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))?;
+        let filter = scenario_filter(self.filter.as_deref())?;
         let jobs = self.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
         Ok(RunOptions {
-            manifest_path: self.manifest_path,
-            package: self.package,
-            bench: self.bench,
+            manifest_path: self.target.manifest_path,
+            package: self.target.package,
+            bench: self.target.bench,
             filter,
             list_only,
             instruments: instruments(&self.instrument),

@@ -205,13 +205,13 @@ pub struct Paired {
     /// Fastest sample's nanoseconds per op of each round, in round order: what `compare` pairs.
     /// On a shared machine interference only ever adds time, so the least disturbed sample of a
     /// round is the steadiest estimate of the code's own speed.
-    #[serde(default)]
     pub round_min_ns_per_op: Vec<f64>,
     /// Samples each round took, in round order: `iteration_ns` holds the rounds one after another.
     #[serde(default)]
     pub round_samples: Vec<usize>,
     /// The sides took turns sample by sample (a token ring), so sample `i` of round `k` of
-    /// every side ran within a millisecond of each other: `compare` pairs them sample by sample.
+    /// every side ran within a millisecond of each other; otherwise they took turns process by
+    /// process. Provenance: `compare` pairs the rounds' fastest samples either way.
     #[serde(default)]
     pub lockstep: bool,
 }

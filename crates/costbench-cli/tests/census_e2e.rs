@@ -2,42 +2,14 @@
 //! known checks: the real binary, real cargo builds, real valgrind. Tests that need valgrind say
 //! so and pass when it is missing.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn fixtures_manifest() -> PathBuf {
     workspace().join("suites/census-fixtures/Cargo.toml")
-}
-
-fn valgrind_available() -> bool {
-    let ok = Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!(
-            "SKIPPED: valgrind is not installed (apt-get install valgrind); this test needs it"
-        );
-    }
-    ok
-}
-
-fn costbench(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_costbench"));
-    cmd.args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("the costbench binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The 1-based line of the fixtures' source that ends with `census: MARKER` (in a comment).
@@ -73,7 +45,7 @@ fn census_run(extra: &[&str], env: &[(&str, &str)]) -> (Value, tempfile::TempDir
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    let out = costbench(&args, env);
+    let out = costbench_with_env(&args, env);
     assert!(out.status.success(), "{}", stderr(&out));
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
@@ -108,7 +80,7 @@ fn checks(run: &Value, id: &str) -> u64 {
 #[test]
 fn static_census_lists_the_surviving_checks_with_lines_and_inline_chains() {
     let manifest = fixtures_manifest();
-    let out = costbench(
+    let out = costbench_with_env(
         &[
             "census",
             "--manifest-path",
@@ -184,7 +156,7 @@ fn static_census_lists_the_surviving_checks_with_lines_and_inline_chains() {
     assert_eq!(c["crates"][0]["crate"], "costbench_census_fixtures");
 
     // The table names the same things.
-    let out = costbench(
+    let out = costbench_with_env(
         &[
             "census",
             "--manifest-path",
@@ -208,18 +180,18 @@ fn static_census_lists_the_surviving_checks_with_lines_and_inline_chains() {
 
 #[test]
 fn census_refuses_what_it_cannot_read() {
-    let out = costbench(&["census", "--binary", "no/such/binary"], &[]);
+    let out = costbench_with_env(&["census", "--binary", "no/such/binary"], &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no such file"), "{}", stderr(&out));
     let manifest = fixtures_manifest();
-    let out = costbench(&["census", "--binary", manifest.to_str().unwrap()], &[]);
+    let out = costbench_with_env(&["census", "--binary", manifest.to_str().unwrap()], &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("not an object file costbench can read"),
         "{}",
         stderr(&out)
     );
-    let out = costbench(&["census", "--binary", "x", "--bench", "y"], &[]);
+    let out = costbench_with_env(&["census", "--binary", "x", "--bench", "y"], &[]);
     assert_eq!(out.status.code(), Some(2), "--binary excludes target flags");
 }
 
@@ -299,7 +271,7 @@ fn overflow_checks_appear_when_the_build_turns_them_on() {
 fn census_without_valgrind_is_reported_skipped_and_wall_time_still_runs() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = fixtures_manifest();
-    let out = costbench(
+    let out = costbench_with_env(
         &[
             "run",
             "--manifest-path",

@@ -2,26 +2,12 @@
 //! library and the selftest suite, a known change in its working tree, the real binary, real
 //! builds of both revisions, real valgrind.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn valgrind_available() -> bool {
-    let ok = Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!(
-            "SKIPPED: valgrind is not installed (apt-get install valgrind); this test needs it"
-        );
-    }
-    ok
-}
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -136,10 +122,6 @@ fn check_rev(repo: &Path, out: &Path, rev: &str, extra: &[&str]) -> (Output, Val
         )
     });
     (o, json)
-}
-
-fn run_json(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
 }
 
 fn knob(run: &Value) -> &Value {

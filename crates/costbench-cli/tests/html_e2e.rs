@@ -5,26 +5,14 @@
 //! what it saw as JSON into the DOM, which `--dump-dom` returns). Tests that need Chromium or
 //! valgrind say so and pass when they are missing.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const INJECTED: &str = "<script>alert(1)</script>";
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn costbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(args)
-        .output()
-        .expect("the costbench binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Debian names the browser `chromium`; other distributions `chromium-browser`.
 fn chromium() -> Option<&'static str> {
@@ -40,13 +28,6 @@ fn chromium() -> Option<&'static str> {
         );
     }
     found
-}
-
-fn valgrind_available() -> bool {
-    Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Runs before the page's own script: every error, `console.error` and `alert` is recorded.
@@ -175,7 +156,7 @@ fn report_renders_in_a_browser_with_charts_sorting_and_escaped_names() {
     let Some(browser) = chromium() else {
         return;
     };
-    let instruments = if valgrind_available() {
+    let instruments = if valgrind_installed() {
         "icount,walltime"
     } else {
         eprintln!("note: valgrind is not installed; the report shows wall time only");

@@ -3,13 +3,12 @@
 //! print `SKIPPED` and pass where nightly's Miri is not installed; the message for that case is
 //! tested everywhere.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::*;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use serde_json::Value;
+
+use std::process::{Command, Output};
 
 /// Whether the toolchain `costbench miri` would use (`COSTBENCH_MIRI_TOOLCHAIN`, default
 /// nightly) has a working Miri: `cargo miri setup` succeeds (it needs the miri and rust-src
@@ -31,17 +30,6 @@ fn miri_available() -> bool {
         );
     }
     ok
-}
-
-fn costbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(args)
-        .output()
-        .expect("the costbench binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// `costbench miri --format json` on `package`'s bench target `bench`.

@@ -1,36 +1,15 @@
 //! End-to-end tests of `costbench run` on the selftest suite: the real binary, real cargo
 //! builds, real valgrind. Tests that need valgrind say so and pass when it is missing.
 
+mod common;
+use common::*;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn selftest_manifest() -> PathBuf {
     workspace().join("suites/selftest/Cargo.toml")
-}
-
-fn valgrind_available() -> bool {
-    let ok = Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!(
-            "SKIPPED: valgrind is not installed (apt-get install valgrind); this test needs it"
-        );
-    }
-    ok
-}
-
-fn costbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(args)
-        .output()
-        .expect("the costbench binary runs")
 }
 
 /// `costbench run` on a bench target of the selftest crate, results in a fresh directory.
@@ -51,10 +30,6 @@ fn run_suite(bench: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
     (costbench(&args), dir)
 }
 
-fn run_json(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
-}
-
 fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
     run["results"]
         .as_array()
@@ -68,10 +43,6 @@ fn ir(run: &Value, id: &str) -> u64 {
     result(run, id)["icount"]["ir"]
         .as_u64()
         .unwrap_or_else(|| panic!("no icount for {id}"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

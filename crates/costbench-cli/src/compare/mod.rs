@@ -630,18 +630,10 @@ fn paired_log_ratios(b: &ScenarioResult, c: &ScenarioResult) -> Option<Vec<f64>>
     if bp.session != cp.session {
         return None;
     }
-    // Records written before round minimums were kept: the medians.
-    let pick = |p: &crate::model::Paired| -> Vec<f64> {
-        if p.round_min_ns_per_op.is_empty() {
-            p.round_medians_ns_per_op.clone()
-        } else {
-            p.round_min_ns_per_op.clone()
-        }
-    };
-    let (br, cr) = (pick(bp), pick(cp));
+    let (br, cr) = (&bp.round_min_ns_per_op, &cp.round_min_ns_per_op);
     (br.len() == cr.len()).then(|| {
         br.iter()
-            .zip(&cr)
+            .zip(cr)
             .filter_map(|(b, c)| paired::log_ratio(*b, *c))
             .collect()
     })

@@ -1,8 +1,9 @@
 //! Paired comparison of wall time measured in interleaved rounds: round `k` of the baseline and
-//! round `k` of the candidate ran back to back, so the machine's drift between rounds (tens of
+//! round `k` of the candidate ran side by side, so the machine's drift between rounds (tens of
 //! percent between minutes on a shared VM) cancels in their ratio.
 //!
-//! The statistic is the log ratio of the two sides' round medians, `d_k = ln(cand_k / base_k)`.
+//! The statistic is the log ratio of the two sides' round figures (their fastest samples: see
+//! `compare::paired_log_ratios`), `d_k = ln(cand_k / base_k)`.
 //! Its centre is estimated by Hodges–Lehmann (the median of the Walsh averages `(d_i + d_j) / 2`,
 //! `i <= j`), and its confidence interval is the exact distribution-free one that inverts the
 //! Wilcoxon signed-rank test: robust to a round disturbed by a neighbour, exact for the handful
@@ -15,24 +16,14 @@ use super::bootstrap::RatioCi;
 /// smallest attainable two-sided level is 1 - 2/128 = 98.4 %; 8 rounds reach 99.2 %).
 pub const MIN_ROUNDS: usize = 8;
 
-/// Hodges–Lehmann estimate and confidence interval of the ratio `cand / base`, from paired round
-/// medians. `None` with fewer than [`MIN_ROUNDS`] usable pairs (both medians positive and finite).
-/// The interval's actual coverage is the smallest attainable one at or above `level`.
-pub fn ratio_ci(base: &[f64], cand: &[f64], level: f64) -> Option<(f64, RatioCi)> {
-    let d: Vec<f64> = base
-        .iter()
-        .zip(cand)
-        .filter_map(|(b, c)| log_ratio(*b, *c))
-        .collect();
-    log_ratio_ci(&d, level)
-}
-
 /// `ln(cand / base)` when both are positive and finite.
 pub fn log_ratio(base: f64, cand: f64) -> Option<f64> {
     (base.is_finite() && cand.is_finite() && base > 0.0 && cand > 0.0).then(|| (cand / base).ln())
 }
 
-/// [`ratio_ci`] from the per-round log ratios themselves.
+/// Hodges–Lehmann estimate and confidence interval of the ratio `cand / base`, from the
+/// per-round log ratios `d` (see [`log_ratio`]). `None` with fewer than [`MIN_ROUNDS`] rounds.
+/// The interval's actual coverage is the smallest attainable one at or above `level`.
 pub fn log_ratio_ci(d: &[f64], level: f64) -> Option<(f64, RatioCi)> {
     let n = d.len();
     if n < MIN_ROUNDS {
@@ -98,6 +89,16 @@ fn signed_rank_cdf(n: usize) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`log_ratio_ci`] of paired per-round figures.
+    fn ratio_ci(base: &[f64], cand: &[f64], level: f64) -> Option<(f64, RatioCi)> {
+        let d: Vec<f64> = base
+            .iter()
+            .zip(cand)
+            .filter_map(|(b, c)| log_ratio(*b, *c))
+            .collect();
+        log_ratio_ci(&d, level)
+    }
 
     #[test]
     fn null_distribution_matches_the_table() {

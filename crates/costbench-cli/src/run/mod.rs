@@ -308,7 +308,7 @@ impl Default for Rounds {
 /// turns sample by sample through a token ring (who goes first alternates, ABBA), so that the
 /// machine's drift and bursts of load hit every side alike. Multi-party scenarios, and libraries
 /// too old for the ring, take turns round by round instead. Each side's figures
-/// then carry the per-round medians and a shared pairing id, from which `compare` judges the
+/// then carry the per-round figures and a shared pairing id, from which `compare` judges the
 /// sides with a paired test.
 ///
 /// Every side's output directory is written atomically after each scenario, and every side's

@@ -1,0 +1,55 @@
+//! Helpers shared by the end-to-end tests: where the workspace is, whether valgrind is here, and
+//! running the real `costbench` binary. Each test file uses some of them.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Whether valgrind runs here, without a word.
+pub fn valgrind_installed() -> bool {
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Whether valgrind runs here; says SKIPPED when it does not, for tests that need it.
+pub fn valgrind_available() -> bool {
+    let ok = valgrind_installed();
+    if !ok {
+        eprintln!(
+            "SKIPPED: valgrind is not installed (apt-get install valgrind); this test needs it"
+        );
+    }
+    ok
+}
+
+/// Runs the costbench binary with `args`.
+pub fn costbench(args: &[&str]) -> Output {
+    costbench_with_env(args, &[])
+}
+
+/// Runs the costbench binary with `args` and extra environment variables.
+pub fn costbench_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_costbench"));
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the costbench binary runs")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The run record of an output directory.
+pub fn run_json(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
+}
