@@ -114,6 +114,7 @@ pub fn from_csv(
                 ir: count,
                 ir_per_op: count as f64,
                 callgrind_out: String::new(),
+                placement: None,
             });
         }
     }

@@ -117,6 +117,20 @@ pub struct Icount {
     pub ir_per_op: f64,
     /// Callgrind's output for this id, relative to the output directory.
     pub callgrind_out: String,
+    /// Counts of extra runs with the heap and stack the body starts from shifted (`check` runs
+    /// them for ids whose count changed): how far the count moves with data placement alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<IcountPlacement>,
+}
+
+/// Instruction counts of one id under several data placements (see [`Icount::placement`]).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct IcountPlacement {
+    /// Instructions per op of each perturbed run, in perturbation order (the unperturbed run's
+    /// figure is [`Icount::ir_per_op`], not repeated here).
+    pub ir_per_op: Vec<f64>,
+    /// The perturbation of each run (the child's `--perturb` argument), same order.
+    pub perturbations: Vec<u32>,
 }
 
 /// The dynamic census of one measured id: guards (checks that survived optimisation) executed
@@ -214,6 +228,20 @@ pub struct Paired {
     /// process. Provenance: `compare` pairs the rounds' fastest samples either way.
     #[serde(default)]
     pub lockstep: bool,
+    /// The code layout each round ran (a link-order seed, 0 for the build as cargo linked it), in
+    /// round order; empty when layouts were not varied. Every round of every side runs a layout
+    /// of its own, so layout effects are part of the round-to-round spread that `compare` judges
+    /// a change against, not a bias of one side.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_layouts: Vec<u64>,
+    /// Why code layouts were not varied (when `round_layouts` is empty and they could not be).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_note: Option<String>,
+    /// How many times the measuring session looked at the interval to decide whether to add
+    /// rounds (adaptive measurement): `compare` spends its error rate over this many looks.
+    /// 1 (a fixed number of rounds) when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub looks: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]

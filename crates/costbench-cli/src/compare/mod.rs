@@ -8,6 +8,7 @@
 //! `report::markdown` (PR comments).
 
 pub mod bootstrap;
+pub mod family;
 pub mod functions;
 pub mod noise;
 pub mod paired;
@@ -235,13 +236,22 @@ pub enum Verdict {
     Regression,
     /// Significantly less per op.
     Improvement,
-    /// Negligible: within the threshold, or not statistically clear.
+    /// Negligible: within the threshold (resolved: the interval lies inside it).
     Unchanged,
+    /// The measurement cannot tell whether the change is beyond the threshold (its interval
+    /// straddles it), or the figures cannot be judged at all (wall time of two separate runs
+    /// without a history of their noise). Never gated, never "unchanged".
+    Unresolved,
+    /// A change explained by placement of code or data, not by the code's work: the same
+    /// instructions with the time moved, or an instruction-count change within the spread that
+    /// shifted heap and stack placements show. Reported, not gated.
+    Placement,
 }
 
 impl Verdict {
+    /// A regression or an improvement: what the gate acts on.
     pub fn is_significant(self) -> bool {
-        self != Verdict::Unchanged
+        matches!(self, Verdict::Regression | Verdict::Improvement)
     }
 
     pub fn name(self) -> &'static str {
@@ -249,6 +259,8 @@ impl Verdict {
             Verdict::Regression => "regression",
             Verdict::Improvement => "improvement",
             Verdict::Unchanged => "unchanged",
+            Verdict::Unresolved => "unresolved",
+            Verdict::Placement => "placement",
         }
     }
 }
@@ -485,7 +497,19 @@ pub fn fmt_change(pct: f64) -> String {
 
 /// "0.2 %", "5 %": thresholds as given, without trailing zeros.
 pub fn fmt_threshold(pct: f64) -> String {
-    format!("{pct} %")
+    // Thresholds from history are arbitrary reals: three significant digits say all they mean.
+    let digits = if pct == 0.0 || !pct.is_finite() {
+        0
+    } else {
+        (2 - pct.abs().log10().floor() as i32).max(0) as usize
+    };
+    let s = format!("{pct:.digits$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    format!("{s} %")
 }
 
 /// "95 %", "97.5 %": a confidence level as a percentage, without the float noise of `0.9 * 100`.
@@ -1190,6 +1214,9 @@ mod tests {
                 round_min_ns_per_op: mins,
                 round_samples: vec![n; v.len() / n],
                 lockstep: true,
+                round_layouts: vec![],
+                layout_note: None,
+                looks: None,
             });
             record(run, vec![r])
         };

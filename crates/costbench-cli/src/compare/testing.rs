@@ -82,6 +82,7 @@ pub fn with_icount(mut r: ScenarioResult, ir_per_op: f64) -> ScenarioResult {
         ir: (ir_per_op * r.ops as f64).round() as u64,
         ir_per_op,
         callgrind_out: format!("callgrind/{}.out", r.id),
+        placement: None,
     });
     r
 }

@@ -62,6 +62,9 @@ pub fn figures_from_rounds(
             round_min_ns_per_op: each.iter().map(|w| w.ns_per_op.min).collect(),
             round_samples: each.iter().map(|w| w.samples).collect(),
             lockstep,
+            round_layouts: Vec::new(),
+            layout_note: None,
+            looks: None,
         }),
     })
 }

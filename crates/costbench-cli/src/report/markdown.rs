@@ -79,6 +79,8 @@ fn table(out: &mut String, rows: &[&Row]) {
             Verdict::Regression => format!("**{}** regression", fmt_change(r.change_pct)),
             Verdict::Improvement => format!("{} improvement", fmt_change(r.change_pct)),
             Verdict::Unchanged => fmt_change(r.change_pct),
+            Verdict::Unresolved => format!("{} unresolved", fmt_change(r.change_pct)),
+            Verdict::Placement => format!("{} placement", fmt_change(r.change_pct)),
         };
         let mut threshold = fmt_threshold(r.threshold_pct);
         if r.instrument == Instrument::Walltime {

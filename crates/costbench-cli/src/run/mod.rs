@@ -1387,6 +1387,7 @@ impl Session<'_> {
             ir,
             ir_per_op: ir as f64 / s.ops as f64,
             callgrind_out: rel,
+            placement: None,
         }))
     }
 

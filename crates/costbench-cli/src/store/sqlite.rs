@@ -392,6 +392,7 @@ mod tests {
                     ir,
                     ir_per_op: ir as f64 / 10.0,
                     callgrind_out: "callgrind/s.out".into(),
+                    placement: None,
                 }),
                 walltime: None,
                 counters: Default::default(),

@@ -523,6 +523,7 @@ mod tests {
                     ir: *ir,
                     ir_per_op: *ir as f64 / 10.0,
                     callgrind_out: String::new(),
+                    placement: None,
                 }),
                 walltime: None,
                 counters: Default::default(),

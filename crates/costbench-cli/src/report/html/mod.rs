@@ -263,7 +263,7 @@ fn change_cell(row: Option<&&compare::Row>) -> String {
             let class = match r.verdict {
                 Verdict::Regression => " class=\"regression\"",
                 Verdict::Improvement => " class=\"improvement\"",
-                Verdict::Unchanged => "",
+                Verdict::Unchanged | Verdict::Unresolved | Verdict::Placement => "",
             };
             format!(
                 "<td{class} data-v=\"{}\" title=\"{}: {}\">{}</td>",
