@@ -6,7 +6,7 @@
 //! Miri, which is thousands of times slower than native code, on the small size.
 
 use costbench::{black_box, miri_size, ops, Suite, UnalignedBytes};
-use costbench_suite::{data, files, index, packet, proto, strings, text, words};
+use costbench_suite::{data, files, index, packet, proto, strings, text, with_extra, words};
 use regex::Regex;
 
 const LOOKUPS: usize = miri_size(10_000, 200);
@@ -18,7 +18,10 @@ fn indexing(suite: &mut Suite) {
         "index/sum_indirect/checked",
         ops(LOOKUPS as u64, "lookups"),
         move |b| {
-            let (d, idx) = setup();
+            let (d, idx) = (
+                data::words(TABLE, 1),
+                data::indices(with_extra(LOOKUPS), TABLE, 2),
+            );
             b.iter(|| index::sum_indirect_checked(black_box(&d), black_box(&idx)))
         },
     );
@@ -42,10 +45,10 @@ fn indexing(suite: &mut Suite) {
 
     const HAY: usize = miri_size(65_536, 1024);
     const NEEDLES: usize = miri_size(1000, 50);
-    let hay = || {
+    let hay = |needles: usize| {
         let mut h = data::words(HAY, 3);
         h.sort_unstable();
-        let needles: Vec<u64> = data::indices(NEEDLES, h.len(), 4)
+        let needles: Vec<u64> = data::indices(needles, h.len(), 4)
             .iter()
             .map(|&i| h[i] | 1)
             .collect();
@@ -62,7 +65,12 @@ fn indexing(suite: &mut Suite) {
             format!("index/binary_search/{way}"),
             ops(NEEDLES as u64, "searches"),
             move |b| {
-                let (h, needles) = hay();
+                let n = if way == "std" {
+                    with_extra(NEEDLES)
+                } else {
+                    NEEDLES
+                };
+                let (h, needles) = hay(n);
                 b.iter(|| {
                     needles
                         .iter()
@@ -188,7 +196,7 @@ fn regexes(suite: &mut Suite) {
     });
     const MANY: usize = miri_size(2000, 20);
     suite.bench("regex/filter/regex_only", ops(MANY as u64, "lines"), |b| {
-        let l = text::lines(MANY, 9);
+        let l = text::lines(with_extra(MANY), 9);
         let re = Regex::new(text::EMAIL).expect("valid pattern");
         b.iter(|| text::count_compiled_once(black_box(&l), &re))
     });
@@ -260,7 +268,7 @@ fn ownership(suite: &mut Suite) {
     );
     const XS: usize = miri_size(10_000, 200);
     suite.bench("alloc/pipeline/collect", ops(XS as u64, "elements"), |b| {
-        let xs = data::words(XS, 12);
+        let xs = data::words(with_extra(XS), 12);
         b.iter(|| strings::sum_even_squares_collected(black_box(&xs)))
     });
     suite.bench("alloc/pipeline/stream", ops(XS as u64, "elements"), |b| {
