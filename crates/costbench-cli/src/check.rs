@@ -8,6 +8,9 @@
 //! - A candidate figure above the hard limit (absolute, per op) fails the gate whatever the
 //!   baseline says, also for scenarios the baseline does not have.
 //! - Ids matching an `ignore` glob never fail the gate; they are listed as ignored.
+//! - Unresolved rows (the measurement could not tell) and placement rows (the same
+//!   instructions, the time moved with code or data placement) never fail the gate; they are
+//!   listed as notes, so a reader knows what the check did not settle.
 
 use crate::compare::{fmt_change, Comparison, Instrument, Verdict};
 use crate::config::{glob_match, CheckConfig, LimitMetric};
@@ -35,6 +38,19 @@ pub struct Gate {
     pub violations: Vec<Violation>,
     /// Ids with a significant regression that `ignore` excused.
     pub ignored: Vec<String>,
+    /// Rows the gate did not act on because the comparison could not settle them: unresolved
+    /// and placement verdicts.
+    pub notes: Vec<Note>,
+}
+
+/// A row that was neither gated nor unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Note {
+    pub id: String,
+    pub instrument: Instrument,
+    pub verdict: Verdict,
+    pub change_pct: f64,
+    pub reason: String,
 }
 
 impl Gate {
@@ -72,6 +88,15 @@ pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
     let mut gate = Gate::default();
     let ignored = |id: &str| cfg.ignore.iter().any(|g| glob_match(g, id));
     for r in &cmp.rows {
+        if matches!(r.verdict, Verdict::Unresolved | Verdict::Placement) {
+            gate.notes.push(Note {
+                id: r.id.clone(),
+                instrument: r.instrument,
+                verdict: r.verdict,
+                change_pct: r.change_pct,
+                reason: r.reason.clone(),
+            });
+        }
         if r.verdict != Verdict::Regression {
             continue;
         }
@@ -157,6 +182,15 @@ pub fn terminal(gate: &Gate) -> String {
             .map(|i| crate::compare::clean(i))
             .collect();
         let _ = writeln!(out, "ignored by costbench.toml: {}", ids.join(", "));
+    }
+    if !gate.notes.is_empty() {
+        let n = |v: Verdict| gate.notes.iter().filter(|x| x.verdict == v).count();
+        let _ = writeln!(
+            out,
+            "not gated: {} unresolved, {} placement (listed above with their reasons)",
+            n(Verdict::Unresolved),
+            n(Verdict::Placement)
+        );
     }
     out
 }

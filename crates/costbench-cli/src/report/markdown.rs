@@ -7,7 +7,7 @@
 //! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
 
 use crate::compare::{
-    fmt_change, fmt_ci, fmt_confidence, fmt_threshold, Comparison, Instrument, NotCompared, Row,
+    fmt_change, fmt_ci, fmt_threshold, Comparison, Instrument, NotCompared, Row,
     Side, Verdict,
 };
 use std::fmt::Write as _;
@@ -72,8 +72,8 @@ fn scenario_cell(r: &Row) -> String {
 }
 
 fn table(out: &mut String, rows: &[&Row]) {
-    out.push_str("| scenario | baseline /op | candidate /op | change | threshold |\n");
-    out.push_str("|:--|--:|--:|--:|--:|\n");
+    out.push_str("| scenario | baseline /op | candidate /op | change | threshold | evidence |\n");
+    out.push_str("|:--|--:|--:|--:|--:|:--|\n");
     for r in rows {
         let change = match r.verdict {
             Verdict::Regression => format!("**{}** regression", fmt_change(r.change_pct)),
@@ -93,15 +93,67 @@ fn table(out: &mut String, rows: &[&Row]) {
         }
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             scenario_cell(r),
             r.instrument.fmt_value(r.base),
             r.instrument.fmt_value(r.cand),
             change,
-            threshold
+            threshold,
+            escape_cell(&r.evidence)
         );
     }
 }
+
+/// Rows neither gated nor unchanged (unresolved, placement): one short line each, folded when
+/// there are many, so the reader knows what this comparison could not settle.
+fn not_gated(out: &mut String, rows: &[&Row]) {
+    if rows.is_empty() {
+        return;
+    }
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let what = [Verdict::Unresolved, Verdict::Placement]
+        .into_iter()
+        .filter(|v| count(*v) > 0)
+        .map(|v| format!("{} {}", count(v), v.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let fold = rows.len() > NOT_GATED_INLINE;
+    if fold {
+        let _ = writeln!(out, "\n<details><summary>{what} (not gated)</summary>\n");
+    } else {
+        let _ = writeln!(out, "\n**Not gated** ({what}):\n");
+    }
+    // Rows sharing a reason (every wall-time row of two separate runs without history) are
+    // said once.
+    let mut groups: Vec<(Verdict, &str, Vec<&Row>)> = Vec::new();
+    for r in rows {
+        match groups
+            .iter_mut()
+            .find(|(v, why, _)| *v == r.verdict && *why == r.reason)
+        {
+            Some(g) => g.2.push(r),
+            None => groups.push((r.verdict, &r.reason, vec![r])),
+        }
+    }
+    for (verdict, reason, rows) in groups {
+        let ids: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} {}", escape_cell(&r.id), fmt_change(r.change_pct)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- {} {verdict}: {}",
+            ids.join(", "),
+            escape_cell(&truncate(reason, 240))
+        );
+    }
+    if fold {
+        out.push_str("\n</details>\n");
+    }
+}
+
+/// More unresolved and placement rows than this are folded.
+const NOT_GATED_INLINE: usize = 5;
 
 fn id_list(ids: &[&str]) -> String {
     ids.iter()
@@ -165,13 +217,16 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
         return;
     }
     let _ = writeln!(out, "\n### {}\n", inst.title());
-    let (significant, negligible): (Vec<&Row>, Vec<&Row>) =
+    let (significant, rest): (Vec<&Row>, Vec<&Row>) =
         rows.iter().partition(|r| r.verdict.is_significant());
+    let (negligible, open): (Vec<&Row>, Vec<&Row>) =
+        rest.iter().partition(|r| r.verdict == Verdict::Unchanged);
     if significant.is_empty() {
         out.push_str("No significant change.\n");
     } else {
         table(out, &significant);
     }
+    not_gated(out, &open);
     if !negligible.is_empty() {
         let o = &c.options;
         let why = match inst {
@@ -182,11 +237,9 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
                 "within {}",
                 fmt_threshold(crate::compare::RSS_THRESHOLD_PCT)
             ),
-            Instrument::Walltime => format!(
-                "within {} or not clear at {} confidence",
-                fmt_threshold(c.walltime_threshold_pct()),
-                fmt_confidence(o.confidence)
-            ),
+            Instrument::Walltime => {
+                format!("within {}", fmt_threshold(c.walltime_threshold_pct()))
+            }
         };
         let _ = writeln!(
             out,
@@ -243,6 +296,17 @@ pub fn check(c: &Comparison, gate: &crate::check::Gate) -> String {
     if !gate.ignored.is_empty() {
         let ids: Vec<&str> = gate.ignored.iter().map(String::as_str).collect();
         let _ = writeln!(out, "Ignored by costbench.toml: {}\n", id_list(&ids));
+    }
+    if !gate.notes.is_empty() {
+        let n = |v: Verdict| gate.notes.iter().filter(|x| x.verdict == v).count();
+        let _ = writeln!(
+            out,
+            "Not gated: {} unresolved (the measurement could not tell), {} placement (same \
+             instructions, time moved with code or data placement); listed under each instrument \
+             below.\n",
+            n(Verdict::Unresolved),
+            n(Verdict::Placement)
+        );
     }
     out.push_str(&comparison(c));
     out
