@@ -3,6 +3,11 @@
 //! [`crate::compare::compare`] for each (baseline, variant) pair; and the price of each variant
 //! (geometric mean of its ratios). Rendered as a terminal table, markdown or versioned JSON.
 //!
+//! Two variants are two binaries, with the same code-placement effects as two commits: a ratio
+//! whose row `compare` judged unresolved (`?`) or a placement effect (`≈`: same instructions,
+//! time moved) is marked in the matrix and left out of the variant's price, whose text says how
+//! many were left out.
+//!
 //! Pure: a function of the run records and the build outcomes.
 
 use super::spec::Variant;
@@ -15,8 +20,9 @@ use std::fmt::Write as _;
 
 /// `schema` of `matrix.json`.
 pub const SCHEMA: &str = "costbench-variants";
-/// Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Bump on any incompatible change. 2: verdicts `unresolved` and `placement`; prices leave those
+/// rows out and count them (`unresolved`, `placement`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How a variant's build went.
 #[derive(Debug, Clone, Serialize)]
@@ -82,11 +88,40 @@ pub struct MatrixRow {
 /// What a variant costs over all ids, per instrument.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Price {
-    /// Geometric mean of the per-op ratios to the baseline.
+    /// Geometric mean of the per-op ratios to the baseline, over the rows `compare` resolved
+    /// (unresolved and placement rows left out: their ratio is not the variant's price).
     pub geomean_ratio: Option<f64>,
     pub compared: usize,
     pub regressions: usize,
     pub improvements: usize,
+    /// Rows left out of the price: the measurement could not resolve them.
+    pub unresolved: usize,
+    /// Rows left out of the price: the same instructions, the time moved with placement.
+    pub placement: usize,
+}
+
+impl Price {
+    /// "(2↑ 0↓ of 12; 1 unresolved, 3 placement not priced)" with `up` and `down` as given.
+    fn counts(&self, up: &str, down: &str) -> String {
+        let mut s = format!(
+            "({}{up} {}{down} of {}",
+            self.regressions, self.improvements, self.compared
+        );
+        if self.unresolved + self.placement > 0 {
+            let _ = write!(
+                s,
+                "; {} unresolved, {} placement not priced",
+                self.unresolved, self.placement
+            );
+        }
+        s.push(')');
+        s
+    }
+}
+
+/// The verdicts whose ratio is not a price.
+fn not_priced(v: Verdict) -> bool {
+    matches!(v, Verdict::Unresolved | Verdict::Placement)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -155,23 +190,20 @@ pub fn matrix(
                     cmp.rows.iter().filter(|r| r.instrument == inst).collect();
                 let ratios: Vec<f64> = rows
                     .iter()
-                    .filter(|r| r.base > 0.0)
+                    .filter(|r| r.base > 0.0 && !not_priced(r.verdict))
                     .map(|r| r.cand / r.base)
                     .collect();
+                let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
                 if rows.is_empty() {
                     continue;
                 }
                 let price = Price {
                     geomean_ratio: geomean(&ratios),
                     compared: rows.len(),
-                    regressions: rows
-                        .iter()
-                        .filter(|r| r.verdict == Verdict::Regression)
-                        .count(),
-                    improvements: rows
-                        .iter()
-                        .filter(|r| r.verdict == Verdict::Improvement)
-                        .count(),
+                    regressions: count(Verdict::Regression),
+                    improvements: count(Verdict::Improvement),
+                    unresolved: count(Verdict::Unresolved),
+                    placement: count(Verdict::Placement),
                 };
                 prices.insert(inst.name().to_string(), price);
             }
@@ -274,10 +306,11 @@ fn cell_text(c: &Cell, inst: Instrument) -> String {
         Some(f) => {
             let mut s = inst.fmt_value(f.per_op);
             if let Some(r) = f.ratio {
-                let mark = if f.verdict.is_some_and(Verdict::is_significant) {
-                    "*"
-                } else {
-                    ""
+                let mark = match f.verdict {
+                    Some(Verdict::Regression | Verdict::Improvement) => "*",
+                    Some(Verdict::Unresolved) => "?",
+                    Some(Verdict::Placement) => "≈",
+                    Some(Verdict::Unchanged) | None => "",
                 };
                 let _ = write!(s, " ×{r:.3}{mark}");
             }
@@ -352,7 +385,8 @@ pub fn table(m: &Matrix) -> String {
     for inst in instruments(m) {
         let _ = writeln!(
             out,
-            "{} per op (×ratio to {}; * significant by compare's rules)",
+            "{} per op (×ratio to {}; * significant by compare's rules, ? unresolved, ≈ placement \
+             effect: not a price)",
             inst.title(),
             m.baseline
         );
@@ -374,7 +408,8 @@ pub fn table(m: &Matrix) -> String {
     if !m.summary.is_empty() {
         let _ = writeln!(
             out,
-            "Price of each variant against {} (geometric mean of per-op ratios; significant changes up/down)",
+            "Price of each variant against {} (geometric mean of per-op ratios, unresolved and \
+             placement rows left out; significant changes up/down)",
             m.baseline
         );
         let insts = instruments(m);
@@ -384,13 +419,9 @@ pub fn table(m: &Matrix) -> String {
             .collect::<Vec<_>>()];
         for s in &m.summary {
             let cell = |p: Option<&Price>| match p {
-                Some(p) if p.compared > 0 => format!(
-                    "{} ({}↑ {}↓ of {})",
-                    pct(p.geomean_ratio),
-                    p.regressions,
-                    p.improvements,
-                    p.compared
-                ),
+                Some(p) if p.compared > 0 => {
+                    format!("{} {}", pct(p.geomean_ratio), p.counts("↑", "↓"))
+                }
                 _ => "-".to_string(),
             };
             rows.push(
@@ -434,13 +465,9 @@ pub fn markdown(m: &Matrix) -> String {
         out.push('\n');
         for s in &m.summary {
             let cell = |p: Option<&Price>| match p {
-                Some(p) if p.compared > 0 => format!(
-                    "{} ({} up, {} down of {})",
-                    pct(p.geomean_ratio),
-                    p.regressions,
-                    p.improvements,
-                    p.compared
-                ),
+                Some(p) if p.compared > 0 => {
+                    format!("{} {}", pct(p.geomean_ratio), p.counts(" up,", " down"))
+                }
                 _ => "–".to_string(),
             };
             let _ = write!(
@@ -455,13 +482,16 @@ pub fn markdown(m: &Matrix) -> String {
             out.push('\n');
         }
         out.push_str(
-            "\nGeometric mean of per-op ratios to the baseline; up/down count significant changes.\n\n",
+            "\nGeometric mean of per-op ratios to the baseline, leaving out rows compare could not \
+             resolve and placement effects (same instructions, time moved); up/down count \
+             significant changes.\n\n",
         );
     }
     for inst in instruments(m) {
         let _ = writeln!(
             out,
-            "### {} per op\n\nRatio to {}; **bold**: significant by compare's rules.\n",
+            "### {} per op\n\nRatio to {}; **bold**: significant by compare's rules; ?: \
+             unresolved, ≈: placement effect (not a price).\n",
             inst.title(),
             escape_cell(&m.baseline)
         );
