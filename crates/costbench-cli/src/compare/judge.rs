@@ -16,8 +16,8 @@
 //! Pure: no clocks, no processes.
 
 use super::{
-    bootstrap, change_pct, direction, family, fmt_ci, fmt_confidence, fmt_threshold, noise,
-    paired, Instrument, RatioCi, Row, Verdict, MIN_WALLTIME_SAMPLES,
+    bootstrap, change_pct, direction, family, fmt_ci, fmt_confidence, fmt_threshold, noise, paired,
+    Instrument, RatioCi, Row, Verdict, MIN_WALLTIME_SAMPLES,
 };
 use super::{fmt_change, CompareOptions};
 use crate::model::ScenarioResult;
@@ -223,7 +223,10 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
         row.reason = reason;
         row.evidence = evidence;
         row.p_value = Some(p);
-        row.min_detectable_pct = a.min_detectable_pct.is_finite().then_some(a.min_detectable_pct);
+        row.min_detectable_pct = a
+            .min_detectable_pct
+            .is_finite()
+            .then_some(a.min_detectable_pct);
         row.spread_pct = spread;
     }
 }

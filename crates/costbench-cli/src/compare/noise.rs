@@ -82,6 +82,13 @@ impl HistoricThresholds {
         }
     }
 
+    /// Sets a threshold directly (tests that need an exact one).
+    #[cfg(test)]
+    pub fn set(&mut self, id: &str, inst: Instrument, pct: f64, changes: usize) {
+        self.map
+            .insert((id.to_string(), inst.name()), Learned { pct, changes });
+    }
+
     pub fn get(&self, id: &str, inst: Instrument) -> Option<f64> {
         self.learned(id, inst).map(|l| l.pct)
     }

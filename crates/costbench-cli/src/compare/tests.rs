@@ -152,7 +152,11 @@ fn icount_change_against_threshold() {
 }
 
 #[test]
-fn walltime_needs_both_threshold_and_interval() {
+fn walltime_of_separate_runs_needs_history_threshold_and_interval() {
+    // Issue 13: two separate runs are judged only against a threshold learned from history's
+    // between-run changes (here set directly), and then only when the bootstrap interval also
+    // excludes 1. A change beyond that threshold whose interval does not agree is unresolved
+    // (it was "unchanged" before), and too few samples are unresolved too.
     use Verdict::*;
     struct Case {
         what: &'static str,
@@ -170,15 +174,15 @@ fn walltime_needs_both_threshold_and_interval() {
             cand: same(2),
             threshold: 5.0,
             verdict: Unchanged,
-            reason: "within 5 % threshold",
+            reason: "within 5 % (history) threshold",
         },
         Case {
             what: "same distribution, interval alone decides",
             base: same(3),
             cand: same(4),
             threshold: 0.0,
-            verdict: Unchanged,
-            reason: "includes 1",
+            verdict: Unresolved,
+            reason: "does not exclude 1",
         },
         Case {
             what: "+20 % with the same noise",
@@ -202,36 +206,48 @@ fn walltime_needs_both_threshold_and_interval() {
             cand: noisy(103.0, 0.005, 100, 10),
             threshold: 5.0,
             verdict: Unchanged,
-            reason: "within 5 % threshold",
+            reason: "within 5 % (history) threshold",
         },
         Case {
             what: "+10 % hidden in ±60 % noise",
             base: noisy(100.0, 0.6, 10, 11),
             cand: noisy(110.0, 0.6, 10, 12),
             threshold: 5.0,
-            verdict: Unchanged,
-            reason: "includes 1",
+            verdict: Unresolved,
+            reason: "does not exclude 1",
         },
         Case {
             what: "too few samples",
             base: vec![100.0; 3],
             cand: vec![150.0; 3],
             threshold: 5.0,
-            verdict: Unchanged,
+            verdict: Unresolved,
             reason: "too few samples to judge (3 and 3, need 5 each)",
         },
     ];
     for case in cases {
         let base = record("b", vec![with_walltime(scenario("s"), &case.base)]);
         let cand = record("c", vec![with_walltime(scenario("s"), &case.cand)]);
-        let o = CompareOptions {
-            walltime_threshold_pct: case.threshold,
-            ..opts()
-        };
-        let cmp = compare(&base, &cand, &o);
+        let mut h = noise::HistoricThresholds::default();
+        h.set("s", Instrument::Walltime, case.threshold, 28);
+        let cmp = compare_with(&base, &cand, &opts(), &h);
         let row = only_row(&cmp, Instrument::Walltime);
         assert_eq!(row.verdict, case.verdict, "{}: {row:#?}", case.what);
         assert!(row.reason.contains(case.reason), "{}: {row:#?}", case.what);
+        assert_eq!(
+            row.evidence,
+            "separate runs: between-run noise from 28 consecutive changes of history"
+        );
+        assert_eq!(row.threshold_pct, case.threshold);
+        // Without history, none of them gets a verdict, and the row says what to run instead.
+        let cmp = compare(&base, &cand, &opts());
+        let row = only_row(&cmp, Instrument::Walltime);
+        assert_eq!(row.verdict, Unresolved, "{}: {row:#?}", case.what);
+        assert!(
+            row.reason.contains("check --baseline-rev") && row.reason.contains("--history-branch"),
+            "{}",
+            row.reason
+        );
         let (bm, cm) = (summarize_median(&case.base), summarize_median(&case.cand));
         assert_eq!((row.base, row.cand), (bm, cm), "{}", case.what);
         assert_eq!(row.ci.is_some(), case.base.len() >= MIN_WALLTIME_SAMPLES);
@@ -345,7 +361,7 @@ fn per_op_samples_divide_by_ops() {
         r.walltime.as_ref().unwrap().iteration_ns,
         vec![1000.0, 1100.0]
     );
-    assert_eq!(per_op_samples(&r), vec![100.0, 110.0]);
+    assert_eq!(judge::per_op_samples(&r), vec![100.0, 110.0]);
 }
 
 #[test]
@@ -719,9 +735,7 @@ fn load_run_errors_name_the_file_and_the_problem() {
         ),
         (
             Some(with("schema", "criterion".into())),
-            vec![
-                "not a costbench run record (schema \"criterion\", expected \"costbench-run\")",
-            ],
+            vec!["not a costbench run record (schema \"criterion\", expected \"costbench-run\")"],
         ),
         (
             Some(without("schema")),

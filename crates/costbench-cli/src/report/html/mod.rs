@@ -1017,15 +1017,39 @@ mod tests {
             &compare::noise::HistoricThresholds::default(),
         );
         let html = page(&runs, Some(&cmp), &[]);
-        // Instruction count and wall time of "slower" regressed; "same" did not change.
+        // The instruction count of "slower" regressed; its wall time (two separate runs, no
+        // history of their noise) is not judged (issue 13): marked unresolved, not coloured,
+        // with the reason and the evidence as the tooltip. "same" did not change.
         assert_eq!(
             html.matches("<td class=\"regression\"").count(),
-            2,
+            1,
             "{html}"
         );
         assert!(
             html.contains("<td class=\"regression\" data-v=\"20.000000000000004\"")
                 || html.contains("<td class=\"regression\" data-v=\"20\"")
+        );
+        assert_eq!(
+            html.matches("<td class=\"unresolved\"").count(),
+            2,
+            "{html}"
+        );
+        assert!(
+            html.contains("title=\"unresolved: separate runs: not judged from within-run spread;"),
+            "{html}"
+        );
+        assert!(html.contains("(separate runs, no history of between-run noise)\""));
+        // With history's thresholds the same runs are judged, and "slower" is coloured.
+        let mut h = compare::noise::HistoricThresholds::default();
+        h.set("slower", Instrument::Walltime, 5.0, 20);
+        h.set("same", Instrument::Walltime, 5.0, 20);
+        let cmp =
+            compare::compare_with(&runs[0], &runs[1], &compare::CompareOptions::default(), &h);
+        let html = page(&runs, Some(&cmp), &[]);
+        assert_eq!(
+            html.matches("<td class=\"regression\"").count(),
+            2,
+            "{html}"
         );
         assert_eq!(html.matches("class=\"improvement\"").count(), 0);
         assert_eq!(
