@@ -156,9 +156,10 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
         1.0 - opts.paired_confidence,
         opts.error_control,
     );
+    let rows_word = if judged.len() == 1 { "row" } else { "rows" };
     let control = match opts.error_control {
-        family::ErrorControl::Holm => format!("Holm over {} rows", judged.len()),
-        family::ErrorControl::Fdr => format!("FDR over {} rows", judged.len()),
+        family::ErrorControl::Holm => format!("Holm over {} {rows_word}", judged.len()),
+        family::ErrorControl::Fdr => format!("FDR over {} {rows_word}", judged.len()),
         family::ErrorControl::None => {
             format!("each row at {}", fmt_confidence(opts.paired_confidence))
         }
@@ -331,5 +332,267 @@ pub(super) fn mark_placement(rows: &mut [Row]) {
                 .push_str("; instruction counts unchanged (exact)");
             r.verdict = Verdict::Placement;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{record, rounds_pair, scenario, with_icount, with_rounds};
+    use super::super::{compare, family::ErrorControl, CompareOptions, Comparison};
+    use super::*;
+    use crate::model::RunRecord;
+
+    /// Round wobble whose signed-rank statistic is known: magnitudes `0.05 + 0.001 k` (rank
+    /// `k + 1`), negative where `negative` says.
+    fn signed(n: usize, negative: &[usize]) -> Vec<f64> {
+        (0..n)
+            .map(|k| {
+                let m = 0.05 + 0.001 * k as f64;
+                if negative.contains(&(k + 1)) {
+                    -m
+                } else {
+                    m
+                }
+            })
+            .collect()
+    }
+
+    /// Unchanged rows: small wobble of alternating sign, so their p-values are large.
+    fn null_wobble(n: usize, seed: usize) -> Vec<f64> {
+        (0..n)
+            .map(|k| {
+                let m = 0.001 * ((k + seed) % 4 + 1) as f64;
+                if (k + seed) % 2 == 0 {
+                    m
+                } else {
+                    -m
+                }
+            })
+            .collect()
+    }
+
+    /// Two records with one paired id per `(id, ratio, wobble)`, layouts varied, no icount.
+    fn suite(rows: &[(String, f64, Vec<f64>)], looks: u32) -> (RunRecord, RunRecord) {
+        let side = |pick: usize| {
+            rows.iter()
+                .map(|(id, ratio, w)| {
+                    let (b, c) = rounds_pair(*ratio, w);
+                    with_rounds(scenario(id), if pick == 0 { &b } else { &c }, true, looks)
+                })
+                .collect()
+        };
+        (record("b", side(0)), record("c", side(1)))
+    }
+
+    fn row<'a>(c: &'a Comparison, id: &str) -> &'a Row {
+        c.rows.iter().find(|r| r.id == id).expect("row")
+    }
+
+    /// `target`'s rounds, with 34 unchanged rows beside it.
+    fn with_34_unchanged(target: Vec<f64>, looks: u32) -> (RunRecord, RunRecord) {
+        let mut rows = vec![("target".to_string(), 1.0, target)];
+        rows.extend((0..34).map(|i| (format!("null{i:02}"), 1.0, null_wobble(12, i))));
+        suite(&rows, looks)
+    }
+
+    #[test]
+    fn a_clear_change_is_rejected_by_holm_over_35_rows() {
+        // 24 rounds all ~6 % slower: p = 2 / 2^24, far below 0.05 / 35.
+        let tight: Vec<f64> = (0..24).map(|k| 0.06 + 0.0005 * (k % 5) as f64).collect();
+        let (b, c) = with_34_unchanged(tight, 1);
+        let cmp = compare(&b, &c, &CompareOptions::default());
+        let r = row(&cmp, "target");
+        assert_eq!(r.verdict, Verdict::Regression, "{r:#?}");
+        assert_eq!(
+            r.evidence,
+            "paired over 24 rounds, code layout varied every round, Holm over 35 rows"
+        );
+        assert!(r.p_value.unwrap() < 1e-6, "{r:?}");
+        assert!(r.min_detectable_pct.unwrap() < 5.0, "{r:?}");
+        assert!(r.spread_pct.unwrap() < 1.0, "{r:?}");
+        assert!(r
+            .reason
+            .starts_with("beyond 3 % threshold; paired over 24 rounds: ratio ["));
+        // None of the unchanged rows is flagged, and each is resolved as within 3 %.
+        assert_eq!(cmp.count(Verdict::Unchanged), 34, "{:#?}", cmp.rows);
+    }
+
+    #[test]
+    fn the_same_p_value_is_rejected_alone_but_not_among_35() {
+        // 12 rounds of ~+5.5 %, the second smallest negative: T+ = 76, p = 6 / 4096 = 0.00146,
+        // below 1 - 0.99 but above 0.05 / 35 = 0.00143.
+        let d = signed(12, &[2]);
+        let p = paired::signed_rank_p(&d).unwrap();
+        assert!((p - 6.0 / 4096.0).abs() < 1e-12, "{p}");
+        let (b, c) = with_34_unchanged(d.clone(), 1);
+        type Expect = (ErrorControl, Verdict, &'static str);
+        let cases: [Expect; 3] = [
+            (ErrorControl::None, Verdict::Regression, "each row at 99 %"),
+            (ErrorControl::Holm, Verdict::Unresolved, "Holm over 35 rows"),
+            (ErrorControl::Fdr, Verdict::Unresolved, "FDR over 35 rows"),
+        ];
+        for (control, verdict, evidence) in cases {
+            let opts = CompareOptions {
+                error_control: control,
+                ..CompareOptions::default()
+            };
+            let r = row(&compare(&b, &c, &opts), "target").clone();
+            assert_eq!(r.verdict, verdict, "{control:?}: {r:#?}");
+            assert!(
+                r.evidence.ends_with(evidence),
+                "{control:?}: {}",
+                r.evidence
+            );
+            assert!((r.p_value.unwrap() - p).abs() < 1e-12);
+            if verdict == Verdict::Unresolved {
+                assert!(
+                    r.reason.starts_with("cannot resolve 3 %: ratio [")
+                        && r.reason
+                            .contains("] over 12 rounds; smallest detectable change "),
+                    "{}",
+                    r.reason
+                );
+            }
+        }
+        // Alone (a one-row family), Holm is the row's own test at 0.05.
+        let (b, c) = suite(&[("target".into(), 1.0, d)], 1);
+        let r = row(&compare(&b, &c, &CompareOptions::default()), "target").clone();
+        assert_eq!(r.verdict, Verdict::Regression, "{r:#?}");
+        assert_eq!(
+            r.evidence,
+            "paired over 12 rounds, code layout varied every round, Holm over 1 row"
+        );
+    }
+
+    #[test]
+    fn every_look_spends_error_rate() {
+        // The same rounds, looked at twice by an adaptive session: p doubles, so the row that
+        // one look rejects at 99 % (p = 0.00146 <= 0.01) is judged at 0.005 per look.
+        let d = signed(12, &[2]);
+        let opts = CompareOptions {
+            error_control: ErrorControl::None,
+            ..CompareOptions::default()
+        };
+        let (b, c) = suite(&[("target".into(), 1.0, d.clone())], 2);
+        let r = row(&compare(&b, &c, &opts), "target").clone();
+        assert!((r.p_value.unwrap() - 12.0 / 4096.0).abs() < 1e-12, "{r:?}");
+        assert!(r.evidence.contains(", 2 looks, "), "{}", r.evidence);
+        // Twelve looks: p = 0.0176 > 0.01.
+        let (b, c) = suite(&[("target".into(), 1.0, d)], 12);
+        let r = row(&compare(&b, &c, &opts), "target").clone();
+        assert_eq!(r.verdict, Verdict::Unresolved, "{r:#?}");
+    }
+
+    #[test]
+    fn a_wide_spread_across_layouts_is_unresolved_and_said_so() {
+        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
+        let (b, c) = suite(&[("wide".into(), 1.02, wide.clone())], 1);
+        let r = row(&compare(&b, &c, &CompareOptions::default()), "wide").clone();
+        assert_eq!(r.verdict, Verdict::Unresolved, "{r:#?}");
+        let spread = r.spread_pct.unwrap();
+        assert!(spread > 10.0, "{spread}");
+        assert!(r.min_detectable_pct.unwrap() > 10.0, "{r:?}");
+        let said = format!(
+            "layout-sensitive: rounds spread ±{} across code layouts",
+            fmt_threshold(spread)
+        );
+        assert!(r.reason.ends_with(&said), "{}", r.reason);
+        assert!(r.evidence.ends_with(&said), "{}", r.evidence);
+        // The same rounds with one layout per side: no spread reported, and the evidence says
+        // the layouts were not varied.
+        let one = |pick: usize| {
+            let (bv, cv) = rounds_pair(1.02, &wide);
+            let v = if pick == 0 { bv } else { cv };
+            record("r", vec![with_rounds(scenario("wide"), &v, false, 1)])
+        };
+        let r = row(
+            &compare(&one(0), &one(1), &CompareOptions::default()),
+            "wide",
+        )
+        .clone();
+        assert_eq!(r.spread_pct, None);
+        assert!(
+            r.evidence
+                .starts_with("paired over 12 rounds, one code layout per side"),
+            "{}",
+            r.evidence
+        );
+        assert!(!r.reason.contains("layout-sensitive"), "{}", r.reason);
+    }
+
+    #[test]
+    fn time_that_moved_with_the_same_instructions_is_placement() {
+        let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
+        let make = |pick: usize, cand_ir: f64| {
+            let (b, c) = rounds_pair(1.071, &tight);
+            let v = if pick == 0 { b } else { c };
+            let ir = if pick == 0 { 1000.0 } else { cand_ir };
+            let rows = vec![
+                with_rounds(with_icount(scenario("same_ir"), ir), &v, true, 1),
+                with_rounds(scenario("no_ir"), &v, true, 1),
+            ];
+            record("r", rows)
+        };
+        let cmp = compare(
+            &make(0, 1000.0),
+            &make(1, 1000.0),
+            &CompareOptions::default(),
+        );
+        let r = cmp
+            .rows
+            .iter()
+            .find(|x| x.id == "same_ir" && x.instrument == Instrument::Walltime)
+            .unwrap();
+        assert_eq!(r.verdict, Verdict::Placement, "{r:#?}");
+        assert!(
+            r.reason
+                .starts_with("same instructions (+0.00 %); time +7.1")
+                && r.reason
+                    .ends_with(" %: placement or memory effect, not gated"),
+            "{}",
+            r.reason
+        );
+        assert!(r
+            .evidence
+            .ends_with("; instruction counts unchanged (exact)"));
+        // No instruction count to tell: the time regression stands.
+        let no_ir = cmp
+            .rows
+            .iter()
+            .find(|x| x.id == "no_ir" && x.instrument == Instrument::Walltime)
+            .unwrap();
+        assert_eq!(no_ir.verdict, Verdict::Regression);
+        assert_eq!(cmp.count(Verdict::Placement), 1);
+        assert_eq!(cmp.count(Verdict::Regression), 1);
+        assert!(cmp.summary().ends_with("1 placement"), "{}", cmp.summary());
+        // Instructions that moved beyond their threshold too: a real change, not placement.
+        let cmp = compare(
+            &make(0, 1000.0),
+            &make(1, 1050.0),
+            &CompareOptions::default(),
+        );
+        let r = cmp
+            .rows
+            .iter()
+            .find(|x| x.id == "same_ir" && x.instrument == Instrument::Walltime)
+            .unwrap();
+        assert_eq!(r.verdict, Verdict::Regression, "{r:#?}");
+    }
+
+    #[test]
+    fn too_few_rounds_are_unresolved_and_stay_out_of_the_family() {
+        let (b, c) = suite(
+            &[
+                ("few".into(), 1.2, null_wobble(7, 0)),
+                ("many".into(), 1.0, null_wobble(12, 1)),
+            ],
+            1,
+        );
+        let cmp = compare(&b, &c, &CompareOptions::default());
+        let few = row(&cmp, "few");
+        assert_eq!(few.verdict, Verdict::Unresolved);
+        assert_eq!(few.reason, "only 7 paired rounds; 8 are needed to judge");
+        assert_eq!(few.p_value, None);
+        assert!(row(&cmp, "many").evidence.ends_with("Holm over 1 row"));
     }
 }
