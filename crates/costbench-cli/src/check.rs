@@ -251,6 +251,67 @@ mod tests {
     }
 
     #[test]
+    fn unresolved_and_placement_rows_are_notes_never_violations() {
+        use crate::compare::testing::{rounds_pair, with_rounds};
+        // "moved": 7 % slower with identical instructions (placement); "wide": rounds spread
+        // ±14 % (unresolved); "plain": separate-run wall time is not in this session.
+        let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
+        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
+        let side = |pick: usize| {
+            let v = |ratio: f64, w: &[f64]| {
+                let (b, c) = rounds_pair(ratio, w);
+                if pick == 0 {
+                    b
+                } else {
+                    c
+                }
+            };
+            record(
+                "r",
+                vec![
+                    with_rounds(
+                        with_icount(scenario("moved"), 100.0),
+                        &v(1.07, &tight),
+                        true,
+                        1,
+                    ),
+                    with_rounds(scenario("wide"), &v(1.02, &wide), true, 1),
+                ],
+            )
+        };
+        let (base, cand) = (side(0), side(1));
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        let g = evaluate(&cmp, &cand, &Config::parse("").unwrap().check);
+        assert!(g.passed(), "{g:#?}");
+        let notes: Vec<(&str, Verdict)> =
+            g.notes.iter().map(|n| (n.id.as_str(), n.verdict)).collect();
+        assert_eq!(
+            notes,
+            [("moved", Verdict::Placement), ("wide", Verdict::Unresolved)]
+        );
+        assert_eq!(
+            terminal(&g),
+            "\ncheck: passed\nnot gated: 1 unresolved, 1 placement (listed above with their reasons)\n"
+        );
+        // The comparison's terminal table lists them with their reasons.
+        let text = crate::compare::terminal(&cmp);
+        assert!(
+            text.contains("\nnot gated (1 unresolved, 1 placement):\n  moved (walltime) +7."),
+            "{text}"
+        );
+        assert!(
+            text.contains(" placement: same instructions (+0.00 %); time +7."),
+            "{text}"
+        );
+        assert!(
+            text.contains("  wide (walltime) +")
+                && text.contains(" unresolved: cannot resolve 3 %: ratio ["),
+            "{text}"
+        );
+        assert!(text.contains("no significant change\n"), "{text}");
+    }
+
+    #[test]
     fn soft_limits_ignores_and_hard_limits() {
         let g = gate(
             "[check]\nignore = [\"pipe/*\"]\n\

@@ -135,6 +135,52 @@ mod tests {
     }
 
     #[test]
+    fn wall_time_takes_the_largest_change_history_has_seen() {
+        // 20 runs within ±1 % and one 12 % jump between two of them: Q3 + 3 IQR alone would be
+        // a few percent and flag a repeat of that jump; the largest change sets the threshold.
+        let mut series: Vec<f64> = (0..20)
+            .map(|i| 100.0 * (1.0 + 0.01 * ((i % 3) as f64 - 1.0)))
+            .collect();
+        series[10] = 112.0;
+        let l = learned(&series, Instrument::Walltime).unwrap();
+        let largest = 100.0 * (112.0 - series[9]) / series[9];
+        assert!((l.pct - largest).abs() < 1e-9, "{l:?}");
+        assert_eq!(l.changes, 19);
+        // Instruction counts keep Q3 + 3 IQR: their largest change is the last real one.
+        let ir = learned(&series, Instrument::Icount).unwrap();
+        assert!(ir.pct < largest / 2.0, "{ir:?}");
+        // A separate-run comparison with a change as large as the largest seen: unchanged.
+        let run = |id: &str, v: f64| {
+            let r = testing::with_walltime(
+                testing::scenario("s"),
+                &testing::noisy(v, 0.001, 20, id.len() as u64),
+            );
+            testing::record(id, vec![r])
+        };
+        let mut h = HistoricThresholds::default();
+        h.learn("s", Instrument::Walltime, &series);
+        let c = compare_with(
+            &run("b", 100.0),
+            &run("cc", 111.0),
+            &CompareOptions::default(),
+            &h,
+        );
+        assert_eq!(c.rows[0].verdict, Verdict::Unchanged, "{:#?}", c.rows[0]);
+        assert_eq!(
+            c.rows[0].evidence,
+            "separate runs: between-run noise from 19 consecutive changes of history"
+        );
+        // Beyond it, with the run's own samples agreeing: a regression.
+        let c = compare_with(
+            &run("b", 100.0),
+            &run("cc", 125.0),
+            &CompareOptions::default(),
+            &h,
+        );
+        assert_eq!(c.rows[0].verdict, Verdict::Regression, "{:#?}", c.rows[0]);
+    }
+
+    #[test]
     fn comparison_uses_historic_thresholds_where_known() {
         let run = |id: &str, steady: f64, noisy: f64| {
             testing::record(

@@ -337,7 +337,7 @@ fn paired_rounds_compare_each_rounds_fastest_sample() {
     }
     let row = &compare(&b, &c, &CompareOptions::default()).rows[0];
     assert!((row.change_pct - 4.0).abs() < 0.01, "{row:?}");
-    // Another session: not paired, judged by the bootstrap.
+    // Another session: not paired; two separate runs without history get no verdict.
     let (b, mut c) = lockstep_pair(&base, &cand, 5);
     c.results[0]
         .walltime
@@ -347,10 +347,9 @@ fn paired_rounds_compare_each_rounds_fastest_sample() {
         .as_mut()
         .unwrap()
         .session = "other".into();
-    assert_eq!(
-        compare(&b, &c, &CompareOptions::default()).rows[0].paired_rounds,
-        None
-    );
+    let row = &compare(&b, &c, &CompareOptions::default()).rows[0];
+    assert_eq!(row.paired_rounds, None);
+    assert_eq!(row.verdict, Verdict::Unresolved);
 }
 
 #[test]
