@@ -301,6 +301,11 @@ mod tests {
         assert!(slow < fast, "largest change first:\n{t}");
         assert!(t.contains("+20.00 %"), "{t}");
         assert!(t.contains("regression"), "{t}");
+        // What backs the verdict, after its reason.
+        assert!(
+            t.contains("beyond 0.2 % threshold [exact instruction counts]"),
+            "{t}"
+        );
         assert!(
             !t.contains("same "),
             "unchanged rows are only counted:\n{t}"
@@ -316,6 +321,36 @@ mod tests {
             "{t}"
         );
         assert!(!t.contains('\u{1b}'), "{t}");
+    }
+
+    #[test]
+    fn separate_runs_without_history_say_once_what_to_run() {
+        let run = |id: &str, f: f64| {
+            record(
+                id,
+                ["a", "b", "c"]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| with_walltime(scenario(s), &noisy(100.0 * f, 0.01, 20, i as u64)))
+                    .collect(),
+            )
+        };
+        let t = terminal(&compare(
+            &run("b", 1.0),
+            &run("c", 1.5),
+            &CompareOptions::default(),
+        ));
+        assert!(
+            t.contains("0 regressions, 0 improvements, 0 unchanged, 3 unresolved\n"),
+            "{t}"
+        );
+        assert!(t.contains("no significant change\n"), "{t}");
+        let line = t
+            .lines()
+            .find(|l| l.starts_with("  3 walltime rows unresolved: separate runs"))
+            .expect("one line for the three");
+        assert!(line.contains("check --baseline-rev REV"), "{line}");
+        assert_eq!(t.matches("check --baseline-rev").count(), 1, "{t}");
     }
 
     #[test]

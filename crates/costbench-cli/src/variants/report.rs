@@ -631,6 +631,96 @@ mod tests {
     }
 
     #[test]
+    fn placement_and_unresolved_ratios_are_marked_and_not_priced() {
+        // Issue 13: two variants are two binaries. "moved": the same instructions, 7 % slower
+        // (a link-order shuffle does that); "wide": rounds spread ±14 %; "real": 20 % more
+        // instructions and 20 % slower.
+        use crate::compare::testing::{rounds_pair, scenario, with_icount, with_rounds};
+        let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
+        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
+        let side = |variant: &str, pick: usize| {
+            let v = |ratio: f64, w: &[f64]| {
+                let (b, c) = rounds_pair(ratio, w);
+                if pick == 0 {
+                    b
+                } else {
+                    c
+                }
+            };
+            let ir = |x: f64| if pick == 0 { x } else { x * 1.2 };
+            let mut r = crate::compare::testing::record(
+                variant,
+                vec![
+                    with_rounds(
+                        with_icount(scenario("moved"), 100.0),
+                        &v(1.07, &tight),
+                        true,
+                        1,
+                    ),
+                    with_rounds(
+                        with_icount(scenario("wide"), 100.0),
+                        &v(1.02, &wide),
+                        true,
+                        1,
+                    ),
+                    with_rounds(
+                        with_icount(scenario("real"), ir(100.0)),
+                        &v(1.2, &tight),
+                        true,
+                        1,
+                    ),
+                ],
+            );
+            r.variant = variant.into();
+            r
+        };
+        let recs = [side("base", 0), side("s1", 1)];
+        let m = matrix(
+            "base",
+            vec![column("base"), column("s1")],
+            &recs,
+            &CompareOptions::default(),
+        );
+        let verdict = |row: usize| {
+            m.rows[row].cells[1]
+                .figure(Instrument::Walltime)
+                .unwrap()
+                .verdict
+        };
+        assert_eq!(verdict(0), Some(Verdict::Placement));
+        assert_eq!(verdict(1), Some(Verdict::Unresolved));
+        assert_eq!(verdict(2), Some(Verdict::Regression));
+        let price = &m.summary[0].prices["walltime"];
+        assert_eq!(
+            (
+                price.regressions,
+                price.unresolved,
+                price.placement,
+                price.compared
+            ),
+            (1, 1, 1, 3)
+        );
+        // Only "real" is priced.
+        let real = m.rows[2].cells[1].figure(Instrument::Walltime).unwrap();
+        assert!((price.geomean_ratio.unwrap() - real.ratio.unwrap()).abs() < 1e-12);
+        let t = table(&m);
+        assert!(t.contains("≈"), "{t}");
+        assert!(t.contains("?"), "{t}");
+        assert!(
+            t.contains("(1↑ 0↓ of 3; 1 unresolved, 1 placement not priced)"),
+            "{t}"
+        );
+        let md = markdown(&m);
+        assert!(
+            md.contains("(1 up, 0 down of 3; 1 unresolved, 1 placement not priced)"),
+            "{md}"
+        );
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["schema_version"], 2);
+        assert_eq!(json["summary"][0]["walltime"]["placement"], 1);
+    }
+
+    #[test]
     fn geomean_ignores_non_positive_ratios() {
         assert_eq!(geomean(&[]), None);
         assert!((geomean(&[2.0, 8.0]).unwrap() - 4.0).abs() < 1e-12);
