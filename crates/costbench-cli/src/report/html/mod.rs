@@ -452,7 +452,8 @@ fn variants_section(page: &mut String, runs: &[&RunRecord]) {
         page,
         "<h2 id=\"variants\">Variants</h2><p>Ratio of each variant's per-op figure to the \
          baseline variant <b>{}</b> (1.000×: the same; red: costs more; green: costs less; \
-         * and bold: significant, judged as <code>costbench compare</code> judges it).</p>",
+         * and bold: significant, judged as <code>costbench compare</code> judges it; grey with ? \
+         or ≈: unresolved or a placement effect, not a price).</p>",
         escape(&base.variant)
     );
     let opts = compare::CompareOptions::default();
@@ -494,12 +495,16 @@ fn variants_section(page: &mut String, runs: &[&RunRecord]) {
                         if k > 0 {
                             any = true;
                         }
-                        let significant = c.rows.iter().any(|r| {
-                            &r.id == id && r.instrument == inst && r.verdict.is_significant()
+                        let row = c.rows.iter().find(|r| &r.id == id && r.instrument == inst);
+                        let unsettled = row.and_then(|r| match r.verdict {
+                            Verdict::Unresolved => Some(("?", format!("unresolved: {}", r.reason))),
+                            Verdict::Placement => Some(("≈", format!("placement: {}", r.reason))),
+                            _ => None,
                         });
                         Some(svg::Cell {
                             ratio: v / b,
-                            significant,
+                            significant: row.is_some_and(|r| r.verdict.is_significant()),
+                            unsettled,
                         })
                     })
                     .collect()
