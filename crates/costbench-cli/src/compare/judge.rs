@@ -232,6 +232,9 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
     }
 }
 
+/// How the evidence of separate runs judged against history begins.
+pub(super) const HISTORY_EVIDENCE: &str = "separate runs: between-run noise from";
+
 /// What to run instead when two separate runs cannot judge wall time.
 const UNPAIRED_ADVICE: &str = "run `costbench check --baseline-rev REV` to measure both builds \
      in interleaved rounds, or record runs of the baseline branch and pass --history-branch";
@@ -272,7 +275,7 @@ pub(super) fn unpaired(
     };
     let t = format!("{} (history)", fmt_threshold(h.pct));
     let evidence = format!(
-        "separate runs: between-run noise from {} consecutive changes of history",
+        "{HISTORY_EVIDENCE} {} consecutive changes of history",
         h.changes
     );
     let (bs, cs) = (per_op_samples(b), per_op_samples(c));

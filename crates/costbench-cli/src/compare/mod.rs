@@ -1,6 +1,8 @@
 //! Comparison of two runs (`costbench compare BASE CAND`): reading a run record back
 //! ([`load_run`]), matching measured ids across the runs, and deciding per instrument whether a
-//! per-op change is a regression, an improvement or noise ([`compare`]).
+//! per-op change is a regression, an improvement, unchanged, unresolved (the measurement cannot
+//! tell) or a placement effect ([`compare`]), with the evidence behind each verdict. Wall-time
+//! verdicts, which need every row at once, live in `judge`.
 //!
 //! Pure: [`load_run`] only reads one file, and everything else is a function of its inputs. No
 //! processes, no clocks, no unseeded randomness: the same two records always give the same
@@ -464,13 +466,17 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The wall-time threshold most rows were held against: the paired one when rows were
-    /// judged paired (summaries name it).
-    pub fn walltime_threshold_pct(&self) -> f64 {
-        if self.rows.iter().any(|r| r.paired_rounds.is_some()) {
-            self.options.paired_walltime_threshold_pct
+    /// The wall-time threshold the rows were held against, for summaries: the paired one when
+    /// rows were judged paired, "history's per scenario" when separate runs were judged against
+    /// thresholds from history, else the separate-run default.
+    pub fn walltime_threshold(&self) -> String {
+        let wall = || self.rows.iter().filter(|r| r.instrument == Instrument::Walltime);
+        if wall().any(|r| r.paired_rounds.is_some()) {
+            fmt_threshold(self.options.paired_walltime_threshold_pct)
+        } else if wall().any(|r| r.evidence.starts_with(judge::HISTORY_EVIDENCE)) {
+            "history's threshold per scenario".into()
         } else {
-            self.options.walltime_threshold_pct
+            fmt_threshold(self.options.walltime_threshold_pct)
         }
     }
 

@@ -113,7 +113,7 @@ pub fn terminal(c: &Comparison) -> String {
             out,
             "{unchanged} unchanged (icount within {}; walltime within {})",
             fmt_threshold(o.icount_threshold_pct),
-            fmt_threshold(c.walltime_threshold_pct()),
+            c.walltime_threshold(),
         );
     }
     let open = open_groups(c);

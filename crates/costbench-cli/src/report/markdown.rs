@@ -248,7 +248,7 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
                 fmt_threshold(crate::compare::RSS_THRESHOLD_PCT)
             ),
             Instrument::Walltime => {
-                format!("within {}", fmt_threshold(c.walltime_threshold_pct()))
+                format!("within {}", c.walltime_threshold())
             }
         };
         let _ = writeln!(
