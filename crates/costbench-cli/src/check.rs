@@ -8,6 +8,9 @@
 //! - A candidate figure above the hard limit (absolute, per op) fails the gate whatever the
 //!   baseline says, also for scenarios the baseline does not have.
 //! - Ids matching an `ignore` glob never fail the gate; they are listed as ignored.
+//! - Unresolved rows (the measurement could not tell) and placement rows (the same
+//!   instructions, the time moved with code or data placement) never fail the gate; they are
+//!   listed as notes, so a reader knows what the check did not settle.
 
 use crate::compare::{fmt_change, Comparison, Instrument, Verdict};
 use crate::config::{glob_match, CheckConfig, LimitMetric};
@@ -35,6 +38,19 @@ pub struct Gate {
     pub violations: Vec<Violation>,
     /// Ids with a significant regression that `ignore` excused.
     pub ignored: Vec<String>,
+    /// Rows the gate did not act on because the comparison could not settle them: unresolved
+    /// and placement verdicts.
+    pub notes: Vec<Note>,
+}
+
+/// A row that was neither gated nor unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Note {
+    pub id: String,
+    pub instrument: Instrument,
+    pub verdict: Verdict,
+    pub change_pct: f64,
+    pub reason: String,
 }
 
 impl Gate {
@@ -72,6 +88,15 @@ pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
     let mut gate = Gate::default();
     let ignored = |id: &str| cfg.ignore.iter().any(|g| glob_match(g, id));
     for r in &cmp.rows {
+        if matches!(r.verdict, Verdict::Unresolved | Verdict::Placement) {
+            gate.notes.push(Note {
+                id: r.id.clone(),
+                instrument: r.instrument,
+                verdict: r.verdict,
+                change_pct: r.change_pct,
+                reason: r.reason.clone(),
+            });
+        }
         if r.verdict != Verdict::Regression {
             continue;
         }
@@ -158,6 +183,15 @@ pub fn terminal(gate: &Gate) -> String {
             .collect();
         let _ = writeln!(out, "ignored by costbench.toml: {}", ids.join(", "));
     }
+    if !gate.notes.is_empty() {
+        let n = |v: Verdict| gate.notes.iter().filter(|x| x.verdict == v).count();
+        let _ = writeln!(
+            out,
+            "not gated: {} unresolved, {} placement (listed above with their reasons)",
+            n(Verdict::Unresolved),
+            n(Verdict::Placement)
+        );
+    }
     out
 }
 
@@ -214,6 +248,67 @@ mod tests {
             ]
         );
         assert!(!g.passed());
+    }
+
+    #[test]
+    fn unresolved_and_placement_rows_are_notes_never_violations() {
+        use crate::compare::testing::{rounds_pair, with_rounds};
+        // "moved": 7 % slower with identical instructions (placement); "wide": rounds spread
+        // ±14 % (unresolved); "plain": separate-run wall time is not in this session.
+        let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
+        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
+        let side = |pick: usize| {
+            let v = |ratio: f64, w: &[f64]| {
+                let (b, c) = rounds_pair(ratio, w);
+                if pick == 0 {
+                    b
+                } else {
+                    c
+                }
+            };
+            record(
+                "r",
+                vec![
+                    with_rounds(
+                        with_icount(scenario("moved"), 100.0),
+                        &v(1.07, &tight),
+                        true,
+                        1,
+                    ),
+                    with_rounds(scenario("wide"), &v(1.02, &wide), true, 1),
+                ],
+            )
+        };
+        let (base, cand) = (side(0), side(1));
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        let g = evaluate(&cmp, &cand, &Config::parse("").unwrap().check);
+        assert!(g.passed(), "{g:#?}");
+        let notes: Vec<(&str, Verdict)> =
+            g.notes.iter().map(|n| (n.id.as_str(), n.verdict)).collect();
+        assert_eq!(
+            notes,
+            [("moved", Verdict::Placement), ("wide", Verdict::Unresolved)]
+        );
+        assert_eq!(
+            terminal(&g),
+            "\ncheck: passed\nnot gated: 1 unresolved, 1 placement (listed above with their reasons)\n"
+        );
+        // The comparison's terminal table lists them with their reasons.
+        let text = crate::compare::terminal(&cmp);
+        assert!(
+            text.contains("\nnot gated (1 unresolved, 1 placement):\n  moved (walltime) +7."),
+            "{text}"
+        );
+        assert!(
+            text.contains(" placement: same instructions (+0.00 %); time +7."),
+            "{text}"
+        );
+        assert!(
+            text.contains("  wide (walltime) +")
+                && text.contains(" unresolved: cannot resolve 3 %: ratio ["),
+            "{text}"
+        );
+        assert!(text.contains("no significant change\n"), "{text}");
     }
 
     #[test]

@@ -47,11 +47,14 @@ pub enum Command {
     History(HistoryCmd),
     /// Compare two runs (output directories or run ids from history), per op.
     ///
-    /// Instruction counts: a change beyond the threshold (default 0.2 %) is significant. Wall
-    /// time: a change is significant only when it is beyond the threshold (default 5 %) and a
-    /// bootstrap 95 % confidence interval of the ratio of medians excludes 1. Two runs measured
-    /// together in interleaved rounds (the sides of `check --baseline-rev`, build variants) are
-    /// judged paired: beyond 3 % and a signed-rank 99 % interval of the rounds excludes 1.
+    /// Instruction counts: a change beyond the threshold (default 0.2 %) is significant. Two
+    /// runs measured together in interleaved rounds (the sides of `check --baseline-rev`, build
+    /// variants) are judged paired: a signed-rank interval of the rounds, at the rate Holm's
+    /// procedure gives the row (family error 0.05 over all paired rows), beyond 3 % is a
+    /// change, inside 3 % unchanged, straddling 3 % unresolved. Wall time of two separate runs
+    /// is unresolved unless --history-branch gives a threshold from the noise between runs. A
+    /// wall-time change with unchanged instruction counts is reported as placement, not as a
+    /// regression.
     Compare(CompareCmd),
     /// Record an existing output directory in the history: a costbench one (run.json), or
     /// rustls ci-bench's (icounts.csv and walltime.csv or walltimes.csv).
@@ -218,9 +221,19 @@ pub struct SignificanceArgs {
     /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
     #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
     pub confidence: f64,
-    /// Confidence level of the paired interval (runs measured together in rounds), in (0, 1).
+    /// Confidence level of each paired interval (runs measured together in rounds) with
+    /// --error-control none, in (0, 1).
     #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_PAIRED_CONFIDENCE)]
     pub paired_confidence: f64,
+    /// How the paired wall-time rows of one comparison share its error rate: holm (the chance
+    /// that any unchanged row is flagged is at most --family-error), fdr (the expected share of
+    /// false alarms among flagged rows is at most --family-error), none (each row alone at
+    /// --paired-confidence).
+    #[arg(long, value_enum, value_name = "METHOD", default_value = "holm")]
+    pub error_control: crate::compare::family::ErrorControl,
+    /// The family error rate of --error-control holm or fdr, in (0, 1).
+    #[arg(long, value_name = "RATE", default_value_t = crate::compare::DEFAULT_FAMILY_ALPHA)]
+    pub family_error: f64,
 }
 
 impl SignificanceArgs {
@@ -232,6 +245,8 @@ impl SignificanceArgs {
             paired_walltime_threshold_pct: self.paired_walltime_threshold,
             confidence: self.confidence,
             paired_confidence: self.paired_confidence,
+            error_control: self.error_control,
+            family_alpha: self.family_error,
             ..crate::compare::CompareOptions::default()
         };
         opts.validate()?;
@@ -1022,8 +1037,10 @@ fn check(c: CheckCmd) -> Result<i32> {
         CompareFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
+                // 2: the gate's `notes` (unresolved and placement rows, never gated) and the
+                // comparison's schema 2 (see compare::COMPARISON_SCHEMA_VERSION).
                 "schema": "costbench-check",
-                "schema_version": 1,
+                "schema_version": 2,
                 "passed": gate.passed(),
                 "gate": gate,
                 "comparison": cmp,

@@ -1,6 +1,8 @@
 //! Comparison of two runs (`costbench compare BASE CAND`): reading a run record back
 //! ([`load_run`]), matching measured ids across the runs, and deciding per instrument whether a
-//! per-op change is a regression, an improvement or noise ([`compare`]).
+//! per-op change is a regression, an improvement, unchanged, unresolved (the measurement cannot
+//! tell) or a placement effect ([`compare`]), with the evidence behind each verdict. Wall-time
+//! verdicts, which need every row at once, live in `judge`.
 //!
 //! Pure: [`load_run`] only reads one file, and everything else is a function of its inputs. No
 //! processes, no clocks, no unseeded randomness: the same two records always give the same
@@ -10,6 +12,7 @@
 pub mod bootstrap;
 pub mod family;
 pub mod functions;
+mod judge;
 pub mod noise;
 pub mod paired;
 mod text;
@@ -50,6 +53,9 @@ pub const DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT: f64 = 3.0;
 /// Walsh averages on one side of 1: measured on this VM, 1 false alarm in 350 A/A comparisons
 /// and 14 of 15 +5 % changes found (95 %: 7 in 350 and the same power).
 pub const DEFAULT_PAIRED_CONFIDENCE: f64 = 0.99;
+/// The chance that a whole check of an unchanged pull request flags any paired wall-time row
+/// (Holm): one false failure in twenty checks, whatever the suite's size.
+pub const DEFAULT_FAMILY_ALPHA: f64 = 0.05;
 /// Enough resamples for stable 2.5 % and 97.5 % percentiles (50 resamples beyond each bound).
 pub const DEFAULT_RESAMPLES: usize = 2000;
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;
@@ -77,6 +83,12 @@ pub struct CompareOptions {
     pub confidence: f64,
     /// Seed of the bootstrap's generator.
     pub seed: u64,
+    /// How the paired wall-time rows share the family error rate.
+    pub error_control: family::ErrorControl,
+    /// The chance (Holm) or expected share (FDR) of false alarms among a comparison's paired
+    /// wall-time rows, in (0, 1); unused with [`family::ErrorControl::None`], where each row is
+    /// judged at `1 - paired_confidence`.
+    pub family_alpha: f64,
 }
 
 impl Default for CompareOptions {
@@ -89,6 +101,8 @@ impl Default for CompareOptions {
             resamples: DEFAULT_RESAMPLES,
             confidence: DEFAULT_CONFIDENCE,
             seed: DEFAULT_SEED,
+            error_control: family::ErrorControl::Holm,
+            family_alpha: DEFAULT_FAMILY_ALPHA,
         }
     }
 }
@@ -119,6 +133,12 @@ impl CompareOptions {
             bail!(
                 "paired confidence must be between 0 and 1 (e.g. 0.99), not {}",
                 self.paired_confidence
+            );
+        }
+        if !(self.family_alpha > 0.0 && self.family_alpha < 1.0) {
+            bail!(
+                "family error rate must be between 0 and 1 (e.g. 0.05), not {}",
+                self.family_alpha
             );
         }
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
@@ -317,9 +337,26 @@ pub struct Row {
     /// Wall time measured in interleaved rounds: how many rounds were paired.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paired_rounds: Option<usize>,
+    /// Paired wall time: the exact signed-rank p-value of "no change", multiplied by the
+    /// measuring session's looks at its interval (capped at 1): what the family's error control
+    /// compared with the row's rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
+    /// Paired wall time: the smallest change (percent) these rounds would flag nine times in ten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_detectable_pct: Option<f64>,
+    /// Paired wall time whose rounds each ran their own code layout: the rounds' robust spread
+    /// (1.4826 × MAD of the per-round log ratios), in percent: how much layout (and noise) moves
+    /// this scenario.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread_pct: Option<f64>,
     pub verdict: Verdict,
     /// Why the verdict, in a few words: "within 0.2 % threshold".
     pub reason: String,
+    /// What backs the verdict: "exact instruction counts", "paired over 24 rounds, code layout
+    /// varied every round, Holm over 35 rows", "separate runs: between-run noise from 28
+    /// consecutive changes of history".
+    pub evidence: String,
     /// Set when the scenario's setup changed between the runs (ops, unit, clock).
     pub note: Option<String>,
 }
@@ -396,9 +433,20 @@ impl RunLabel {
     }
 }
 
+/// `schema` of a [`Comparison`] as JSON (`compare --format json`, and inside `check`'s JSON).
+pub const COMPARISON_SCHEMA: &str = "costbench-comparison";
+/// Version 2: verdicts `unresolved` and `placement`; rows carry `evidence` and, for paired wall
+/// time, `p_value`, `min_detectable_pct` and `spread_pct`; options carry `error_control` and
+/// `family_alpha`. (Version 1 was the same shape without these, and without a `schema` field.)
+pub const COMPARISON_SCHEMA_VERSION: u32 = 2;
+
 /// The outcome of [`compare`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
+    /// [`COMPARISON_SCHEMA`].
+    pub schema: &'static str,
+    /// [`COMPARISON_SCHEMA_VERSION`].
+    pub schema_version: u32,
     pub base: RunLabel,
     pub cand: RunLabel,
     pub options: CompareOptions,
@@ -418,13 +466,17 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The wall-time threshold most rows were held against: the paired one when rows were
-    /// judged paired (summaries name it).
-    pub fn walltime_threshold_pct(&self) -> f64 {
-        if self.rows.iter().any(|r| r.paired_rounds.is_some()) {
-            self.options.paired_walltime_threshold_pct
+    /// The wall-time threshold the rows were held against, for summaries: the paired one when
+    /// rows were judged paired, "history's per scenario" when separate runs were judged against
+    /// thresholds from history, else the separate-run default.
+    pub fn walltime_threshold(&self) -> String {
+        let wall = || self.rows.iter().filter(|r| r.instrument == Instrument::Walltime);
+        if wall().any(|r| r.paired_rounds.is_some()) {
+            fmt_threshold(self.options.paired_walltime_threshold_pct)
+        } else if wall().any(|r| r.evidence.starts_with(judge::HISTORY_EVIDENCE)) {
+            "history's threshold per scenario".into()
         } else {
-            self.options.walltime_threshold_pct
+            fmt_threshold(self.options.walltime_threshold_pct)
         }
     }
 
@@ -443,7 +495,8 @@ impl Comparison {
         self.rows.iter().filter(|r| r.verdict == verdict).count()
     }
 
-    /// "2 regressions, 1 improvement, 97 unchanged" (rows, i.e. id × instrument).
+    /// "2 regressions, 1 improvement, 97 unchanged, 3 unresolved, 1 placement" (rows, i.e.
+    /// id × instrument; unresolved and placement only when there are any).
     pub fn summary(&self) -> String {
         let n = |v: Verdict, one: &str, many: &str| {
             let k = self.count(v);
@@ -455,6 +508,11 @@ impl Comparison {
             n(Verdict::Improvement, "improvement", "improvements"),
             n(Verdict::Unchanged, "unchanged", "unchanged"),
         );
+        for v in [Verdict::Unresolved, Verdict::Placement] {
+            if self.count(v) > 0 {
+                s.push_str(&format!(", {}", n(v, v.name(), v.name())));
+            }
+        }
         let failed: HashSet<&str> = self.failed.iter().map(|f| f.id.as_str()).collect();
         for (k, what) in [
             (failed.len(), "failed"),
@@ -599,7 +657,7 @@ fn first_line(s: &str) -> String {
 /// `100 * (cand - base) / base`. Multiplying before dividing keeps integral inputs exact up to
 /// the one rounding of the division, so 1002 vs 1000 gives the same double as the literal `0.2`:
 /// a change exactly at the threshold is reliably not beyond it.
-fn change_pct(base: f64, cand: f64) -> f64 {
+pub(super) fn change_pct(base: f64, cand: f64) -> f64 {
     if base == 0.0 {
         if cand == 0.0 {
             0.0
@@ -611,7 +669,7 @@ fn change_pct(base: f64, cand: f64) -> f64 {
     }
 }
 
-fn direction(change_pct: f64) -> Verdict {
+pub(super) fn direction(change_pct: f64) -> Verdict {
     if change_pct > 0.0 {
         Verdict::Regression
     } else {
@@ -626,109 +684,6 @@ fn judge_icount(base: f64, cand: f64, threshold: Threshold) -> (f64, Verdict, St
         (change, direction(change), format!("beyond {t} threshold"))
     } else {
         (change, Verdict::Unchanged, format!("within {t} threshold"))
-    }
-}
-
-/// Per-op samples of one side: each sample's per-iteration time divided by the ops per iteration.
-fn per_op_samples(r: &ScenarioResult) -> Vec<f64> {
-    let ops = r.ops.max(1) as f64;
-    r.walltime.as_ref().map_or_else(Vec::new, |w| {
-        w.iteration_ns.iter().map(|ns| ns / ops).collect()
-    })
-}
-
-/// Per-round log ratios `ln(cand / base)` of two sides measured in the same interleaved
-/// session (`None` when they were not): the ratio of each round's fastest sample. Interference
-/// from other processes only ever adds time, so the least disturbed sample of a round is the
-/// steadiest estimate of the code's own speed; with the sides taking turns sample by sample
-/// (lockstep), both rounds' fastest samples were taken within the same few milliseconds.
-///
-/// Chosen by measurement (docs/accuracy.md): on this project's 2-core VM under heavy load, the
-/// median of each round's sample-pair ratios flagged as many A/A comparisons but found a +5 %
-/// change in 11 of 15 checks; round minimums found it in 14 of 15.
-fn paired_log_ratios(b: &ScenarioResult, c: &ScenarioResult) -> Option<Vec<f64>> {
-    let (bp, cp) = (
-        b.walltime.as_ref()?.paired.as_ref()?,
-        c.walltime.as_ref()?.paired.as_ref()?,
-    );
-    if bp.session != cp.session {
-        return None;
-    }
-    let (br, cr) = (&bp.round_min_ns_per_op, &cp.round_min_ns_per_op);
-    (br.len() == cr.len()).then(|| {
-        br.iter()
-            .zip(cr)
-            .filter_map(|(b, c)| paired::log_ratio(*b, *c))
-            .collect()
-    })
-}
-
-/// A wall-time verdict: change (percent), interval, rounds paired, verdict, reason.
-type WalltimeJudgement = (f64, Option<RatioCi>, Option<usize>, Verdict, String);
-
-fn judge_walltime(
-    b: &ScenarioResult,
-    c: &ScenarioResult,
-    base: f64,
-    cand: f64,
-    threshold: Threshold,
-    opts: &CompareOptions,
-) -> WalltimeJudgement {
-    if let Some(d) = paired_log_ratios(b, c) {
-        // Paired: the history's thresholds (learned from separate runs, drift included) do not
-        // apply to a comparison that cancels drift.
-        let t = Threshold {
-            pct: opts.paired_walltime_threshold_pct,
-            from_history: false,
-        };
-        if let Some((est, ci)) = paired::log_ratio_ci(&d, opts.paired_confidence) {
-            let change = (est - 1.0) * 100.0;
-            let (verdict, reason) =
-                judge_interval(change, &ci, t, &format!("paired over {} rounds", d.len()));
-            return (change, Some(ci), Some(d.len()), verdict, reason);
-        }
-    }
-    let change = change_pct(base, cand);
-    let (bs, cs) = (per_op_samples(b), per_op_samples(c));
-    if bs.len() < MIN_WALLTIME_SAMPLES || cs.len() < MIN_WALLTIME_SAMPLES {
-        let reason = format!(
-            "too few samples to judge ({} and {}, need {MIN_WALLTIME_SAMPLES} each)",
-            bs.len(),
-            cs.len()
-        );
-        return (change, None, None, Verdict::Unchanged, reason);
-    }
-    let ci = bootstrap::ratio_of_medians_ci(&bs, &cs, opts.resamples, opts.confidence, opts.seed);
-    let (verdict, reason) = judge_interval(change, &ci, threshold, "CI");
-    (change, Some(ci), None, verdict, reason)
-}
-
-/// Significant when the change is beyond the threshold *and* the interval of the ratio excludes 1
-/// on the side of the change: a median that moved up while the bulk of the evidence moved down is
-/// not a clear regression.
-fn judge_interval(
-    change: f64,
-    ci: &RatioCi,
-    threshold: Threshold,
-    what: &str,
-) -> (Verdict, String) {
-    let t = threshold.describe();
-    let clear = (change > 0.0 && ci.low > 1.0) || (change < 0.0 && ci.high < 1.0);
-    let ci_text = fmt_ci(ci);
-    if change.abs() <= threshold.pct {
-        (Verdict::Unchanged, format!("within {t} threshold ({what})"))
-    } else if !clear {
-        let why = if ci.contains_one() {
-            "includes 1"
-        } else {
-            "contradicts the change"
-        };
-        (Verdict::Unchanged, format!("{what}: ratio {ci_text} {why}"))
-    } else {
-        (
-            direction(change),
-            format!("beyond {t} threshold; {what}: ratio {ci_text} excludes 1"),
-        )
     }
 }
 
@@ -753,9 +708,16 @@ fn setup_notes(b: &ScenarioResult, c: &ScenarioResult) -> (Vec<String>, Option<S
 
 /// Compares the per-op figures of every id measured in both runs. Pure and deterministic.
 ///
-/// - icount: significant when the change is beyond `icount_threshold_pct`.
-/// - walltime: significant when the change of medians is beyond `walltime_threshold_pct` *and*
-///   the bootstrap interval of the ratio of medians excludes 1 on the side of the change.
+/// - icount (and the other exact figures): significant when the change is beyond
+///   `icount_threshold_pct` (or the id's threshold from history).
+/// - walltime measured in interleaved rounds: the paired signed-rank interval, at the rate the
+///   family's error control gives the row, against `paired_walltime_threshold_pct`: beyond it a
+///   regression or improvement, inside it unchanged, straddling it unresolved (see [`judge`]).
+/// - walltime of two separate runs: unresolved unless history gave the id a threshold; then
+///   significant when the change is beyond it *and* the bootstrap interval of the ratio of
+///   medians excludes 1 on the side of the change.
+/// - A wall-time change whose instruction count stayed within its threshold is a placement
+///   effect, not a regression.
 /// - An instrument that failed for an id in either run is listed in `failed` and not compared
 ///   for that id; its other instruments still are.
 /// - Ids in one run only go to `missing_in_cand` / `new_in_cand`; an instrument measured in one
@@ -809,6 +771,8 @@ pub fn compare_with(
     let cand_ids = by_id(cand);
     let base_ids = by_id(base);
     let mut out = Comparison {
+        schema: COMPARISON_SCHEMA,
+        schema_version: COMPARISON_SCHEMA_VERSION,
         base: RunLabel::of(base),
         cand: RunLabel::of(cand),
         options: *opts,
@@ -820,6 +784,7 @@ pub fn compare_with(
         not_compared: Vec::new(),
         functions: Vec::new(),
     };
+    let mut pending = Vec::new();
     let mut seen = HashSet::new();
     for b in &base.results {
         if !seen.insert(b.id.as_str()) {
@@ -860,22 +825,26 @@ pub fn compare_with(
                 }
             };
             let mut notes: Vec<&str> = ops_unit.iter().map(String::as_str).collect();
-            let (change_pct, threshold_pct, ci, paired_rounds, verdict, reason) = match inst {
+            let j = match inst {
                 Instrument::Icount | Instrument::Cache | Instrument::Memory | Instrument::Rss => {
                     let t = threshold(&b.id, inst);
                     let (ch, v, r) = judge_icount(bv, cv, t);
-                    (ch, t.pct, None, None, v, r)
+                    judge::Judgement::new(ch, t.pct, v, r, exact_evidence(inst, &b.id, historic))
                 }
                 Instrument::Walltime => {
                     notes.extend(clock.as_deref());
-                    let t = threshold(&b.id, inst);
-                    let (ch, ci, rounds, v, r) = judge_walltime(b, c, bv, cv, t, opts);
-                    let t = if rounds.is_some() {
-                        opts.paired_walltime_threshold_pct
-                    } else {
-                        t.pct
-                    };
-                    (ch, t, ci, rounds, v, r)
+                    match judge::paired_rounds(b, c) {
+                        // Judged in the second pass, with every other paired row.
+                        Some(rounds) => {
+                            let j = judge::pending_paired(&rounds, opts);
+                            pending.push((out.rows.len(), rounds));
+                            j
+                        }
+                        None => {
+                            let learned = historic.learned(&b.id, inst);
+                            judge::unpaired(b, c, bv, cv, learned, opts)
+                        }
+                    }
                 }
             };
             out.rows.push(Row {
@@ -884,16 +853,22 @@ pub fn compare_with(
                 unit: c.unit.clone(),
                 base: bv,
                 cand: cv,
-                change_pct,
-                threshold_pct,
-                ci,
-                paired_rounds,
-                verdict,
-                reason,
+                change_pct: j.change_pct,
+                threshold_pct: j.threshold_pct,
+                ci: j.ci,
+                paired_rounds: j.paired_rounds,
+                p_value: j.p_value,
+                min_detectable_pct: j.min_detectable_pct,
+                spread_pct: j.spread_pct,
+                verdict: j.verdict,
+                reason: j.reason,
+                evidence: j.evidence,
                 note: (!notes.is_empty()).then(|| notes.join("; ")),
             });
         }
     }
+    judge::paired_rows(&mut out.rows, &pending, opts);
+    judge::mark_placement(&mut out.rows);
     let mut seen = HashSet::new();
     for c in &cand.results {
         if !base_ids.contains_key(c.id.as_str()) && seen.insert(c.id.as_str()) {
@@ -902,6 +877,20 @@ pub fn compare_with(
         }
     }
     out
+}
+
+/// What backs a verdict on an exact figure.
+fn exact_evidence(inst: Instrument, id: &str, historic: &noise::HistoricThresholds) -> String {
+    let what = match inst {
+        Instrument::Icount => "exact instruction counts",
+        Instrument::Cache => "simulated cycles (exact)",
+        Instrument::Memory => "exact allocation counts",
+        Instrument::Rss | Instrument::Walltime => "one figure per run",
+    };
+    match historic.learned(id, inst) {
+        Some(l) => format!("{what}; threshold from {} changes of history", l.changes),
+        None => what.to_string(),
+    }
 }
 
 /// Failures of an id present in one run only.
@@ -941,772 +930,4 @@ fn push_one(out: &mut Vec<FailedEntry>, id: &str, side: Side, f: &Failure) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::testing::*;
-    use super::*;
-
-    fn opts() -> CompareOptions {
-        CompareOptions::default()
-    }
-
-    fn only_row(c: &Comparison, inst: Instrument) -> &Row {
-        let rows: Vec<&Row> = c.rows.iter().filter(|r| r.instrument == inst).collect();
-        assert_eq!(rows.len(), 1, "{:#?}", c.rows);
-        rows[0]
-    }
-
-    #[test]
-    fn memory_and_simulated_cycles_are_compared() {
-        use crate::model::{Allocations, CacheSim, Memory};
-        let side = |bytes: f64, cycles: f64, rss: u64| {
-            let mut r = scenario("s");
-            r.counters.memory = Some(Memory {
-                allocator: "system".into(),
-                allocations: Some(Allocations {
-                    allocs: 1,
-                    deallocs: 1,
-                    reallocs: 0,
-                    bytes_allocated: bytes as u64,
-                    peak_live_bytes: bytes as u64,
-                    allocs_per_op: 1.0,
-                    deallocs_per_op: 1.0,
-                    reallocs_per_op: 0.0,
-                    bytes_allocated_per_op: bytes,
-                }),
-                not_counted: None,
-                max_rss_kib: rss,
-            });
-            r.counters.cache = Some(CacheSim {
-                simulated: true,
-                totals: Default::default(),
-                per_op: [("EstimatedCycles".to_string(), cycles)].into(),
-                callgrind_out: String::new(),
-            });
-            r
-        };
-        let base = record("b", vec![side(1000.0, 500.0, 2000)]);
-        let cand = record("c", vec![side(1100.0, 500.0, 2040)]);
-        let cmp = compare(&base, &cand, &opts());
-        let mem = only_row(&cmp, Instrument::Memory);
-        assert_eq!(mem.verdict, Verdict::Regression);
-        assert_eq!(mem.change_pct, 10.0);
-        assert_eq!(
-            only_row(&cmp, Instrument::Cache).verdict,
-            Verdict::Unchanged
-        );
-        // 2 % more RSS is within its 5 % threshold.
-        let rss = only_row(&cmp, Instrument::Rss);
-        assert_eq!((rss.verdict, rss.threshold_pct), (Verdict::Unchanged, 5.0));
-        assert_eq!(Instrument::Memory.fmt_value(2500.0), "2500 B");
-    }
-
-    #[test]
-    fn icount_change_against_threshold() {
-        use Verdict::*;
-        // (baseline Ir/op, candidate Ir/op, threshold %, change %, verdict, reason)
-        let cases = [
-            (
-                1000.0,
-                1005.0,
-                0.2,
-                0.5,
-                Regression,
-                "beyond 0.2 % threshold",
-            ),
-            (
-                1000.0,
-                995.0,
-                0.2,
-                -0.5,
-                Improvement,
-                "beyond 0.2 % threshold",
-            ),
-            (
-                1000.0,
-                1001.0,
-                0.2,
-                0.1,
-                Unchanged,
-                "within 0.2 % threshold",
-            ),
-            (
-                1000.0,
-                999.0,
-                0.2,
-                -0.1,
-                Unchanged,
-                "within 0.2 % threshold",
-            ),
-            // Exactly at the threshold is not beyond it.
-            (
-                1000.0,
-                1002.0,
-                0.2,
-                0.2,
-                Unchanged,
-                "within 0.2 % threshold",
-            ),
-            (
-                1000.0,
-                1000.0,
-                0.2,
-                0.0,
-                Unchanged,
-                "within 0.2 % threshold",
-            ),
-            (
-                1000.0,
-                1001.0,
-                0.05,
-                0.1,
-                Regression,
-                "beyond 0.05 % threshold",
-            ),
-            (1000.0, 1010.0, 2.0, 1.0, Unchanged, "within 2 % threshold"),
-            (0.0, 0.0, 0.2, 0.0, Unchanged, "within 0.2 % threshold"),
-            (
-                0.0,
-                3.0,
-                0.2,
-                f64::INFINITY,
-                Regression,
-                "beyond 0.2 % threshold",
-            ),
-        ];
-        for (b, c, threshold, change, verdict, reason) in cases {
-            let base = record("b", vec![with_icount(scenario("s"), b)]);
-            let cand = record("c", vec![with_icount(scenario("s"), c)]);
-            let o = CompareOptions {
-                icount_threshold_pct: threshold,
-                ..opts()
-            };
-            let cmp = compare(&base, &cand, &o);
-            let row = only_row(&cmp, Instrument::Icount);
-            let case = format!("{b} -> {c} at {threshold} %");
-            assert_eq!(row.change_pct, change, "{case}");
-            assert_eq!(row.verdict, verdict, "{case}");
-            assert_eq!(row.reason, reason, "{case}");
-            assert_eq!(row.threshold_pct, threshold, "{case}");
-            assert_eq!((row.base, row.cand, row.ci), (b, c, None), "{case}");
-            assert_eq!(cmp.has_regression(), verdict == Regression, "{case}");
-        }
-    }
-
-    #[test]
-    fn walltime_needs_both_threshold_and_interval() {
-        use Verdict::*;
-        struct Case {
-            what: &'static str,
-            base: Vec<f64>,
-            cand: Vec<f64>,
-            threshold: f64,
-            verdict: Verdict,
-            reason: &'static str,
-        }
-        let same = |seed| noisy(100.0, 0.10, 100, seed);
-        let cases = [
-            Case {
-                what: "same distribution, ±10 % noise",
-                base: same(1),
-                cand: same(2),
-                threshold: 5.0,
-                verdict: Unchanged,
-                reason: "within 5 % threshold",
-            },
-            Case {
-                what: "same distribution, interval alone decides",
-                base: same(3),
-                cand: same(4),
-                threshold: 0.0,
-                verdict: Unchanged,
-                reason: "includes 1",
-            },
-            Case {
-                what: "+20 % with the same noise",
-                base: same(5),
-                cand: noisy(120.0, 0.10, 100, 6),
-                threshold: 5.0,
-                verdict: Regression,
-                reason: "excludes 1",
-            },
-            Case {
-                what: "-20 % with the same noise",
-                base: same(7),
-                cand: noisy(80.0, 0.10, 100, 8),
-                threshold: 5.0,
-                verdict: Improvement,
-                reason: "excludes 1",
-            },
-            Case {
-                what: "+3 %, clear but below the noise threshold",
-                base: noisy(100.0, 0.005, 100, 9),
-                cand: noisy(103.0, 0.005, 100, 10),
-                threshold: 5.0,
-                verdict: Unchanged,
-                reason: "within 5 % threshold",
-            },
-            Case {
-                what: "+10 % hidden in ±60 % noise",
-                base: noisy(100.0, 0.6, 10, 11),
-                cand: noisy(110.0, 0.6, 10, 12),
-                threshold: 5.0,
-                verdict: Unchanged,
-                reason: "includes 1",
-            },
-            Case {
-                what: "too few samples",
-                base: vec![100.0; 3],
-                cand: vec![150.0; 3],
-                threshold: 5.0,
-                verdict: Unchanged,
-                reason: "too few samples to judge (3 and 3, need 5 each)",
-            },
-        ];
-        for case in cases {
-            let base = record("b", vec![with_walltime(scenario("s"), &case.base)]);
-            let cand = record("c", vec![with_walltime(scenario("s"), &case.cand)]);
-            let o = CompareOptions {
-                walltime_threshold_pct: case.threshold,
-                ..opts()
-            };
-            let cmp = compare(&base, &cand, &o);
-            let row = only_row(&cmp, Instrument::Walltime);
-            assert_eq!(row.verdict, case.verdict, "{}: {row:#?}", case.what);
-            assert!(row.reason.contains(case.reason), "{}: {row:#?}", case.what);
-            let (bm, cm) = (summarize_median(&case.base), summarize_median(&case.cand));
-            assert_eq!((row.base, row.cand), (bm, cm), "{}", case.what);
-            assert_eq!(row.ci.is_some(), case.base.len() >= MIN_WALLTIME_SAMPLES);
-            if let Some(ci) = row.ci {
-                assert!(ci.low <= ci.high, "{}", case.what);
-                assert_eq!(ci.level, 0.95);
-            }
-        }
-    }
-
-    fn summarize_median(v: &[f64]) -> f64 {
-        crate::stats::summarize(v).median
-    }
-
-    #[test]
-    fn clear_small_shift_has_an_interval_excluding_one() {
-        // The +3 % case above is held back by the threshold alone, not by the interval.
-        let base = record(
-            "b",
-            vec![with_walltime(scenario("s"), &noisy(100.0, 0.005, 100, 9))],
-        );
-        let cand = record(
-            "c",
-            vec![with_walltime(scenario("s"), &noisy(103.0, 0.005, 100, 10))],
-        );
-        let cmp = compare(&base, &cand, &opts());
-        let ci = only_row(&cmp, Instrument::Walltime).ci.expect("interval");
-        assert!(ci.low > 1.02 && ci.high < 1.04, "{ci:?}");
-    }
-
-    /// Two sides of one lockstep session: `base` and `cand` per-op samples, rounds of `n`.
-    fn lockstep_pair(base: &[f64], cand: &[f64], n: usize) -> (RunRecord, RunRecord) {
-        let side = |run: &str, v: &[f64], mins: Vec<f64>| {
-            let mut r = with_walltime(scenario("s"), v);
-            let w = r.walltime.as_mut().unwrap();
-            w.paired = Some(crate::model::Paired {
-                session: "session".into(),
-                round_medians_ns_per_op: vec![],
-                round_min_ns_per_op: mins,
-                round_samples: vec![n; v.len() / n],
-                lockstep: true,
-                round_layouts: vec![],
-                layout_note: None,
-                looks: None,
-            });
-            record(run, vec![r])
-        };
-        let mins = |v: &[f64]| {
-            v.chunks(n)
-                .map(|c| c.iter().copied().fold(f64::MAX, f64::min))
-                .collect()
-        };
-        (side("b", base, mins(base)), side("c", cand, mins(cand)))
-    }
-
-    #[test]
-    fn paired_rounds_compare_each_rounds_fastest_sample() {
-        // 8 rounds of 5 samples drifting by up to 60 % between rounds; load bursts (x3) hit
-        // both sides' samples at the same moments and a few hit one side only (x2); the
-        // candidate is 4 % slower: the rounds' fastest samples see exactly that.
-        let mut base = Vec::new();
-        let mut cand = Vec::new();
-        for k in 0..40 {
-            let drift = 1.0 + 0.3 * ((k / 5) % 3) as f64;
-            let shared = if k % 7 == 3 { 3.0 } else { 1.0 };
-            let own = if k % 11 == 5 { 2.0 } else { 1.0 };
-            base.push(10.0 * drift * shared * own);
-            cand.push(10.4 * drift * shared * if k % 13 == 8 { 2.0 } else { 1.0 });
-        }
-        let (b, c) = lockstep_pair(&base, &cand, 5);
-        let cmp = compare(&b, &c, &CompareOptions::default());
-        let row = &cmp.rows[0];
-        assert_eq!(row.paired_rounds, Some(8));
-        assert!((row.change_pct - 4.0).abs() < 0.01, "{row:?}");
-        assert_eq!(row.verdict, Verdict::Regression, "{row:?}");
-        // Sides that took turns process by process are paired the same way.
-        let (mut b, mut c) = lockstep_pair(&base, &cand, 5);
-        for r in [&mut b, &mut c] {
-            r.results[0]
-                .walltime
-                .as_mut()
-                .unwrap()
-                .paired
-                .as_mut()
-                .unwrap()
-                .lockstep = false;
-        }
-        let row = &compare(&b, &c, &CompareOptions::default()).rows[0];
-        assert!((row.change_pct - 4.0).abs() < 0.01, "{row:?}");
-        // Another session: not paired, judged by the bootstrap.
-        let (b, mut c) = lockstep_pair(&base, &cand, 5);
-        c.results[0]
-            .walltime
-            .as_mut()
-            .unwrap()
-            .paired
-            .as_mut()
-            .unwrap()
-            .session = "other".into();
-        assert_eq!(
-            compare(&b, &c, &CompareOptions::default()).rows[0].paired_rounds,
-            None
-        );
-    }
-
-    #[test]
-    fn per_op_samples_divide_by_ops() {
-        // 10 ops per iteration: 1000 ns per iteration is 100 ns per op.
-        let r = with_walltime(with_ops(scenario("s"), 10, "lookups"), &[100.0, 110.0]);
-        assert_eq!(
-            r.walltime.as_ref().unwrap().iteration_ns,
-            vec![1000.0, 1100.0]
-        );
-        assert_eq!(per_op_samples(&r), vec![100.0, 110.0]);
-    }
-
-    #[test]
-    fn bootstrap_is_deterministic_and_independent_of_other_rows() {
-        let b = with_walltime(scenario("s"), &noisy(100.0, 0.1, 60, 1));
-        let c = with_walltime(scenario("s"), &noisy(104.0, 0.1, 60, 2));
-        let other_b = with_walltime(scenario("other"), &noisy(10.0, 0.3, 80, 3));
-        let other_c = with_walltime(scenario("other"), &noisy(11.0, 0.3, 80, 4));
-        let alone = compare(
-            &record("b", vec![b.clone()]),
-            &record("c", vec![c.clone()]),
-            &opts(),
-        );
-        let again = compare(
-            &record("b", vec![b.clone()]),
-            &record("c", vec![c.clone()]),
-            &opts(),
-        );
-        assert_eq!(alone, again);
-        let with_others = compare(
-            &record("b", vec![other_b, b]),
-            &record("c", vec![c, other_c]),
-            &opts(),
-        );
-        let ci = |cmp: &Comparison| {
-            cmp.rows
-                .iter()
-                .find(|r| r.id == "s")
-                .and_then(|r| r.ci)
-                .expect("interval")
-        };
-        assert_eq!(ci(&alone), ci(&with_others));
-        // A different seed gives a (slightly) different interval: the seed is really used.
-        let reseeded = compare(
-            &record(
-                "b",
-                vec![with_walltime(scenario("s"), &noisy(100.0, 0.1, 60, 1))],
-            ),
-            &record(
-                "c",
-                vec![with_walltime(scenario("s"), &noisy(104.0, 0.1, 60, 2))],
-            ),
-            &CompareOptions { seed: 1, ..opts() },
-        );
-        assert_ne!(ci(&alone), ci(&reseeded));
-    }
-
-    #[test]
-    fn missing_new_and_failed_are_listed_apart() {
-        let base = record(
-            "b",
-            vec![
-                with_icount(scenario("kept"), 100.0),
-                with_icount(scenario("dropped"), 100.0),
-                with_failure(scenario("broke"), "icount", "panicked"),
-                with_failure(scenario("always_broken"), "walltime", "timed-out"),
-                // Walltime failed, icount fine: icount is still compared.
-                with_failure(with_icount(scenario("half"), 100.0), "walltime", "crashed"),
-                with_failure(scenario("gone_broken"), "icount", "crashed"),
-            ],
-        );
-        let cand = record(
-            "c",
-            vec![
-                with_icount(scenario("kept"), 100.0),
-                with_icount(scenario("fresh"), 1.0),
-                with_failure(scenario("broke"), "icount", "timed-out"),
-                with_failure(scenario("always_broken"), "walltime", "timed-out"),
-                with_walltime(
-                    with_icount(scenario("half"), 200.0),
-                    &noisy(1.0, 0.1, 20, 1),
-                ),
-                with_failure(scenario("fresh_broken"), "icount", "misuse"),
-            ],
-        );
-        let cmp = compare(&base, &cand, &opts());
-        assert_eq!(cmp.missing_in_cand, ["dropped", "gone_broken"]);
-        assert_eq!(cmp.new_in_cand, ["fresh", "fresh_broken"]);
-        let failed: Vec<(&str, Side, &str, &str)> = cmp
-            .failed
-            .iter()
-            .map(|f| {
-                (
-                    f.id.as_str(),
-                    f.side,
-                    f.instrument.as_str(),
-                    f.kind.as_str(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            failed,
-            [
-                ("broke", Side::Baseline, "icount", "panicked"),
-                ("broke", Side::Candidate, "icount", "timed-out"),
-                ("always_broken", Side::Both, "walltime", "timed-out"),
-                ("half", Side::Baseline, "walltime", "crashed"),
-                ("gone_broken", Side::Baseline, "icount", "crashed"),
-                ("fresh_broken", Side::Candidate, "icount", "misuse"),
-            ]
-        );
-        assert_eq!(cmp.failed[0].message, "icount panicked", "first line only");
-        let rows: Vec<(&str, Instrument, Verdict)> = cmp
-            .rows
-            .iter()
-            .map(|r| (r.id.as_str(), r.instrument, r.verdict))
-            .collect();
-        assert_eq!(
-            rows,
-            [
-                ("kept", Instrument::Icount, Verdict::Unchanged),
-                ("half", Instrument::Icount, Verdict::Regression),
-            ]
-        );
-        // A failed instrument is listed as failed, not as "measured in one run only".
-        assert_eq!(cmp.not_compared, []);
-        assert!(cmp.has_regression() && cmp.has_failures());
-        assert_eq!(
-            cmp.summary(),
-            "1 regression, 0 improvements, 1 unchanged, 5 failed, \
-             2 missing in candidate, 2 new in candidate"
-        );
-    }
-
-    #[test]
-    fn changed_ops_unit_or_clock_are_flagged_and_still_compared() {
-        let samples = noisy(10.0, 0.1, 20, 1);
-        let base = record(
-            "b",
-            vec![
-                with_walltime(
-                    with_icount(with_ops(scenario("resized"), 100, "bytes"), 5.0),
-                    &samples,
-                ),
-                with_walltime(with_icount(scenario("reclocked"), 5.0), &samples),
-                with_icount(scenario("steady"), 5.0),
-            ],
-        );
-        let mut reclocked = with_walltime(with_icount(scenario("reclocked"), 5.0), &samples);
-        reclocked.walltime.as_mut().unwrap().clock = "thread-cpu".into();
-        let cand = record(
-            "c",
-            vec![
-                with_walltime(
-                    with_icount(with_ops(scenario("resized"), 200, "lookups"), 5.0),
-                    &samples,
-                ),
-                reclocked,
-                with_icount(scenario("steady"), 5.0),
-            ],
-        );
-        let cmp = compare(&base, &cand, &opts());
-        assert_eq!(
-            cmp.setup_changes,
-            [
-                SetupChange {
-                    id: "resized".into(),
-                    changes: vec!["ops 100 → 200".into(), "unit bytes → lookups".into()],
-                },
-                SetupChange {
-                    id: "reclocked".into(),
-                    changes: vec!["clock monotonic → thread-cpu".into()],
-                },
-            ]
-        );
-        let notes: Vec<(&str, Instrument, Option<&str>, &str)> = cmp
-            .rows
-            .iter()
-            .map(|r| {
-                (
-                    r.id.as_str(),
-                    r.instrument,
-                    r.note.as_deref(),
-                    r.unit.as_str(),
-                )
-            })
-            .collect();
-        let resized = Some("ops 100 → 200; unit bytes → lookups");
-        assert_eq!(
-            notes,
-            [
-                ("resized", Instrument::Icount, resized, "lookups"),
-                ("resized", Instrument::Walltime, resized, "lookups"),
-                ("reclocked", Instrument::Icount, None, "op"),
-                (
-                    "reclocked",
-                    Instrument::Walltime,
-                    Some("clock monotonic → thread-cpu"),
-                    "op"
-                ),
-                ("steady", Instrument::Icount, None, "op"),
-            ]
-        );
-    }
-
-    #[test]
-    fn instrument_in_one_run_only_is_not_compared() {
-        let base = record(
-            "b",
-            vec![with_walltime(
-                with_icount(scenario("x"), 10.0),
-                &noisy(5.0, 0.1, 20, 1),
-            )],
-        );
-        let cand = record("c", vec![with_icount(scenario("x"), 10.0)]);
-        let cmp = compare(&base, &cand, &opts());
-        assert_eq!(cmp.rows.len(), 1);
-        assert_eq!(
-            cmp.not_compared,
-            [NotCompared {
-                id: "x".into(),
-                instrument: Instrument::Walltime,
-                measured_in: Side::Baseline,
-            }]
-        );
-    }
-
-    #[test]
-    fn duplicate_ids_first_wins() {
-        let base = record(
-            "b",
-            vec![
-                with_icount(scenario("x"), 10.0),
-                with_icount(scenario("x"), 99.0),
-            ],
-        );
-        let cand = record("c", vec![with_icount(scenario("x"), 10.0)]);
-        let cmp = compare(&base, &cand, &opts());
-        assert_eq!(cmp.rows.len(), 1);
-        assert_eq!(cmp.rows[0].base, 10.0);
-    }
-
-    #[test]
-    fn rows_sort_significant_first_then_by_size() {
-        let ids = [("a", 1001.0), ("b", 1100.0), ("c", 950.0), ("d", 999.5)];
-        let base = record(
-            "b",
-            ids.iter()
-                .map(|(id, _)| with_icount(scenario(id), 1000.0))
-                .collect(),
-        );
-        let cand = record(
-            "c",
-            ids.iter()
-                .map(|(id, v)| with_icount(scenario(id), *v))
-                .collect(),
-        );
-        let cmp = compare(&base, &cand, &opts());
-        let order: Vec<&str> = cmp
-            .sorted_rows(Instrument::Icount)
-            .iter()
-            .map(|r| r.id.as_str())
-            .collect();
-        assert_eq!(order, ["b", "c", "a", "d"]);
-        assert_eq!(cmp.sorted_rows(Instrument::Walltime), Vec::<&Row>::new());
-        assert_eq!(cmp.summary(), "1 regression, 1 improvement, 2 unchanged");
-        assert!(cmp.has_regression());
-    }
-
-    #[test]
-    fn improvements_alone_are_not_regressions() {
-        let base = record("b", vec![with_icount(scenario("x"), 10.0)]);
-        let cand = record("c", vec![with_icount(scenario("x"), 5.0)]);
-        let cmp = compare(&base, &cand, &opts());
-        assert_eq!(cmp.count(Verdict::Improvement), 1);
-        assert!(!cmp.has_regression() && !cmp.has_failures());
-    }
-
-    #[test]
-    fn option_validation() {
-        assert!(opts().validate().is_ok());
-        let bad = [
-            CompareOptions {
-                icount_threshold_pct: -1.0,
-                ..opts()
-            },
-            CompareOptions {
-                walltime_threshold_pct: f64::NAN,
-                ..opts()
-            },
-            CompareOptions {
-                resamples: 10,
-                ..opts()
-            },
-            CompareOptions {
-                confidence: 1.0,
-                ..opts()
-            },
-            CompareOptions {
-                confidence: 95.0,
-                ..opts()
-            },
-        ];
-        for o in bad {
-            assert!(o.validate().is_err(), "{o:?}");
-        }
-    }
-
-    #[test]
-    fn formatting_helpers() {
-        assert_eq!(fmt_change(0.5), "+0.50 %");
-        assert_eq!(fmt_change(-12.345), "-12.35 %");
-        assert_eq!(fmt_change(f64::INFINITY), "+inf %");
-        assert_eq!(fmt_threshold(0.2), "0.2 %");
-        assert_eq!(fmt_threshold(5.0), "5 %");
-        assert_eq!(fmt_confidence(0.95), "95 %");
-        assert_eq!(fmt_confidence(0.9), "90 %");
-        assert_eq!(fmt_confidence(0.975), "97.5 %");
-        assert_eq!(Instrument::Icount.fmt_value(2003.0), "2003 Ir");
-        assert_eq!(Instrument::Walltime.fmt_value(12.345), "12.35 ns");
-    }
-
-    /// Writes `content` (if any) as `run.json` in a fresh directory and loads it.
-    fn load(content: Option<&str>) -> (tempfile::TempDir, Result<RunRecord>) {
-        let dir = tempfile::tempdir().expect("tempdir");
-        if let Some(c) = content {
-            std::fs::write(dir.path().join("run.json"), c).expect("write run.json");
-        }
-        let r = load_run(dir.path());
-        (dir, r)
-    }
-
-    #[test]
-    fn load_run_reads_what_the_runner_writes() {
-        let run = record("b", vec![with_icount(scenario("x"), 10.0)]);
-        let json = serde_json::to_string_pretty(&run).unwrap();
-        let (dir, loaded) = load(Some(&json));
-        assert_eq!(loaded.unwrap(), run);
-        // The file itself may be named instead of its directory.
-        let file = dir.path().join("run.json");
-        assert_eq!(load_run(&file).unwrap(), run);
-        // Loading does not touch the input.
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), json);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
-
-    #[test]
-    fn load_run_errors_name_the_file_and_the_problem() {
-        let valid = serde_json::to_value(record("b", vec![])).unwrap();
-        let with = |key: &str, v: serde_json::Value| {
-            let mut j = valid.clone();
-            j[key] = v;
-            j.to_string()
-        };
-        let without = |key: &str| {
-            let mut j = valid.clone();
-            j.as_object_mut().unwrap().remove(key);
-            j.to_string()
-        };
-        let newer = {
-            // A newer record may also have changed fields: the version is what is reported.
-            let mut j = valid.clone();
-            j["schema_version"] = 99.into();
-            j.as_object_mut().unwrap().remove("results");
-            j.to_string()
-        };
-        // (run.json content, or none; fragments the error must contain)
-        let cases: Vec<(Option<String>, Vec<&str>)> = vec![
-            (
-                None,
-                vec!["not a costbench output directory: no run.json in "],
-            ),
-            (
-                Some("{\n  \"schema\": \"costbench-run\",\n  oops".into()),
-                vec!["run.json is not valid JSON", "line 3 column 3"],
-            ),
-            (Some(String::new()), vec!["is not valid JSON", "EOF"]),
-            (
-                Some("[1, 2]".into()),
-                vec!["run.json is not a costbench run record", "line 1 column"],
-            ),
-            (
-                Some(with("schema", "criterion".into())),
-                vec![
-                    "not a costbench run record (schema \"criterion\", expected \"costbench-run\")",
-                ],
-            ),
-            (
-                Some(without("schema")),
-                vec!["not a costbench run record (no \"schema\" field)"],
-            ),
-            (
-                Some(newer),
-                vec![
-                    "run.json was written by a newer costbench (schema version 99); \
-                     this costbench reads up to 1",
-                ],
-            ),
-            (
-                Some(with("schema_version", 0.into())),
-                vec!["unknown schema version 0"],
-            ),
-            (
-                Some(without("schema_version")),
-                vec!["no \"schema_version\" field"],
-            ),
-            (
-                Some(without("results")),
-                vec![
-                    "run.json is not a valid costbench run record",
-                    "missing field `results`",
-                ],
-            ),
-        ];
-        for (content, wants) in cases {
-            let (dir, r) = load(content.as_deref());
-            let err = format!("{:#}", r.expect_err("must fail"));
-            for want in wants {
-                assert!(err.contains(want), "{err:?} lacks {want:?}");
-            }
-            let named = dir.path().display().to_string();
-            assert!(err.contains(&named), "{err:?} does not name {named}");
-        }
-        // A directory that does not exist at all reads the same as one without run.json.
-        let dir = tempfile::tempdir().unwrap();
-        let gone = dir.path().join("nope");
-        let err = format!("{:#}", load_run(&gone).unwrap_err());
-        assert!(
-            err.contains("no run.json in") && err.contains("nope"),
-            "{err}"
-        );
-    }
-}
+mod tests;

@@ -2,6 +2,14 @@
 //! runs of the baseline branch, summarised as Q3 + 3·IQR of the absolute relative changes (the
 //! rule rustc-perf and rustls use). Pure: the caller fetches the series.
 //!
+//! Wall time takes the larger of that and the largest change the window shows between
+//! consecutive runs: history recorded those changes between runs of code that (as far as the
+//! gate knows) did not change, so a change no larger than one of them is no evidence of a
+//! regression, however rare it was. Q3 + 3·IQR alone lets through the one-in-twenty run whose
+//! machine was busier (measured: 16 of 420 rows flagged between runs of one commit whose history
+//! included the very runs judged). Instruction counts keep Q3 + 3·IQR alone: their history is
+//! flat unless the code changed, and the largest change would be the last real change merged.
+//!
 //! A history that never moved (exact instruction counts of deterministic code) would give a
 //! threshold of 0 %, flagging a one-instruction change in a million; a floor keeps such
 //! scenarios tight but sane: 0.01 % for instruction counts, 1 % for wall time. A noisy history
@@ -25,8 +33,21 @@ pub fn floor_pct(inst: Instrument) -> f64 {
 }
 
 /// Q3 + 3·IQR of the absolute relative changes (percent) between consecutive values of
-/// `series` (oldest first), floored; `None` with fewer than [`MIN_CHANGES`] changes.
+/// `series` (oldest first), for wall time at least the largest of those changes, floored;
+/// `None` with fewer than [`MIN_CHANGES`] changes.
 pub fn threshold_pct(series: &[f64], inst: Instrument) -> Option<f64> {
+    learned(series, inst).map(|l| l.pct)
+}
+
+/// A threshold learned from history, and how many consecutive changes it was learned from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Learned {
+    pub pct: f64,
+    pub changes: usize,
+}
+
+/// [`threshold_pct`] with the number of changes behind it.
+pub fn learned(series: &[f64], inst: Instrument) -> Option<Learned> {
     let mut changes: Vec<f64> = series
         .windows(2)
         .filter(|w| w[0] > 0.0)
@@ -37,24 +58,43 @@ pub fn threshold_pct(series: &[f64], inst: Instrument) -> Option<f64> {
     }
     changes.sort_by(f64::total_cmp);
     let (q1, q3) = (quantile(&changes, 0.25), quantile(&changes, 0.75));
-    Some((q3 + 3.0 * (q3 - q1)).max(floor_pct(inst)))
+    let mut pct = q3 + 3.0 * (q3 - q1);
+    if inst == Instrument::Walltime {
+        pct = pct.max(changes[changes.len() - 1]);
+    }
+    Some(Learned {
+        pct: pct.max(floor_pct(inst)),
+        changes: changes.len(),
+    })
 }
 
 /// Thresholds measured from history, per measured id and instrument.
 #[derive(Debug, Clone, Default)]
 pub struct HistoricThresholds {
-    map: BTreeMap<(String, &'static str), f64>,
+    map: BTreeMap<(String, &'static str), Learned>,
 }
 
 impl HistoricThresholds {
     /// Sets `id`'s threshold for `inst` from its series, when the series is long enough.
     pub fn learn(&mut self, id: &str, inst: Instrument, series: &[f64]) {
-        if let Some(t) = threshold_pct(series, inst) {
+        if let Some(t) = learned(series, inst) {
             self.map.insert((id.to_string(), inst.name()), t);
         }
     }
 
+    /// Sets a threshold directly (tests that need an exact one).
+    #[cfg(test)]
+    pub fn set(&mut self, id: &str, inst: Instrument, pct: f64, changes: usize) {
+        self.map
+            .insert((id.to_string(), inst.name()), Learned { pct, changes });
+    }
+
     pub fn get(&self, id: &str, inst: Instrument) -> Option<f64> {
+        self.learned(id, inst).map(|l| l.pct)
+    }
+
+    /// The threshold with the number of consecutive changes it came from (for evidence texts).
+    pub fn learned(&self, id: &str, inst: Instrument) -> Option<Learned> {
         self.map.get(&(id.to_string(), inst.name())).copied()
     }
 
@@ -92,6 +132,52 @@ mod tests {
             (t - (10.0 + 3.0 * (10.0 - 100.0 / 11.0))).abs() < 1e-9,
             "{t}"
         );
+    }
+
+    #[test]
+    fn wall_time_takes_the_largest_change_history_has_seen() {
+        // 20 runs within ±1 % and one 12 % jump between two of them: Q3 + 3 IQR alone would be
+        // a few percent and flag a repeat of that jump; the largest change sets the threshold.
+        let mut series: Vec<f64> = (0..20)
+            .map(|i| 100.0 * (1.0 + 0.01 * ((i % 3) as f64 - 1.0)))
+            .collect();
+        series[10] = 112.0;
+        let l = learned(&series, Instrument::Walltime).unwrap();
+        let largest = 100.0 * (112.0 - series[9]) / series[9];
+        assert!((l.pct - largest).abs() < 1e-9, "{l:?}");
+        assert_eq!(l.changes, 19);
+        // Instruction counts keep Q3 + 3 IQR: their largest change is the last real one.
+        let ir = learned(&series, Instrument::Icount).unwrap();
+        assert!(ir.pct < largest / 2.0, "{ir:?}");
+        // A separate-run comparison with a change as large as the largest seen: unchanged.
+        let run = |id: &str, v: f64| {
+            let r = testing::with_walltime(
+                testing::scenario("s"),
+                &testing::noisy(v, 0.001, 20, id.len() as u64),
+            );
+            testing::record(id, vec![r])
+        };
+        let mut h = HistoricThresholds::default();
+        h.learn("s", Instrument::Walltime, &series);
+        let c = compare_with(
+            &run("b", 100.0),
+            &run("cc", 111.0),
+            &CompareOptions::default(),
+            &h,
+        );
+        assert_eq!(c.rows[0].verdict, Verdict::Unchanged, "{:#?}", c.rows[0]);
+        assert_eq!(
+            c.rows[0].evidence,
+            "separate runs: between-run noise from 19 consecutive changes of history"
+        );
+        // Beyond it, with the run's own samples agreeing: a regression.
+        let c = compare_with(
+            &run("b", 100.0),
+            &run("cc", 125.0),
+            &CompareOptions::default(),
+            &h,
+        );
+        assert_eq!(c.rows[0].verdict, Verdict::Regression, "{:#?}", c.rows[0]);
     }
 
     #[test]

@@ -120,3 +120,45 @@ pub fn noisy(center: f64, spread: f64, n: usize, seed: u64) -> Vec<f64> {
         .map(|_| center * (1.0 + spread * (2.0 * rng.unit_f64() - 1.0)))
         .collect()
 }
+
+/// Wall-time figures of one side of an interleaved session "session": one sample per round,
+/// `round_min` per op (each round's fastest sample), `layouts` when every round ran its own
+/// code layout, `looks` the session's looks at its interval.
+pub fn with_rounds(
+    r: ScenarioResult,
+    round_min: &[f64],
+    layouts: bool,
+    looks: u32,
+) -> ScenarioResult {
+    let mut r = with_walltime(r, round_min);
+    let w = r.walltime.as_mut().expect("set above");
+    w.paired = Some(crate::model::Paired {
+        session: "session".into(),
+        round_medians_ns_per_op: round_min.to_vec(),
+        round_min_ns_per_op: round_min.to_vec(),
+        round_samples: vec![1; round_min.len()],
+        lockstep: true,
+        round_layouts: if layouts {
+            (1..=round_min.len() as u64).collect()
+        } else {
+            vec![]
+        },
+        layout_note: None,
+        looks: (looks != 1).then_some(looks),
+    });
+    r
+}
+
+/// Baseline and candidate round figures whose per-round log ratios are `ln(ratio) + e_k` for
+/// the given wobble `e`, around a baseline drifting between rounds.
+pub fn rounds_pair(ratio: f64, wobble: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let base: Vec<f64> = (0..wobble.len())
+        .map(|k| 100.0 * (1.0 + 0.2 * ((k % 3) as f64)))
+        .collect();
+    let cand = base
+        .iter()
+        .zip(wobble)
+        .map(|(b, e)| b * ratio * e.exp())
+        .collect();
+    (base, cand)
+}

@@ -4,9 +4,7 @@
 //! and bidirectional-override characters are shown escaped, so a name cannot move the cursor,
 //! recolour the terminal or reorder the line.
 
-use super::{
-    fmt_change, fmt_confidence, fmt_threshold, Comparison, Instrument, NotCompared, Side, Verdict,
-};
+use super::{fmt_change, fmt_threshold, Comparison, Instrument, NotCompared, Row, Side, Verdict};
 use std::fmt::Write as _;
 
 /// Escapes what could act on a terminal instead of being printed.
@@ -62,7 +60,7 @@ pub fn terminal(c: &Comparison) -> String {
             if !r.verdict.is_significant() {
                 continue;
             }
-            let mut reason = r.reason.clone();
+            let mut reason = format!("{} [{}]", r.reason, r.evidence);
             if let Some(note) = &r.note {
                 reason.push_str(&format!(" (note: {})", clean(note)));
             }
@@ -113,11 +111,42 @@ pub fn terminal(c: &Comparison) -> String {
         let o = &c.options;
         let _ = writeln!(
             out,
-            "{unchanged} unchanged (icount within {}; walltime within {} or not clear at {} confidence)",
+            "{unchanged} unchanged (icount within {}; walltime within {})",
             fmt_threshold(o.icount_threshold_pct),
-            fmt_threshold(c.walltime_threshold_pct()),
-            fmt_confidence(o.confidence)
+            c.walltime_threshold(),
         );
+    }
+    let open = open_groups(c);
+    if !open.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nnot gated ({} unresolved, {} placement):",
+            c.count(Verdict::Unresolved),
+            c.count(Verdict::Placement)
+        );
+        for (verdict, reason, rows) in open {
+            if let [r] = rows[..] {
+                let _ = writeln!(
+                    out,
+                    "  {} ({}) {} {verdict}: {reason}",
+                    clean(&r.id),
+                    r.instrument,
+                    fmt_change(r.change_pct)
+                );
+            } else {
+                let ids: Vec<String> = rows
+                    .iter()
+                    .map(|r| format!("{} {}", clean(&r.id), fmt_change(r.change_pct)))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  {} {} rows {verdict}: {reason}\n    {}",
+                    rows.len(),
+                    rows[0].instrument,
+                    ids.join(", ")
+                );
+            }
+        }
     }
     for f in &c.functions {
         let _ = writeln!(
@@ -188,6 +217,27 @@ pub fn terminal(c: &Comparison) -> String {
     out
 }
 
+/// Unresolved and placement rows (per instrument, largest change first), grouped by instrument,
+/// verdict and reason: two separate runs without history give every wall-time row the same
+/// reason, which is said once.
+pub(crate) fn open_groups(c: &Comparison) -> Vec<(Verdict, &str, Vec<&Row>)> {
+    let mut groups: Vec<(Verdict, &str, Vec<&Row>)> = Vec::new();
+    for inst in Instrument::ALL {
+        for r in c.sorted_rows(inst) {
+            if !matches!(r.verdict, Verdict::Unresolved | Verdict::Placement) {
+                continue;
+            }
+            match groups.iter_mut().find(|(v, why, rows)| {
+                *v == r.verdict && *why == r.reason && rows[0].instrument == inst
+            }) {
+                Some(g) => g.2.push(r),
+                None => groups.push((r.verdict, &r.reason, vec![r])),
+            }
+        }
+    }
+    groups
+}
+
 /// Not-compared entries grouped by instrument and side, in first-seen order.
 fn group_not_compared(v: &[NotCompared]) -> Vec<(Instrument, Side, Vec<&str>)> {
     let mut groups: Vec<(Instrument, Side, Vec<&str>)> = Vec::new();
@@ -251,6 +301,11 @@ mod tests {
         assert!(slow < fast, "largest change first:\n{t}");
         assert!(t.contains("+20.00 %"), "{t}");
         assert!(t.contains("regression"), "{t}");
+        // What backs the verdict, after its reason.
+        assert!(
+            t.contains("beyond 0.2 % threshold [exact instruction counts]"),
+            "{t}"
+        );
         assert!(
             !t.contains("same "),
             "unchanged rows are only counted:\n{t}"
@@ -266,6 +321,36 @@ mod tests {
             "{t}"
         );
         assert!(!t.contains('\u{1b}'), "{t}");
+    }
+
+    #[test]
+    fn separate_runs_without_history_say_once_what_to_run() {
+        let run = |id: &str, f: f64| {
+            record(
+                id,
+                ["a", "b", "c"]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| with_walltime(scenario(s), &noisy(100.0 * f, 0.01, 20, i as u64)))
+                    .collect(),
+            )
+        };
+        let t = terminal(&compare(
+            &run("b", 1.0),
+            &run("c", 1.5),
+            &CompareOptions::default(),
+        ));
+        assert!(
+            t.contains("0 regressions, 0 improvements, 0 unchanged, 3 unresolved\n"),
+            "{t}"
+        );
+        assert!(t.contains("no significant change\n"), "{t}");
+        let line = t
+            .lines()
+            .find(|l| l.starts_with("  3 walltime rows unresolved: separate runs"))
+            .expect("one line for the three");
+        assert!(line.contains("check --baseline-rev REV"), "{line}");
+        assert_eq!(t.matches("check --baseline-rev").count(), 1, "{t}");
     }
 
     #[test]

@@ -7,8 +7,7 @@
 //! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
 
 use crate::compare::{
-    fmt_change, fmt_ci, fmt_confidence, fmt_threshold, Comparison, Instrument, NotCompared, Row,
-    Side, Verdict,
+    fmt_change, fmt_ci, fmt_threshold, Comparison, Instrument, NotCompared, Row, Side, Verdict,
 };
 use std::fmt::Write as _;
 
@@ -71,9 +70,17 @@ fn scenario_cell(r: &Row) -> String {
     cell
 }
 
-fn table(out: &mut String, rows: &[&Row]) {
-    out.push_str("| scenario | baseline /op | candidate /op | change | threshold |\n");
-    out.push_str("|:--|--:|--:|--:|--:|\n");
+/// A table of rows; `evidence` adds what backs each verdict (for the significant ones).
+fn table(out: &mut String, rows: &[&Row], evidence: bool) {
+    if evidence {
+        out.push_str(
+            "| scenario | baseline /op | candidate /op | change | threshold | evidence |\n",
+        );
+        out.push_str("|:--|--:|--:|--:|--:|:--|\n");
+    } else {
+        out.push_str("| scenario | baseline /op | candidate /op | change | threshold |\n");
+        out.push_str("|:--|--:|--:|--:|--:|\n");
+    }
     for r in rows {
         let change = match r.verdict {
             Verdict::Regression => format!("**{}** regression", fmt_change(r.change_pct)),
@@ -91,17 +98,72 @@ fn table(out: &mut String, rows: &[&Row]) {
                 None => threshold.push_str(", too few samples"),
             }
         }
-        let _ = writeln!(
+        let _ = write!(
             out,
             "| {} | {} | {} | {} | {} |",
             scenario_cell(r),
             r.instrument.fmt_value(r.base),
             r.instrument.fmt_value(r.cand),
             change,
-            threshold
+            threshold,
         );
+        if evidence {
+            let _ = write!(out, " {} |", escape_cell(&r.evidence));
+        }
+        out.push('\n');
     }
 }
+
+/// Rows neither gated nor unchanged (unresolved, placement): one short line each, folded when
+/// there are many, so the reader knows what this comparison could not settle.
+fn not_gated(out: &mut String, rows: &[&Row]) {
+    if rows.is_empty() {
+        return;
+    }
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let what = [Verdict::Unresolved, Verdict::Placement]
+        .into_iter()
+        .filter(|v| count(*v) > 0)
+        .map(|v| format!("{} {}", count(v), v.name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let fold = rows.len() > NOT_GATED_INLINE;
+    if fold {
+        let _ = writeln!(out, "\n<details><summary>{what} (not gated)</summary>\n");
+    } else {
+        let _ = writeln!(out, "\n**Not gated** ({what}):\n");
+    }
+    // Rows sharing a reason (every wall-time row of two separate runs without history) are
+    // said once.
+    let mut groups: Vec<(Verdict, &str, Vec<&Row>)> = Vec::new();
+    for r in rows {
+        match groups
+            .iter_mut()
+            .find(|(v, why, _)| *v == r.verdict && *why == r.reason)
+        {
+            Some(g) => g.2.push(r),
+            None => groups.push((r.verdict, &r.reason, vec![r])),
+        }
+    }
+    for (verdict, reason, rows) in groups {
+        let ids: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} {}", escape_cell(&r.id), fmt_change(r.change_pct)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- {} {verdict}: {}",
+            ids.join(", "),
+            escape_cell(&truncate(reason, 240))
+        );
+    }
+    if fold {
+        out.push_str("\n</details>\n");
+    }
+}
+
+/// More unresolved and placement rows than this are folded.
+const NOT_GATED_INLINE: usize = 5;
 
 fn id_list(ids: &[&str]) -> String {
     ids.iter()
@@ -165,13 +227,16 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
         return;
     }
     let _ = writeln!(out, "\n### {}\n", inst.title());
-    let (significant, negligible): (Vec<&Row>, Vec<&Row>) =
+    let (significant, rest): (Vec<&Row>, Vec<&Row>) =
         rows.iter().partition(|r| r.verdict.is_significant());
+    let (negligible, open): (Vec<&Row>, Vec<&Row>) =
+        rest.iter().partition(|r| r.verdict == Verdict::Unchanged);
     if significant.is_empty() {
         out.push_str("No significant change.\n");
     } else {
-        table(out, &significant);
+        table(out, &significant, true);
     }
+    not_gated(out, &open);
     if !negligible.is_empty() {
         let o = &c.options;
         let why = match inst {
@@ -182,18 +247,16 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
                 "within {}",
                 fmt_threshold(crate::compare::RSS_THRESHOLD_PCT)
             ),
-            Instrument::Walltime => format!(
-                "within {} or not clear at {} confidence",
-                fmt_threshold(c.walltime_threshold_pct()),
-                fmt_confidence(o.confidence)
-            ),
+            Instrument::Walltime => {
+                format!("within {}", c.walltime_threshold())
+            }
         };
         let _ = writeln!(
             out,
             "\n<details><summary>{} ({why})</summary>\n",
             plural(negligible.len(), "negligible change", "negligible changes")
         );
-        table(out, &negligible);
+        table(out, &negligible, false);
         out.push_str("\n</details>\n");
     }
     for side in [Side::Baseline, Side::Candidate] {
@@ -243,6 +306,17 @@ pub fn check(c: &Comparison, gate: &crate::check::Gate) -> String {
     if !gate.ignored.is_empty() {
         let ids: Vec<&str> = gate.ignored.iter().map(String::as_str).collect();
         let _ = writeln!(out, "Ignored by costbench.toml: {}\n", id_list(&ids));
+    }
+    if !gate.notes.is_empty() {
+        let n = |v: Verdict| gate.notes.iter().filter(|x| x.verdict == v).count();
+        let _ = writeln!(
+            out,
+            "Not gated: {} unresolved (the measurement could not tell), {} placement (same \
+             instructions, time moved with code or data placement); listed under each instrument \
+             below.\n",
+            n(Verdict::Unresolved),
+            n(Verdict::Placement)
+        );
     }
     out.push_str(&comparison(c));
     out
@@ -468,10 +542,10 @@ Candidate: run c (commit c012345678, branch main, variant release)
 
 ### Instruction counts
 
-| scenario | baseline /op | candidate /op | change | threshold |
-|:--|--:|--:|--:|--:|
-| lookup | 100.00 Ir | 90.00 Ir | -10.00 % improvement | 0.2 % |
-| parse | 2003 Ir | 2103 Ir | **+4.99 %** regression | 0.2 % |
+| scenario | baseline /op | candidate /op | change | threshold | evidence |
+|:--|--:|--:|--:|--:|:--|
+| lookup | 100.00 Ir | 90.00 Ir | -10.00 % improvement | 0.2 % | exact instruction counts |
+| parse | 2003 Ir | 2103 Ir | **+4.99 %** regression | 0.2 % | exact instruction counts |
 
 <details><summary>2 negligible changes (within 0.2 %)</summary>
 
@@ -519,7 +593,13 @@ Candidate: run c (commit c012345678, branch main, variant release)
                 with_walltime(scenario("same"), &noisy(100.0, 0.1, 100, 4)),
             ],
         );
-        let md = comparison(&compare(&base, &cand, &CompareOptions::default()));
+        // Separate runs: judged only with thresholds from history (issue 13).
+        let mut h = crate::compare::noise::HistoricThresholds::default();
+        for id in ["slower", "same"] {
+            h.set(id, Instrument::Walltime, 5.0, 20);
+        }
+        let opts = CompareOptions::default();
+        let md = comparison(&crate::compare::compare_with(&base, &cand, &opts, &h));
         assert!(md.contains("### Wall time"), "{md}");
         assert!(!md.contains("### Instruction counts"), "{md}");
         let slower = md
@@ -529,8 +609,91 @@ Candidate: run c (commit c012345678, branch main, variant release)
         assert!(slower.contains("regression"), "{slower}");
         assert!(slower.contains("5 %, CI [1.1"), "{slower}");
         assert!(slower.contains(" ns |"), "{slower}");
+        assert!(
+            slower.contains("| separate runs: between-run noise from 20 consecutive changes"),
+            "{slower}"
+        );
         let details = md.find("<details>").expect("folded rows");
         assert!(md.find("| same").expect("same row") > details, "{md}");
+        // Without history neither row is judged; one line says why, and what to run.
+        let md = comparison(&compare(&base, &cand, &opts));
+        assert!(md.contains("0 unchanged, 2 unresolved"), "{md}");
+        let line = md
+            .lines()
+            .find(|l| l.starts_with("- slower"))
+            .expect("unresolved line");
+        assert!(
+            line.starts_with("- slower +")
+                && line.contains(", same ")
+                && line.contains(" unresolved: separate runs"),
+            "{line}"
+        );
+        assert!(md.contains("**Not gated** (2 unresolved):"), "{md}");
+    }
+
+    #[test]
+    fn unresolved_and_placement_rows_are_listed_not_gated() {
+        use crate::compare::testing::{rounds_pair, with_rounds};
+        let tight: Vec<f64> = (0..12).map(|k| 0.002 * ((k % 5) as f64 - 2.0)).collect();
+        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
+        let side = |pick: fn((Vec<f64>, Vec<f64>)) -> Vec<f64>, ir: f64| {
+            let moved = with_rounds(
+                with_icount(scenario("moved"), 1000.0),
+                &pick(rounds_pair(1.08, &tight)),
+                true,
+                1,
+            );
+            let wide = with_rounds(
+                with_icount(scenario("wide"), ir),
+                &pick(rounds_pair(1.02, &wide)),
+                true,
+                1,
+            );
+            vec![moved, wide]
+        };
+        let base = record("b", side(|p| p.0, 500.0));
+        let cand = record("c", side(|p| p.1, 500.0));
+        let c = compare(&base, &cand, &CompareOptions::default());
+        let md = comparison(&c);
+        assert!(
+            md.starts_with("**costbench**: 0 regressions, 0 improvements, 2 unchanged, 1 unresolved, 1 placement\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("**Not gated** (1 unresolved, 1 placement):"),
+            "{md}"
+        );
+        let moved = md
+            .lines()
+            .find(|l| l.starts_with("- moved"))
+            .expect("moved");
+        assert!(
+            moved.starts_with("- moved +7.9")
+                && moved.contains(" placement: same instructions (+0.00 %); time +7.9")
+                && moved.ends_with(" %: placement or memory effect, not gated"),
+            "{moved}"
+        );
+        let wide = md.lines().find(|l| l.starts_with("- wide")).expect("wide");
+        assert!(
+            wide.contains("unresolved: cannot resolve 3 %: ratio \\["),
+            "{wide}"
+        );
+        assert!(
+            wide.contains("over 12 rounds; smallest detectable change"),
+            "{wide}"
+        );
+        assert!(wide.contains("layout-sensitive: rounds spread ±"), "{wide}");
+        assert_eq!(broken_rows(&md), Vec::<&str>::new());
+        // The check's report says the gate passed and what it left open.
+        let cfg = crate::config::Config::parse("").unwrap().check;
+        let gate = crate::check::evaluate(&c, &cand, &cfg);
+        assert!(gate.passed());
+        assert_eq!(gate.notes.len(), 2);
+        let md = check(&c, &gate);
+        assert!(
+            md.starts_with("### costbench check: passed\n\nNot gated: 1 unresolved"),
+            "{md}"
+        );
     }
 
     #[test]

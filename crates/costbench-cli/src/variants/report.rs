@@ -3,6 +3,11 @@
 //! [`crate::compare::compare`] for each (baseline, variant) pair; and the price of each variant
 //! (geometric mean of its ratios). Rendered as a terminal table, markdown or versioned JSON.
 //!
+//! Two variants are two binaries, with the same code-placement effects as two commits: a ratio
+//! whose row `compare` judged unresolved (`?`) or a placement effect (`≈`: same instructions,
+//! time moved) is marked in the matrix and left out of the variant's price, whose text says how
+//! many were left out.
+//!
 //! Pure: a function of the run records and the build outcomes.
 
 use super::spec::Variant;
@@ -15,8 +20,9 @@ use std::fmt::Write as _;
 
 /// `schema` of `matrix.json`.
 pub const SCHEMA: &str = "costbench-variants";
-/// Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Bump on any incompatible change. 2: verdicts `unresolved` and `placement`; prices leave those
+/// rows out and count them (`unresolved`, `placement`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How a variant's build went.
 #[derive(Debug, Clone, Serialize)]
@@ -82,11 +88,40 @@ pub struct MatrixRow {
 /// What a variant costs over all ids, per instrument.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Price {
-    /// Geometric mean of the per-op ratios to the baseline.
+    /// Geometric mean of the per-op ratios to the baseline, over the rows `compare` resolved
+    /// (unresolved and placement rows left out: their ratio is not the variant's price).
     pub geomean_ratio: Option<f64>,
     pub compared: usize,
     pub regressions: usize,
     pub improvements: usize,
+    /// Rows left out of the price: the measurement could not resolve them.
+    pub unresolved: usize,
+    /// Rows left out of the price: the same instructions, the time moved with placement.
+    pub placement: usize,
+}
+
+impl Price {
+    /// "(2↑ 0↓ of 12; 1 unresolved, 3 placement not priced)" with `up` and `down` as given.
+    fn counts(&self, up: &str, down: &str) -> String {
+        let mut s = format!(
+            "({}{up} {}{down} of {}",
+            self.regressions, self.improvements, self.compared
+        );
+        if self.unresolved + self.placement > 0 {
+            let _ = write!(
+                s,
+                "; {} unresolved, {} placement not priced",
+                self.unresolved, self.placement
+            );
+        }
+        s.push(')');
+        s
+    }
+}
+
+/// The verdicts whose ratio is not a price.
+fn not_priced(v: Verdict) -> bool {
+    matches!(v, Verdict::Unresolved | Verdict::Placement)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -155,23 +190,20 @@ pub fn matrix(
                     cmp.rows.iter().filter(|r| r.instrument == inst).collect();
                 let ratios: Vec<f64> = rows
                     .iter()
-                    .filter(|r| r.base > 0.0)
+                    .filter(|r| r.base > 0.0 && !not_priced(r.verdict))
                     .map(|r| r.cand / r.base)
                     .collect();
+                let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
                 if rows.is_empty() {
                     continue;
                 }
                 let price = Price {
                     geomean_ratio: geomean(&ratios),
                     compared: rows.len(),
-                    regressions: rows
-                        .iter()
-                        .filter(|r| r.verdict == Verdict::Regression)
-                        .count(),
-                    improvements: rows
-                        .iter()
-                        .filter(|r| r.verdict == Verdict::Improvement)
-                        .count(),
+                    regressions: count(Verdict::Regression),
+                    improvements: count(Verdict::Improvement),
+                    unresolved: count(Verdict::Unresolved),
+                    placement: count(Verdict::Placement),
                 };
                 prices.insert(inst.name().to_string(), price);
             }
@@ -274,10 +306,11 @@ fn cell_text(c: &Cell, inst: Instrument) -> String {
         Some(f) => {
             let mut s = inst.fmt_value(f.per_op);
             if let Some(r) = f.ratio {
-                let mark = if f.verdict.is_some_and(Verdict::is_significant) {
-                    "*"
-                } else {
-                    ""
+                let mark = match f.verdict {
+                    Some(Verdict::Regression | Verdict::Improvement) => "*",
+                    Some(Verdict::Unresolved) => "?",
+                    Some(Verdict::Placement) => "≈",
+                    Some(Verdict::Unchanged) | None => "",
                 };
                 let _ = write!(s, " ×{r:.3}{mark}");
             }
@@ -352,7 +385,8 @@ pub fn table(m: &Matrix) -> String {
     for inst in instruments(m) {
         let _ = writeln!(
             out,
-            "{} per op (×ratio to {}; * significant by compare's rules)",
+            "{} per op (×ratio to {}; * significant by compare's rules, ? unresolved, ≈ placement \
+             effect: not a price)",
             inst.title(),
             m.baseline
         );
@@ -374,7 +408,8 @@ pub fn table(m: &Matrix) -> String {
     if !m.summary.is_empty() {
         let _ = writeln!(
             out,
-            "Price of each variant against {} (geometric mean of per-op ratios; significant changes up/down)",
+            "Price of each variant against {} (geometric mean of per-op ratios, unresolved and \
+             placement rows left out; significant changes up/down)",
             m.baseline
         );
         let insts = instruments(m);
@@ -384,13 +419,9 @@ pub fn table(m: &Matrix) -> String {
             .collect::<Vec<_>>()];
         for s in &m.summary {
             let cell = |p: Option<&Price>| match p {
-                Some(p) if p.compared > 0 => format!(
-                    "{} ({}↑ {}↓ of {})",
-                    pct(p.geomean_ratio),
-                    p.regressions,
-                    p.improvements,
-                    p.compared
-                ),
+                Some(p) if p.compared > 0 => {
+                    format!("{} {}", pct(p.geomean_ratio), p.counts("↑", "↓"))
+                }
                 _ => "-".to_string(),
             };
             rows.push(
@@ -434,13 +465,9 @@ pub fn markdown(m: &Matrix) -> String {
         out.push('\n');
         for s in &m.summary {
             let cell = |p: Option<&Price>| match p {
-                Some(p) if p.compared > 0 => format!(
-                    "{} ({} up, {} down of {})",
-                    pct(p.geomean_ratio),
-                    p.regressions,
-                    p.improvements,
-                    p.compared
-                ),
+                Some(p) if p.compared > 0 => {
+                    format!("{} {}", pct(p.geomean_ratio), p.counts(" up,", " down"))
+                }
                 _ => "–".to_string(),
             };
             let _ = write!(
@@ -455,13 +482,16 @@ pub fn markdown(m: &Matrix) -> String {
             out.push('\n');
         }
         out.push_str(
-            "\nGeometric mean of per-op ratios to the baseline; up/down count significant changes.\n\n",
+            "\nGeometric mean of per-op ratios to the baseline, leaving out rows compare could not \
+             resolve and placement effects (same instructions, time moved); up/down count \
+             significant changes.\n\n",
         );
     }
     for inst in instruments(m) {
         let _ = writeln!(
             out,
-            "### {} per op\n\nRatio to {}; **bold**: significant by compare's rules.\n",
+            "### {} per op\n\nRatio to {}; **bold**: significant by compare's rules; ?: \
+             unresolved, ≈: placement effect (not a price).\n",
             inst.title(),
             escape_cell(&m.baseline)
         );
@@ -598,6 +628,96 @@ mod tests {
             json["rows"][0]["cells"][1]["icount"]["verdict"],
             "regression"
         );
+    }
+
+    #[test]
+    fn placement_and_unresolved_ratios_are_marked_and_not_priced() {
+        // Issue 13: two variants are two binaries. "moved": the same instructions, 7 % slower
+        // (a link-order shuffle does that); "wide": rounds spread ±14 %; "real": 20 % more
+        // instructions and 20 % slower.
+        use crate::compare::testing::{rounds_pair, scenario, with_icount, with_rounds};
+        let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
+        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
+        let side = |variant: &str, pick: usize| {
+            let v = |ratio: f64, w: &[f64]| {
+                let (b, c) = rounds_pair(ratio, w);
+                if pick == 0 {
+                    b
+                } else {
+                    c
+                }
+            };
+            let ir = |x: f64| if pick == 0 { x } else { x * 1.2 };
+            let mut r = crate::compare::testing::record(
+                variant,
+                vec![
+                    with_rounds(
+                        with_icount(scenario("moved"), 100.0),
+                        &v(1.07, &tight),
+                        true,
+                        1,
+                    ),
+                    with_rounds(
+                        with_icount(scenario("wide"), 100.0),
+                        &v(1.02, &wide),
+                        true,
+                        1,
+                    ),
+                    with_rounds(
+                        with_icount(scenario("real"), ir(100.0)),
+                        &v(1.2, &tight),
+                        true,
+                        1,
+                    ),
+                ],
+            );
+            r.variant = variant.into();
+            r
+        };
+        let recs = [side("base", 0), side("s1", 1)];
+        let m = matrix(
+            "base",
+            vec![column("base"), column("s1")],
+            &recs,
+            &CompareOptions::default(),
+        );
+        let verdict = |row: usize| {
+            m.rows[row].cells[1]
+                .figure(Instrument::Walltime)
+                .unwrap()
+                .verdict
+        };
+        assert_eq!(verdict(0), Some(Verdict::Placement));
+        assert_eq!(verdict(1), Some(Verdict::Unresolved));
+        assert_eq!(verdict(2), Some(Verdict::Regression));
+        let price = &m.summary[0].prices["walltime"];
+        assert_eq!(
+            (
+                price.regressions,
+                price.unresolved,
+                price.placement,
+                price.compared
+            ),
+            (1, 1, 1, 3)
+        );
+        // Only "real" is priced.
+        let real = m.rows[2].cells[1].figure(Instrument::Walltime).unwrap();
+        assert!((price.geomean_ratio.unwrap() - real.ratio.unwrap()).abs() < 1e-12);
+        let t = table(&m);
+        assert!(t.contains("≈"), "{t}");
+        assert!(t.contains("?"), "{t}");
+        assert!(
+            t.contains("(1↑ 0↓ of 3; 1 unresolved, 1 placement not priced)"),
+            "{t}"
+        );
+        let md = markdown(&m);
+        assert!(
+            md.contains("(1 up, 0 down of 3; 1 unresolved, 1 placement not priced)"),
+            "{md}"
+        );
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["schema_version"], 2);
+        assert_eq!(json["summary"][0]["walltime"]["placement"], 1);
     }
 
     #[test]

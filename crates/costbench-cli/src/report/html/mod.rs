@@ -110,13 +110,20 @@ fn metric_fmt(m: Metric) -> fn(f64) -> String {
 }
 
 /// The threshold a history series is judged against, in percent, and where it came from:
-/// learned from the series itself (Q3 + 3·IQR of its changes, as `compare --history-branch`
-/// learns it) when it is long enough, else the default threshold.
+/// learned from the series itself as `compare --history-branch` learns it (Q3 + 3·IQR of its
+/// changes; for wall time at least the largest change, so that no change between separate runs
+/// that history has already seen counts as evidence) when it is long enough. Else the default
+/// threshold for exact figures; wall time of separate runs without enough history has no
+/// threshold at all (infinite: nothing crosses it), as `compare` gives it no verdict.
 pub fn history_threshold(h: &History) -> (f64, &'static str) {
     let inst = metric_instrument(h.metric);
     let values: Vec<f64> = h.points.iter().map(|p| p.per_op).collect();
     match compare::noise::threshold_pct(&values, inst) {
         Some(t) => (t, "learned from this history"),
+        None if inst == Instrument::Walltime => (
+            f64::INFINITY,
+            "history too short to judge wall time between runs",
+        ),
         None => (
             match inst {
                 Instrument::Icount | Instrument::Cache | Instrument::Memory => {
@@ -256,20 +263,25 @@ fn cell(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
     }
 }
 
-/// A change cell: coloured when significant, the verdict's reason as its tooltip.
+/// A change cell: coloured when significant (regression, improvement), marked but not coloured
+/// when unresolved (`?`) or a placement effect (`≈`); the verdict, its reason and its evidence
+/// as the tooltip.
 fn change_cell(row: Option<&&compare::Row>) -> String {
     match row {
         Some(r) => {
             let class = match r.verdict {
                 Verdict::Regression => " class=\"regression\"",
                 Verdict::Improvement => " class=\"improvement\"",
-                Verdict::Unchanged | Verdict::Unresolved | Verdict::Placement => "",
+                Verdict::Unresolved => " class=\"unresolved\"",
+                Verdict::Placement => " class=\"placement\"",
+                Verdict::Unchanged => "",
             };
             format!(
-                "<td{class} data-v=\"{}\" title=\"{}: {}\">{}</td>",
+                "<td{class} data-v=\"{}\" title=\"{}: {} ({})\">{}</td>",
                 num(r.change_pct),
                 r.verdict.name(),
                 escape(&r.reason),
+                escape(&r.evidence),
                 escape(&compare::fmt_change(r.change_pct))
             )
         }
@@ -289,7 +301,9 @@ fn overview(
             let _ = write!(
                 page,
                 "<p>Per-op figures of {}, changes against {}: {}. Significant changes are \
-                 coloured (red: costs more, green: costs less); hover a change for the reason.</p>",
+                 coloured (red: costs more, green: costs less); changes the comparison could not \
+                 resolve are marked ?, placement effects (same instructions, time moved) ≈, \
+                 neither is gated; hover a change for the reason and its evidence.</p>",
                 escape(&c.cand.describe()),
                 escape(&c.base.describe()),
                 escape(&c.summary())
@@ -438,7 +452,8 @@ fn variants_section(page: &mut String, runs: &[&RunRecord]) {
         page,
         "<h2 id=\"variants\">Variants</h2><p>Ratio of each variant's per-op figure to the \
          baseline variant <b>{}</b> (1.000×: the same; red: costs more; green: costs less; \
-         * and bold: significant, judged as <code>costbench compare</code> judges it).</p>",
+         * and bold: significant, judged as <code>costbench compare</code> judges it; grey with ? \
+         or ≈: unresolved or a placement effect, not a price).</p>",
         escape(&base.variant)
     );
     let opts = compare::CompareOptions::default();
@@ -480,12 +495,16 @@ fn variants_section(page: &mut String, runs: &[&RunRecord]) {
                         if k > 0 {
                             any = true;
                         }
-                        let significant = c.rows.iter().any(|r| {
-                            &r.id == id && r.instrument == inst && r.verdict.is_significant()
+                        let row = c.rows.iter().find(|r| &r.id == id && r.instrument == inst);
+                        let unsettled = row.and_then(|r| match r.verdict {
+                            Verdict::Unresolved => Some(("?", format!("unresolved: {}", r.reason))),
+                            Verdict::Placement => Some(("≈", format!("placement: {}", r.reason))),
+                            _ => None,
                         });
                         Some(svg::Cell {
                             ratio: v / b,
-                            significant,
+                            significant: row.is_some_and(|r| r.verdict.is_significant()),
+                            unsettled,
                         })
                     })
                     .collect()
@@ -836,15 +855,20 @@ fn history_chart(page: &mut String, h: &History) {
         .collect();
     let first = h.points.first().map_or("", |p| p.started_at.as_str());
     let last = h.points.last().map_or("", |p| p.started_at.as_str());
+    let band = if t.is_finite() {
+        format!("±{}", compare::fmt_threshold(t))
+    } else {
+        "none".to_string()
+    };
     let _ = write!(
         page,
-        "<figure><figcaption>History of {} over {} runs; band: ±{} % around the previous run ({}); {} crossed it</figcaption>{}</figure>",
+        "<figure><figcaption>History of {} over {} runs; band: {band} around the previous run ({}); {} crossed it</figcaption>{}</figure>",
         metric_title(h.metric),
         h.points.len(),
-        (t * 1000.0).round() / 1000.0,
         from,
         crossed.len(),
-        svg::history(&points, t, first, last, fmt)
+        // No band to draw without a threshold.
+        svg::history(&points, if t.is_finite() { t } else { 0.0 }, first, last, fmt)
     );
 }
 
@@ -998,15 +1022,39 @@ mod tests {
             &compare::noise::HistoricThresholds::default(),
         );
         let html = page(&runs, Some(&cmp), &[]);
-        // Instruction count and wall time of "slower" regressed; "same" did not change.
+        // The instruction count of "slower" regressed; its wall time (two separate runs, no
+        // history of their noise) is not judged (issue 13): marked unresolved, not coloured,
+        // with the reason and the evidence as the tooltip. "same" did not change.
         assert_eq!(
             html.matches("<td class=\"regression\"").count(),
-            2,
+            1,
             "{html}"
         );
         assert!(
             html.contains("<td class=\"regression\" data-v=\"20.000000000000004\"")
                 || html.contains("<td class=\"regression\" data-v=\"20\"")
+        );
+        assert_eq!(
+            html.matches("<td class=\"unresolved\"").count(),
+            2,
+            "{html}"
+        );
+        assert!(
+            html.contains("title=\"unresolved: separate runs: not judged from within-run spread;"),
+            "{html}"
+        );
+        assert!(html.contains("(separate runs, no history of between-run noise)\""));
+        // With history's thresholds the same runs are judged, and "slower" is coloured.
+        let mut h = compare::noise::HistoricThresholds::default();
+        h.set("slower", Instrument::Walltime, 5.0, 20);
+        h.set("same", Instrument::Walltime, 5.0, 20);
+        let cmp =
+            compare::compare_with(&runs[0], &runs[1], &compare::CompareOptions::default(), &h);
+        let html = page(&runs, Some(&cmp), &[]);
+        assert_eq!(
+            html.matches("<td class=\"regression\"").count(),
+            2,
+            "{html}"
         );
         assert_eq!(html.matches("class=\"improvement\"").count(), 0);
         assert_eq!(

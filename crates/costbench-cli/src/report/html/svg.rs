@@ -360,10 +360,13 @@ pub fn history(
 
 /// One cell of a heat map: the ratio to the baseline column, and whether the difference is
 /// significant.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     pub ratio: f64,
     pub significant: bool,
+    /// Set when `compare` could not resolve the ratio or found it a placement effect: the mark
+    /// (`?`, `≈`) and the reason. Such a cell is not shaded: its ratio is not a price.
+    pub unsettled: Option<(&'static str, String)>,
 }
 
 /// A grid of ratios: a row per scenario, a column per variant. Cells above 1 (costs more than
@@ -404,6 +407,15 @@ pub fn heatmap(rows: &[String], cols: &[String], cells: &[Vec<Option<Cell>>]) ->
         for (c, cell) in cells[r].iter().enumerate() {
             let x0 = label_w + cell_w * c as f64;
             let (fill, text, title) = match cell {
+                Some(Cell {
+                    ratio,
+                    unsettled: Some((mark, why)),
+                    ..
+                }) => (
+                    "#f4f4f4".to_string(),
+                    format!("{ratio:.3}×{mark}"),
+                    format!("{name} / {}: {ratio:.4}× the baseline; {why}", cols[c]),
+                ),
                 Some(cell) => (
                     heat_color(cell.ratio),
                     format!(
@@ -429,7 +441,7 @@ pub fn heatmap(rows: &[String], cols: &[String], cells: &[Vec<Option<Cell>>]) ->
                     format!("{name} / {}: not measured", cols[c]),
                 ),
             };
-            let bold = cell.is_some_and(|c| c.significant);
+            let bold = cell.as_ref().is_some_and(|c| c.significant);
             let _ = write!(
                 s,
                 r#"<g class="cell"><rect x="{x0:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill="{fill}"/><text x="{:.1}" y="{:.1}" text-anchor="middle"{}>{}</text><title>{}</title></g>"#,
@@ -546,6 +558,7 @@ mod tests {
                 Some(Cell {
                     ratio: 1.0,
                     significant: false,
+                    unsettled: None,
                 }),
                 None,
             ]],
@@ -553,6 +566,19 @@ mod tests {
         assert!(svg.contains(r#"data-series="2""#));
         assert!(svg.contains("a&lt;b") && !svg.contains("a<b"));
         assert!(svg.contains("not measured"));
+        // A placement effect is grey and marked, whatever its ratio: it is not a price.
+        let svg = heatmap(
+            &["a".into()],
+            &["v2".into()],
+            &[vec![Some(Cell {
+                ratio: 1.5,
+                significant: false,
+                unsettled: Some(("≈", "placement: same instructions".into())),
+            })]],
+        );
+        assert!(svg.contains(r##"fill="#f4f4f4""##), "{svg}");
+        assert!(svg.contains("1.500×≈"), "{svg}");
+        assert!(svg.contains("1.5000× the baseline; placement: same instructions"));
     }
 
     #[test]
