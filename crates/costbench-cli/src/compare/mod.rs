@@ -12,6 +12,7 @@ pub mod family;
 pub mod functions;
 pub mod noise;
 pub mod paired;
+pub mod placement;
 mod text;
 
 #[cfg(test)]
@@ -864,6 +865,12 @@ pub fn compare_with(
                 Instrument::Icount | Instrument::Cache | Instrument::Memory | Instrument::Rss => {
                     let t = threshold(&b.id, inst);
                     let (ch, v, r) = judge_icount(bv, cv, t);
+                    // A count change with data-placement runs on both sides is judged against
+                    // their spread (compare/placement.rs).
+                    let (v, r) = match placement::judge(b, c, t.pct) {
+                        Some(j) if inst == Instrument::Icount && v.is_significant() => j,
+                        _ => (v, r),
+                    };
                     (ch, t.pct, None, None, v, r)
                 }
                 Instrument::Walltime => {
