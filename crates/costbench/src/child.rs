@@ -316,9 +316,9 @@ fn process_body(s: &Scenario, a: &ChildArgs, mode: Mode) -> Result<Bench, ChildE
         .collect();
     // Without --perturb nothing else runs here: plain counts stay exactly what they were.
     Ok(match a.perturb {
-        Some(n) => crate::placement::perturbed(n, || {
-            run_body(f, Bench::new(&s.name, party, mode, links))
-        }),
+        Some(n) => {
+            crate::placement::perturbed(n, || run_body(f, Bench::new(&s.name, party, mode, links)))
+        }
         None => run_body(f, Bench::new(&s.name, party, mode, links)),
     })
 }

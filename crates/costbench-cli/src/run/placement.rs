@@ -78,7 +78,11 @@ pub(super) fn phase(
         .iter()
         .zip(listings)
         .enumerate()
-        .filter(|(_, (_, l))| !l.capabilities.iter().any(|c| c == proto::CAPABILITY_PERTURB))
+        .filter(|(_, (_, l))| {
+            !l.capabilities
+                .iter()
+                .any(|c| c == proto::CAPABILITY_PERTURB)
+        })
         .map(|(k, (s, _))| match k {
             0 => "the baseline".to_string(),
             _ => format!(
