@@ -198,6 +198,12 @@ pub struct CheckCmd {
     /// process per side, 10 samples after 50 ms of warm-up).
     #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
     pub rounds: u32,
+    /// With --baseline-rev: each scenario whose instruction count changed beyond the icount
+    /// threshold runs K more times under callgrind on both sides, with the heap and stack it
+    /// starts from shifted (the child's --perturb 1..=K). A change within the spread those
+    /// placements show is reported as "placement", not gated. 0 turns this off.
+    #[arg(long, value_name = "K", default_value_t = crate::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    pub placement_runs: u32,
     /// Runs of history to learn thresholds from (with --baseline branch:NAME).
     #[arg(long, value_name = "N", default_value_t = crate::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
@@ -534,6 +540,12 @@ pub struct VariantArgs {
     /// replaces --iterations-per-scenario.
     #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
     pub rounds: u32,
+    /// Each scenario whose instruction count differs from the baseline variant's beyond the
+    /// icount threshold (0.2 %) runs K more times under callgrind on every variant, with the heap
+    /// and stack it starts from shifted (the child's --perturb 1..=K); a difference within that
+    /// spread is reported as placement. 0 turns this off.
+    #[arg(long, value_name = "K", default_value_t = crate::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    pub placement_runs: u32,
 }
 
 impl VariantArgs {
@@ -592,6 +604,7 @@ fn variants(args: RunArgs) -> Result<i32> {
     }
     let mut opts = args.measure.into_options(args.list, false)?;
     opts.rounds.rounds = v.rounds;
+    opts.placement_runs = v.placement_runs;
     crate::variants::run(
         opts,
         crate::variants::VariantOptions {
@@ -918,6 +931,8 @@ fn check(c: CheckCmd) -> Result<i32> {
     let db_arg = c.measure.history.db.clone();
     let mut run_opts = c.measure.into_options(false, false)?;
     run_opts.rounds.rounds = c.rounds;
+    run_opts.icount_threshold_pct = opts.icount_threshold_pct;
+    run_opts.placement_runs = c.placement_runs;
     // Reports go to stdout; the runs' own tables would only be in the way.
     run_opts.quiet = true;
     let target = crate::cargo::resolve(
@@ -1154,6 +1169,8 @@ impl MeasureArgs {
             real_random: self.real_random,
             rounds: crate::run::Rounds::default(),
             html: false,
+            icount_threshold_pct: crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
+            placement_runs: crate::run::placement::DEFAULT_PLACEMENT_RUNS,
         })
     }
 }

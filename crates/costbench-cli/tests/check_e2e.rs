@@ -295,3 +295,113 @@ fn check_refuses_bad_baselines() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no history database"), "{err}");
 }
+
+/// Issue 13, item 8: an instruction count that moves with data placement. `check --baseline-rev`
+/// re-runs every scenario whose count changed with the heap and stack shifted (`--perturb`): the
+/// calibrated spin loop counts exactly the same under every placement, so its real change stays a
+/// regression; the word count (an allocation and memcmp per word) spreads.
+#[test]
+fn changed_counts_are_measured_under_shifted_data_placements() {
+    if !valgrind_available() {
+        return;
+    }
+    let repo = scratch_repo();
+    set_knob(repo.path(), 5);
+    let out = tempfile::tempdir().unwrap();
+    let manifest = repo.path().join("Cargo.toml");
+    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(["check", "--manifest-path"])
+        .arg(&manifest)
+        .args([
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "selftest",
+            "--baseline-rev",
+            "HEAD",
+            "--filter",
+            "^(knob|placement)/",
+            "--instrument",
+            "icount",
+            // Every change gets placement runs, the word count's few extra words included.
+            "--icount-threshold",
+            "0",
+            "--placement-runs",
+            "3",
+            "--format",
+            "json",
+            "--no-history",
+            "--output-dir",
+        ])
+        .arg(out.path())
+        .output()
+        .expect("costbench runs");
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check printed no JSON ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    let base = run_json(&out.path().join("baseline"));
+    let cand = run_json(&out.path().join("candidate"));
+    let icount = |run: &Value, id: &str| -> (f64, Vec<f64>) {
+        let r = run["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id} measured"));
+        let ic = &r["icount"];
+        let pl = &ic["placement"];
+        assert_eq!(
+            pl["perturbations"],
+            serde_json::json!([1, 2, 3]),
+            "{id}: {ic}"
+        );
+        let perturbed = pl["ir_per_op"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        (ic["ir_per_op"].as_f64().unwrap(), perturbed)
+    };
+    // (a) Arithmetic only: identical under every placement, on both sides.
+    for run in [&base, &cand] {
+        let (plain, perturbed) = icount(run, "knob/spin");
+        assert!(
+            perturbed.iter().all(|v| *v == plain),
+            "{plain} vs {perturbed:?}"
+        );
+    }
+    let row = json["comparison"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "knob/spin")
+        .unwrap();
+    assert_eq!(row["verdict"], "regression", "{row}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("beyond the data-placement spread (±0 %)"),
+        "{reason}"
+    );
+    // (b) Heap and memcmp work: the count moves with placement.
+    let spread = |run: &Value| {
+        let (plain, perturbed) = icount(run, "placement/words");
+        let all: Vec<f64> = std::iter::once(plain).chain(perturbed).collect();
+        let (lo, hi) = all
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+                (l.min(*v), h.max(*v))
+            });
+        (hi - lo) / plain
+    };
+    let (sb, sc) = (spread(&base), spread(&cand));
+    assert!(sb > 0.0 && sc > 0.0, "spreads {sb} and {sc}");
+    eprintln!(
+        "placement/words spread: baseline {:.3} %, candidate {:.3} %",
+        100.0 * sb,
+        100.0 * sc
+    );
+}

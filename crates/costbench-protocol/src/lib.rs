@@ -11,11 +11,19 @@
 //! | mode | arguments | what the child does |
 //! |---|---|---|
 //! | `list` | `--protocol V` | prints a [`Listing`] as JSON on stdout |
-//! | `icount` | `--protocol V SCENARIO [--party P] [--peer NAME=RFD,WFD]...` | runs setup, then the measured body once inside [`MEASURED_REGION_SYMBOL`]; exits 0 on success |
+//! | `icount` | `--protocol V SCENARIO [--party P] [--peer NAME=RFD,WFD]... [--perturb N]` | runs setup, then the measured body once inside [`MEASURED_REGION_SYMBOL`]; exits 0 on success |
 //! | `walltime` | `--protocol V SCENARIO --result FILE [--samples N] [--warmup-ms MS] [--sample-target-us US] [--max-ms MS] [--lockstep RFD,WFD]` | writes a [`WalltimeResult`] as JSON to `FILE`; with `--lockstep`, waits for a byte on `RFD` before each sample and writes one to `WFD` after it (a token ring between builds measured together) |
-//! | `once` | `--protocol V SCENARIO` | runs setup and the body once, in process (a smoke test) |
-//! | `memory` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]...` | runs setup, then the body once between two readings of the allocation counters; writes a [`CountersResult`] with [`MemoryCounts`] to `FILE` |
-//! | `perf` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]...` | runs setup, then the body once with hardware counters (`perf_event_open`) enabled around it; writes a [`CountersResult`] with [`PerfCounts`] to `FILE` |
+//! | `once` | `--protocol V SCENARIO [--perturb N]` | runs setup and the body once, in process (a smoke test) |
+//! | `memory` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]... [--perturb N]` | runs setup, then the body once between two readings of the allocation counters; writes a [`CountersResult`] with [`MemoryCounts`] to `FILE` |
+//! | `perf` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]... [--perturb N]` | runs setup, then the body once with hardware counters (`perf_event_open`) enabled around it; writes a [`CountersResult`] with [`PerfCounts`] to `FILE` |
+//!
+//! `--perturb N` (N >= 1; listed as [`CAPABILITY_PERTURB`]) shifts the data placement that setup
+//! and body start from: before setup the child allocates a heap block whose size depends on `N`
+//! (another size class and another offset modulo 64 for every `N`, so later allocations land
+//! elsewhere) and keeps it until the body has run, and runs setup and body in a stack frame
+//! lowered by an `N`-dependent amount that is never a multiple of 64 bytes. The runner compares
+//! counts under several `N` to see how far a count moves with data placement alone. Without it
+//! the child runs exactly as before. `walltime` refuses it.
 //!
 //! `memory` and `perf` were added in protocol 1 without changing any earlier message: a runner
 //! only asks for them when the user asks for those instruments, and an older binary answers
@@ -64,6 +72,9 @@ pub struct Listing {
 
 /// The child understands `walltime --lockstep RFD,WFD`.
 pub const CAPABILITY_LOCKSTEP: &str = "lockstep";
+
+/// The child understands `--perturb N` in `icount`, `memory`, `perf` and `once` modes.
+pub const CAPABILITY_PERTURB: &str = "perturb";
 
 /// One registered scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -81,6 +81,8 @@ struct ChildArgs {
     peers: Vec<(String, i32, i32)>,
     result: Option<String>,
     config: WalltimeConfig,
+    /// `--perturb N`: shift the heap and stack placement setup and body start from.
+    perturb: Option<u32>,
 }
 
 fn parse_num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, ChildError> {
@@ -121,6 +123,13 @@ fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
                 let (read, write) =
                     parsed.ok_or_else(|| bad(format!("--lockstep takes RFD,WFD, got {v:?}")))?;
                 a.config.lockstep = Some(crate::walltime::Lockstep { read, write });
+            }
+            "--perturb" => {
+                let n: u32 = parse_num(arg, &value()?)?;
+                if n == 0 {
+                    return Err(bad("--perturb takes a number of at least 1"));
+                }
+                a.perturb = Some(n);
             }
             "--peer" => {
                 let v = value()?;
@@ -163,6 +172,9 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
             Ok(0)
         }
         "memory" | "perf" => counters(scenario, &a),
+        "walltime" if a.perturb.is_some() => Err(bad(
+            "--perturb is for icount, memory, perf and once: wall time has its own code-layout rounds",
+        )),
         "walltime" => {
             let path = a
                 .result
@@ -180,7 +192,10 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
             Ok(0)
         }
         "once" => {
-            once(scenario);
+            match a.perturb {
+                Some(n) => crate::placement::perturbed(n, || once(scenario)),
+                None => once(scenario),
+            }
             Ok(0)
         }
         m => Err(bad(format!("unknown mode {m:?}"))),
@@ -202,7 +217,10 @@ fn listing(suite: &Suite) -> Listing {
                 internal: s.internal,
             })
             .collect(),
-        capabilities: vec![proto::CAPABILITY_LOCKSTEP.to_string()],
+        capabilities: vec![
+            proto::CAPABILITY_LOCKSTEP.to_string(),
+            proto::CAPABILITY_PERTURB.to_string(),
+        ],
     }
 }
 
@@ -296,7 +314,20 @@ fn process_body(s: &Scenario, a: &ChildArgs, mode: Mode) -> Result<Bench, ChildE
             (name.clone(), Link::from_files(r, w))
         })
         .collect();
-    Ok(run_body(f, Bench::new(&s.name, party, mode, links)))
+    let icount = matches!(mode, Mode::Icount);
+    let perturb = a.perturb;
+    let run = move || match perturb {
+        Some(n) => {
+            crate::placement::perturbed(n, || run_body(f, Bench::new(&s.name, party, mode, links)))
+        }
+        None => run_body(f, Bench::new(&s.name, party, mode, links)),
+    };
+    // Instruction counts: on a heap of its own, whatever else the suite registered.
+    Ok(if icount {
+        crate::placement::on_fresh_heap(run)
+    } else {
+        run()
+    })
 }
 
 /// In-memory links for every pair of parties: `links[i]` holds party i's links, in party order.
@@ -470,6 +501,12 @@ mod tests {
         assert_eq!(a.peers, vec![("server".to_string(), 3, 4)]);
         assert!(parse_child_args(&args("icount --peer x=3")).is_err());
         assert!(parse_child_args(&args("walltime --samples many")).is_err());
+        let a = parse_child_args(&args("icount --protocol 1 x --perturb 3"))
+            .ok()
+            .unwrap();
+        assert_eq!(a.perturb, Some(3));
+        assert!(parse_child_args(&args("icount x --perturb 0")).is_err());
+        assert!(parse_child_args(&args("icount x --perturb -1")).is_err());
     }
 
     #[test]

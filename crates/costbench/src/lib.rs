@@ -72,6 +72,7 @@ mod child;
 mod link;
 mod miri;
 mod perf;
+mod placement;
 pub mod region;
 mod suite;
 mod walltime;

@@ -1,7 +1,9 @@
 //! Scenarios with exactly known costs and deliberate failures, for costbench's own tests.
 
 use costbench::{black_box, ops, Suite};
-use costbench_selftest::{calibrated_loop, checked_sum, knob_steps, spin, KNOB_EXTRA_PERMILLE};
+use costbench_selftest::{
+    calibrated_loop, checked_sum, count_owned, knob_steps, short_words, spin, KNOB_EXTRA_PERMILLE,
+};
 use std::io::{Read, Write};
 
 fn main() {
@@ -105,5 +107,11 @@ fn main() {
                 }
             })
         });
+    // Allocations and memcmp on heap data: a count that moves with data placement (`--perturb`).
+    // The knob adds words, so that a knob change also changes this count.
+    suite.bench("placement/words", ops(2000, "words"), |b| {
+        let words = short_words(2000 + KNOB_EXTRA_PERMILLE as usize);
+        b.iter(|| count_owned(black_box(&words)))
+    });
     suite.main();
 }

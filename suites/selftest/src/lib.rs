@@ -76,3 +76,32 @@ pub fn spin(steps: u64) {
         unimplemented!("spin is written in x86-64 assembly ({steps} steps)");
     }
 }
+
+/// `n` short lowercase words (3 to 12 letters) from a fixed xorshift sequence.
+pub fn short_words(n: usize) -> Vec<String> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut below = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    (0..n)
+        .map(|_| {
+            let len = 3 + below(10);
+            (0..len).map(|_| (b'a' + below(26) as u8) as char).collect()
+        })
+        .collect()
+}
+
+/// Word frequencies keyed by owned copies: an allocation per word and `memcmp` for every key
+/// comparison, so its instruction count depends on where the heap places the words (glibc
+/// malloc's state, `memcmp`'s alignment paths). The data-placement tests use it.
+#[inline(never)]
+pub fn count_owned(words: &[String]) -> std::collections::BTreeMap<String, usize> {
+    let mut m = std::collections::BTreeMap::new();
+    for w in words {
+        *m.entry(w.to_string()).or_insert(0) += 1;
+    }
+    m
+}

@@ -1,8 +1,9 @@
-//! The functions behind a significant instruction-count change: the two callgrind outputs of a
-//! scenario, diffed per function, largest self-cost change first. Reads the two files; otherwise
-//! pure.
+//! The functions behind a significant instruction-count change (or one labelled placement): the
+//! two callgrind outputs of a scenario, diffed per function, largest self-cost change first, and
+//! a note when nearly all of the change is in functions whose work depends on data placement
+//! (glibc malloc's internals, the mem*/str* families). Reads the two files; otherwise pure.
 
-use super::{Comparison, Instrument};
+use super::{Comparison, Instrument, Verdict};
 use crate::measure::callgrind::profile::{self, Profile};
 use crate::model::RunRecord;
 use serde::Serialize;
@@ -40,6 +41,115 @@ pub struct FunctionChanges {
     /// Set when the callgrind outputs could not be read (a run loaded from history keeps none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
+    /// Set when at least [`PLACEMENT_SHARE`] of the change is in placement-dependent functions
+    /// ([`is_placement_dependent`]): "all of the change is in allocator and mem*/str* paths
+    /// (...)". Renderers show it as a note under the function table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_note: Option<String>,
+}
+
+/// Share of an id's instruction-count change (sum of absolute self-cost changes per op) inside
+/// placement-dependent functions from which the change is attributed to them.
+pub const PLACEMENT_SHARE: f64 = 0.9;
+
+/// glibc malloc's functions: their paths depend on the heap's state (bins, tcache, the top
+/// chunk), which moves when anything else allocated before.
+const ALLOCATOR: &[&str] = &[
+    "malloc",
+    "free",
+    "realloc",
+    "calloc",
+    "cfree",
+    "_int_malloc",
+    "_int_free",
+    "_int_free_merge_chunk",
+    "_int_free_create_chunk",
+    "_int_free_maybe_consolidate",
+    "_int_realloc",
+    "_int_memalign",
+    "unlink_chunk",
+    "malloc_consolidate",
+    "sysmalloc",
+    "tcache_get",
+    "tcache_put",
+    "tcache_init",
+    "__libc_malloc",
+    "__libc_free",
+    "__libc_realloc",
+    "__libc_calloc",
+    "__libc_memalign",
+    "_mid_memalign",
+    "posix_memalign",
+    "aligned_alloc",
+];
+
+/// The placement-dependent family a function belongs to: `allocator` for glibc malloc's
+/// internals, `mem*/str*` for the string and memory routines (`__memcmp_avx2_movbe`,
+/// `__memmove_avx_unaligned_erms`, ...), whose paths depend on their operands' alignment.
+pub fn is_placement_dependent(name: &str) -> Option<&'static str> {
+    // Callgrind marks recursion levels with 'N; ifunc variants carry prefixes and suffixes.
+    let name = name.split('\'').next().unwrap_or(name);
+    if ALLOCATOR.contains(&name) {
+        return Some("allocator");
+    }
+    let bare = name.trim_start_matches('_');
+    let string_family = ["mem", "str", "wmem", "wcs", "bcmp", "bzero", "stp"]
+        .iter()
+        .any(|p| bare.starts_with(p));
+    // Only C library routines: a Rust path (`core::str::...`) has `::` in it.
+    (string_family && !name.contains("::")).then_some("mem*/str*")
+}
+
+/// The note of [`FunctionChanges::placement_note`], when at least [`PLACEMENT_SHARE`] of the
+/// change between the two profiles is in placement-dependent functions.
+pub fn placement_note(
+    base: &Profile,
+    cand: &Profile,
+    base_ops: u64,
+    cand_ops: u64,
+) -> Option<String> {
+    let (bo, co) = (base_ops.max(1) as f64, cand_ops.max(1) as f64);
+    let names: BTreeSet<&String> = base.functions.keys().chain(cand.functions.keys()).collect();
+    let mut total = 0.0;
+    let mut inside: Vec<(f64, &str, &'static str)> = Vec::new();
+    for name in names {
+        let b = base.functions.get(name).map_or(0, |f| f.self_cost) as f64 / bo;
+        let c = cand.functions.get(name).map_or(0, |f| f.self_cost) as f64 / co;
+        let d = (c - b).abs();
+        total += d;
+        if d > 0.0 {
+            if let Some(family) = is_placement_dependent(name) {
+                inside.push((d, name, family));
+            }
+        }
+    }
+    if total == 0.0 {
+        return None;
+    }
+    let share: f64 = inside.iter().map(|(d, _, _)| d).sum::<f64>() / total;
+    if share < PLACEMENT_SHARE {
+        return None;
+    }
+    inside.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let mut families: Vec<&str> = inside.iter().map(|(_, _, f)| *f).collect();
+    families.sort_unstable();
+    families.dedup();
+    let names: Vec<&str> = inside.iter().take(3).map(|(_, n, _)| *n).collect();
+    let how_much = if share >= 0.9995 {
+        "all of the change is".to_string()
+    } else {
+        format!("{:.0} % of the change is", 100.0 * share)
+    };
+    Some(format!(
+        "{how_much} in {} paths ({}{}), whose work depends on data placement",
+        families.join(" and "),
+        names.join(", "),
+        if inside.len() > names.len() {
+            ", ..."
+        } else {
+            ""
+        }
+    ))
 }
 
 /// The `n` functions whose self cost changed most (ties: larger inclusive change first, then
@@ -96,7 +206,10 @@ pub fn attach(
     let ids: Vec<String> = cmp
         .rows
         .iter()
-        .filter(|r| r.instrument == Instrument::Icount && r.verdict.is_significant())
+        .filter(|r| {
+            r.instrument == Instrument::Icount
+                && (r.verdict.is_significant() || r.verdict == Verdict::Placement)
+        })
         .map(|r| r.id.clone())
         .collect();
     for id in ids {
@@ -114,11 +227,13 @@ pub fn attach(
                 id,
                 top: top_changes(&b, &c, bo, co, TOP),
                 unavailable: None,
+                placement_note: placement_note(&b, &c, bo, co),
             },
             (Err(e), _) | (_, Err(e)) => FunctionChanges {
                 id,
                 top: Vec::new(),
                 unavailable: Some(e),
+                placement_note: None,
             },
         };
         cmp.functions.push(entry);
@@ -142,5 +257,53 @@ mod tests {
         assert_eq!(top[0].base_self, 3.0);
         assert_eq!(top[0].cand_inclusive, 5.0);
         assert_eq!(top_changes(&base, &cand, 10, 10, 1).len(), 1);
+        assert_eq!(placement_note(&base, &cand, 10, 10), None);
+    }
+
+    #[test]
+    fn placement_dependent_functions_are_recognised() {
+        for (name, family) in [
+            ("_int_malloc", Some("allocator")),
+            ("unlink_chunk'2", Some("allocator")),
+            ("free", Some("allocator")),
+            ("__memcmp_avx2_movbe", Some("mem*/str*")),
+            ("__memmove_avx_unaligned_erms", Some("mem*/str*")),
+            ("__strlen_avx2", Some("mem*/str*")),
+            ("memcpy", Some("mem*/str*")),
+            ("core::str::<impl str>::trim", None),
+            ("alloc::raw_vec::finish_grow", None),
+            ("__rust_alloc", None),
+            ("main", None),
+        ] {
+            assert_eq!(is_placement_dependent(name), family, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_change_inside_allocator_and_memcmp_paths_is_noted() {
+        // (base profile, candidate profile, expected note or None)
+        let base = "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 500\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 100\n";
+        let cases = [
+            // Only malloc and memcmp moved: all of it.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 530\nfn=(3) __memcmp_avx2_movbe\n1 290\nfn=(4) work\n1 100\n",
+                Some("all of the change is in allocator and mem*/str* paths (_int_malloc, __memcmp_avx2_movbe), whose work depends on data placement"),
+            ),
+            // 40 of 42 changed instructions in placement-dependent paths: 95 %.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 540\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 102\n",
+                Some("95 % of the change is in allocator paths (_int_malloc), whose work depends on data placement"),
+            ),
+            // Half of it in the scenario's own code: no note.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 510\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 110\n",
+                None,
+            ),
+        ];
+        let base = parse(base).unwrap();
+        for (cand, want) in cases {
+            let got = placement_note(&base, &parse(cand).unwrap(), 1, 1);
+            assert_eq!(got.as_deref(), want);
+        }
     }
 }

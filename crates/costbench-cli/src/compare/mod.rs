@@ -15,6 +15,7 @@ pub mod functions;
 mod judge;
 pub mod noise;
 pub mod paired;
+pub mod placement;
 mod text;
 
 #[cfg(test)]
@@ -829,7 +830,17 @@ pub fn compare_with(
                 Instrument::Icount | Instrument::Cache | Instrument::Memory | Instrument::Rss => {
                     let t = threshold(&b.id, inst);
                     let (ch, v, r) = judge_icount(bv, cv, t);
-                    judge::Judgement::new(ch, t.pct, v, r, exact_evidence(inst, &b.id, historic))
+                    // A count change with data-placement runs on both sides is judged against
+                    // their spread (compare/placement.rs).
+                    let (v, r) = match placement::judge(b, c, t.pct) {
+                        Some(j) if inst == Instrument::Icount && v.is_significant() => j,
+                        _ => (v, r),
+                    };
+                    let mut evidence = exact_evidence(inst, &b.id, historic);
+                    if let (Instrument::Icount, Some(p)) = (inst, placement::runs(b, c)) {
+                        evidence.push_str(&format!("; {p} data placements per side"));
+                    }
+                    judge::Judgement::new(ch, t.pct, v, r, evidence)
                 }
                 Instrument::Walltime => {
                     notes.extend(clock.as_deref());

@@ -157,6 +157,9 @@ pub fn terminal(c: &Comparison) -> String {
         if let Some(why) = &f.unavailable {
             let _ = writeln!(out, "  not available: {why}");
         }
+        if let Some(note) = &f.placement_note {
+            let _ = writeln!(out, "  note: {note}");
+        }
         for d in &f.top {
             let _ = writeln!(
                 out,

@@ -201,6 +201,9 @@ fn functions(out: &mut String, c: &Comparison) {
                 let _ = writeln!(out, "Not available: {}", escape_cell(&truncate(why, 200)));
             }
             None => {
+                if let Some(note) = &f.placement_note {
+                    let _ = writeln!(out, "Note: {}\n", escape_cell(note));
+                }
                 out.push_str(
                     "| function | self | self change | inclusive change |\n|:--|--:|--:|--:|\n",
                 );

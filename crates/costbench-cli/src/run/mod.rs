@@ -5,6 +5,7 @@
 
 pub mod baseline;
 pub mod child;
+pub mod placement;
 
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
@@ -123,6 +124,11 @@ pub struct RunOptions {
     pub rounds: Rounds,
     /// Write `report.html` into the output directory after the run.
     pub html: bool,
+    /// With several sides: an id whose instructions per op differ between the first side and
+    /// another by more than this (percent) gets data-placement runs.
+    pub icount_threshold_pct: f64,
+    /// Perturbed callgrind runs per side for such ids (`--placement-runs`; 0 = none).
+    pub placement_runs: u32,
 }
 
 /// A built scenario binary and where to run it.
@@ -466,6 +472,8 @@ pub fn measure_sides(
                 })?;
             }
         }
+        // Needs every side's counts: which ids changed decides what runs again, perturbed.
+        placement::phase(&sessions, &listings, &selections, vg)?;
     }
     for (k, s) in sessions.iter().enumerate() {
         if opts.instruments.memory {
@@ -1044,6 +1052,16 @@ impl Session<'_> {
         cmd
     }
 
+    /// Callgrind's arguments for instruction counts. The census reads per-instruction counts
+    /// from the same run (the Ir total is unchanged).
+    fn icount_tool_args(&self) -> &'static [&'static str] {
+        if self.census.is_some() {
+            &[callgrind::DUMP_INSTR]
+        } else {
+            &[]
+        }
+    }
+
     /// Runs every party of `s` under callgrind at once, wired together by pipes.
     fn icount_scenario(
         &self,
@@ -1052,12 +1070,7 @@ impl Session<'_> {
         job: usize,
     ) -> Result<()> {
         self.progress.set_message(format!("icount {}", s.name));
-        // The census reads per-instruction counts from the same run (the Ir total is unchanged).
-        let tool_args: &[&str] = if self.census.is_some() {
-            &[callgrind::DUMP_INSTR]
-        } else {
-            &[]
-        };
+        let tool_args = self.icount_tool_args();
         let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
             let tmp = self.tmp_path("icount", job, i);
             self.measured_command(

@@ -806,6 +806,9 @@ fn function_changes(page: &mut String, f: &compare::functions::FunctionChanges) 
         );
         return;
     }
+    if let Some(note) = &f.placement_note {
+        let _ = write!(page, "<p class=\"note\">{}</p>", escape(note));
+    }
     page.push_str(
         "<table class=\"sortable functions\"><thead><tr><th>function (most changed)</th>\
          <th>self Ir/op</th><th>Δ self</th><th>inclusive Ir/op</th><th>Δ inclusive</th></tr></thead><tbody>",
@@ -1146,6 +1149,7 @@ mod tests {
                 cand_inclusive: 19.0,
             }],
             unavailable: None,
+            placement_note: None,
         };
         let mut page = String::new();
         function_changes(&mut page, &f);

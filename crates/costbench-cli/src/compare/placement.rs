@@ -1,0 +1,231 @@
+//! Instruction-count changes judged against the spread that data placement alone causes.
+//!
+//! When the runner measured an id under shifted heap and stack placements on both sides
+//! ([`Icount::placement`](crate::model::Icount::placement), from the child's `--perturb`), each
+//! side has a range of counts: its unperturbed figure and every perturbed one. A change whose two
+//! ranges overlap, or whose nearest ends are within the icount threshold of each other, is what a
+//! different heap or data alignment alone produces (glibc malloc's bins, `memcmp`'s alignment
+//! paths): it is reported as [`Verdict::Placement`], never gated. A change beyond that keeps its
+//! direction, and the reason says it is beyond the placement spread. Pure.
+
+use super::{change_pct, direction, fmt_threshold, Verdict};
+use crate::model::ScenarioResult;
+use crate::report::terminal::fmt_ir;
+
+/// The verdict and reason for an instruction-count change between `base` and `cand` given their
+/// data-placement runs, or `None` when either side has none.
+pub fn judge(
+    base: &ScenarioResult,
+    cand: &ScenarioResult,
+    threshold_pct: f64,
+) -> Option<(Verdict, String)> {
+    let b = Range::of(base)?;
+    let c = Range::of(cand)?;
+    // The nearest ends of the two ranges: 0 when they overlap.
+    let gap = if c.lo > b.hi {
+        change_pct(b.hi, c.lo)
+    } else if c.hi < b.lo {
+        change_pct(b.lo, c.hi)
+    } else {
+        0.0
+    };
+    let placements = if b.n == c.n {
+        format!("{} placements each", b.n)
+    } else {
+        format!("{} and {} placements", b.n, c.n)
+    };
+    let ranges = format!(
+        "baseline {} Ir/op, candidate {} Ir/op ({placements})",
+        b.show(),
+        c.show()
+    );
+    if gap.abs() <= threshold_pct {
+        Some((
+            Verdict::Placement,
+            format!("counts move with data placement: {ranges}"),
+        ))
+    } else {
+        let spread = b.half_width_pct().max(c.half_width_pct());
+        Some((
+            direction(gap),
+            format!(
+                "beyond the data-placement spread (±{}): {ranges}",
+                fmt_threshold(spread)
+            ),
+        ))
+    }
+}
+
+/// How many placements (the unperturbed one included) both sides were measured under, when both
+/// were: for the evidence a verdict names.
+pub fn runs(base: &ScenarioResult, cand: &ScenarioResult) -> Option<usize> {
+    Some(Range::of(base)?.n.min(Range::of(cand)?.n))
+}
+
+/// One side's counts per op over its placements.
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    /// The unperturbed figure.
+    plain: f64,
+    lo: f64,
+    hi: f64,
+    /// Placements measured, the unperturbed one included.
+    n: usize,
+}
+
+impl Range {
+    fn of(r: &ScenarioResult) -> Option<Range> {
+        let ic = r.icount.as_ref()?;
+        let p = ic.placement.as_ref().filter(|p| !p.ir_per_op.is_empty())?;
+        let all = || std::iter::once(ic.ir_per_op).chain(p.ir_per_op.iter().copied());
+        Some(Range {
+            plain: ic.ir_per_op,
+            lo: all().fold(f64::INFINITY, f64::min),
+            hi: all().fold(f64::NEG_INFINITY, f64::max),
+            n: 1 + p.ir_per_op.len(),
+        })
+    }
+
+    /// Half the range, as a percentage of the unperturbed figure.
+    fn half_width_pct(self) -> f64 {
+        if self.plain == 0.0 {
+            0.0
+        } else {
+            50.0 * (self.hi - self.lo) / self.plain
+        }
+    }
+
+    /// "1,204-1,219", or one figure when every placement counted the same.
+    fn show(self) -> String {
+        if self.lo == self.hi {
+            grouped(self.lo)
+        } else {
+            format!("{}-{}", grouped(self.lo), grouped(self.hi))
+        }
+    }
+}
+
+/// [`fmt_ir`] with thousands separated by commas ("1,204").
+fn grouped(v: f64) -> String {
+    let s = fmt_ir(v);
+    let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
+    let mut out = String::new();
+    for (i, ch) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{scenario, with_icount};
+    use super::*;
+    use crate::model::IcountPlacement;
+
+    fn side(plain: f64, perturbed: &[f64]) -> ScenarioResult {
+        let mut r = with_icount(scenario("s"), plain);
+        if !perturbed.is_empty() {
+            r.icount.as_mut().unwrap().placement = Some(IcountPlacement {
+                ir_per_op: perturbed.to_vec(),
+                perturbations: (1..=perturbed.len() as u32).collect(),
+            });
+        }
+        r
+    }
+
+    #[test]
+    fn changes_against_the_placement_spread() {
+        // (baseline plain, perturbed; candidate plain, perturbed; threshold; verdict, reason part)
+        let cases: &[(f64, &[f64], f64, &[f64], f64, Option<Verdict>, &str)] = &[
+            // Issue 13: -1.2 % between the plain runs, but the ranges overlap.
+            (
+                1219.0,
+                &[1204.0, 1210.0, 1215.0, 1208.0],
+                1204.4,
+                &[1208.0, 1221.0, 1212.0, 1209.0],
+                0.2,
+                Some(Verdict::Placement),
+                "counts move with data placement: baseline 1,204-1,219 Ir/op, candidate 1,204-1,221 Ir/op (5 placements each)",
+            ),
+            // Disjoint ranges whose nearest ends are within the threshold: placement.
+            (
+                1000.0,
+                &[1001.0],
+                1002.5,
+                &[1003.0],
+                0.2,
+                Some(Verdict::Placement),
+                "(2 placements each)",
+            ),
+            // A real +5 % change with a placement spread of ±0.5 %: still a regression.
+            (
+                1000.0,
+                &[990.0, 1010.0],
+                1050.0,
+                &[1045.0, 1055.0],
+                0.2,
+                Some(Verdict::Regression),
+                "beyond the data-placement spread (±1 %): baseline 990.00-1,010 Ir/op",
+            ),
+            // An improvement beyond the spread; counts identical under every placement.
+            (
+                100.0,
+                &[100.0, 100.0],
+                90.0,
+                &[90.0],
+                0.2,
+                Some(Verdict::Improvement),
+                "beyond the data-placement spread (±0 %): baseline 100.00 Ir/op, candidate 90.00 Ir/op (3 and 2 placements)",
+            ),
+            // One side without placement runs: no placement judgement.
+            (100.0, &[], 90.0, &[90.0], 0.2, None, ""),
+            (100.0, &[100.0], 90.0, &[], 0.2, None, ""),
+        ];
+        for (k, &(bp, bx, cp, cx, t, want, part)) in cases.iter().enumerate() {
+            let got = judge(&side(bp, bx), &side(cp, cx), t);
+            assert_eq!(got.as_ref().map(|g| g.0), want, "case {k}: {got:?}");
+            if let Some((_, reason)) = got {
+                assert!(reason.contains(part), "case {k}: {reason}");
+            }
+        }
+    }
+
+    #[test]
+    fn compare_labels_placement_changes_and_keeps_the_rest() {
+        use super::super::testing::record;
+        use super::super::{compare, CompareOptions, Instrument};
+        let base = record("b", vec![side(1219.0, &[1204.0, 1215.0])]);
+        let cand = record("c", vec![side(1205.0, &[1210.0, 1221.0])]);
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        let row = cmp
+            .rows
+            .iter()
+            .find(|r| r.instrument == Instrument::Icount)
+            .unwrap();
+        assert_eq!(row.verdict, Verdict::Placement, "{}", row.reason);
+        // Without placement runs the same change is an improvement, as before.
+        let base = record("b", vec![side(1219.0, &[])]);
+        let cand = record("c", vec![side(1205.0, &[])]);
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        assert_eq!(cmp.rows[0].verdict, Verdict::Improvement);
+    }
+
+    #[test]
+    fn figures_are_grouped_by_thousands() {
+        for (v, s) in [
+            (1204.0, "1,204"),
+            (999.5, "999.50"),
+            (1_234_567.0, "1,234,567"),
+            (3.0, "3.000"),
+        ] {
+            assert_eq!(grouped(v), s);
+        }
+    }
+}
