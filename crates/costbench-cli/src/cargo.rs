@@ -1,10 +1,17 @@
 //! Talking to cargo: find the bench target (`cargo metadata`), read the features it and its
-//! dependencies offer, and build it (`cargo bench --no-run`, with a build variant's settings),
-//! returning the executable's path.
+//! dependencies offer, and build it (`cargo rustc --profile bench`, with a build variant's
+//! settings), returning the executable's path.
 //!
 //! Builds go to their own target directory (`TARGET/costbench/build/VARIANT`) with debug line
 //! tables forced on, so that costbench's profile settings never invalidate the user's own builds,
 //! variants never rebuild each other, and callgrind can name source lines.
+//!
+//! The bench target itself is compiled with `-C save-temps --print link-args`: rustc keeps its
+//! objects and prints the command it linked them with, which cargo passes through to stdout. The
+//! command is kept beside the executable (`EXE.link-args`, see `run::layout`) so that interleaved
+//! wall time can relink the same objects in other code layouts in a fraction of a second. Every
+//! build uses this one invocation: the extra rustc arguments are part of cargo's fingerprint, so
+//! two commands building into one directory with and without them would rebuild each other.
 
 use crate::config::Config;
 use anyhow::{anyhow, bail, Context, Result};
@@ -365,8 +372,9 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         .join(&settings.variant);
     let mut cmd = cargo_for(settings.toolchain.as_deref());
     cmd.args([
+        "rustc",
+        "--profile",
         "bench",
-        "--no-run",
         "--message-format=json-render-diagnostics",
     ])
     .arg("--manifest-path")
@@ -398,6 +406,9 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         flags.extend(settings.rustflags.iter().cloned());
         cmd.env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
     }
+    // After `--`: for the bench target only (its dependencies' objects are already in their
+    // rlibs, which the link command names).
+    cmd.args(["--", "-C", "save-temps", "--print", "link-args"]);
     cmd.env("CARGO_TARGET_DIR", &target_dir)
         .env("CARGO_PROFILE_BENCH_DEBUG", "line-tables-only")
         .env("CARGO_PROFILE_BENCH_STRIP", "none")
@@ -409,7 +420,7 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         });
     let out = cmd
         .output()
-        .context("cannot run `cargo bench --no-run`: is cargo installed and on PATH?")?;
+        .context("cannot run `cargo rustc`: is cargo installed and on PATH?")?;
     if !out.status.success() {
         return Err(BuildError {
             status: out.status.to_string(),
@@ -418,9 +429,14 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         .into());
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let (mut compiled, mut fresh, mut exe) = (0, 0, None);
+    let (mut compiled, mut fresh, mut exe, mut bench_fresh) = (0, 0, None, true);
+    // rustc's printed link command: the one line of stdout that is not a JSON message.
+    let mut link = None;
     for line in stdout.lines() {
         let Ok(msg) = serde_json::from_str::<ArtifactMessage>(line) else {
+            if !line.starts_with('{') && line.contains("\"-o\"") {
+                link = Some(line);
+            }
             continue;
         };
         if msg.reason != "compiler-artifact" {
@@ -434,8 +450,12 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         if let (Some(t), Some(e)) = (msg.target, msg.executable) {
             if t.name == target.bench && t.kind.iter().any(|k| k == "bench") {
                 exe = Some(e);
+                bench_fresh = msg.fresh == Some(true);
             }
         }
+    }
+    if let (Some(exe), false) = (&exe, bench_fresh) {
+        keep_link_command(exe, link);
     }
     match exe {
         Some(exe) => Ok(Built {
@@ -447,6 +467,38 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
             "cargo built bench target {} but reported no executable for it",
             target.bench
         ),
+    }
+}
+
+/// After the bench target was compiled: stores its link command beside `exe` (or removes a stale
+/// one when rustc printed none), and deletes what `-C save-temps` keeps that no relink needs: the
+/// LLVM bitcode (tens of megabytes) and the temporary directories of earlier compilations.
+fn keep_link_command(exe: &Path, link: Option<&str>) {
+    let file = crate::run::layout::link_args_path(exe);
+    // Best effort: without the file, layouts are off with a note saying why.
+    let _ = match link {
+        Some(l) => std::fs::write(&file, format!("{l}\n")),
+        None => std::fs::remove_file(&file),
+    };
+    let (Some(dir), Some(name)) = (exe.parent(), exe.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let Some(n) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if n.starts_with(&format!("{name}.")) && n.ends_with(".bc") {
+            let _ = std::fs::remove_file(&path);
+        } else if n.starts_with("rustc")
+            && e.file_type().is_ok_and(|t| t.is_dir())
+            && link.is_some_and(|l| !l.contains(&*path.to_string_lossy()))
+        {
+            let _ = std::fs::remove_dir_all(&path);
+        }
     }
 }
 

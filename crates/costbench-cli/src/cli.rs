@@ -194,10 +194,8 @@ pub struct CheckCmd {
     pub markdown: Option<PathBuf>,
     #[command(flatten)]
     pub significance: SignificanceArgs,
-    /// Interleaved wall-time rounds per scenario with --baseline-rev (each round: one short
-    /// process per side, 10 samples after 50 ms of warm-up).
-    #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
-    pub rounds: u32,
+    #[command(flatten)]
+    pub rounds: RoundsArgs,
     /// With --baseline-rev: each scenario whose instruction count changed beyond the icount
     /// threshold runs K more times under callgrind on both sides, with the heap and stack it
     /// starts from shifted (the child's --perturb 1..=K). A change within the spread those
@@ -534,18 +532,68 @@ pub struct VariantArgs {
     /// Variant builds to run at once (each cargo build also uses every core).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub build_jobs: usize,
-    /// Wall time of the variants runs in this many interleaved rounds per scenario (each round:
-    /// one short process per variant, in alternating order, 10 samples after 50 ms of warm-up),
-    /// so that the machine's drift hits every variant alike. With two or more variants this
-    /// replaces --iterations-per-scenario.
-    #[arg(long, value_name = "N", default_value_t = crate::run::Rounds::default().rounds)]
-    pub rounds: u32,
+    #[command(flatten)]
+    pub rounds: RoundsArgs,
     /// Each scenario whose instruction count differs from the baseline variant's beyond the
     /// icount threshold (0.2 %) runs K more times under callgrind on every variant, with the heap
     /// and stack it starts from shifted (the child's --perturb 1..=K); a difference within that
     /// spread is reported as placement. 0 turns this off.
     #[arg(long, value_name = "K", default_value_t = crate::run::placement::DEFAULT_PLACEMENT_RUNS)]
     pub placement_runs: u32,
+}
+
+/// Interleaved wall-time rounds of several builds measured together (`check --baseline-rev`,
+/// variants).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RoundsArgs {
+    /// Interleaved wall-time rounds per scenario before the first look (each round: one short
+    /// process per build, in alternating order, 10 samples after 50 ms of warm-up), so that the
+    /// machine's drift hits every build alike. With two or more builds this replaces
+    /// --iterations-per-scenario.
+    #[arg(long, value_name = "N", default_value_t = crate::run::adaptive::DEFAULT_FIRST_LOOK)]
+    pub rounds: u32,
+    /// Rounds at most: a scenario whose paired interval still straddles the threshold after
+    /// --rounds gets more rounds, up to this many, while --walltime-budget lasts. Equal to
+    /// --rounds for a fixed number.
+    #[arg(long, value_name = "M", default_value_t = crate::run::adaptive::DEFAULT_MAX_ROUNDS)]
+    pub max_rounds: u32,
+    /// Seconds the rounds beyond --rounds may take in all, over every scenario.
+    #[arg(long, value_name = "SECS", default_value_t = crate::run::adaptive::DEFAULT_BUDGET_SECS)]
+    pub walltime_budget: u64,
+    /// Run every round in the build as cargo linked it. By default each round of each build runs
+    /// its own code layout (the bench target relinked by lld with --shuffle-sections=*=SEED), so
+    /// that where the linker put a hot loop is part of the spread, not a bias of one build.
+    #[arg(long)]
+    pub fixed_layout: bool,
+}
+
+impl RoundsArgs {
+    /// The validated rounds, judged at `threshold_pct` with the family error rate
+    /// `family_alpha` at the looks.
+    fn rounds(&self, threshold_pct: f64, family_alpha: f64) -> Result<crate::run::Rounds> {
+        if self.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
+            bail!(
+                "--rounds must be at least {} for a paired interval",
+                crate::compare::paired::MIN_ROUNDS
+            );
+        }
+        if self.max_rounds < self.rounds {
+            bail!(
+                "--max-rounds ({}) must be at least --rounds ({})",
+                self.max_rounds,
+                self.rounds
+            );
+        }
+        Ok(crate::run::Rounds {
+            rounds: self.rounds,
+            max_rounds: self.max_rounds,
+            budget: Duration::from_secs(self.walltime_budget),
+            threshold_pct,
+            family_alpha,
+            fixed_layout: self.fixed_layout,
+            ..crate::run::Rounds::default()
+        })
+    }
 }
 
 impl VariantArgs {
@@ -596,14 +644,12 @@ fn variants(args: RunArgs) -> Result<i32> {
         RunFormat::Json => crate::variants::MatrixFormat::Json,
         RunFormat::Markdown => crate::variants::MatrixFormat::Markdown,
     };
-    if v.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
-        bail!(
-            "--rounds must be at least {} for a paired interval",
-            crate::compare::paired::MIN_ROUNDS
-        );
-    }
+    let rounds = v.rounds.rounds(
+        crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
+        crate::compare::DEFAULT_FAMILY_ALPHA,
+    )?;
     let mut opts = args.measure.into_options(args.list, false)?;
-    opts.rounds.rounds = v.rounds;
+    opts.rounds = rounds;
     opts.placement_runs = v.placement_runs;
     crate::variants::run(
         opts,
@@ -921,16 +967,15 @@ fn print_comparison(cmp: &crate::compare::Comparison, format: CompareFormat) {
 fn check(c: CheckCmd) -> Result<i32> {
     use crate::store::Store;
     let opts = c.significance.options()?;
-    if c.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
-        bail!(
-            "--rounds must be at least {} for a paired interval",
-            crate::compare::paired::MIN_ROUNDS
-        );
-    }
+    // The looks of adaptive rounds judge at the same threshold and family error rate as the
+    // comparison that follows.
+    let rounds = c
+        .rounds
+        .rounds(opts.paired_walltime_threshold_pct, opts.family_alpha)?;
     let manifest = c.measure.target.manifest_path.clone();
     let db_arg = c.measure.history.db.clone();
     let mut run_opts = c.measure.into_options(false, false)?;
-    run_opts.rounds.rounds = c.rounds;
+    run_opts.rounds = rounds;
     run_opts.icount_threshold_pct = opts.icount_threshold_pct;
     run_opts.placement_runs = c.placement_runs;
     // Reports go to stdout; the runs' own tables would only be in the way.
@@ -969,8 +1014,8 @@ fn check(c: CheckCmd) -> Result<i32> {
             },
         ];
         eprintln!(
-            "check: measuring both, wall time in {} interleaved rounds",
-            c.rounds
+            "check: measuring both, wall time in {} to {} interleaved rounds",
+            rounds.rounds, rounds.max_rounds
         );
         let mut records = crate::run::measure_sides(&run_opts, &target, sides)?;
         let cand = records.pop().expect("two sides");

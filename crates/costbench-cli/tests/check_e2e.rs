@@ -124,6 +124,26 @@ fn check_rev(repo: &Path, out: &Path, rev: &str, extra: &[&str]) -> (Output, Val
     (o, json)
 }
 
+/// Names of the functions of the code layout with link seed `seed` in `dir`, in address order.
+fn function_order(dir: &Path, seed: u64) -> Vec<String> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    let suffix = format!("-layout{seed}");
+    let file = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(&suffix))
+        .unwrap_or_else(|| panic!("no layout {seed} in {}", dir.display()));
+    let data = std::fs::read(&file).unwrap();
+    let obj = object::File::parse(&*data).unwrap();
+    let mut syms: Vec<(u64, String)> = obj
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .map(|s| (s.address(), s.name().unwrap_or("").to_string()))
+        .collect();
+    syms.sort();
+    syms.into_iter().map(|(_, n)| n).collect()
+}
+
 fn knob(run: &Value) -> &Value {
     run["results"]
         .as_array()
@@ -201,11 +221,18 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     assert!(md.starts_with("### costbench check: passed"), "{md}");
     assert!(md.contains("Functions that moved most"), "{md}");
 
-    // Wall time of both builds in interleaved rounds, judged paired.
+    // Wall time of both builds in interleaved rounds, judged paired; a fixed number of rounds.
     let (o, json) = check(
         repo.path(),
         out.path(),
-        &["--instrument", "walltime", "--rounds", "8"],
+        &[
+            "--instrument",
+            "walltime",
+            "--rounds",
+            "8",
+            "--max-rounds",
+            "8",
+        ],
     );
     assert!(
         matches!(o.status.code(), Some(0 | 3)),
@@ -227,6 +254,81 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     assert_eq!(bp["round_medians_ns_per_op"].as_array().unwrap().len(), 8);
     assert_eq!(bp["round_min_ns_per_op"].as_array().unwrap().len(), 8);
     assert_eq!(knob(&cand)["walltime"]["samples"], 80);
+    assert_eq!(bp["looks"], 1, "a fixed number of rounds is one look");
+    // Every round of every side ran its own code layout, really relinked in another order.
+    let seeds = |p: &Value| -> Vec<u64> {
+        p["round_layouts"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no round_layouts: {p}"))
+            .iter()
+            .map(|s| s.as_u64().unwrap())
+            .collect()
+    };
+    let (bs, cs) = (seeds(bp), seeds(cp));
+    let mut all: Vec<u64> = bs.iter().chain(&cs).copied().collect();
+    assert_eq!((bs.len(), cs.len()), (8, 8));
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 16, "distinct per side and round: {bs:?} {cs:?}");
+    let layouts = repo
+        .path()
+        .join("target/costbench/build/default/release/layouts");
+    let order = |seed: u64| function_order(&layouts, seed);
+    let (first, second) = (order(cs[0]), order(cs[1]));
+    assert!(first.len() > 100, "{} functions", first.len());
+    let mut sorted = (first.clone(), second.clone());
+    sorted.0.sort();
+    sorted.1.sort();
+    assert_eq!(sorted.0, sorted.1, "the same functions in both layouts");
+    assert_ne!(
+        first, second,
+        "layouts {} and {} order functions alike",
+        cs[0], cs[1]
+    );
+
+    // Adaptive rounds: between --rounds and --max-rounds, the same on both sides, two looks; and
+    // --fixed-layout runs the builds as cargo linked them, saying so.
+    let (o, _) = check(
+        repo.path(),
+        out.path(),
+        &[
+            "--instrument",
+            "walltime",
+            "--rounds",
+            "8",
+            "--max-rounds",
+            "10",
+            "--fixed-layout",
+        ],
+    );
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let (base, cand) = (
+        run_json(&out.path().join("baseline")),
+        run_json(&out.path().join("candidate")),
+    );
+    let (bp, cp) = (
+        &knob(&base)["walltime"]["paired"],
+        &knob(&cand)["walltime"]["paired"],
+    );
+    let n = bp["round_min_ns_per_op"].as_array().unwrap().len();
+    assert!((8..=10).contains(&n), "{n} rounds");
+    assert_eq!(cp["round_min_ns_per_op"].as_array().unwrap().len(), n);
+    assert_eq!(
+        (&bp["looks"], &cp["looks"]),
+        (&Value::from(2), &Value::from(2))
+    );
+    assert!(bp.get("round_layouts").is_none(), "{bp}");
+    assert!(
+        cp["layout_note"]
+            .as_str()
+            .unwrap()
+            .contains("--fixed-layout"),
+        "{cp}"
+    );
 
     // Baselines of several commits share one build directory: going back to a commit whose
     // worktree is still there must measure that commit, not the one built last (cargo would take

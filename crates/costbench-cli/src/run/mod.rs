@@ -3,9 +3,14 @@
 //! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
 //! time afterwards, with nothing else of ours running.
 
+pub mod adaptive;
 pub mod baseline;
 pub mod child;
+mod interleaved;
+pub mod layout;
 pub mod placement;
+
+pub use adaptive::Rounds;
 
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
@@ -286,27 +291,6 @@ pub struct SideSpec {
     pub target: Option<BenchTarget>,
 }
 
-/// How many interleaved rounds wall time takes when several sides are measured together, and the
-/// samples and warm-up of each round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rounds {
-    pub rounds: u32,
-    pub samples_per_round: u32,
-    pub warmup_ms: u64,
-}
-
-impl Default for Rounds {
-    /// 10 rounds of 10 samples (about 1 ms each) after 50 ms of warm-up: 100 samples per side,
-    /// as a single run takes, spread over ten short processes per side.
-    fn default() -> Self {
-        Rounds {
-            rounds: 10,
-            samples_per_round: 10,
-            warmup_ms: 50,
-        }
-    }
-}
-
 /// Measures the selected scenarios of every side: instruction counts side after side (counts do
 /// not depend on load), then wall time. With one side wall time runs as in a plain run (one
 /// process per scenario, all samples in it). With several, wall time runs in interleaved rounds:
@@ -496,7 +480,7 @@ pub fn measure_sides(
                     .iter()
                     .any(|c| c == proto::CAPABILITY_LOCKSTEP)
             });
-            walltime_interleaved(&sessions, &selections, &opts.rounds, lockstep)?;
+            interleaved::walltime_interleaved(&sessions, &selections, &opts.rounds, lockstep)?;
         }
     }
     progress.finish_and_clear();
@@ -525,156 +509,8 @@ pub fn measure_sides(
     Ok(records)
 }
 
-/// One round of a single-process scenario on every side at once, in a token ring: the side
-/// first in `order` takes the first sample, then the next, and so on around the ring, sample
-/// after sample. Returns each side's results (in the order of `on`).
-fn walltime_ring(
-    sessions: &[Session],
-    on: &[(usize, &ScenarioInfo)],
-    order: &[usize],
-    args: &[String],
-) -> Result<Vec<ChildSamples>> {
-    // pipes[j] carries the token from the j-th side in `order` to the next one.
-    let n = order.len();
-    let pipes = (0..n)
-        .map(|_| child::pipe().context("cannot create a pipe"))
-        .collect::<Result<Vec<_>>>()?;
-    // The first side's token: waiting in the pipe from the last side before anyone starts.
-    {
-        use std::io::Write as _;
-        let mut w = std::fs::File::from(
-            pipes[n - 1]
-                .1
-                .try_clone()
-                .context("cannot duplicate a pipe")?,
-        );
-        w.write_all(&[1]).context("cannot start the token ring")?;
-    }
-    let mut running = Vec::new();
-    let mut files = Vec::new();
-    for (j, &i) in order.iter().enumerate() {
-        let (k, s) = on[i];
-        let read = &pipes[(j + n - 1) % n].0;
-        let write = &pipes[j].1;
-        let mut extra = args.to_vec();
-        extra.extend(["--lockstep".to_string(), "3,4".to_string()]);
-        let (r, f) = sessions[k].spawn_walltime(s, &extra, &[(read, 3), (write, 4)])?;
-        running.push(r);
-        files.push(f);
-    }
-    // Our copies of the ends must close, or a side whose peer died would wait forever.
-    drop(pipes);
-    let timeout = sessions[0].opts.timeout;
-    let outcomes = child::wait_all(running, Instant::now(), timeout);
-    let mut results = vec![Vec::new(); on.len()];
-    for (j, &i) in order.iter().enumerate() {
-        let (k, s) = on[i];
-        results[i] = sessions[k].collect_walltime(s, &outcomes[j], &files[j]);
-    }
-    Ok(results)
-}
-
 /// Per measured id of a scenario: the samples one wall-time child took, or why it has none.
 type ChildSamples = Vec<(String, std::result::Result<WalltimeSamples, Failure>)>;
-
-/// Every round's samples of one measured id so far, or the failure that ended its rounds.
-type RoundsSoFar = std::result::Result<Vec<WalltimeSamples>, Failure>;
-
-/// Wall time of several sides in interleaved rounds (see [`measure_sides`]).
-fn walltime_interleaved(
-    sessions: &[Session],
-    selections: &[Vec<&ScenarioInfo>],
-    rounds: &Rounds,
-    lockstep: bool,
-) -> Result<()> {
-    let pairing = environment::new_run_id();
-    // Scenarios in first-seen order over all sides; each runs on the sides that have it.
-    let mut names: Vec<&str> = Vec::new();
-    for sel in selections {
-        for s in sel {
-            if !names.contains(&s.name.as_str()) {
-                names.push(&s.name);
-            }
-        }
-    }
-    let args = [
-        "--samples".to_string(),
-        rounds.samples_per_round.to_string(),
-        "--warmup-ms".into(),
-        rounds.warmup_ms.to_string(),
-        "--max-ms".into(),
-        "0".into(),
-    ];
-    for name in names {
-        let on: Vec<(usize, &ScenarioInfo)> = selections
-            .iter()
-            .enumerate()
-            .filter_map(|(k, sel)| sel.iter().find(|s| s.name == name).map(|s| (k, *s)))
-            .collect();
-        // Per side: per measured id, every round's samples so far, or the first failure.
-        let mut got: Vec<Vec<(String, RoundsSoFar)>> = on
-            .iter()
-            .map(|(_, s)| {
-                s.measured_ids()
-                    .into_iter()
-                    .map(|id| (id, Ok(Vec::new())))
-                    .collect()
-            })
-            .collect();
-        // Sides take turns sample by sample (a token ring) when the scenario is one process on
-        // each; parties of multi-party scenarios keep their own lockstep, so those sides take
-        // turns round by round instead.
-        let ring = lockstep && on.len() > 1 && on.iter().all(|(_, s)| s.parties.is_empty());
-        for round in 0..rounds.rounds {
-            let order: Vec<usize> = if round % 2 == 0 {
-                (0..on.len()).collect()
-            } else {
-                (0..on.len()).rev().collect()
-            };
-            let label = format!("walltime {name} (round {})", round + 1);
-            let results = if ring {
-                sessions[0].progress.set_message(label);
-                walltime_ring(sessions, &on, &order, &args)?
-            } else {
-                let mut results = vec![Vec::new(); on.len()];
-                for &i in &order {
-                    let (k, s) = on[i];
-                    if got[i].iter().all(|(_, r)| r.is_err()) {
-                        continue;
-                    }
-                    sessions[k].progress.set_message(label.clone());
-                    results[i] = sessions[k].walltime_child(s, &args)?;
-                }
-                results
-            };
-            for (i, side) in results.into_iter().enumerate() {
-                for (id, r) in side {
-                    let slot = got[i]
-                        .iter_mut()
-                        .find(|(gid, _)| *gid == id)
-                        .expect("the child reports the ids of its scenario");
-                    match (&mut slot.1, r) {
-                        (Ok(all), Ok(m)) => all.push(m),
-                        (Ok(_), Err(f)) => slot.1 = Err(f),
-                        (Err(_), _) => {}
-                    }
-                }
-            }
-        }
-        for (i, (k, s)) in on.iter().enumerate() {
-            for (id, r) in std::mem::take(&mut got[i]) {
-                let figure = r.and_then(|rounds| {
-                    walltime::figures_from_rounds(&rounds, s.ops, &pairing, ring)
-                        .map(|w| Figure::Walltime(Box::new(w)))
-                        .ok_or_else(|| walltime_failure("the child reported no samples", ""))
-                });
-                sessions[*k].store(&id, figure)?;
-            }
-            sessions[*k].progress.inc(1);
-        }
-    }
-    Ok(())
-}
 
 /// The listed scenarios the filter selects (all but internal ones without a filter).
 pub(crate) fn select<'a>(
@@ -1416,7 +1252,7 @@ impl Session<'_> {
         };
         for s in selected {
             self.progress.set_message(format!("walltime {}", s.name));
-            for (id, r) in self.walltime_child(s, &args)? {
+            for (id, r) in self.walltime_child(s, &self.bin.exe, &args)? {
                 let figure = r.and_then(|m| {
                     walltime::figures(&m, s.ops)
                         .map(|w| Figure::Walltime(Box::new(w)))
@@ -1429,19 +1265,25 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// Runs one wall-time child of `s` with `extra` sampling arguments and returns, per measured
-    /// id, its samples or why there are none.
-    fn walltime_child(&self, s: &ScenarioInfo, extra: &[String]) -> Result<ChildSamples> {
-        let (running, file) = self.spawn_walltime(s, extra, &[])?;
+    /// Runs one wall-time child of `s` (binary `exe`: the build, or one of its code layouts) with
+    /// `extra` sampling arguments and returns, per measured id, its samples or why there are none.
+    fn walltime_child(
+        &self,
+        s: &ScenarioInfo,
+        exe: &Path,
+        extra: &[String],
+    ) -> Result<ChildSamples> {
+        let (running, file) = self.spawn_walltime(s, exe, extra, &[])?;
         let outcome = child::wait_all(vec![running], Instant::now(), self.opts.timeout).remove(0);
         Ok(self.collect_walltime(s, &outcome, &file))
     }
 
-    /// Starts a wall-time child of `s`, with `fds` inherited; its result goes to the returned
-    /// temporary file.
+    /// Starts a wall-time child of `s` from `exe`, with `fds` inherited; its result goes to the
+    /// returned temporary file.
     fn spawn_walltime(
         &self,
         s: &ScenarioInfo,
+        exe: &Path,
         extra: &[String],
         fds: &[(&std::os::fd::OwnedFd, std::os::fd::RawFd)],
     ) -> Result<(Running, tempfile::NamedTempFile)> {
@@ -1455,12 +1297,12 @@ impl Session<'_> {
         args.push("--result".into());
         args.push(result_file.path().display().to_string());
         args.extend(extra.iter().cloned());
-        let mut cmd = Command::new(&self.bin.exe);
+        let mut cmd = Command::new(exe);
         cmd.args(&args);
         let mut cmd = child::scenario_command(cmd, &self.bin.cwd, false);
         child::inherit_fds(&mut cmd, fds);
         let r = Running::spawn(&mut cmd)
-            .with_context(|| format!("cannot run scenario binary {}", self.bin.exe.display()))?;
+            .with_context(|| format!("cannot run scenario binary {}", exe.display()))?;
         Ok((r, result_file))
     }
 

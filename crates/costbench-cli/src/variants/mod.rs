@@ -228,7 +228,7 @@ fn toolchain_rustc(toolchain: &str) -> Option<String> {
         .then(|| s.lines().next().unwrap_or_default().trim().to_string())
 }
 
-pub fn run(opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
+pub fn run(mut opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
     if opts.list_only {
         bail!("--list does not combine with variants: run `costbench run --list` to see the scenarios");
     }
@@ -269,6 +269,11 @@ pub fn run(opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
             })
         })
         .collect();
+    // The adaptive rounds' looks judge every variant against the matrix's baseline.
+    opts.rounds.baseline_side = sides
+        .iter()
+        .position(|s| s.label == variants[base].name)
+        .unwrap_or(0);
     let measure_start = Instant::now();
     let mut records = if sides.is_empty() {
         Vec::new()
