@@ -365,7 +365,7 @@ mod tests {
         (0..n)
             .map(|k| {
                 let m = 0.001 * ((k + seed) % 4 + 1) as f64;
-                if (k + seed) % 2 == 0 {
+                if (k + seed).is_multiple_of(2) {
                     m
                 } else {
                     -m

@@ -470,7 +470,11 @@ impl Comparison {
     /// rows were judged paired, "history's per scenario" when separate runs were judged against
     /// thresholds from history, else the separate-run default.
     pub fn walltime_threshold(&self) -> String {
-        let wall = || self.rows.iter().filter(|r| r.instrument == Instrument::Walltime);
+        let wall = || {
+            self.rows
+                .iter()
+                .filter(|r| r.instrument == Instrument::Walltime)
+        };
         if wall().any(|r| r.paired_rounds.is_some()) {
             fmt_threshold(self.options.paired_walltime_threshold_pct)
         } else if wall().any(|r| r.evidence.starts_with(judge::HISTORY_EVIDENCE)) {
