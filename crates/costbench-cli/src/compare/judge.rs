@@ -109,10 +109,11 @@ pub(super) fn paired_rounds(b: &ScenarioResult, c: &ScenarioResult) -> Option<Ro
 }
 
 /// A paired row before the second pass: unresolved until [`paired_rows`] judges it (and for
-/// good when there are too few rounds to judge).
-pub(super) fn pending_paired(r: &Rounds, opts: &CompareOptions) -> Judgement {
+/// good when there are too few rounds to judge, with the change of the two medians `base` and
+/// `cand`).
+pub(super) fn pending_paired(r: &Rounds, base: f64, cand: f64, opts: &CompareOptions) -> Judgement {
     let mut j = Judgement::new(
-        0.0,
+        change_pct(base, cand),
         opts.paired_walltime_threshold_pct,
         Verdict::Unresolved,
         format!(
