@@ -77,6 +77,10 @@ pub enum Command {
     /// git revision (--baseline-rev) that is built from a worktree and measured together with the
     /// candidate, wall time in interleaved rounds and judged paired, so the machine's drift
     /// between minutes cancels. Limits and ignores come from [check] in costbench.toml.
+    ///
+    /// Only regressions and hard limits fail the check. Rows the comparison could not resolve,
+    /// and placement effects (the same instructions, the time moved), are listed as notes; wall
+    /// time of separate runs without history is never judged.
     Check(CheckCmd),
     /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
     /// variants and history.

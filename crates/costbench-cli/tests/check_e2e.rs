@@ -242,6 +242,34 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     let row = &json["comparison"]["rows"][0];
     assert_eq!(row["instrument"], "walltime");
     assert_eq!(row["paired_rounds"], 8, "{row}");
+    // Versioned output; every row says what backs its verdict; the gate fails on regressions
+    // only, and lists unresolved and placement rows as notes.
+    assert_eq!(json["schema_version"], 2);
+    assert_eq!(json["comparison"]["schema"], "costbench-comparison");
+    assert_eq!(json["comparison"]["schema_version"], 2);
+    assert!(
+        row["evidence"]
+            .as_str()
+            .unwrap()
+            .starts_with("paired over 8 rounds, "),
+        "{row}"
+    );
+    assert!(
+        row["p_value"].as_f64().is_some_and(|p| p > 0.0 && p <= 1.0),
+        "{row}"
+    );
+    let rows = json["comparison"]["rows"].as_array().unwrap();
+    let open = rows
+        .iter()
+        .filter(|r| matches!(r["verdict"].as_str(), Some("unresolved" | "placement")))
+        .count();
+    assert_eq!(
+        json["gate"]["notes"].as_array().unwrap().len(),
+        open,
+        "{json}"
+    );
+    let regressions = rows.iter().filter(|r| r["verdict"] == "regression").count();
+    assert_eq!(o.status.code() == Some(3), regressions > 0, "{json}");
     let (base, cand) = (
         run_json(&out.path().join("baseline")),
         run_json(&out.path().join("candidate")),

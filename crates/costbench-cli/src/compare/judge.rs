@@ -109,10 +109,11 @@ pub(super) fn paired_rounds(b: &ScenarioResult, c: &ScenarioResult) -> Option<Ro
 }
 
 /// A paired row before the second pass: unresolved until [`paired_rows`] judges it (and for
-/// good when there are too few rounds to judge).
-pub(super) fn pending_paired(r: &Rounds, opts: &CompareOptions) -> Judgement {
+/// good when there are too few rounds to judge, with the change of the two medians `base` and
+/// `cand`).
+pub(super) fn pending_paired(r: &Rounds, base: f64, cand: f64, opts: &CompareOptions) -> Judgement {
     let mut j = Judgement::new(
-        0.0,
+        change_pct(base, cand),
         opts.paired_walltime_threshold_pct,
         Verdict::Unresolved,
         format!(
@@ -365,7 +366,7 @@ mod tests {
         (0..n)
             .map(|k| {
                 let m = 0.001 * ((k + seed) % 4 + 1) as f64;
-                if (k + seed) % 2 == 0 {
+                if (k + seed).is_multiple_of(2) {
                     m
                 } else {
                     -m

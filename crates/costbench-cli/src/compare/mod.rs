@@ -330,7 +330,8 @@ pub struct Row {
     pub cand: f64,
     /// `100 * (cand - base) / base`; +inf when only the candidate is non-zero.
     pub change_pct: f64,
-    /// The threshold the change was held against.
+    /// The threshold the change was held against (for wall time of separate runs without
+    /// history, which is not judged, `--walltime-threshold`, for reference).
     pub threshold_pct: f64,
     /// Wall time only: interval of `cand / base` (`None` with too few samples): the paired
     /// signed-rank interval when `paired_rounds` is set, else a bootstrap of the two medians.
@@ -851,7 +852,7 @@ pub fn compare_with(
                     match judge::paired_rounds(b, c) {
                         // Judged in the second pass, with every other paired row.
                         Some(rounds) => {
-                            let j = judge::pending_paired(&rounds, opts);
+                            let j = judge::pending_paired(&rounds, bv, cv, opts);
                             pending.push((out.rows.len(), rounds));
                             j
                         }

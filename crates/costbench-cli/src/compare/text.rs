@@ -36,8 +36,9 @@ pub(crate) fn is_format_control(c: char) -> bool {
     )
 }
 
-/// Significant rows as a table (per instrument, largest change first), then a count of the
-/// unchanged rows, then missing, new, failed and changed scenarios.
+/// Significant rows as a table (per instrument, largest change first; reason and evidence), then
+/// a count of the unchanged rows, then the unresolved and placement rows with their reasons
+/// (never gated), then missing, new, failed and changed scenarios.
 pub fn terminal(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "baseline:  {}", clean(&c.base.describe()));

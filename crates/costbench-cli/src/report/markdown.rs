@@ -639,23 +639,32 @@ Candidate: run c (commit c012345678, branch main, variant release)
         use crate::compare::testing::{rounds_pair, with_rounds};
         let tight: Vec<f64> = (0..12).map(|k| 0.002 * ((k % 5) as f64 - 2.0)).collect();
         let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
-        let side = |pick: fn((Vec<f64>, Vec<f64>)) -> Vec<f64>, ir: f64| {
+        // Side 0 is the baseline, 1 the candidate.
+        let side = |pick: usize| {
+            let v = |ratio: f64, w: &[f64]| {
+                let (b, c) = rounds_pair(ratio, w);
+                if pick == 0 {
+                    b
+                } else {
+                    c
+                }
+            };
             let moved = with_rounds(
                 with_icount(scenario("moved"), 1000.0),
-                &pick(rounds_pair(1.08, &tight)),
+                &v(1.08, &tight),
                 true,
                 1,
             );
             let wide = with_rounds(
-                with_icount(scenario("wide"), ir),
-                &pick(rounds_pair(1.02, &wide)),
+                with_icount(scenario("wide"), 500.0),
+                &v(1.02, &wide),
                 true,
                 1,
             );
             vec![moved, wide]
         };
-        let base = record("b", side(|p| p.0, 500.0));
-        let cand = record("c", side(|p| p.1, 500.0));
+        let base = record("b", side(0));
+        let cand = record("c", side(1));
         let c = compare(&base, &cand, &CompareOptions::default());
         let md = comparison(&c);
         assert!(

@@ -575,10 +575,11 @@ fn scenario(
                 page,
                 &format!("{} change", inst.name()),
                 &format!(
-                    "{} ({}, {})",
+                    "{} ({}, {}; evidence: {})",
                     compare::fmt_change(row.change_pct),
                     row.verdict.name(),
-                    row.reason
+                    row.reason,
+                    row.evidence
                 ),
             );
         }
