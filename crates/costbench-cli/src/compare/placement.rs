@@ -143,7 +143,16 @@ mod tests {
     #[test]
     fn changes_against_the_placement_spread() {
         // (baseline plain, perturbed; candidate plain, perturbed; threshold; verdict, reason part)
-        let cases: &[(f64, &[f64], f64, &[f64], f64, Option<Verdict>, &str)] = &[
+        type Case<'a> = (
+            f64,
+            &'a [f64],
+            f64,
+            &'a [f64],
+            f64,
+            Option<Verdict>,
+            &'a str,
+        );
+        let cases: &[Case] = &[
             // Issue 13: -1.2 % between the plain runs, but the ranges overlap.
             (
                 1219.0,
