@@ -270,7 +270,9 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     all.sort_unstable();
     all.dedup();
     assert_eq!(all.len(), 16, "distinct per side and round: {bs:?} {cs:?}");
-    let layouts = repo.path().join("target/costbench/build/default/release/layouts");
+    let layouts = repo
+        .path()
+        .join("target/costbench/build/default/release/layouts");
     let order = |seed: u64| function_order(&layouts, seed);
     let (first, second) = (order(cs[0]), order(cs[1]));
     assert!(first.len() > 100, "{} functions", first.len());
@@ -278,7 +280,11 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     sorted.0.sort();
     sorted.1.sort();
     assert_eq!(sorted.0, sorted.1, "the same functions in both layouts");
-    assert_ne!(first, second, "layouts {} and {} order functions alike", cs[0], cs[1]);
+    assert_ne!(
+        first, second,
+        "layouts {} and {} order functions alike",
+        cs[0], cs[1]
+    );
 
     // Adaptive rounds: between --rounds and --max-rounds, the same on both sides, two looks; and
     // --fixed-layout runs the builds as cargo linked them, saying so.
@@ -311,10 +317,16 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     let n = bp["round_min_ns_per_op"].as_array().unwrap().len();
     assert!((8..=10).contains(&n), "{n} rounds");
     assert_eq!(cp["round_min_ns_per_op"].as_array().unwrap().len(), n);
-    assert_eq!((&bp["looks"], &cp["looks"]), (&Value::from(2), &Value::from(2)));
+    assert_eq!(
+        (&bp["looks"], &cp["looks"]),
+        (&Value::from(2), &Value::from(2))
+    );
     assert!(bp.get("round_layouts").is_none(), "{bp}");
     assert!(
-        cp["layout_note"].as_str().unwrap().contains("--fixed-layout"),
+        cp["layout_note"]
+            .as_str()
+            .unwrap()
+            .contains("--fixed-layout"),
         "{cp}"
     );
 

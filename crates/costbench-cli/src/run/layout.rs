@@ -165,7 +165,10 @@ impl LinkLine {
         };
         let mut args = self.args.clone();
         args[o + 1] = out.as_os_str().to_owned();
-        let extra = [format!("--shuffle-sections=*={seed}"), "--strip-debug".into()];
+        let extra = [
+            format!("--shuffle-sections=*={seed}"),
+            "--strip-debug".into(),
+        ];
         for e in extra {
             args.push(match flavor {
                 Flavor::CcLld => format!("-Wl,{e}").into(),
@@ -275,7 +278,10 @@ impl Tokens<'_> {
     fn quoted(&mut self) -> Result<OsString> {
         self.skip_space();
         if self.peek() != Some(b'"') {
-            bail!("expected a quoted string at byte {} of the link command", self.i);
+            bail!(
+                "expected a quoted string at byte {} of the link command",
+                self.i
+            );
         }
         self.i += 1;
         let mut out = Vec::new();
@@ -322,10 +328,9 @@ impl Tokens<'_> {
                             self.i += close + 1;
                             out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
                         }
-                        other => bail!(
-                            "unknown escape \\{} in the link command",
-                            char::from(other)
-                        ),
+                        other => {
+                            bail!("unknown escape \\{} in the link command", char::from(other))
+                        }
                     }
                 }
                 _ => out.push(c),
@@ -352,6 +357,8 @@ pub struct Layouts {
     sides: Vec<Side>,
     count: usize,
     note: Option<String>,
+    /// Layouts relinked so far, and the time that took.
+    relinked: std::cell::Cell<(u32, std::time::Duration)>,
 }
 
 impl Layouts {
@@ -362,6 +369,7 @@ impl Layouts {
             sides: Vec::new(),
             count: exes.len(),
             note: Some(note),
+            relinked: Default::default(),
         };
         if fixed {
             return off("--fixed-layout: code layouts not varied".into());
@@ -377,7 +385,13 @@ impl Layouts {
             sides,
             count: exes.len(),
             note: None,
+            relinked: Default::default(),
         }
+    }
+
+    /// How many layouts this session relinked (the others were cached), and in how long.
+    pub fn relinked(&self) -> (u32, std::time::Duration) {
+        self.relinked.get()
     }
 
     fn side(exe: &Path) -> Result<Side> {
@@ -457,6 +471,7 @@ impl Layouts {
                 .with_context(|| format!("cannot create {}", s.dir.display()))?;
             // Link to a temporary name first: an interrupted link must not look current.
             let tmp = s.dir.join(format!(".{}-layout{seed}.tmp", s.stem));
+            let start = std::time::Instant::now();
             relink(&s.link, seed, &tmp)
                 .and_then(|()| {
                     std::fs::rename(&tmp, &out)
@@ -469,6 +484,8 @@ impl Layouts {
                         s.stem
                     )
                 })?;
+            let (n, t) = self.relinked.get();
+            self.relinked.set((n + 1, t + start.elapsed()));
         }
         Ok(Some(out))
     }
@@ -541,7 +558,13 @@ mod tests {
             None,
             "a plain cc uses the system's default linker"
         );
-        for bad in ["", "A=\"1\"", r#""cc" "unterminated"#, r#""a\q""#, "A \"x\""] {
+        for bad in [
+            "",
+            "A=\"1\"",
+            r#""cc" "unterminated"#,
+            r#""a\q""#,
+            "A \"x\"",
+        ] {
             assert!(LinkLine::parse(bad).is_err(), "{bad:?}");
         }
     }
