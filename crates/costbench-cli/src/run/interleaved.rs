@@ -154,6 +154,27 @@ pub(super) fn walltime_interleaved(
             store(sessions, sc, &layouts, rounds, &pairing, false)?;
         }
     }
+    let (relinked, relink_time) = layouts.relinked();
+    let most = scenarios.iter().map(|sc| sc.rounds).max().unwrap_or(0);
+    // One line on stderr (also under `check`, whose runs are quiet): what the rounds cost.
+    let mut summary = format!("wall time: {} scenarios", scenarios.len());
+    if rounds.max_rounds > rounds.rounds {
+        summary += &format!(
+            "; {} of them unresolved after {} rounds got more rounds (up to {most}) in {:.1} s \
+             of a {} s budget",
+            extended.iter().filter(|&&e| e).count(),
+            rounds.rounds,
+            start.elapsed().as_secs_f64(),
+            rounds.budget.as_secs(),
+        );
+    }
+    if layouts.varied() {
+        summary += &format!(
+            "; {relinked} code layouts relinked in {:.1} s",
+            relink_time.as_secs_f64()
+        );
+    }
+    sessions[0].progress.suspend(|| eprintln!("{summary}"));
     Ok(())
 }
 
@@ -213,7 +234,7 @@ fn run_round(
     args: &[String],
 ) -> Result<()> {
     let round = sc.rounds;
-    let order: Vec<usize> = if round % 2 == 0 {
+    let order: Vec<usize> = if round.is_multiple_of(2) {
         (0..sc.on.len()).collect()
     } else {
         (0..sc.on.len()).rev().collect()

@@ -357,6 +357,8 @@ pub struct Layouts {
     sides: Vec<Side>,
     count: usize,
     note: Option<String>,
+    /// Layouts relinked so far, and the time that took.
+    relinked: std::cell::Cell<(u32, std::time::Duration)>,
 }
 
 impl Layouts {
@@ -367,6 +369,7 @@ impl Layouts {
             sides: Vec::new(),
             count: exes.len(),
             note: Some(note),
+            relinked: Default::default(),
         };
         if fixed {
             return off("--fixed-layout: code layouts not varied".into());
@@ -382,7 +385,13 @@ impl Layouts {
             sides,
             count: exes.len(),
             note: None,
+            relinked: Default::default(),
         }
+    }
+
+    /// How many layouts this session relinked (the others were cached), and in how long.
+    pub fn relinked(&self) -> (u32, std::time::Duration) {
+        self.relinked.get()
     }
 
     fn side(exe: &Path) -> Result<Side> {
@@ -462,6 +471,7 @@ impl Layouts {
                 .with_context(|| format!("cannot create {}", s.dir.display()))?;
             // Link to a temporary name first: an interrupted link must not look current.
             let tmp = s.dir.join(format!(".{}-layout{seed}.tmp", s.stem));
+            let start = std::time::Instant::now();
             relink(&s.link, seed, &tmp)
                 .and_then(|()| {
                     std::fs::rename(&tmp, &out)
@@ -474,6 +484,8 @@ impl Layouts {
                         s.stem
                     )
                 })?;
+            let (n, t) = self.relinked.get();
+            self.relinked.set((n + 1, t + start.elapsed()));
         }
         Ok(Some(out))
     }
