@@ -314,19 +314,12 @@ fn process_body(s: &Scenario, a: &ChildArgs, mode: Mode) -> Result<Bench, ChildE
             (name.clone(), Link::from_files(r, w))
         })
         .collect();
-    let icount = matches!(mode, Mode::Icount);
-    let perturb = a.perturb;
-    let run = move || match perturb {
+    // Without --perturb nothing else runs here: plain counts stay exactly what they were.
+    Ok(match a.perturb {
         Some(n) => {
             crate::placement::perturbed(n, || run_body(f, Bench::new(&s.name, party, mode, links)))
         }
         None => run_body(f, Bench::new(&s.name, party, mode, links)),
-    };
-    // Instruction counts: on a heap of its own, whatever else the suite registered.
-    Ok(if icount {
-        crate::placement::on_fresh_heap(run)
-    } else {
-        run()
     })
 }
 
