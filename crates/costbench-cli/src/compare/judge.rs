@@ -313,27 +313,39 @@ pub(super) fn unpaired(
 }
 
 /// Wall-time regressions and improvements of ids whose instruction count stayed within its
-/// threshold become [`Verdict::Placement`]: the same instructions took another time, which is
-/// where the code or its data landed, not what it does. Ids without an instruction-count row
+/// threshold, or moved only as far as data placement moves it (an icount row judged
+/// [`Verdict::Placement`]), become [`Verdict::Placement`]: the same work took another time, which
+/// is where the code or its data landed, not what it does. Ids without an instruction-count row
 /// keep their verdict.
 pub(super) fn mark_placement(rows: &mut [Row]) {
-    let same: Vec<(String, f64)> = rows
+    let same: Vec<(String, f64, bool)> = rows
         .iter()
-        .filter(|r| r.instrument == Instrument::Icount && r.change_pct.abs() <= r.threshold_pct)
-        .map(|r| (r.id.clone(), r.change_pct))
+        .filter(|r| {
+            r.instrument == Instrument::Icount
+                && (r.change_pct.abs() <= r.threshold_pct || r.verdict == Verdict::Placement)
+        })
+        .map(|r| (r.id.clone(), r.change_pct, r.verdict == Verdict::Placement))
         .collect();
     for r in rows
         .iter_mut()
         .filter(|r| r.instrument == Instrument::Walltime && r.verdict.is_significant())
     {
-        if let Some((_, ir)) = same.iter().find(|(id, _)| *id == r.id) {
+        if let Some((_, ir, by_placement)) = same.iter().find(|(id, _, _)| *id == r.id) {
+            let what = if *by_placement {
+                "instructions differ only as data placement moves them"
+            } else {
+                "same instructions"
+            };
             r.reason = format!(
-                "same instructions ({}); time {}: placement or memory effect, not gated",
+                "{what} ({}); time {}: placement or memory effect, not gated",
                 fmt_change(*ir),
                 fmt_change(r.change_pct)
             );
-            r.evidence
-                .push_str("; instruction counts unchanged (exact)");
+            r.evidence.push_str(if *by_placement {
+                "; instruction counts within their data-placement spread"
+            } else {
+                "; instruction counts unchanged (exact)"
+            });
             r.verdict = Verdict::Placement;
         }
     }
