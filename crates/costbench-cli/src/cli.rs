@@ -564,11 +564,13 @@ pub struct RoundsArgs {
     /// Seconds the rounds beyond --rounds may take in all, over every scenario.
     #[arg(long, value_name = "SECS", default_value_t = crate::run::adaptive::DEFAULT_BUDGET_SECS)]
     pub walltime_budget: u64,
-    /// Run every round in the build as cargo linked it. By default each round of each build runs
-    /// its own code layout (the bench target relinked by lld with --shuffle-sections=*=SEED), so
-    /// that where the linker put a hot loop is part of the spread, not a bias of one build.
-    #[arg(long)]
-    pub fixed_layout: bool,
+    /// The code layout each round of each build runs, so that where the linker put a hot loop is
+    /// part of the spread, not a bias of one build: `shift` moves all code by a seed-chosen
+    /// multiple of 16 bytes (as a pull request moves the code after its edit), `shuffle` puts
+    /// every section in a random order (lld's --shuffle-sections: a far larger change), `off`
+    /// runs the build as cargo linked it.
+    #[arg(long, value_enum, value_name = "MODE", default_value = "shift")]
+    pub layouts: crate::run::layout::LayoutMode,
 }
 
 impl RoundsArgs {
@@ -594,7 +596,7 @@ impl RoundsArgs {
             budget: Duration::from_secs(self.walltime_budget),
             threshold_pct,
             family_alpha,
-            fixed_layout: self.fixed_layout,
+            layouts: self.layouts,
             ..crate::run::Rounds::default()
         })
     }

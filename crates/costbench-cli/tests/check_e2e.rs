@@ -124,10 +124,11 @@ fn check_rev(repo: &Path, out: &Path, rev: &str, extra: &[&str]) -> (Output, Val
     (o, json)
 }
 
-/// Names of the functions of the code layout with link seed `seed` in `dir`, in address order.
-fn function_order(dir: &Path, seed: u64) -> Vec<String> {
+/// Addresses and names of the functions of code layout `seed` of `mode` in `dir`, in address
+/// order.
+fn function_order(dir: &Path, mode: &str, seed: u64) -> Vec<(u64, String)> {
     use object::{Object, ObjectSymbol, SymbolKind};
-    let suffix = format!("-layout{seed}");
+    let suffix = format!("-{mode}{seed}");
     let file = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -141,7 +142,7 @@ fn function_order(dir: &Path, seed: u64) -> Vec<String> {
         .map(|s| (s.address(), s.name().unwrap_or("").to_string()))
         .collect();
     syms.sort();
-    syms.into_iter().map(|(_, n)| n).collect()
+    syms
 }
 
 fn knob(run: &Value) -> &Value {
@@ -298,24 +299,31 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     all.sort_unstable();
     all.dedup();
     assert_eq!(all.len(), 16, "distinct per side and round: {bs:?} {cs:?}");
+    // The default layouts shift all of the program's code by a multiple of 16 bytes: the same
+    // functions in the same order, nearly all of them moved by one distance.
     let layouts = repo
         .path()
         .join("target/costbench/build/default/release/layouts");
-    let order = |seed: u64| function_order(&layouts, seed);
-    let (first, second) = (order(cs[0]), order(cs[1]));
-    assert!(first.len() > 100, "{} functions", first.len());
-    let mut sorted = (first.clone(), second.clone());
-    sorted.0.sort();
-    sorted.1.sort();
-    assert_eq!(sorted.0, sorted.1, "the same functions in both layouts");
-    assert_ne!(
-        first, second,
-        "layouts {} and {} order functions alike",
-        cs[0], cs[1]
+    let (first, second) = (
+        function_order(&layouts, "shift", cs[0]),
+        function_order(&layouts, "shift", cs[1]),
     );
+    assert!(first.len() > 100, "{} functions", first.len());
+    let names = |v: &[(u64, String)]| v.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&first), names(&second), "the same functions in the same order");
+    let mut moved: Vec<i64> = first
+        .iter()
+        .zip(&second)
+        .map(|((a, _), (b, _))| *b as i64 - *a as i64)
+        .collect();
+    moved.sort_unstable();
+    let shift = moved[moved.len() / 2];
+    assert!(shift != 0 && shift % 16 == 0, "moved by {shift}");
+    let same = moved.iter().filter(|m| **m == shift).count();
+    assert!(same * 10 > moved.len() * 9, "{same} of {} moved by {shift}", moved.len());
 
     // Adaptive rounds: between --rounds and --max-rounds, the same on both sides, two looks; and
-    // --fixed-layout runs the builds as cargo linked them, saying so.
+    // --layouts shuffle relinks every round with its functions in another order.
     let (o, _) = check(
         repo.path(),
         out.path(),
@@ -326,7 +334,8 @@ fn check_against_a_git_revision_finds_a_known_regression() {
             "8",
             "--max-rounds",
             "10",
-            "--fixed-layout",
+            "--layouts",
+            "shuffle",
         ],
     );
     assert!(
@@ -349,14 +358,21 @@ fn check_against_a_git_revision_finds_a_known_regression() {
         (&bp["looks"], &cp["looks"]),
         (&Value::from(2), &Value::from(2))
     );
-    assert!(bp.get("round_layouts").is_none(), "{bp}");
-    assert!(
-        cp["layout_note"]
-            .as_str()
-            .unwrap()
-            .contains("--fixed-layout"),
-        "{cp}"
+    let cs: Vec<u64> = cp["round_layouts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap())
+        .collect();
+    let (first, second) = (
+        function_order(&layouts, "shuffle", cs[0]),
+        function_order(&layouts, "shuffle", cs[1]),
     );
+    let (mut a, mut b) = (names(&first), names(&second));
+    assert_ne!(a, b, "layouts {} and {} order functions alike", cs[0], cs[1]);
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "the same functions in both layouts");
 
     // Baselines of several commits share one build directory: going back to a commit whose
     // worktree is still there must measure that commit, not the one built last (cargo would take

@@ -46,8 +46,8 @@ pub struct Rounds {
     /// The side the others are judged against at a look (the baseline; for variants the
     /// matrix's baseline).
     pub baseline_side: usize,
-    /// Run every round of a side in the build as cargo linked it (`--fixed-layout`).
-    pub fixed_layout: bool,
+    /// How each round's code layout differs from the build as cargo linked it (`--layouts`).
+    pub layouts: super::layout::LayoutMode,
 }
 
 impl Default for Rounds {
@@ -63,7 +63,7 @@ impl Default for Rounds {
             threshold_pct: crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
             family_alpha: crate::compare::DEFAULT_FAMILY_ALPHA,
             baseline_side: 0,
-            fixed_layout: false,
+            layouts: super::layout::LayoutMode::Shift,
         }
     }
 }

@@ -47,8 +47,11 @@ pub(super) fn walltime_interleaved(
 ) -> Result<()> {
     let pairing = environment::new_run_id();
     let exes: Vec<&std::path::Path> = sessions.iter().map(|s| s.bin.exe.as_path()).collect();
-    let layouts = Layouts::prepare(&exes, rounds.fixed_layout);
-    if let Some(note) = layouts.note().filter(|_| !rounds.fixed_layout) {
+    let layouts = Layouts::prepare(&exes, rounds.layouts);
+    if let Some(note) = layouts
+        .note()
+        .filter(|_| rounds.layouts != super::layout::LayoutMode::Off)
+    {
         sessions[0].progress.suspend(|| eprintln!("note: {note}"));
     }
     // Scenarios in first-seen order over all sides; each runs on the sides that have it.

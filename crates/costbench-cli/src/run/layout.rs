@@ -1,7 +1,14 @@
-//! Code layouts for interleaved wall time: the bench binary relinked with another function
-//! order for every round of every side, so that where the linker happened to put a hot loop
-//! (which moves wall time by tens of percent with identical instructions) is part of the
-//! round-to-round spread `compare` judges a change against, not a bias of one side.
+//! Code layouts for interleaved wall time: the bench binary relinked into another layout for
+//! every round of every side, so that where the linker happened to put a hot loop (which moves
+//! wall time by tens of percent with identical instructions) is part of the round-to-round
+//! spread `compare` judges a change against, not a bias of one side.
+//!
+//! Two kinds of layout ([`LayoutMode`]): `shift` (the default) puts a padding section of 16 to
+//! 4,080 bytes in front of the program's code, moving every function by the same multiple of 16
+//! bytes, as a pull request moves the code after the function it edits; `shuffle` has lld put
+//! every input section in a random order (`--shuffle-sections`), a far larger change than a pull
+//! request makes, under which most of the built-in suite's scenarios spread by more than 5 %
+//! (docs/accuracy.md).
 //!
 //! This module owns reading the link command rustc printed when it linked the bench target
 //! (`--print link-args`, stored beside the executable by `cargo::build_with` as `EXE.link-args`),
@@ -15,6 +22,68 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
+
+/// How each round's code layout differs from the build as cargo linked it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayoutMode {
+    /// Every function moved by the same seed-chosen multiple of 16 bytes (a padding section in
+    /// front of the code): the alignment changes a pull request causes downstream of its edit.
+    Shift,
+    /// Every input section in a seed-chosen random order (lld's `--shuffle-sections`).
+    Shuffle,
+    /// Every round runs the build as cargo linked it.
+    Off,
+}
+
+impl LayoutMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            LayoutMode::Shift => "shift",
+            LayoutMode::Shuffle => "shuffle",
+            LayoutMode::Off => "off",
+        }
+    }
+}
+
+/// The global symbol of the padding section (a `--undefined` root, so `--gc-sections` keeps it).
+const PAD_SYMBOL: &str = "__costbench_layout_pad";
+
+/// Bytes of padding in front of the code for `seed`: a multiple of 16 (functions are 16-byte
+/// aligned, so every function moves as a whole) from 16 to 4,080, spread over a page by a
+/// SplitMix64 step of the seed.
+pub fn pad_bytes(seed: u64) -> usize {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    16 * (1 + (z % 255) as usize)
+}
+
+/// A relocatable ELF object for `arch` holding one executable section of `bytes` bytes of `int3`
+/// with the global symbol [`PAD_SYMBOL`].
+fn pad_object(arch: object::Architecture, bytes: usize) -> Result<Vec<u8>> {
+    use object::write::{Object, Symbol, SymbolSection};
+    use object::{BinaryFormat, Endianness, SectionKind, SymbolFlags, SymbolKind, SymbolScope};
+    let mut obj = Object::new(BinaryFormat::Elf, arch, Endianness::Little);
+    let section = obj.add_section(
+        Vec::new(),
+        b".text.costbench_layout_pad".to_vec(),
+        SectionKind::Text,
+    );
+    let value = obj.append_section_data(section, &vec![0xcc; bytes], 16);
+    obj.add_symbol(Symbol {
+        name: PAD_SYMBOL.as_bytes().to_vec(),
+        value,
+        size: bytes as u64,
+        kind: SymbolKind::Text,
+        scope: SymbolScope::Linkage,
+        weak: false,
+        section: SymbolSection::Section(section),
+        flags: SymbolFlags::None,
+    });
+    obj.write()
+        .map_err(|e| anyhow::anyhow!("cannot write a padding object: {e}"))
+}
 
 /// Suffix of the file beside the executable that holds rustc's printed link command.
 pub const LINK_ARGS_SUFFIX: &str = ".link-args";
@@ -156,7 +225,13 @@ impl LinkLine {
 
     /// The command that links the same objects into `out` with lld's section order shuffled by
     /// `seed`, without debug information (layout binaries only run wall time).
-    pub fn relink_command(&self, seed: u64, out: &Path) -> Result<Command> {
+    pub fn relink_command(
+        &self,
+        mode: LayoutMode,
+        seed: u64,
+        pad: Option<&Path>,
+        out: &Path,
+    ) -> Result<Command> {
         let Some(flavor) = self.flavor() else {
             bail!("{}", NOT_LLD);
         };
@@ -165,10 +240,22 @@ impl LinkLine {
         };
         let mut args = self.args.clone();
         args[o + 1] = out.as_os_str().to_owned();
-        let extra = [
-            format!("--shuffle-sections=*={seed}"),
-            "--strip-debug".into(),
-        ];
+        let mut extra = vec!["--strip-debug".to_string()];
+        match (mode, pad) {
+            (LayoutMode::Shuffle, _) => extra.push(format!("--shuffle-sections=*={seed}")),
+            (LayoutMode::Shift, Some(pad)) => {
+                // In front of the first object of the program's own (after the C runtime's start
+                // files, which the compiler driver adds itself), so that all of its code moves.
+                let first = args
+                    .iter()
+                    .position(|a| a.to_string_lossy().ends_with(".o"))
+                    .unwrap_or(0);
+                args.insert(first, pad.as_os_str().to_owned());
+                extra.push(format!("--undefined={PAD_SYMBOL}"));
+            }
+            (LayoutMode::Shift, None) => bail!("a shifted layout needs its padding object"),
+            (LayoutMode::Off, _) => bail!("layouts are off"),
+        }
         for e in extra {
             args.push(match flavor {
                 Flavor::CcLld => format!("-Wl,{e}").into(),
@@ -196,9 +283,41 @@ impl LinkLine {
 /// Why layouts are off with another linker.
 pub const NOT_LLD: &str = "the linker is not lld: code layouts not varied";
 
-/// Relinks `link` into `out` with seed `seed` (see [`LinkLine::relink_command`]).
-pub fn relink(link: &LinkLine, seed: u64, out: &Path) -> Result<()> {
-    let mut cmd = link.relink_command(seed, out)?;
+/// Relinks `link` into `out` in layout `seed` of `mode` (see [`LinkLine::relink_command`]); a
+/// shifted layout's padding object is written beside `out` and removed after.
+pub fn relink(
+    link: &LinkLine,
+    mode: LayoutMode,
+    arch: object::Architecture,
+    seed: u64,
+    out: &Path,
+) -> Result<()> {
+    let pad = match mode {
+        LayoutMode::Shift => {
+            let mut name = out.as_os_str().to_owned();
+            name.push(".pad.o");
+            let path = PathBuf::from(name);
+            std::fs::write(&path, pad_object(arch, pad_bytes(seed))?)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Some(path)
+        }
+        LayoutMode::Shuffle | LayoutMode::Off => None,
+    };
+    let result = relink_with(link, mode, seed, pad.as_deref(), out);
+    if let Some(p) = pad {
+        let _ = std::fs::remove_file(p);
+    }
+    result
+}
+
+fn relink_with(
+    link: &LinkLine,
+    mode: LayoutMode,
+    seed: u64,
+    pad: Option<&Path>,
+    out: &Path,
+) -> Result<()> {
+    let mut cmd = link.relink_command(mode, seed, pad, out)?;
     let res = cmd
         .output()
         .with_context(|| format!("cannot run the linker {:?}", link.program))?;
@@ -348,12 +467,15 @@ struct Side {
     stem: String,
     /// When the link command was written: layouts older than this are of an earlier build.
     stamp: SystemTime,
+    /// The executable's architecture, for a padding object.
+    arch: object::Architecture,
 }
 
 /// The code layouts of every side of one interleaved session: on for all sides or for none
 /// (with a note saying why), so that every side's rounds carry the same kind of spread.
 #[derive(Debug)]
 pub struct Layouts {
+    mode: LayoutMode,
     sides: Vec<Side>,
     count: usize,
     note: Option<String>,
@@ -364,15 +486,16 @@ pub struct Layouts {
 impl Layouts {
     /// Layouts for the executables of every side (in side order). Off, with `note` saying why,
     /// when `fixed` (the user's `--fixed-layout`) or when any side cannot be relinked.
-    pub fn prepare(exes: &[&Path], fixed: bool) -> Layouts {
+    pub fn prepare(exes: &[&Path], mode: LayoutMode) -> Layouts {
         let off = |note: String| Layouts {
+            mode: LayoutMode::Off,
             sides: Vec::new(),
             count: exes.len(),
             note: Some(note),
             relinked: Default::default(),
         };
-        if fixed {
-            return off("--fixed-layout: code layouts not varied".into());
+        if mode == LayoutMode::Off {
+            return off("--layouts off: code layouts not varied".into());
         }
         let mut sides = Vec::new();
         for exe in exes {
@@ -382,6 +505,7 @@ impl Layouts {
             }
         }
         Layouts {
+            mode,
             sides,
             count: exes.len(),
             note: None,
@@ -423,7 +547,16 @@ impl Layouts {
             .and_then(Path::parent)
             .unwrap_or(Path::new("."))
             .join("layouts");
+        let arch = {
+            use object::Object as _;
+            let data =
+                std::fs::read(exe).with_context(|| format!("cannot read {}", exe.display()))?;
+            object::File::parse(&*data)
+                .with_context(|| format!("{} is not an executable object can read", exe.display()))?
+                .architecture()
+        };
         Ok(Side {
+            arch,
             link,
             dir,
             stem: exe
@@ -462,7 +595,9 @@ impl Layouts {
             return Ok(None);
         };
         let seed = seed(side, round, self.count);
-        let out = s.dir.join(format!("{}-layout{seed}", s.stem));
+        let out = s
+            .dir
+            .join(format!("{}-{}{seed}", s.stem, self.mode.name()));
         let current = std::fs::metadata(&out)
             .and_then(|m| m.modified())
             .is_ok_and(|t| t >= s.stamp);
@@ -472,14 +607,14 @@ impl Layouts {
             // Link to a temporary name first: an interrupted link must not look current.
             let tmp = s.dir.join(format!(".{}-layout{seed}.tmp", s.stem));
             let start = std::time::Instant::now();
-            relink(&s.link, seed, &tmp)
+            relink(&s.link, self.mode, s.arch, seed, &tmp)
                 .and_then(|()| {
                     std::fs::rename(&tmp, &out)
                         .with_context(|| format!("cannot write {}", out.display()))
                 })
                 .with_context(|| {
                     format!(
-                        "cannot build code layout {seed} of {} (pass --fixed-layout to measure \
+                        "cannot build code layout {seed} of {} (pass --layouts off to measure \
                          without layouts)",
                         s.stem
                     )
@@ -520,17 +655,61 @@ mod tests {
     #[test]
     fn relink_replaces_the_output_and_adds_the_shuffle() {
         let l = LinkLine::parse(LINE).unwrap();
-        let cmd = l.relink_command(7, Path::new("/tmp/out")).unwrap();
+        let cmd = l
+            .relink_command(LayoutMode::Shuffle, 7, None, Path::new("/tmp/out"))
+            .unwrap();
         let args: Vec<_> = cmd.get_args().collect();
         let o = args.iter().position(|a| *a == "-o").unwrap();
         assert_eq!(args[o + 1], "/tmp/out");
         assert_eq!(args.iter().filter(|a| **a == "-o").count(), 1);
         let n = args.len();
-        assert_eq!(args[n - 2], "-Wl,--shuffle-sections=*=7");
-        assert_eq!(args[n - 1], "-Wl,--strip-debug");
+        assert_eq!(args[n - 2], "-Wl,--strip-debug");
+        assert_eq!(args[n - 1], "-Wl,--shuffle-sections=*=7");
         assert!(cmd
             .get_envs()
             .any(|(k, v)| k == "LC_ALL" && v == Some("C".as_ref())));
+    }
+
+    #[test]
+    fn a_shift_puts_the_padding_before_the_programs_first_object() {
+        let l = LinkLine::parse(LINE).unwrap();
+        let pad = Path::new("/tmp/out.pad.o");
+        let cmd = l
+            .relink_command(LayoutMode::Shift, 7, Some(pad), Path::new("/tmp/out"))
+            .unwrap();
+        let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy()).collect();
+        let p = args.iter().position(|a| a == "/tmp/out.pad.o").unwrap();
+        assert!(args[p + 1].ends_with(".o"), "{}", args[p + 1]);
+        assert!(!args[..p].iter().any(|a| a.ends_with(".o")), "{args:?}");
+        assert_eq!(args.last().unwrap(), "-Wl,--undefined=__costbench_layout_pad");
+        assert!(l
+            .relink_command(LayoutMode::Shift, 7, None, Path::new("o"))
+            .is_err());
+    }
+
+    #[test]
+    fn padding_is_a_multiple_of_16_within_a_page_and_varies_with_the_seed() {
+        let pads: Vec<usize> = (1..=64).map(pad_bytes).collect();
+        assert!(pads.iter().all(|p| p % 16 == 0 && (16..=4080).contains(p)));
+        let mut distinct = pads.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert!(distinct.len() > 50, "{} distinct of 64", distinct.len());
+        // Every alignment class of a 64-byte line is reached.
+        for class in [0, 16, 32, 48] {
+            assert!(pads.iter().any(|p| p % 64 == class), "{class}");
+        }
+    }
+
+    #[test]
+    fn the_padding_object_is_an_elf_relocatable_with_its_symbol() {
+        use object::{Object, ObjectSection, ObjectSymbol};
+        let bytes = pad_object(object::Architecture::X86_64, 48).unwrap();
+        let obj = object::File::parse(&*bytes).unwrap();
+        assert_eq!(obj.kind(), object::ObjectKind::Relocatable);
+        let s = obj.section_by_name(".text.costbench_layout_pad").unwrap();
+        assert_eq!(s.size(), 48);
+        assert!(obj.symbols().any(|s| s.name() == Ok(PAD_SYMBOL) && s.is_global()));
     }
 
     #[test]
@@ -546,12 +725,16 @@ mod tests {
         assert_eq!(l.output().unwrap(), "a\u{e9}");
         assert_eq!(l.args[2], OsString::from_vec(vec![0xff]));
         assert_eq!(l.flavor(), Some(Flavor::Lld));
-        let cmd = l.relink_command(3, Path::new("o")).unwrap();
+        let cmd = l
+            .relink_command(LayoutMode::Shuffle, 3, None, Path::new("o"))
+            .unwrap();
         assert!(cmd.get_args().any(|a| a == "--shuffle-sections=*=3"));
 
         let bfd = LinkLine::parse(r#""cc" "-fuse-ld=lld" "-fuse-ld=bfd" "-o" "x""#).unwrap();
         assert_eq!(bfd.flavor(), None);
-        let e = bfd.relink_command(1, Path::new("o")).unwrap_err();
+        let e = bfd
+            .relink_command(LayoutMode::Shuffle, 1, None, Path::new("o"))
+            .unwrap_err();
         assert_eq!(e.to_string(), NOT_LLD);
         assert_eq!(
             LinkLine::parse(r#""cc" "-o" "x""#).unwrap().flavor(),
@@ -583,11 +766,11 @@ mod tests {
             }
         }
         assert_eq!(seed(1, 2, 2), 6);
-        let fixed = Layouts::prepare(&[Path::new("/nonexistent")], true);
+        let fixed = Layouts::prepare(&[Path::new("/nonexistent")], LayoutMode::Off);
         assert!(!fixed.varied());
-        assert!(fixed.note().unwrap().contains("--fixed-layout"));
+        assert!(fixed.note().unwrap().contains("--layouts off"));
         assert!(fixed.seeds(0, 3).is_empty());
-        let missing = Layouts::prepare(&[Path::new("/nonexistent/x")], false);
+        let missing = Layouts::prepare(&[Path::new("/nonexistent/x")], LayoutMode::Shift);
         assert!(missing.note().unwrap().contains("no link command"));
     }
 }
