@@ -18,7 +18,8 @@
 #
 # Usage: scripts/accuracy.sh [AA_CHECKS [POWER_CHECKS [HISTORY_RUNS]]]   (defaults 20, 10, 11)
 #        PARTS="aa power unpaired" selects parts (default all three);
-#        KEEP=DIR keeps each check's JSON and output directories as DIR/PART-N/.
+#        KEEP=DIR keeps each check's JSON and output directories as DIR/PART-N/;
+#        CHECK_ARGS="..." adds options to every check (e.g. --layouts shuffle).
 # Needs python3 (parses JSON). Prints one line per check, then the totals; docs/accuracy.md
 # records a measured set.
 set -euo pipefail
@@ -100,7 +101,7 @@ check() {
   start=$(date +%s)
   set +e
   "$cb" check --manifest-path "$tree/Cargo.toml" --baseline-rev HEAD --format json --no-history \
-    --output-dir "$scratch/out" "$@" >"$scratch/check.json" 2>"$scratch/check.err"
+    --output-dir "$scratch/out" ${CHECK_ARGS:-} "$@" >"$scratch/check.json" 2>"$scratch/check.err"
   code=$?
   set -e
   secs=$(($(date +%s) - start))
