@@ -100,6 +100,20 @@ pub fn is_placement_dependent(name: &str) -> Option<&'static str> {
     (string_family && !name.contains("::")).then_some("mem*/str*")
 }
 
+/// glibc malloc's internal functions, which the public ones reach or not depending on the heap's
+/// state (a tcache hit returns before `_int_malloc`).
+fn is_internal(name: &str) -> bool {
+    let name = name.split('\'').next().unwrap_or(name);
+    name.starts_with("_int_")
+        || name.starts_with("tcache_")
+        || matches!(
+            name,
+            "unlink_chunk" | "malloc_consolidate" | "sysmalloc" | "_mid_memalign"
+        )
+        || name.starts_with("unlink_chunk.")
+        || name.starts_with("malloc_consolidate.")
+}
+
 /// The note of [`FunctionChanges::placement_note`], when at least [`PLACEMENT_SHARE`] of the
 /// change between the two profiles is in placement-dependent functions.
 pub fn placement_note(
@@ -128,6 +142,21 @@ pub fn placement_note(
     }
     let share: f64 = inside.iter().map(|(d, _, _)| d).sum::<f64>() / total;
     if share < PLACEMENT_SHARE {
+        return None;
+    }
+    // The same work enters those paths as often on both sides: otherwise the change is more or
+    // fewer allocations or comparisons (real work), not where their data lay. glibc's internal
+    // functions (`_int_malloc`, ...) are left out: whether malloc reaches them at all (a tcache
+    // hit or miss) is itself a matter of the heap's state.
+    let entered = |p: &Profile, ops: f64| -> f64 {
+        p.calls
+            .iter()
+            .filter(|(n, _)| is_placement_dependent(n).is_some() && !is_internal(n))
+            .map(|(_, c)| *c as f64)
+            .sum::<f64>()
+            / ops
+    };
+    if entered(base, bo) != entered(cand, co) {
         return None;
     }
     inside.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
@@ -236,14 +265,41 @@ pub fn attach(
                 placement_note: None,
             },
         };
+        if let Some(note) = &entry.placement_note {
+            for r in cmp.rows.iter_mut().filter(|r| {
+                r.id == entry.id && r.instrument == Instrument::Icount && r.verdict.is_significant()
+            }) {
+                r.verdict = Verdict::Placement;
+                r.reason = format!("{note}; calls into them unchanged");
+                r.evidence
+                    .push_str("; callgrind function profiles of both sides");
+            }
+        }
         cmp.functions.push(entry);
     }
+    // Their wall time, if it moved, moved with placement too.
+    super::judge::mark_placement(&mut cmp.rows);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::measure::callgrind::profile::parse;
+
+    #[test]
+    fn a_change_with_more_calls_into_the_allocator_is_real_work() {
+        // The same calls into malloc, more instructions inside it: placement.
+        let p = |calls: u64, inside: u64| {
+            parse(&format!(
+                "events: Ir\nfn=(1) main\n1 10\ncfn=(2) malloc\ncalls={calls} 1\n1 {inside}\nfn=(2)\n1 {inside}\n"
+            ))
+            .unwrap()
+        };
+        assert!(placement_note(&p(4, 100), &p(4, 120), 1, 1).is_some());
+        // One more call: more allocations, not placement.
+        assert!(placement_note(&p(4, 100), &p(5, 120), 1, 1).is_none());
+        assert_eq!(p(4, 100).calls["malloc"], 4);
+    }
 
     #[test]
     fn largest_self_change_first_per_op() {

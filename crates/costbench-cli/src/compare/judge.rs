@@ -317,7 +317,7 @@ pub(super) fn unpaired(
 /// [`Verdict::Placement`]), become [`Verdict::Placement`]: the same work took another time, which
 /// is where the code or its data landed, not what it does. Ids without an instruction-count row
 /// keep their verdict.
-pub(super) fn mark_placement(rows: &mut [Row]) {
+pub(crate) fn mark_placement(rows: &mut [Row]) {
     let same: Vec<(String, f64, bool)> = rows
         .iter()
         .filter(|r| {

@@ -30,6 +30,9 @@ pub struct FunctionCost {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
     pub functions: HashMap<String, FunctionCost>,
+    /// Calls into each function by name (the `calls=COUNT` lines after `cfn=`): how often it was
+    /// entered, whatever its callers.
+    pub calls: HashMap<String, u64>,
     /// Sum of every self cost: the file's total.
     pub total: u64,
 }
@@ -67,6 +70,7 @@ pub fn parse(text: &str) -> Result<Profile> {
     let mut profile = Profile::default();
     let mut current: Option<String> = None;
     let mut pending_call = false;
+    let mut callee: Option<String> = None;
     let mut saw_events = false;
     let mut position_columns = 1;
     for (no, line) in text.lines().enumerate() {
@@ -105,11 +109,21 @@ pub fn parse(text: &str) -> Result<Profile> {
                 current = Some(n);
                 pending_call = false;
             }
-            // The callee's name is not needed, but its id must be remembered.
             "cfn" => {
-                name(value, &mut fn_names).with_context(|| format!("line {line_no}"))?;
+                callee =
+                    Some(name(value, &mut fn_names).with_context(|| format!("line {line_no}"))?);
             }
-            "calls" => pending_call = true,
+            "calls" => {
+                pending_call = true;
+                let count: u64 = value
+                    .split_ascii_whitespace()
+                    .next()
+                    .and_then(|c| c.parse().ok())
+                    .with_context(|| format!("line {line_no}: no call count in {line:?}"))?;
+                if let Some(c) = &callee {
+                    *profile.calls.entry(c.clone()).or_default() += count;
+                }
+            }
             // `jump=`/`jcnd=` lines carry jump counts, not costs; a position-only line after
             // them parses as a zero cost.
             _ if line.starts_with("events:") => saw_events = true,
