@@ -310,7 +310,11 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     );
     assert!(first.len() > 100, "{} functions", first.len());
     let names = |v: &[(u64, String)]| v.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>();
-    assert_eq!(names(&first), names(&second), "the same functions in the same order");
+    assert_eq!(
+        names(&first),
+        names(&second),
+        "the same functions in the same order"
+    );
     let mut moved: Vec<i64> = first
         .iter()
         .zip(&second)
@@ -320,7 +324,11 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     let shift = moved[moved.len() / 2];
     assert!(shift != 0 && shift % 16 == 0, "moved by {shift}");
     let same = moved.iter().filter(|m| **m == shift).count();
-    assert!(same * 10 > moved.len() * 9, "{same} of {} moved by {shift}", moved.len());
+    assert!(
+        same * 10 > moved.len() * 9,
+        "{same} of {} moved by {shift}",
+        moved.len()
+    );
 
     // Adaptive rounds: between --rounds and --max-rounds, the same on both sides, two looks; and
     // --layouts shuffle relinks every round with its functions in another order.
@@ -369,7 +377,11 @@ fn check_against_a_git_revision_finds_a_known_regression() {
         function_order(&layouts, "shuffle", cs[1]),
     );
     let (mut a, mut b) = (names(&first), names(&second));
-    assert_ne!(a, b, "layouts {} and {} order functions alike", cs[0], cs[1]);
+    assert_ne!(
+        a, b,
+        "layouts {} and {} order functions alike",
+        cs[0], cs[1]
+    );
     a.sort();
     b.sort();
     assert_eq!(a, b, "the same functions in both layouts");

@@ -595,9 +595,7 @@ impl Layouts {
             return Ok(None);
         };
         let seed = seed(side, round, self.count);
-        let out = s
-            .dir
-            .join(format!("{}-{}{seed}", s.stem, self.mode.name()));
+        let out = s.dir.join(format!("{}-{}{seed}", s.stem, self.mode.name()));
         let current = std::fs::metadata(&out)
             .and_then(|m| m.modified())
             .is_ok_and(|t| t >= s.stamp);
@@ -681,7 +679,10 @@ mod tests {
         let p = args.iter().position(|a| a == "/tmp/out.pad.o").unwrap();
         assert!(args[p + 1].ends_with(".o"), "{}", args[p + 1]);
         assert!(!args[..p].iter().any(|a| a.ends_with(".o")), "{args:?}");
-        assert_eq!(args.last().unwrap(), "-Wl,--undefined=__costbench_layout_pad");
+        assert_eq!(
+            args.last().unwrap(),
+            "-Wl,--undefined=__costbench_layout_pad"
+        );
         assert!(l
             .relink_command(LayoutMode::Shift, 7, None, Path::new("o"))
             .is_err());
@@ -709,7 +710,9 @@ mod tests {
         assert_eq!(obj.kind(), object::ObjectKind::Relocatable);
         let s = obj.section_by_name(".text.costbench_layout_pad").unwrap();
         assert_eq!(s.size(), 48);
-        assert!(obj.symbols().any(|s| s.name() == Ok(PAD_SYMBOL) && s.is_global()));
+        assert!(obj
+            .symbols()
+            .any(|s| s.name() == Ok(PAD_SYMBOL) && s.is_global()));
     }
 
     #[test]
