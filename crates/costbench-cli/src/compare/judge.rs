@@ -98,11 +98,7 @@ pub(super) fn paired_rounds(b: &ScenarioResult, c: &ScenarioResult) -> Option<Ro
     }
     let (br, cr) = (&bp.round_min_ns_per_op, &cp.round_min_ns_per_op);
     (br.len() == cr.len()).then(|| Rounds {
-        d: br
-            .iter()
-            .zip(cr)
-            .filter_map(|(b, c)| paired::log_ratio(*b, *c))
-            .collect(),
+        d: paired::log_ratios(br, cr),
         looks: bp.looks.unwrap_or(1).max(cp.looks.unwrap_or(1)).max(1),
         layouts_varied: !bp.round_layouts.is_empty() && !cp.round_layouts.is_empty(),
     })

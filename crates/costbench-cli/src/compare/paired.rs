@@ -21,6 +21,15 @@ pub fn log_ratio(base: f64, cand: f64) -> Option<f64> {
     (base.is_finite() && cand.is_finite() && base > 0.0 && cand > 0.0).then(|| (cand / base).ln())
 }
 
+/// Per-round log ratios `ln(cand_k / base_k)` of two sides' round figures, over the rounds both
+/// have, skipping rounds without two positive figures.
+pub fn log_ratios(base: &[f64], cand: &[f64]) -> Vec<f64> {
+    base.iter()
+        .zip(cand)
+        .filter_map(|(&b, &c)| log_ratio(b, c))
+        .collect()
+}
+
 /// Hodges–Lehmann estimate and confidence interval of the ratio `cand / base`, from the
 /// per-round log ratios `d` (see [`log_ratio`]). `None` with fewer than [`MIN_ROUNDS`] rounds.
 /// The interval's actual coverage is the smallest attainable one at or above `level`.
@@ -245,12 +254,7 @@ mod tests {
 
     /// [`log_ratio_ci`] of paired per-round figures.
     fn ratio_ci(base: &[f64], cand: &[f64], level: f64) -> Option<(f64, RatioCi)> {
-        let d: Vec<f64> = base
-            .iter()
-            .zip(cand)
-            .filter_map(|(b, c)| log_ratio(*b, *c))
-            .collect();
-        log_ratio_ci(&d, level)
+        log_ratio_ci(&log_ratios(base, cand), level)
     }
 
     #[test]

@@ -92,15 +92,6 @@ pub fn round_min_ns_per_op(m: &WalltimeSamples, ops: u64) -> Option<f64> {
         .then(|| min as f64 / m.iterations_per_sample as f64 / ops as f64)
 }
 
-/// Per-round log ratios `ln(cand_k / base_k)` of two sides' round figures, over the rounds both
-/// have.
-pub fn log_ratios(base: &[f64], cand: &[f64]) -> Vec<f64> {
-    base.iter()
-        .zip(cand)
-        .filter_map(|(&b, &c)| paired::log_ratio(b, c))
-        .collect()
-}
-
 /// Whether a scenario is done at a look: every comparison's rounds (`d`, per-round log ratios)
 /// resolve `threshold_pct` at `alpha`. Too few usable rounds count as unresolved.
 pub fn resolved(ds: &[Vec<f64>], threshold_pct: f64, alpha: f64) -> bool {
@@ -169,7 +160,7 @@ mod tests {
         };
         assert_eq!(round_min_ns_per_op(&m, 2), Some(100.0));
         assert_eq!(round_min_ns_per_op(&m, 0), None);
-        let d = log_ratios(&[100.0, 200.0, 0.0], &[110.0, 200.0, 5.0, 7.0]);
+        let d = paired::log_ratios(&[100.0, 200.0, 0.0], &[110.0, 200.0, 5.0, 7.0]);
         assert_eq!(d.len(), 2);
         assert!((d[0] - 1.1f64.ln()).abs() < 1e-12);
         assert_eq!(d[1], 0.0);

@@ -210,7 +210,7 @@ fn log_ratios(sc: &Scenario, rounds: &Rounds) -> Vec<Vec<f64>> {
         let Some(base) = figures(b, id) else { continue };
         for i in (0..sc.on.len()).filter(|&i| i != b) {
             if let Some(cand) = figures(i, id) {
-                ds.push(adaptive::log_ratios(&base, &cand));
+                ds.push(crate::compare::paired::log_ratios(&base, &cand));
             }
         }
     }
