@@ -272,6 +272,42 @@ struct ArtifactMessage {
     executable: Option<PathBuf>,
 }
 
+/// Where the compiler starts functions and the blocks that nothing falls into (`--code-align`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum CodeAlign {
+    /// On 64-byte (cache-line) boundaries: a function that did not change then sits the same
+    /// way in every cache line and fetch block, however much code before it moved. The padding
+    /// is never executed, so instruction counts are those of a plain build.
+    #[default]
+    #[value(name = "64")]
+    CacheLine,
+    /// As rustc and LLVM place them (functions on 16 bytes).
+    Off,
+}
+
+impl CodeAlign {
+    /// The rustc flags that apply it, unless the user's own flags already set either option
+    /// (LLVM refuses an option given twice).
+    fn flags(self, user: &[String]) -> Vec<String> {
+        const OPTIONS: [&str; 2] = ["align-all-functions", "align-all-nofallthru-blocks"];
+        if self == CodeAlign::Off || user.iter().any(|f| OPTIONS.iter().any(|o| f.contains(o))) {
+            return Vec::new();
+        }
+        OPTIONS
+            .iter()
+            .flat_map(|o| ["-C".to_string(), format!("llvm-args=-{o}=6")])
+            .collect()
+    }
+
+    /// How run.json names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CodeAlign::CacheLine => "64",
+            CodeAlign::Off => "off",
+        }
+    }
+}
+
 /// How to build one variant of the bench target. The default is the plain bench profile.
 #[derive(Debug, Clone, Default)]
 pub struct BuildSettings {
@@ -290,6 +326,8 @@ pub struct BuildSettings {
     pub target_triple: Option<String>,
     /// Capture cargo's stderr (returned in the error on failure) instead of showing it live.
     pub capture_stderr: bool,
+    /// Function and block alignment.
+    pub code_align: CodeAlign,
 }
 
 /// A built bench executable.
@@ -323,10 +361,16 @@ impl std::error::Error for BuildError {}
 
 /// Builds the bench target with the bench profile (optimised, line tables on) into
 /// `TARGET/costbench/build/VARIANT` and returns the executable.
-pub fn build(target: &BenchTarget, variant: &str, quiet: bool) -> Result<PathBuf> {
+pub fn build(
+    target: &BenchTarget,
+    variant: &str,
+    quiet: bool,
+    code_align: CodeAlign,
+) -> Result<PathBuf> {
     let settings = BuildSettings {
         variant: variant.to_string(),
         capture_stderr: quiet,
+        code_align,
         ..BuildSettings::default()
     };
     match build_with(target, &settings) {
@@ -392,18 +436,21 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
     if let Some(t) = &settings.target_triple {
         cmd.args(["--target", t]);
     }
-    if !settings.rustflags.is_empty() {
-        // CARGO_ENCODED_RUSTFLAGS takes precedence over RUSTFLAGS and build.rustflags and
-        // keeps flags with spaces whole; the user's own flags are kept in front of ours.
-        let mut flags: Vec<String> = match std::env::var("CARGO_ENCODED_RUSTFLAGS") {
-            Ok(s) if !s.is_empty() => s.split('\x1f').map(str::to_string).collect(),
-            _ => std::env::var("RUSTFLAGS")
-                .unwrap_or_default()
-                .split_whitespace()
-                .map(str::to_string)
-                .collect(),
-        };
-        flags.extend(settings.rustflags.iter().cloned());
+    // CARGO_ENCODED_RUSTFLAGS takes precedence over RUSTFLAGS and build.rustflags and keeps
+    // flags with spaces whole; the user's own flags are kept in front of ours.
+    let mut flags: Vec<String> = match std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+        Ok(s) if !s.is_empty() => s.split('\x1f').map(str::to_string).collect(),
+        _ => std::env::var("RUSTFLAGS")
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+    };
+    let users = flags.len();
+    flags.extend(settings.rustflags.iter().cloned());
+    let align = settings.code_align.flags(&flags);
+    flags.extend(align);
+    if flags.len() > users {
         cmd.env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
     }
     // After `--`: for the bench target only (its dependencies' objects are already in their
@@ -505,6 +552,26 @@ fn keep_link_command(exe: &Path, link: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_alignment_asks_llvm_for_cache_lines_unless_the_user_already_chose() {
+        let flags = CodeAlign::CacheLine.flags(&[]);
+        assert_eq!(
+            flags,
+            [
+                "-C",
+                "llvm-args=-align-all-functions=6",
+                "-C",
+                "llvm-args=-align-all-nofallthru-blocks=6"
+            ]
+        );
+        assert!(CodeAlign::Off.flags(&[]).is_empty());
+        let user = [
+            "-C".to_string(),
+            "llvm-args=-align-all-functions=5".to_string(),
+        ];
+        assert!(CodeAlign::CacheLine.flags(&user).is_empty());
+    }
 
     fn meta() -> Metadata {
         let pkg = |name: &str, benches: &[&str], uses: bool| Package {

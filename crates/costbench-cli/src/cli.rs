@@ -501,6 +501,18 @@ pub struct MeasureArgs {
     /// Seconds after which a scenario's child process is killed and the scenario reported failed.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub timeout: u64,
+    /// The CPU that wall-time children run on: `auto` picks the last CPU this process may use,
+    /// a number picks that CPU, `any` leaves it to the scheduler. On one CPU, the builds of a
+    /// paired comparison take turns on the same core and share its speed; on the project's VM
+    /// the two vCPUs changed speed independently, by up to 2x for seconds at a time.
+    #[arg(long, value_name = "CPU|auto|any", default_value = "auto")]
+    pub walltime_cpu: String,
+    /// Function alignment of every build: `64` starts each function (and each block that
+    /// nothing falls into) on a cache line, so that code moved by an unrelated change does not
+    /// move the code measured within its cache lines (never-executed padding: instruction counts
+    /// are unchanged); `off` builds as rustc does.
+    #[arg(long, value_enum, value_name = "64|off", default_value = "64")]
+    pub code_align: crate::cargo::CodeAlign,
     /// Print only errors (no progress, no table).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -761,7 +773,12 @@ fn census(c: CensusCmd) -> Result<i32> {
                 c.target.package.as_deref(),
                 c.target.bench.as_deref(),
             )?;
-            let exe = crate::cargo::build(&target, "default", c.format == Format::Json)?;
+            let exe = crate::cargo::build(
+                &target,
+                "default",
+                c.format == Format::Json,
+                crate::cargo::CodeAlign::default(),
+            )?;
             (exe, Some(target.workspace_root))
         }
     };
@@ -1002,9 +1019,13 @@ fn check(c: CheckCmd) -> Result<i32> {
         eprintln!("check: building the baseline ({rev}) and the candidate (working tree)");
         // Its own build directory: cargo names a workspace member's artifacts without its path,
         // so two checkouts built in one directory overwrite each other's binaries.
-        let base_exe =
-            crate::cargo::build(&base_target, crate::run::baseline::BUILD_VARIANT, true)?;
-        let cand_exe = crate::cargo::build(&target, "default", true)?;
+        let base_exe = crate::cargo::build(
+            &base_target,
+            crate::run::baseline::BUILD_VARIANT,
+            true,
+            run_opts.code_align,
+        )?;
+        let cand_exe = crate::cargo::build(&target, "default", true, run_opts.code_align)?;
         let sides = vec![
             crate::run::SideSpec {
                 label: "default".into(),
@@ -1070,7 +1091,7 @@ fn check(c: CheckCmd) -> Result<i32> {
                     .output_dir
                     .clone()
                     .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
-                let exe = crate::cargo::build(&target, "default", true)?;
+                let exe = crate::cargo::build(&target, "default", true, run_opts.code_align)?;
                 let side = crate::run::SideSpec {
                     label: "default".into(),
                     exe,
@@ -1199,6 +1220,7 @@ impl MeasureArgs {
             bail!("--timeout must be at least 1 second");
         }
         let filter = scenario_filter(self.filter.as_deref())?;
+        let walltime_cpu = walltime_cpu(&self.walltime_cpu)?;
         let jobs = self.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
@@ -1213,6 +1235,8 @@ impl MeasureArgs {
             jobs,
             samples: self.iterations_per_scenario,
             timeout: Duration::from_secs(self.timeout),
+            walltime_cpu,
+            code_align: self.code_align,
             json,
             quiet: self.quiet,
             db: self.history.db,
@@ -1223,6 +1247,31 @@ impl MeasureArgs {
             icount_threshold_pct: crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
             placement_runs: crate::run::placement::DEFAULT_PLACEMENT_RUNS,
         })
+    }
+}
+
+/// `--walltime-cpu`: the CPU to pin wall-time children to, or `None` for `any`.
+fn walltime_cpu(arg: &str) -> Result<Option<usize>> {
+    let allowed = crate::run::child::allowed_cpus()
+        .context("cannot read which CPUs this process may use (sched_getaffinity)")?;
+    let list = || {
+        allowed
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match arg {
+        "any" => Ok(None),
+        "auto" => Ok(allowed.last().copied()),
+        n => match n.parse::<usize>() {
+            Ok(cpu) if allowed.contains(&cpu) => Ok(Some(cpu)),
+            Ok(cpu) => bail!(
+                "--walltime-cpu {cpu}: this process may not run on CPU {cpu}; it may use {}",
+                list()
+            ),
+            Err(_) => bail!("--walltime-cpu takes a CPU number, `auto` or `any`, not `{n}`"),
+        },
     }
 }
 

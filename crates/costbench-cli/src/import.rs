@@ -180,6 +180,8 @@ pub fn from_csv(
             jobs: 0,
             timeout_secs: 0,
             samples: None,
+            walltime_cpu: None,
+            code_align: None,
         },
         skipped: Vec::new(),
         harness_residual_ir: None,

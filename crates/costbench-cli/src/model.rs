@@ -80,6 +80,14 @@ pub struct Settings {
     pub timeout_secs: u64,
     /// Wall-time samples asked for; `None` is the default (100, fewer past 5 s per scenario).
     pub samples: Option<u32>,
+    /// The CPU wall-time children were pinned to (`--walltime-cpu`); absent when they were not
+    /// (or in records written before the option existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walltime_cpu: Option<usize>,
+    /// Function alignment of the build (`--code-align`: "64" or "off"); absent in records
+    /// written before the option existed (built as "off").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_align: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -48,6 +48,8 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
             jobs: 1,
             timeout_secs: 60,
             samples: None,
+            walltime_cpu: None,
+            code_align: None,
         },
         skipped: vec![],
         harness_residual_ir: None,

@@ -39,6 +39,42 @@ pub fn scenario_command(mut cmd: Command, cwd: &Path, no_aslr: bool) -> Command 
     cmd
 }
 
+/// The CPUs this process may run on (its affinity mask), lowest first.
+pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data; sched_getaffinity writes at most its size.
+    let set = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        set
+    };
+    // SAFETY: CPU_ISSET only reads the set, for indices below CPU_SETSIZE.
+    Ok((0..libc::CPU_SETSIZE as usize)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect())
+}
+
+/// Runs the child (and everything it starts) on `cpu` only.
+pub fn pin_to_cpu(cmd: &mut Command, cpu: usize) {
+    // SAFETY: cpu_set_t is plain data; CPU_SET writes within it for cpu < CPU_SETSIZE, which
+    // the caller's choice from `allowed_cpus` guarantees.
+    let set = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        set
+    };
+    // SAFETY: sched_setaffinity is a plain system call on a copied set, async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A pipe: (read end, write end), both close-on-exec.
 pub fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as RawFd; 2];
@@ -256,5 +292,21 @@ mod tests {
         let mut s = String::new();
         std::fs::File::from(r).read_to_string(&mut s).unwrap();
         assert_eq!(s, "hi\n");
+    }
+
+    #[test]
+    fn a_pinned_child_and_its_children_may_run_on_that_cpu_only() {
+        let cpu = *allowed_cpus().unwrap().last().unwrap();
+        let mut cmd = Command::new("sh");
+        // The grandchild (grep) reads its own mask: affinity is inherited past exec and fork.
+        cmd.args(["-c", "grep Cpus_allowed_list /proc/self/status"]);
+        pin_to_cpu(&mut cmd, cpu);
+        let out = cmd.output().unwrap();
+        let line = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            line.split_whitespace().last(),
+            Some(cpu.to_string().as_str()),
+            "{line}"
+        );
     }
 }

@@ -118,6 +118,10 @@ pub struct RunOptions {
     pub jobs: usize,
     pub samples: Option<u32>,
     pub timeout: Duration,
+    /// The CPU every wall-time child is pinned to (`--walltime-cpu`); `None` lets it move.
+    pub walltime_cpu: Option<usize>,
+    /// Function alignment of the builds (`--code-align`).
+    pub code_align: cargo::CodeAlign,
     pub json: bool,
     pub quiet: bool,
     /// History database; `None` is the default path under the target directory.
@@ -202,7 +206,7 @@ pub fn run(opts: RunOptions) -> Result<i32> {
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
     if opts.list_only {
-        let exe = cargo::build(&target, "default", opts.quiet)?;
+        let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
         let bin = Binary {
             exe,
             cwd: target.package_dir.clone(),
@@ -213,7 +217,7 @@ pub fn run(opts: RunOptions) -> Result<i32> {
     }
     // Checked before building: a wrong output directory should not cost a build.
     OutputDir::prepare(&out_root)?;
-    let exe = cargo::build(&target, "default", opts.quiet)?;
+    let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
     let side = SideSpec {
         label: "default".into(),
         exe,
@@ -596,6 +600,8 @@ fn new_record(
             jobs: opts.jobs,
             timeout_secs: opts.timeout.as_secs(),
             samples: opts.samples,
+            walltime_cpu: opts.walltime_cpu.filter(|_| opts.instruments.walltime),
+            code_align: Some(opts.code_align.name().to_string()),
         },
         skipped,
         harness_residual_ir: None,
@@ -1300,6 +1306,9 @@ impl Session<'_> {
         let mut cmd = Command::new(exe);
         cmd.args(&args);
         let mut cmd = child::scenario_command(cmd, &self.bin.cwd, false);
+        if let Some(cpu) = self.opts.walltime_cpu {
+            child::pin_to_cpu(&mut cmd, cpu);
+        }
         child::inherit_fds(&mut cmd, fds);
         let r = Running::spawn(&mut cmd)
             .with_context(|| format!("cannot run scenario binary {}", exe.display()))?;

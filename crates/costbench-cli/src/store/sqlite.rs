@@ -379,6 +379,8 @@ mod tests {
                 jobs: 1,
                 timeout_secs: 1,
                 samples: None,
+                walltime_cpu: None,
+                code_align: None,
             },
             skipped: vec![],
             harness_residual_ir: Some(2),

@@ -86,7 +86,11 @@ pub struct Plan {
 
 /// Checks every variant against the crate and the machine and returns the build plans, or one
 /// error listing every problem (one line each) before anything is built.
-pub fn plan(target: &BenchTarget, variants: &[Variant]) -> Result<Vec<Plan>> {
+pub fn plan(
+    target: &BenchTarget,
+    variants: &[Variant],
+    code_align: crate::cargo::CodeAlign,
+) -> Result<Vec<Plan>> {
     let features = cargo::features(target)?;
     let needs_library = variants
         .iter()
@@ -199,6 +203,7 @@ pub fn plan(target: &BenchTarget, variants: &[Variant]) -> Result<Vec<Plan>> {
             rustflags,
             target_triple: Some(host),
             capture_stderr: true,
+            code_align,
         };
         plans.push(Plan {
             variant: v.clone(),

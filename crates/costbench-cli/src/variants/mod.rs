@@ -247,7 +247,7 @@ pub fn run(mut opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
         vopts.preset.as_deref(),
         vopts.baseline.as_deref(),
     )?;
-    let plans = build::plan(&target, &variants)?;
+    let plans = build::plan(&target, &variants, opts.code_align)?;
     let root = opts
         .output_dir
         .clone()
