@@ -160,6 +160,21 @@ fn walltime_reports_statistics_and_samples() {
     assert_eq!(row[0], "sort/10000");
     assert_eq!(row.len(), 13, "name plus 12 per-iteration times");
     assert!(result(&run, "sort/10000")["icount"].is_null());
+    // Wall time ran on one CPU, the last this process may use, in a build aligned to cache lines.
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let allowed = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim();
+    let last: u64 = allowed
+        .rsplit([',', '-'])
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(run["settings"]["walltime_cpu"], last, "allowed: {allowed}");
+    assert_eq!(run["settings"]["code_align"], "64");
 }
 
 #[test]
