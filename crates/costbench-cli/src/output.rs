@@ -173,4 +173,14 @@ mod tests {
             "{e:#}"
         );
     }
+
+    #[test]
+    fn csv_snapshots() {
+        use crate::compare::testing::{assert_snapshot, every_figure};
+        let run = every_figure();
+        assert_snapshot("icounts_csv", &icounts_csv(&run));
+        assert_snapshot("walltime_csv", &walltime_csv(&run));
+        assert_snapshot("counters_csv", &crate::report::counters::counters_csv(&run));
+        assert_snapshot("memory_csv", &crate::report::counters::memory_csv(&run));
+    }
 }

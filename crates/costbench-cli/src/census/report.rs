@@ -317,4 +317,13 @@ mod tests {
             "3.000 bounds checks per op at 3 sites, 0 overflow checks per op; also per op: 1.500 unwrap (op = lookups)"
         );
     }
+
+    #[test]
+    fn dynamic_summary_snapshot() {
+        use crate::compare::testing::{assert_snapshot, every_figure};
+        assert_snapshot(
+            "census_dynamic_summary",
+            &dynamic_summary(&every_figure(), None),
+        );
+    }
 }

@@ -363,4 +363,9 @@ mod tests {
         let t = terminal(&compare(&base, &base, &CompareOptions::default()));
         assert!(t.contains("no significant change\n1 unchanged"), "{t}");
     }
+
+    #[test]
+    fn terminal_snapshot() {
+        assert_snapshot("compare_terminal", &terminal(&every_verdict()));
+    }
 }

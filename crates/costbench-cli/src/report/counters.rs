@@ -337,6 +337,7 @@ mod tests {
         );
         run.results[1].counters.memory.as_mut().unwrap().allocations = None;
         let t = tables(&run);
+        crate::compare::testing::assert_snapshot("counters_groups", &t);
         assert!(t.contains("\nalloc/wc\n"), "{t}");
         assert!(!t.contains("other"), "{t}");
         let header = t.lines().nth(2).unwrap();

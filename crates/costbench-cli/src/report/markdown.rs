@@ -744,4 +744,10 @@ Candidate: run c (commit c012345678, branch main, variant release)
         assert!(md.contains("Measured in the baseline only (1): x"), "{md}");
         assert!(md.contains("Measured in the candidate only (1): x"), "{md}");
     }
+
+    #[test]
+    fn comparison_snapshot() {
+        let c = crate::compare::testing::every_verdict();
+        crate::compare::testing::assert_snapshot("compare_markdown", &comparison(&c));
+    }
 }

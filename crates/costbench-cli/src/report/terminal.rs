@@ -158,4 +158,15 @@ mod tests {
         assert_eq!(fmt_ir(2.0), "2.000");
         assert_eq!(fmt_ir(123_456.7), "123457");
     }
+
+    #[test]
+    fn run_table_snapshot() {
+        use crate::compare::testing::{
+            assert_snapshot, every_figure, record, scenario, with_icount,
+        };
+        assert_snapshot("run_table", &table(&every_figure()));
+        // Without the census column, counters, residual or failures.
+        let plain = record("plain", vec![with_icount(scenario("a/b"), 42.0)]);
+        assert_snapshot("run_table_plain", &table(&plain));
+    }
 }
