@@ -12,8 +12,9 @@
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.
 
-use crate::compare::{fmt_change, Comparison, Instrument, Verdict};
+use crate::compare::{Comparison, Instrument, Verdict};
 use crate::config::{glob_match, CheckConfig, LimitMetric};
+use crate::fmt::fmt_change;
 use crate::model::RunRecord;
 use serde::Serialize;
 

@@ -4,7 +4,8 @@
 //! and bidirectional-override characters are shown escaped, so a name cannot move the cursor,
 //! recolour the terminal or reorder the line.
 
-use super::{fmt_change, fmt_threshold, Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use super::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use crate::fmt::{fmt_change, fmt_delta, fmt_threshold};
 use std::fmt::Write as _;
 
 /// Escapes what could act on a terminal instead of being printed.
@@ -165,8 +166,8 @@ pub fn terminal(c: &Comparison) -> String {
             let _ = writeln!(
                 out,
                 "  self {:>12}  inclusive {:>12}  {}",
-                crate::report::markdown::fmt_delta(d.self_change()),
-                crate::report::markdown::fmt_delta(d.inclusive_change()),
+                fmt_delta(d.self_change()),
+                fmt_delta(d.inclusive_change()),
                 clean(&d.name)
             );
         }

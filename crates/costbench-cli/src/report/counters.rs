@@ -6,9 +6,9 @@
 //! `index/sum_indirect/unchecked` share a table), so that the ways of one piece of work stand
 //! side by side.
 
+use crate::fmt::fmt_count;
 use crate::measure::cache;
 use crate::model::{RunRecord, ScenarioResult};
-use crate::report::terminal::fmt_ir;
 use std::fmt::Write as _;
 
 /// (group, column) of a measured id: `a/b/c` → (`a/b`, `c`); an id without `/` is its own group.
@@ -27,19 +27,6 @@ type Row = (String, Vec<String>);
 fn section(title: String, rows: Vec<Row>, out: &mut Vec<(String, Vec<Row>)>) {
     if rows.iter().any(|(_, cells)| cells.iter().any(|c| c != "-")) {
         out.push((title, rows));
-    }
-}
-
-/// A per-op figure: like instruction counts, but small fractions keep three significant
-/// digits (one allocation per 10,000 elements is 0.000100, not 0.000).
-fn fmt_count(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v.abs() < 0.01 {
-        let digits = (-v.abs().log10().floor()) as usize + 2;
-        format!("{v:.digits$}")
-    } else {
-        fmt_ir(v)
     }
 }
 
@@ -314,15 +301,6 @@ mod tests {
             max_rss_kib: 2000,
         });
         r
-    }
-
-    #[test]
-    fn small_fractions_keep_their_digits() {
-        assert_eq!(fmt_count(0.0), "0");
-        assert_eq!(fmt_count(0.0001), "0.000100");
-        assert_eq!(fmt_count(0.00131), "0.00131");
-        assert_eq!(fmt_count(0.5), "0.500");
-        assert_eq!(fmt_count(2500.0), "2500");
     }
 
     #[test]

@@ -6,9 +6,8 @@
 //! table it sits in nor inject HTML into the comment. The comment stays short: significant
 //! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
 
-use crate::compare::{
-    fmt_change, fmt_ci, fmt_threshold, Comparison, Instrument, NotCompared, Row, Side, Verdict,
-};
+use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use crate::fmt::{fmt_change, fmt_ci, fmt_delta, fmt_ir, fmt_threshold};
 use std::fmt::Write as _;
 
 /// Escapes untrusted text for a table cell or running text:
@@ -93,7 +92,7 @@ fn table(out: &mut String, rows: &[&Row], evidence: bool) {
         if r.instrument == Instrument::Walltime {
             match &r.ci {
                 Some(ci) => {
-                    let _ = write!(threshold, ", CI {}", fmt_ci(ci));
+                    let _ = write!(threshold, ", CI {}", fmt_ci(ci.low, ci.high));
                 }
                 None => threshold.push_str(", too few samples"),
             }
@@ -172,18 +171,6 @@ fn id_list(ids: &[&str]) -> String {
         .join(", ")
 }
 
-/// "+1,234.5" / "-0.25": a change of instructions per op.
-pub(crate) fn fmt_delta(v: f64) -> String {
-    let sign = if v > 0.0 {
-        "+"
-    } else if v < 0.0 {
-        "-"
-    } else {
-        ""
-    };
-    format!("{sign}{}", crate::report::terminal::fmt_ir(v.abs()))
-}
-
 /// The functions behind each significant instruction-count change, one folded table each.
 fn functions(out: &mut String, c: &Comparison) {
     if c.functions.is_empty() {
@@ -212,8 +199,8 @@ fn functions(out: &mut String, c: &Comparison) {
                         out,
                         "| {} | {} → {} | {} | {} |",
                         escape_cell(&truncate(&d.name, 120)),
-                        crate::report::terminal::fmt_ir(d.base_self),
-                        crate::report::terminal::fmt_ir(d.cand_self),
+                        fmt_ir(d.base_self),
+                        fmt_ir(d.cand_self),
                         fmt_delta(d.self_change()),
                         fmt_delta(d.inclusive_change())
                     );

@@ -1,39 +1,8 @@
 //! The terminal table printed after a run: one row per measured id, per-op figures.
 
+use crate::fmt::{fmt_ir, fmt_ns};
 use crate::model::{RunRecord, ScenarioResult};
 use std::fmt::Write as _;
-
-/// Nanoseconds with a unit that keeps three or four significant digits.
-pub fn fmt_ns(ns: f64) -> String {
-    let (v, unit) = if ns >= 1e9 {
-        (ns / 1e9, "s")
-    } else if ns >= 1e6 {
-        (ns / 1e6, "ms")
-    } else if ns >= 1e3 {
-        (ns / 1e3, "µs")
-    } else {
-        (ns, "ns")
-    };
-    let digits = if v >= 100.0 {
-        1
-    } else if v >= 10.0 {
-        2
-    } else {
-        3
-    };
-    format!("{v:.digits$} {unit}")
-}
-
-/// Instructions per op: whole numbers when large, a few decimals when small.
-pub fn fmt_ir(ir: f64) -> String {
-    if ir >= 1000.0 {
-        format!("{ir:.0}")
-    } else if ir >= 10.0 {
-        format!("{ir:.2}")
-    } else {
-        format!("{ir:.3}")
-    }
-}
 
 fn time_cell(r: &ScenarioResult) -> String {
     match &r.walltime {
@@ -149,15 +118,6 @@ pub fn table(run: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn units_scale() {
-        assert_eq!(fmt_ns(1.234), "1.234 ns");
-        assert_eq!(fmt_ns(12_345.0), "12.35 µs");
-        assert_eq!(fmt_ns(2.5e9), "2.500 s");
-        assert_eq!(fmt_ir(2.0), "2.000");
-        assert_eq!(fmt_ir(123_456.7), "123457");
-    }
 
     #[test]
     fn run_table_snapshot() {

@@ -12,6 +12,7 @@
 
 use super::spec::Variant;
 use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
+use crate::fmt::fmt_ratio_change;
 use crate::model::RunRecord;
 use crate::report::markdown::escape_cell;
 use serde::Serialize;
@@ -332,13 +333,6 @@ fn short_title(inst: Instrument) -> &'static str {
     }
 }
 
-fn pct(ratio: Option<f64>) -> String {
-    match ratio {
-        Some(r) => compare::fmt_change(100.0 * (r - 1.0)),
-        None => "-".into(),
-    }
-}
-
 fn instruments(m: &Matrix) -> Vec<Instrument> {
     Instrument::ALL
         .into_iter()
@@ -420,7 +414,11 @@ pub fn table(m: &Matrix) -> String {
         for s in &m.summary {
             let cell = |p: Option<&Price>| match p {
                 Some(p) if p.compared > 0 => {
-                    format!("{} {}", pct(p.geomean_ratio), p.counts("↑", "↓"))
+                    format!(
+                        "{} {}",
+                        p.geomean_ratio.map_or("-".into(), fmt_ratio_change),
+                        p.counts("↑", "↓")
+                    )
                 }
                 _ => "-".to_string(),
             };
@@ -466,7 +464,11 @@ pub fn markdown(m: &Matrix) -> String {
         for s in &m.summary {
             let cell = |p: Option<&Price>| match p {
                 Some(p) if p.compared > 0 => {
-                    format!("{} {}", pct(p.geomean_ratio), p.counts(" up,", " down"))
+                    format!(
+                        "{} {}",
+                        p.geomean_ratio.map_or("-".into(), fmt_ratio_change),
+                        p.counts(" up,", " down")
+                    )
                 }
                 _ => "–".to_string(),
             };
