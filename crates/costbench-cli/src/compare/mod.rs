@@ -6,8 +6,8 @@
 //!
 //! Pure: [`load_run`] only reads one file, and everything else is a function of its inputs. No
 //! processes, no clocks, no unseeded randomness: the same two records always give the same
-//! [`Comparison`], confidence intervals included. Rendering lives in [`terminal`] (plain text) and
-//! `report::markdown` (PR comments).
+//! [`Comparison`], confidence intervals included. Rendering lives in `report::comparison` (plain
+//! text) and `report::markdown` (PR comments).
 
 pub mod bootstrap;
 pub mod family;
@@ -16,14 +16,11 @@ mod judge;
 pub mod noise;
 pub mod paired;
 pub mod placement;
-mod text;
 
 #[cfg(test)]
 pub(crate) mod testing;
 
 pub use bootstrap::RatioCi;
-pub use text::terminal;
-pub(crate) use text::{clean, is_format_control};
 
 use crate::fmt::{fmt_ir, fmt_ns, fmt_threshold};
 use crate::model::{Failure, RunRecord, ScenarioResult, SCHEMA, SCHEMA_VERSION};

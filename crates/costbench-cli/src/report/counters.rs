@@ -9,6 +9,7 @@
 use crate::fmt::fmt_count;
 use crate::measure::cache;
 use crate::model::{RunRecord, ScenarioResult};
+use crate::report::table::{Align, TextTable};
 use std::fmt::Write as _;
 
 /// (group, column) of a measured id: `a/b/c` → (`a/b`, `c`); an id without `/` is its own group.
@@ -183,38 +184,21 @@ pub fn tables(run: &RunRecord) -> String {
         let headers: Vec<String> = cols.iter().map(|r| split(&r.id).1.to_string()).collect();
         let units: Vec<String> = cols.iter().map(|r| r.unit.clone()).collect();
         let sections = sections(&cols);
-        let label_w = sections
-            .iter()
-            .flat_map(|(_, rows)| rows.iter().map(|(l, _)| l.chars().count()))
-            .max()
-            .unwrap_or(0)
-            .max("op =".len());
-        let widths: Vec<usize> = (0..cols.len())
-            .map(|k| {
-                sections
-                    .iter()
-                    .flat_map(|(_, rows)| rows.iter().map(|(_, c)| c[k].chars().count()))
-                    .chain([headers[k].chars().count(), units[k].chars().count()])
-                    .max()
-                    .unwrap_or(1)
-            })
-            .collect();
-        let line = |out: &mut String, label: &str, cells: &[String]| {
-            let _ = write!(out, "  {label:<label_w$}");
-            for (c, w) in cells.iter().zip(&widths) {
-                let _ = write!(out, "  {c:>w$}");
-            }
-            out.push('\n');
-        };
-        let _ = writeln!(out, "\n{group}");
-        line(&mut out, "", &headers);
-        line(&mut out, "op =", &units);
-        for (title, rows) in &sections {
-            let _ = writeln!(out, "  {title}");
+        // Counter names left-aligned, one right-aligned column of figures per way of the work.
+        let mut t = TextTable::new(
+            std::iter::once(String::new()).chain(headers),
+            &[Align::Left],
+        )
+        .indent("  ");
+        t.row(std::iter::once("op =".to_string()).chain(units));
+        for (title, rows) in sections {
+            t.text(title);
             for (label, cells) in rows {
-                line(&mut out, label, cells);
+                t.row(std::iter::once(label).chain(cells));
             }
         }
+        let _ = writeln!(out, "\n{group}");
+        out.push_str(&t.render());
     }
     out
 }

@@ -36,7 +36,9 @@ pub fn escape_cell(s: &str) -> String {
                 out.push(c);
             }
             '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() || crate::compare::is_format_control(c) => out.push('\u{fffd}'),
+            c if c.is_control() || crate::report::escape::is_format_control(c) => {
+                out.push('\u{fffd}')
+            }
             c => out.push(c),
         }
     }

@@ -2,6 +2,7 @@
 
 use crate::fmt::{fmt_ir, fmt_ns};
 use crate::model::{RunRecord, ScenarioResult};
+use crate::report::table::{Align, TextTable};
 use std::fmt::Write as _;
 
 fn time_cell(r: &ScenarioResult) -> String {
@@ -60,36 +61,17 @@ pub fn table(run: &RunRecord) -> String {
         header.push("checks/op");
     }
     header.push("time/op (median ± IQR)");
-    let header: Vec<String> = header.into_iter().map(String::from).collect();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
+    // Names and units read left-aligned; numbers right-aligned; the last column ragged.
+    let mut align = vec![Align::Left, Align::Right, Align::Left, Align::Right];
+    if census {
+        align.push(Align::Right);
     }
-    let mut out = String::new();
-    let line = |out: &mut String, cells: &[String]| {
-        let last = cells.len() - 1;
-        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            let pad = w.saturating_sub(cell.chars().count());
-            // Names and units read left-aligned; numbers right-aligned; the last column ragged.
-            if i == last {
-                out.push_str(cell);
-            } else if i == 0 || i == 2 {
-                out.push_str(cell);
-                out.push_str(&" ".repeat(pad + 2));
-            } else {
-                out.push_str(&" ".repeat(pad));
-                out.push_str(cell);
-                out.push_str("  ");
-            }
-        }
-        out.push('\n');
-    };
-    line(&mut out, &header);
-    for row in &rows {
-        line(&mut out, row);
+    align.push(Align::Left);
+    let mut t = TextTable::new(header, &align);
+    for row in rows {
+        t.row(row);
     }
+    let mut out = t.render();
     out.push_str(&crate::report::counters::tables(run));
     if let Some(r) = run.harness_residual_ir {
         let _ = writeln!(

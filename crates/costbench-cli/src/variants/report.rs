@@ -15,6 +15,7 @@ use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
 use crate::fmt::fmt_ratio_change;
 use crate::model::RunRecord;
 use crate::report::markdown::escape_cell;
+use crate::report::table::{Align, TextTable};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -344,32 +345,14 @@ fn instruments(m: &Matrix) -> Vec<Instrument> {
         .collect()
 }
 
-fn align(rows: &[Vec<String>]) -> String {
-    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..n)
-        .map(|k| {
-            rows.iter()
-                .filter_map(|r| r.get(k))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
+/// The first column (names) left-aligned, figures right-aligned; no blanks at line ends.
+fn align(rows: Vec<Vec<String>>) -> String {
+    let mut rows = rows.into_iter();
+    let mut t = TextTable::new(rows.next().unwrap_or_default(), &[Align::Left]).trim_end();
     for r in rows {
-        let mut line = String::new();
-        for (k, cell) in r.iter().enumerate() {
-            let pad = widths[k] - cell.chars().count();
-            if k == 0 {
-                let _ = write!(line, "{cell}{}", " ".repeat(pad));
-            } else {
-                let _ = write!(line, "  {}{cell}", " ".repeat(pad));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        t.row(r);
     }
-    out
+    t.render()
 }
 
 /// The matrix for a terminal.
@@ -396,7 +379,7 @@ pub fn table(m: &Matrix) -> String {
                     .collect(),
             );
         }
-        out.push_str(&align(&rows));
+        out.push_str(&align(rows));
         out.push('\n');
     }
     if !m.summary.is_empty() {
@@ -429,7 +412,7 @@ pub fn table(m: &Matrix) -> String {
                     .collect(),
             );
         }
-        out.push_str(&align(&rows));
+        out.push_str(&align(rows));
     }
     for c in m.build_failures() {
         let _ = writeln!(
