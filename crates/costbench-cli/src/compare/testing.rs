@@ -373,3 +373,19 @@ pub fn every_verdict() -> super::Comparison {
     });
     c
 }
+
+/// Two ways of one work with memory figures (the second without allocation counts) and a
+/// scenario without any: for the counters tables and `memory.csv`.
+pub fn memory_groups() -> RunRecord {
+    let ways = |id: &str, allocs: u64| with_memory(with_ops(scenario(id), 10, "words"), allocs);
+    let mut run = record(
+        "r",
+        vec![
+            ways("alloc/wc/owned", 20),
+            ways("alloc/wc/borrowed", 0),
+            scenario("other/plain"),
+        ],
+    );
+    run.results[1].counters.memory.as_mut().unwrap().allocations = None;
+    run
+}
