@@ -153,10 +153,12 @@ pub fn fmt_js_number(v: f64) -> String {
 mod tests {
     use super::*;
 
-    /// Each formatter on its cases: (formatter, input, output).
+    /// A formatter, an input and what it must print.
+    type Case = (fn(f64) -> String, f64, &'static str);
+
     #[test]
     fn formatters() {
-        let cases: &[(fn(f64) -> String, f64, &str)] = &[
+        let cases: &[Case] = &[
             (fmt_ns, 1.234, "1.234 ns"),
             (fmt_ns, 12_345.0, "12.35 µs"),
             (fmt_ns, 2.5e9, "2.500 s"),
