@@ -12,8 +12,9 @@
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.
 
-use crate::compare::{fmt_change, Comparison, Instrument, Verdict};
+use crate::compare::{Comparison, Instrument, Verdict};
 use crate::config::{glob_match, CheckConfig, LimitMetric};
+use crate::fmt::fmt_change;
 use crate::model::RunRecord;
 use serde::Serialize;
 
@@ -169,7 +170,7 @@ pub fn terminal(gate: &Gate) -> String {
             let _ = writeln!(
                 out,
                 "  {} ({}): {}",
-                crate::compare::clean(&v.id),
+                crate::report::escape::clean(&v.id),
                 v.instrument.name(),
                 v.message
             );
@@ -179,7 +180,7 @@ pub fn terminal(gate: &Gate) -> String {
         let ids: Vec<String> = gate
             .ignored
             .iter()
-            .map(|i| crate::compare::clean(i))
+            .map(|i| crate::report::escape::clean(i))
             .collect();
         let _ = writeln!(out, "ignored by costbench.toml: {}", ids.join(", "));
     }
@@ -294,7 +295,7 @@ mod tests {
             "\ncheck: passed\nnot gated: 1 unresolved, 1 placement (listed above with their reasons)\n"
         );
         // The comparison's terminal table lists them with their reasons.
-        let text = crate::compare::terminal(&cmp);
+        let text = crate::report::comparison::terminal(&cmp);
         assert!(
             text.contains("\nnot gated (1 unresolved, 1 placement):\n  moved (walltime) +7."),
             "{text}"

@@ -978,7 +978,7 @@ fn learn_thresholds(
 /// Prints a comparison as `format`.
 fn print_comparison(cmp: &crate::compare::Comparison, format: CompareFormat) {
     match format {
-        CompareFormat::Table => print!("{}", crate::compare::terminal(cmp)),
+        CompareFormat::Table => print!("{}", crate::report::comparison::terminal(cmp)),
         CompareFormat::Markdown => print!("{}", crate::report::markdown::comparison(cmp)),
         CompareFormat::Json => println!(
             "{}",

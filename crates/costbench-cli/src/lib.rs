@@ -17,6 +17,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod environment;
+pub mod fmt;
 pub mod html_report;
 pub mod import;
 pub mod measure;

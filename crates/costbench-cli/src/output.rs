@@ -69,7 +69,7 @@ impl OutputDir {
         {
             write_atomic(
                 &self.root.join("counters.csv"),
-                crate::report::counters::counters_csv(run).as_bytes(),
+                counters_csv(run).as_bytes(),
             )?;
         }
         if run
@@ -77,10 +77,7 @@ impl OutputDir {
             .iter()
             .any(|r| r.counters.memory.is_some() || r.counters.dhat.is_some())
         {
-            write_atomic(
-                &self.root.join("memory.csv"),
-                crate::report::counters::memory_csv(run).as_bytes(),
-            )?;
+            write_atomic(&self.root.join("memory.csv"), memory_csv(run).as_bytes())?;
         }
         Ok(())
     }
@@ -140,6 +137,63 @@ pub fn walltime_csv(run: &RunRecord) -> String {
     s
 }
 
+/// `counters.csv`: `name,source,counter,total,per_op`, where source is `simulated` (callgrind's
+/// model) or `hardware` (perf_event_open; total scaled for multiplexing).
+pub fn counters_csv(run: &RunRecord) -> String {
+    let mut s = String::from("name,source,counter,total,per_op\n");
+    for r in &run.results {
+        if let Some(c) = &r.counters.cache {
+            for (k, v) in &c.totals {
+                let _ = writeln!(s, "{},simulated,{k},{v},{}", r.id, c.per_op[k]);
+            }
+        }
+        if let Some(p) = &r.counters.perf {
+            for c in &p.counters {
+                let _ = writeln!(s, "{},hardware,{},{},{}", r.id, c.name, c.scaled, c.per_op);
+            }
+            if let Some(ipc) = p.ipc {
+                let _ = writeln!(s, "{},hardware,ipc,{ipc},{ipc}", r.id);
+            }
+        }
+    }
+    s
+}
+
+/// `memory.csv`: one line per measured id with allocation counts per op, the body's peak live
+/// bytes, the process's max RSS and DHAT's whole-process totals (empty cells when not measured).
+pub fn memory_csv(run: &RunRecord) -> String {
+    let mut s = String::from(
+        "name,allocator,allocs_per_op,deallocs_per_op,reallocs_per_op,bytes_allocated_per_op,\
+         peak_live_bytes,max_rss_kib,dhat_total_bytes,dhat_total_blocks,dhat_peak_bytes,\
+         dhat_peak_blocks\n",
+    );
+    for r in &run.results {
+        let (m, d) = (&r.counters.memory, &r.counters.dhat);
+        if m.is_none() && d.is_none() {
+            continue;
+        }
+        let a = m.as_ref().and_then(|m| m.allocations.as_ref());
+        let opt = |v: Option<String>| v.unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.id,
+            opt(m.as_ref().map(|m| m.allocator.clone())),
+            opt(a.map(|a| a.allocs_per_op.to_string())),
+            opt(a.map(|a| a.deallocs_per_op.to_string())),
+            opt(a.map(|a| a.reallocs_per_op.to_string())),
+            opt(a.map(|a| a.bytes_allocated_per_op.to_string())),
+            opt(a.map(|a| a.peak_live_bytes.to_string())),
+            opt(m.as_ref().map(|m| m.max_rss_kib.to_string())),
+            opt(d.as_ref().map(|d| d.total_bytes.to_string())),
+            opt(d.as_ref().map(|d| d.total_blocks.to_string())),
+            opt(d.as_ref().map(|d| d.peak_bytes.to_string())),
+            opt(d.as_ref().map(|d| d.peak_blocks.to_string())),
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +225,30 @@ mod tests {
         assert!(
             format!("{e:#}").contains("cannot create output directory"),
             "{e:#}"
+        );
+    }
+
+    #[test]
+    fn csv_snapshots() {
+        use crate::compare::testing::{assert_snapshot, every_figure};
+        let run = every_figure();
+        assert_snapshot("icounts_csv", &icounts_csv(&run));
+        assert_snapshot("walltime_csv", &walltime_csv(&run));
+        assert_snapshot("counters_csv", &counters_csv(&run));
+        assert_snapshot("memory_csv", &memory_csv(&run));
+    }
+
+    #[test]
+    fn memory_csv_leaves_unmeasured_cells_empty() {
+        let csv = memory_csv(&crate::compare::testing::memory_groups());
+        assert_eq!(csv.lines().count(), 3, "{csv}");
+        assert!(
+            csv.contains("\nalloc/wc/owned,system,2,0,0,16,160,2000,,,,\n"),
+            "{csv}"
+        );
+        assert!(
+            csv.contains("\nalloc/wc/borrowed,system,,,,,,2000,,,,\n"),
+            "{csv}"
         );
     }
 }

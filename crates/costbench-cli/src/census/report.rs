@@ -3,6 +3,7 @@
 
 use super::classify::Kind;
 use super::{Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION};
+use crate::fmt::fmt_ir_exact_zero;
 use crate::model::{Census, RunRecord};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -215,7 +216,7 @@ pub fn dynamic_summary(run: &RunRecord, base: Option<&std::path::Path>) -> Strin
             let _ = writeln!(
                 out,
                 "      {:>10}/op  {:<12} {}{via}  ({})",
-                num(s.per_op),
+                fmt_ir_exact_zero(s.per_op),
                 s.kind,
                 at(&s.file, s.line),
                 s.function
@@ -233,9 +234,9 @@ pub fn census_sentence(c: &Census, unit: &str) -> String {
     let plural = |n: usize| if n == 1 { "site" } else { "sites" };
     let mut s = format!(
         "{} bounds checks per op at {bsites} {}, {} overflow checks per op",
-        num(bounds),
+        fmt_ir_exact_zero(bounds),
         plural(bsites),
-        num(ovf)
+        fmt_ir_exact_zero(ovf)
     );
     if osites > 0 {
         let _ = write!(s, " at {osites} {}", plural(osites));
@@ -250,21 +251,13 @@ pub fn census_sentence(c: &Census, unit: &str) -> String {
                     "slice-index" | "slice-range" | "str-boundary" | "overflow"
                 )
         })
-        .map(|k| format!("{} {}", num(k.checks_per_op), k.kind))
+        .map(|k| format!("{} {}", fmt_ir_exact_zero(k.checks_per_op), k.kind))
         .collect();
     if !others.is_empty() {
         let _ = write!(s, "; also per op: {}", others.join(", "));
     }
     let _ = write!(s, " (op = {unit})");
     s
-}
-
-fn num(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else {
-        crate::report::terminal::fmt_ir(v)
-    }
 }
 
 #[cfg(test)]
@@ -315,6 +308,15 @@ mod tests {
         assert_eq!(
             census_sentence(&c, "lookups"),
             "3.000 bounds checks per op at 3 sites, 0 overflow checks per op; also per op: 1.500 unwrap (op = lookups)"
+        );
+    }
+
+    #[test]
+    fn dynamic_summary_snapshot() {
+        use crate::compare::testing::{assert_snapshot, every_figure};
+        assert_snapshot(
+            "census_dynamic_summary",
+            &dynamic_summary(&every_figure(), None),
         );
     }
 }

@@ -4,6 +4,7 @@
 //! (glibc malloc's internals, the mem*/str* families). Reads the two files; otherwise pure.
 
 use super::{Comparison, Instrument, Verdict};
+use crate::fmt::fmt_percent;
 use crate::measure::callgrind::profile::{self, Profile};
 use crate::model::RunRecord;
 use serde::Serialize;
@@ -167,7 +168,7 @@ pub fn placement_note(
     let how_much = if share >= 0.9995 {
         "all of the change is".to_string()
     } else {
-        format!("{:.0} % of the change is", 100.0 * share)
+        format!("{} of the change is", fmt_percent(share))
     };
     Some(format!(
         "{how_much} in {} paths ({}{}), whose work depends on data placement",

@@ -15,11 +15,12 @@
 //!
 //! Pure: no clocks, no processes.
 
+use super::CompareOptions;
 use super::{
-    bootstrap, change_pct, direction, family, fmt_ci, fmt_confidence, fmt_threshold, noise, paired,
-    Instrument, RatioCi, Row, Verdict, MIN_WALLTIME_SAMPLES,
+    bootstrap, change_pct, direction, family, noise, paired, Instrument, RatioCi, Row, Verdict,
+    MIN_WALLTIME_SAMPLES,
 };
-use super::{fmt_change, CompareOptions};
+use crate::fmt::{fmt_change, fmt_ci, fmt_confidence, fmt_threshold};
 use crate::model::ScenarioResult;
 
 /// A row's verdict with everything that backs it.
@@ -168,7 +169,7 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
         };
         let n = r.d.len();
         let change = (a.estimate - 1.0) * 100.0;
-        let ci = fmt_ci(&a.ci);
+        let ci = fmt_ci(a.ci.low, a.ci.high);
         let (verdict, mut reason) = match a.resolution {
             paired::Resolution::Beyond => (
                 direction(change),
@@ -291,7 +292,10 @@ pub(super) fn unpaired(
     } else if clear {
         (
             direction(change),
-            format!("beyond {t} threshold; CI: ratio {} excludes 1", fmt_ci(&ci)),
+            format!(
+                "beyond {t} threshold; CI: ratio {} excludes 1",
+                fmt_ci(ci.low, ci.high)
+            ),
         )
     } else {
         // Beyond anything history saw, but the run's own samples do not agree on a direction.
@@ -299,7 +303,7 @@ pub(super) fn unpaired(
             Verdict::Unresolved,
             format!(
                 "beyond {t} threshold, but CI: ratio {} does not exclude 1 on its side",
-                fmt_ci(&ci)
+                fmt_ci(ci.low, ci.high)
             ),
         )
     };

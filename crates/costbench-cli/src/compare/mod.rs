@@ -6,8 +6,8 @@
 //!
 //! Pure: [`load_run`] only reads one file, and everything else is a function of its inputs. No
 //! processes, no clocks, no unseeded randomness: the same two records always give the same
-//! [`Comparison`], confidence intervals included. Rendering lives in [`terminal`] (plain text) and
-//! `report::markdown` (PR comments).
+//! [`Comparison`], confidence intervals included. Rendering lives in `report::comparison` (plain
+//! text) and `report::markdown` (PR comments).
 
 pub mod bootstrap;
 pub mod family;
@@ -16,17 +16,14 @@ mod judge;
 pub mod noise;
 pub mod paired;
 pub mod placement;
-mod text;
 
 #[cfg(test)]
 pub(crate) mod testing;
 
 pub use bootstrap::RatioCi;
-pub use text::terminal;
-pub(crate) use text::{clean, is_format_control};
 
+use crate::fmt::{fmt_ir, fmt_ns, fmt_threshold};
 use crate::model::{Failure, RunRecord, ScenarioResult, SCHEMA, SCHEMA_VERSION};
-use crate::report::terminal::{fmt_ir, fmt_ns};
 use anyhow::{bail, Context as _, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -549,41 +546,6 @@ impl Comparison {
         });
         rows
     }
-}
-
-/// "+0.50 %", "-12.34 %", "+inf %".
-pub fn fmt_change(pct: f64) -> String {
-    if pct.is_infinite() {
-        return format!("{}inf %", if pct > 0.0 { "+" } else { "-" });
-    }
-    format!("{pct:+.2} %")
-}
-
-/// "0.2 %", "5 %": thresholds as given, without trailing zeros.
-pub fn fmt_threshold(pct: f64) -> String {
-    // Thresholds from history are arbitrary reals: three significant digits say all they mean.
-    let digits = if pct == 0.0 || !pct.is_finite() {
-        0
-    } else {
-        (2 - pct.abs().log10().floor() as i32).max(0) as usize
-    };
-    let s = format!("{pct:.digits$}");
-    let s = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    };
-    format!("{s} %")
-}
-
-/// "95 %", "97.5 %": a confidence level as a percentage, without the float noise of `0.9 * 100`.
-pub fn fmt_confidence(level: f64) -> String {
-    format!("{} %", (level * 1000.0).round() / 10.0)
-}
-
-/// "[0.982, 1.031]".
-pub fn fmt_ci(ci: &RatioCi) -> String {
-    format!("[{:.3}, {:.3}]", ci.low, ci.high)
 }
 
 /// Just enough of a record to check what it is before reading it as a [`RunRecord`], so that a

@@ -8,9 +8,9 @@
 //! paths): it is reported as [`Verdict::Placement`], never gated. A change beyond that keeps its
 //! direction, and the reason says it is beyond the placement spread. Pure.
 
-use super::{change_pct, direction, fmt_threshold, Verdict};
+use super::{change_pct, direction, Verdict};
+use crate::fmt::{fmt_ir_grouped, fmt_threshold};
 use crate::model::ScenarioResult;
-use crate::report::terminal::fmt_ir;
 
 /// The verdict and reason for an instruction-count change between `base` and `cand` given their
 /// data-placement runs, or `None` when either side has none.
@@ -98,29 +98,11 @@ impl Range {
     /// "1,204-1,219", or one figure when every placement counted the same.
     fn show(self) -> String {
         if self.lo == self.hi {
-            grouped(self.lo)
+            fmt_ir_grouped(self.lo)
         } else {
-            format!("{}-{}", grouped(self.lo), grouped(self.hi))
+            format!("{}-{}", fmt_ir_grouped(self.lo), fmt_ir_grouped(self.hi))
         }
     }
-}
-
-/// [`fmt_ir`] with thousands separated by commas ("1,204").
-fn grouped(v: f64) -> String {
-    let s = fmt_ir(v);
-    let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
-    let mut out = String::new();
-    for (i, ch) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if !frac.is_empty() {
-        out.push('.');
-        out.push_str(frac);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -224,17 +206,5 @@ mod tests {
         let cand = record("c", vec![side(1205.0, &[])]);
         let cmp = compare(&base, &cand, &CompareOptions::default());
         assert_eq!(cmp.rows[0].verdict, Verdict::Improvement);
-    }
-
-    #[test]
-    fn figures_are_grouped_by_thousands() {
-        for (v, s) in [
-            (1204.0, "1,204"),
-            (999.5, "999.50"),
-            (1_234_567.0, "1,234,567"),
-            (3.0, "3.000"),
-        ] {
-            assert_eq!(grouped(v), s);
-        }
     }
 }

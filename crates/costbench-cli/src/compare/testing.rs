@@ -164,3 +164,228 @@ pub fn rounds_pair(ratio: f64, wobble: &[f64]) -> (Vec<f64>, Vec<f64>) {
         .collect();
     (base, cand)
 }
+
+/// Compares `got` with the committed snapshot `src/snapshots/NAME.txt` byte for byte, so that a
+/// change to a report's output shows as a reviewed diff of that file. `COSTBENCH_BLESS=1`
+/// (re)writes the snapshot instead.
+pub fn assert_snapshot(name: &str, got: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/snapshots")
+        .join(format!("{name}.txt"));
+    if std::env::var_os("COSTBENCH_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().expect("a snapshot has a directory"))
+            .expect("creating the snapshot directory");
+        std::fs::write(&path, got).expect("writing the snapshot");
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (COSTBENCH_BLESS=1 writes it from this output:\n{got})",
+            path.display()
+        )
+    });
+    assert!(
+        got == want,
+        "output differs from {}\n--- got\n{got}\n--- want\n{want}",
+        path.display()
+    );
+}
+
+/// Memory figures of one run of `ops` ops with `allocs` allocations of 8 bytes each.
+pub fn with_memory(r: ScenarioResult, allocs: u64) -> ScenarioResult {
+    let mut r = r;
+    let ops = r.ops;
+    r.counters.memory = Some(crate::model::Memory {
+        allocator: "system".into(),
+        allocations: Some(crate::model::Allocations {
+            allocs,
+            deallocs: 0,
+            reallocs: 0,
+            bytes_allocated: allocs * 8,
+            peak_live_bytes: allocs * 8,
+            allocs_per_op: allocs as f64 / ops as f64,
+            deallocs_per_op: 0.0,
+            reallocs_per_op: 0.0,
+            bytes_allocated_per_op: allocs as f64 * 8.0 / ops as f64,
+        }),
+        not_counted: None,
+        max_rss_kib: 2000,
+    });
+    r
+}
+
+/// A run with a figure of every kind the run reports show: instruction counts from large to
+/// fractional, wall time on both clocks, the census, simulated and hardware counters (one
+/// multiplexed), memory counted and not, DHAT, a skipped instrument, a failure with its stderr
+/// tail and the harness residual. For the snapshots of the run table and the CSV files.
+pub fn every_figure() -> RunRecord {
+    use crate::model::{CacheSim, Census, CensusKind, Dhat, Perf, PerfCounter, Skipped};
+    let mut checked = with_ops(scenario("index/sum/checked"), 1000, "elements");
+    checked = with_icount(checked, 2003.5);
+    checked = with_walltime(checked, &[1234.0, 1250.0, 1301.0, 1222.0, 1280.0]);
+    checked = with_memory(checked, 20);
+    checked.census = Some(Census {
+        checks: 2000,
+        checks_per_op: 2.0,
+        sites: 3,
+        by_kind: vec![CensusKind {
+            kind: "bounds".into(),
+            checks: 2000,
+            checks_per_op: 2.0,
+            sites: 3,
+        }],
+        top_sites: vec![],
+    });
+    let per_op: std::collections::BTreeMap<String, f64> = crate::measure::cache::ROWS
+        .iter()
+        .enumerate()
+        .map(|(k, (key, _))| (key.to_string(), 1234.5 / (k as f64 + 1.0).powi(3)))
+        .collect();
+    checked.counters.cache = Some(CacheSim {
+        simulated: true,
+        totals: per_op
+            .iter()
+            .map(|(k, v)| (k.clone(), (v * 1000.0).round() as u64))
+            .collect(),
+        per_op,
+        callgrind_out: "callgrind-cache/index%2Fsum%2Fchecked.out".into(),
+    });
+    checked.counters.perf = Some(Perf {
+        counters: vec![
+            PerfCounter {
+                name: "cycles".into(),
+                raw: 3_000_000,
+                time_enabled_ns: 1000,
+                time_running_ns: 1000,
+                scaled: 3_000_000.0,
+                per_op: 3000.0,
+                running_fraction: 1.0,
+            },
+            PerfCounter {
+                name: "branch-misses".into(),
+                raw: 5,
+                time_enabled_ns: 1000,
+                time_running_ns: 500,
+                scaled: 10.0,
+                per_op: 0.01,
+                running_fraction: 0.5,
+            },
+        ],
+        ipc: Some(0.667),
+        unavailable: vec![],
+    });
+
+    let mut unchecked = with_ops(scenario("index/sum/unchecked"), 1000, "elements");
+    unchecked = with_icount(unchecked, 1500.25);
+    unchecked = with_walltime(unchecked, &[987.6, 990.0, 1010.0]);
+    unchecked.walltime.as_mut().expect("set above").clock = "thread-cpu".into();
+    unchecked = with_memory(unchecked, 0);
+    unchecked
+        .counters
+        .memory
+        .as_mut()
+        .expect("set above")
+        .allocations = None;
+    unchecked.counters.dhat = Some(Dhat {
+        total_bytes: 4096,
+        total_blocks: 3,
+        peak_bytes: 2048,
+        peak_blocks: 2,
+        dhat_out: "dhat/index%2Fsum%2Funchecked.json".into(),
+    });
+
+    let tiny = with_walltime(
+        with_icount(with_ops(scenario("µs/tiny"), 3, "calls"), 5.25),
+        &[0.75, 0.8, 0.9],
+    );
+    let mut failed = with_failure(
+        with_icount(scenario("parse/broken"), 12.0),
+        "walltime",
+        "panicked",
+    );
+    failed.failures[0].stderr_tail =
+        "thread 'main' panicked\nnote: run with RUST_BACKTRACE=1".into();
+
+    let mut run = record("every", vec![checked, unchecked, tiny, failed]);
+    run.harness_residual_ir = Some(123);
+    run.skipped.push(Skipped {
+        instrument: "perf".into(),
+        reason: "perf_event_paranoid is 3".into(),
+    });
+    run
+}
+
+/// A comparison with a row of every verdict the reports render: instruction-count regressions
+/// and improvements (one with a changed unit), an unchanged row, interleaved wall time judged by
+/// its paired interval, separate-run wall time left unresolved, missing, new and failed
+/// scenarios, and the functions behind a change. For the snapshots of the comparison reports.
+pub fn every_verdict() -> super::Comparison {
+    let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
+    let (base_rounds, cand_rounds) = rounds_pair(1.2, &tight);
+    let base = record(
+        "b",
+        vec![
+            with_icount(scenario("fast"), 1000.0),
+            with_icount(scenario("slow"), 1000.0),
+            with_icount(with_ops(scenario("unit"), 4, "bytes"), 52.25),
+            with_icount(scenario("same"), 1000.0),
+            with_icount(scenario("gone"), 10.0),
+            with_rounds(scenario("paired"), &base_rounds, true, 1),
+            with_walltime(scenario("apart/1"), &noisy(100.0, 0.01, 20, 1)),
+            with_walltime(scenario("apart/2"), &noisy(200.0, 0.01, 20, 2)),
+        ],
+    );
+    let cand = record(
+        "c",
+        vec![
+            with_icount(scenario("fast"), 900.0),
+            with_icount(scenario("slow"), 1_234_567.0),
+            with_icount(with_ops(scenario("unit"), 4, "words"), 60.5),
+            with_icount(scenario("same"), 1000.0),
+            with_icount(scenario("new\u{1b}"), 10.0),
+            with_failure(scenario("broken"), "icount", "panicked"),
+            with_rounds(scenario("paired"), &cand_rounds, true, 1),
+            with_walltime(scenario("apart/1"), &noisy(150.0, 0.01, 20, 1)),
+            with_walltime(scenario("apart/2"), &noisy(300.0, 0.01, 20, 2)),
+        ],
+    );
+    let mut c = super::compare(&base, &cand, &super::CompareOptions::default());
+    c.functions.push(super::functions::FunctionChanges {
+        id: "slow".into(),
+        top: vec![
+            super::functions::FunctionDelta {
+                name: "core::slice::sort".into(),
+                base_self: 400.0,
+                cand_self: 1_200_000.5,
+                base_inclusive: 600.0,
+                cand_inclusive: 1_230_000.0,
+            },
+            super::functions::FunctionDelta {
+                name: "alloc::vec::Vec<T>::push".into(),
+                base_self: 5.5,
+                cand_self: 0.25,
+                base_inclusive: 5.5,
+                cand_inclusive: 5.5,
+            },
+        ],
+        unavailable: None,
+        placement_note: Some("code moved".into()),
+    });
+    c
+}
+
+/// Two ways of one work with memory figures (the second without allocation counts) and a
+/// scenario without any: for the counters tables and `memory.csv`.
+pub fn memory_groups() -> RunRecord {
+    let ways = |id: &str, allocs: u64| with_memory(with_ops(scenario(id), 10, "words"), allocs);
+    let mut run = record(
+        "r",
+        vec![
+            ways("alloc/wc/owned", 20),
+            ways("alloc/wc/borrowed", 0),
+            scenario("other/plain"),
+        ],
+    );
+    run.results[1].counters.memory.as_mut().unwrap().allocations = None;
+    run
+}

@@ -1,14 +1,16 @@
 //! The counters tables: simulated counters, hardware counters and memory figures per op, in
 //! the style of the per-packet tables of systems papers (rows are counters, columns are the
-//! ways of doing one piece of work), and their CSV forms `counters.csv` and `memory.csv`.
+//! ways of doing one piece of work). Their CSV forms `counters.csv` and `memory.csv` belong to
+//! the output directory (`crate::output`).
 //!
 //! Scenarios are grouped by their name up to the last `/` (`index/sum_indirect/checked` and
 //! `index/sum_indirect/unchecked` share a table), so that the ways of one piece of work stand
 //! side by side.
 
+use crate::fmt::fmt_count;
 use crate::measure::cache;
 use crate::model::{RunRecord, ScenarioResult};
-use crate::report::terminal::fmt_ir;
+use crate::report::table::{Align, TextTable};
 use std::fmt::Write as _;
 
 /// (group, column) of a measured id: `a/b/c` → (`a/b`, `c`); an id without `/` is its own group.
@@ -27,19 +29,6 @@ type Row = (String, Vec<String>);
 fn section(title: String, rows: Vec<Row>, out: &mut Vec<(String, Vec<Row>)>) {
     if rows.iter().any(|(_, cells)| cells.iter().any(|c| c != "-")) {
         out.push((title, rows));
-    }
-}
-
-/// A per-op figure: like instruction counts, but small fractions keep three significant
-/// digits (one allocation per 10,000 elements is 0.000100, not 0.000).
-fn fmt_count(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v.abs() < 0.01 {
-        let digits = (-v.abs().log10().floor()) as usize + 2;
-        format!("{v:.digits$}")
-    } else {
-        fmt_ir(v)
     }
 }
 
@@ -196,147 +185,35 @@ pub fn tables(run: &RunRecord) -> String {
         let headers: Vec<String> = cols.iter().map(|r| split(&r.id).1.to_string()).collect();
         let units: Vec<String> = cols.iter().map(|r| r.unit.clone()).collect();
         let sections = sections(&cols);
-        let label_w = sections
-            .iter()
-            .flat_map(|(_, rows)| rows.iter().map(|(l, _)| l.chars().count()))
-            .max()
-            .unwrap_or(0)
-            .max("op =".len());
-        let widths: Vec<usize> = (0..cols.len())
-            .map(|k| {
-                sections
-                    .iter()
-                    .flat_map(|(_, rows)| rows.iter().map(|(_, c)| c[k].chars().count()))
-                    .chain([headers[k].chars().count(), units[k].chars().count()])
-                    .max()
-                    .unwrap_or(1)
-            })
-            .collect();
-        let line = |out: &mut String, label: &str, cells: &[String]| {
-            let _ = write!(out, "  {label:<label_w$}");
-            for (c, w) in cells.iter().zip(&widths) {
-                let _ = write!(out, "  {c:>w$}");
-            }
-            out.push('\n');
-        };
-        let _ = writeln!(out, "\n{group}");
-        line(&mut out, "", &headers);
-        line(&mut out, "op =", &units);
-        for (title, rows) in &sections {
-            let _ = writeln!(out, "  {title}");
+        // Counter names left-aligned, one right-aligned column of figures per way of the work.
+        let mut t = TextTable::new(
+            std::iter::once(String::new()).chain(headers),
+            &[Align::Left],
+        )
+        .indent("  ");
+        t.row(std::iter::once("op =".to_string()).chain(units));
+        for (title, rows) in sections {
+            t.text(title);
             for (label, cells) in rows {
-                line(&mut out, label, cells);
+                t.row(std::iter::once(label).chain(cells));
             }
         }
+        let _ = writeln!(out, "\n{group}");
+        out.push_str(&t.render());
     }
     out
-}
-
-/// `counters.csv`: `name,source,counter,total,per_op`, where source is `simulated` (callgrind's
-/// model) or `hardware` (perf_event_open; total scaled for multiplexing).
-pub fn counters_csv(run: &RunRecord) -> String {
-    let mut s = String::from("name,source,counter,total,per_op\n");
-    for r in &run.results {
-        if let Some(c) = &r.counters.cache {
-            for (k, v) in &c.totals {
-                let _ = writeln!(s, "{},simulated,{k},{v},{}", r.id, c.per_op[k]);
-            }
-        }
-        if let Some(p) = &r.counters.perf {
-            for c in &p.counters {
-                let _ = writeln!(s, "{},hardware,{},{},{}", r.id, c.name, c.scaled, c.per_op);
-            }
-            if let Some(ipc) = p.ipc {
-                let _ = writeln!(s, "{},hardware,ipc,{ipc},{ipc}", r.id);
-            }
-        }
-    }
-    s
-}
-
-/// `memory.csv`: one line per measured id with allocation counts per op, the body's peak live
-/// bytes, the process's max RSS and DHAT's whole-process totals (empty cells when not measured).
-pub fn memory_csv(run: &RunRecord) -> String {
-    let mut s = String::from(
-        "name,allocator,allocs_per_op,deallocs_per_op,reallocs_per_op,bytes_allocated_per_op,\
-         peak_live_bytes,max_rss_kib,dhat_total_bytes,dhat_total_blocks,dhat_peak_bytes,\
-         dhat_peak_blocks\n",
-    );
-    for r in &run.results {
-        let (m, d) = (&r.counters.memory, &r.counters.dhat);
-        if m.is_none() && d.is_none() {
-            continue;
-        }
-        let a = m.as_ref().and_then(|m| m.allocations.as_ref());
-        let opt = |v: Option<String>| v.unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            r.id,
-            opt(m.as_ref().map(|m| m.allocator.clone())),
-            opt(a.map(|a| a.allocs_per_op.to_string())),
-            opt(a.map(|a| a.deallocs_per_op.to_string())),
-            opt(a.map(|a| a.reallocs_per_op.to_string())),
-            opt(a.map(|a| a.bytes_allocated_per_op.to_string())),
-            opt(a.map(|a| a.peak_live_bytes.to_string())),
-            opt(m.as_ref().map(|m| m.max_rss_kib.to_string())),
-            opt(d.as_ref().map(|d| d.total_bytes.to_string())),
-            opt(d.as_ref().map(|d| d.total_blocks.to_string())),
-            opt(d.as_ref().map(|d| d.peak_bytes.to_string())),
-            opt(d.as_ref().map(|d| d.peak_blocks.to_string())),
-        );
-    }
-    s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::compare::testing;
-    use crate::model::{Allocations, Memory};
-
-    fn with_memory(id: &str, allocs: u64) -> ScenarioResult {
-        let mut r = testing::with_ops(testing::scenario(id), 10, "words");
-        r.counters.memory = Some(Memory {
-            allocator: "system".into(),
-            allocations: Some(Allocations {
-                allocs,
-                deallocs: 0,
-                reallocs: 0,
-                bytes_allocated: allocs * 8,
-                peak_live_bytes: allocs * 8,
-                allocs_per_op: allocs as f64 / 10.0,
-                deallocs_per_op: 0.0,
-                reallocs_per_op: 0.0,
-                bytes_allocated_per_op: allocs as f64 * 0.8,
-            }),
-            not_counted: None,
-            max_rss_kib: 2000,
-        });
-        r
-    }
-
-    #[test]
-    fn small_fractions_keep_their_digits() {
-        assert_eq!(fmt_count(0.0), "0");
-        assert_eq!(fmt_count(0.0001), "0.000100");
-        assert_eq!(fmt_count(0.00131), "0.00131");
-        assert_eq!(fmt_count(0.5), "0.500");
-        assert_eq!(fmt_count(2500.0), "2500");
-    }
 
     #[test]
     fn ways_of_one_work_share_a_table() {
-        let mut run = testing::record(
-            "r",
-            vec![
-                with_memory("alloc/wc/owned", 20),
-                with_memory("alloc/wc/borrowed", 0),
-                testing::scenario("other/plain"),
-            ],
-        );
-        run.results[1].counters.memory.as_mut().unwrap().allocations = None;
+        let run = testing::memory_groups();
         let t = tables(&run);
+        crate::compare::testing::assert_snapshot("counters_groups", &t);
         assert!(t.contains("\nalloc/wc\n"), "{t}");
         assert!(!t.contains("other"), "{t}");
         let header = t.lines().nth(2).unwrap();
@@ -351,15 +228,5 @@ mod tests {
         );
         // No simulated or hardware section without those figures.
         assert!(!t.contains("simulated") && !t.contains("hardware"), "{t}");
-        let csv = memory_csv(&run);
-        assert_eq!(csv.lines().count(), 3, "{csv}");
-        assert!(
-            csv.contains("\nalloc/wc/owned,system,2,0,0,16,160,2000,,,,\n"),
-            "{csv}"
-        );
-        assert!(
-            csv.contains("\nalloc/wc/borrowed,system,,,,,,2000,,,,\n"),
-            "{csv}"
-        );
     }
 }

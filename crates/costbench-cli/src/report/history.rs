@@ -1,6 +1,6 @@
 //! Text tables of the history: the list of runs, and one scenario's series.
 
-use crate::report::terminal::{fmt_ir, fmt_ns};
+use crate::fmt::{fmt_ir, fmt_ns};
 use crate::store::{Metric, RunSummary, SeriesPoint};
 use std::fmt::Write as _;
 

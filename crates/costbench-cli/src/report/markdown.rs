@@ -6,9 +6,8 @@
 //! table it sits in nor inject HTML into the comment. The comment stays short: significant
 //! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
 
-use crate::compare::{
-    fmt_change, fmt_ci, fmt_threshold, Comparison, Instrument, NotCompared, Row, Side, Verdict,
-};
+use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use crate::fmt::{fmt_change, fmt_ci, fmt_delta, fmt_ir, fmt_threshold};
 use std::fmt::Write as _;
 
 /// Escapes untrusted text for a table cell or running text:
@@ -37,7 +36,9 @@ pub fn escape_cell(s: &str) -> String {
                 out.push(c);
             }
             '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() || crate::compare::is_format_control(c) => out.push('\u{fffd}'),
+            c if c.is_control() || crate::report::escape::is_format_control(c) => {
+                out.push('\u{fffd}')
+            }
             c => out.push(c),
         }
     }
@@ -93,7 +94,7 @@ fn table(out: &mut String, rows: &[&Row], evidence: bool) {
         if r.instrument == Instrument::Walltime {
             match &r.ci {
                 Some(ci) => {
-                    let _ = write!(threshold, ", CI {}", fmt_ci(ci));
+                    let _ = write!(threshold, ", CI {}", fmt_ci(ci.low, ci.high));
                 }
                 None => threshold.push_str(", too few samples"),
             }
@@ -172,18 +173,6 @@ fn id_list(ids: &[&str]) -> String {
         .join(", ")
 }
 
-/// "+1,234.5" / "-0.25": a change of instructions per op.
-pub(crate) fn fmt_delta(v: f64) -> String {
-    let sign = if v > 0.0 {
-        "+"
-    } else if v < 0.0 {
-        "-"
-    } else {
-        ""
-    };
-    format!("{sign}{}", crate::report::terminal::fmt_ir(v.abs()))
-}
-
 /// The functions behind each significant instruction-count change, one folded table each.
 fn functions(out: &mut String, c: &Comparison) {
     if c.functions.is_empty() {
@@ -212,8 +201,8 @@ fn functions(out: &mut String, c: &Comparison) {
                         out,
                         "| {} | {} → {} | {} | {} |",
                         escape_cell(&truncate(&d.name, 120)),
-                        crate::report::terminal::fmt_ir(d.base_self),
-                        crate::report::terminal::fmt_ir(d.cand_self),
+                        fmt_ir(d.base_self),
+                        fmt_ir(d.cand_self),
                         fmt_delta(d.self_change()),
                         fmt_delta(d.inclusive_change())
                     );
@@ -743,5 +732,11 @@ Candidate: run c (commit c012345678, branch main, variant release)
         let md = comparison(&compare(&base, &cand, &CompareOptions::default()));
         assert!(md.contains("Measured in the baseline only (1): x"), "{md}");
         assert!(md.contains("Measured in the candidate only (1): x"), "{md}");
+    }
+
+    #[test]
+    fn comparison_snapshot() {
+        let c = crate::compare::testing::every_verdict();
+        crate::compare::testing::assert_snapshot("compare_markdown", &comparison(&c));
     }
 }

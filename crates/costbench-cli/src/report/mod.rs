@@ -1,9 +1,12 @@
-//! Reports: pure functions from run records (and Miri reports) to text.
+//! Reports: pure functions from run records, comparisons and Miri reports to text.
 
 pub mod bmf;
+pub mod comparison;
 pub mod counters;
+pub mod escape;
 pub mod history;
 pub mod html;
 pub mod markdown;
 pub mod miri;
+pub mod table;
 pub mod terminal;

@@ -1,39 +1,9 @@
 //! The terminal table printed after a run: one row per measured id, per-op figures.
 
+use crate::fmt::{fmt_ir, fmt_ns};
 use crate::model::{RunRecord, ScenarioResult};
+use crate::report::table::{Align, TextTable};
 use std::fmt::Write as _;
-
-/// Nanoseconds with a unit that keeps three or four significant digits.
-pub fn fmt_ns(ns: f64) -> String {
-    let (v, unit) = if ns >= 1e9 {
-        (ns / 1e9, "s")
-    } else if ns >= 1e6 {
-        (ns / 1e6, "ms")
-    } else if ns >= 1e3 {
-        (ns / 1e3, "µs")
-    } else {
-        (ns, "ns")
-    };
-    let digits = if v >= 100.0 {
-        1
-    } else if v >= 10.0 {
-        2
-    } else {
-        3
-    };
-    format!("{v:.digits$} {unit}")
-}
-
-/// Instructions per op: whole numbers when large, a few decimals when small.
-pub fn fmt_ir(ir: f64) -> String {
-    if ir >= 1000.0 {
-        format!("{ir:.0}")
-    } else if ir >= 10.0 {
-        format!("{ir:.2}")
-    } else {
-        format!("{ir:.3}")
-    }
-}
 
 fn time_cell(r: &ScenarioResult) -> String {
     match &r.walltime {
@@ -91,36 +61,17 @@ pub fn table(run: &RunRecord) -> String {
         header.push("checks/op");
     }
     header.push("time/op (median ± IQR)");
-    let header: Vec<String> = header.into_iter().map(String::from).collect();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
+    // Names and units read left-aligned; numbers right-aligned; the last column ragged.
+    let mut align = vec![Align::Left, Align::Right, Align::Left, Align::Right];
+    if census {
+        align.push(Align::Right);
     }
-    let mut out = String::new();
-    let line = |out: &mut String, cells: &[String]| {
-        let last = cells.len() - 1;
-        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            let pad = w.saturating_sub(cell.chars().count());
-            // Names and units read left-aligned; numbers right-aligned; the last column ragged.
-            if i == last {
-                out.push_str(cell);
-            } else if i == 0 || i == 2 {
-                out.push_str(cell);
-                out.push_str(&" ".repeat(pad + 2));
-            } else {
-                out.push_str(&" ".repeat(pad));
-                out.push_str(cell);
-                out.push_str("  ");
-            }
-        }
-        out.push('\n');
-    };
-    line(&mut out, &header);
-    for row in &rows {
-        line(&mut out, row);
+    align.push(Align::Left);
+    let mut t = TextTable::new(header, &align);
+    for row in rows {
+        t.row(row);
     }
+    let mut out = t.render();
     out.push_str(&crate::report::counters::tables(run));
     if let Some(r) = run.harness_residual_ir {
         let _ = writeln!(
@@ -151,11 +102,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn units_scale() {
-        assert_eq!(fmt_ns(1.234), "1.234 ns");
-        assert_eq!(fmt_ns(12_345.0), "12.35 µs");
-        assert_eq!(fmt_ns(2.5e9), "2.500 s");
-        assert_eq!(fmt_ir(2.0), "2.000");
-        assert_eq!(fmt_ir(123_456.7), "123457");
+    fn run_table_snapshot() {
+        use crate::compare::testing::{
+            assert_snapshot, every_figure, record, scenario, with_icount,
+        };
+        assert_snapshot("run_table", &table(&every_figure()));
+        // Without the census column, counters, residual or failures.
+        let plain = record("plain", vec![with_icount(scenario("a/b"), 42.0)]);
+        assert_snapshot("run_table_plain", &table(&plain));
     }
 }

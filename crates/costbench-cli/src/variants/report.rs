@@ -12,8 +12,10 @@
 
 use super::spec::Variant;
 use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
+use crate::fmt::fmt_ratio_change;
 use crate::model::RunRecord;
 use crate::report::markdown::escape_cell;
+use crate::report::table::{Align, TextTable};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -332,13 +334,6 @@ fn short_title(inst: Instrument) -> &'static str {
     }
 }
 
-fn pct(ratio: Option<f64>) -> String {
-    match ratio {
-        Some(r) => compare::fmt_change(100.0 * (r - 1.0)),
-        None => "-".into(),
-    }
-}
-
 fn instruments(m: &Matrix) -> Vec<Instrument> {
     Instrument::ALL
         .into_iter()
@@ -350,32 +345,14 @@ fn instruments(m: &Matrix) -> Vec<Instrument> {
         .collect()
 }
 
-fn align(rows: &[Vec<String>]) -> String {
-    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..n)
-        .map(|k| {
-            rows.iter()
-                .filter_map(|r| r.get(k))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
+/// The first column (names) left-aligned, figures right-aligned; no blanks at line ends.
+fn align(rows: Vec<Vec<String>>) -> String {
+    let mut rows = rows.into_iter();
+    let mut t = TextTable::new(rows.next().unwrap_or_default(), &[Align::Left]).trim_end();
     for r in rows {
-        let mut line = String::new();
-        for (k, cell) in r.iter().enumerate() {
-            let pad = widths[k] - cell.chars().count();
-            if k == 0 {
-                let _ = write!(line, "{cell}{}", " ".repeat(pad));
-            } else {
-                let _ = write!(line, "  {}{cell}", " ".repeat(pad));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        t.row(r);
     }
-    out
+    t.render()
 }
 
 /// The matrix for a terminal.
@@ -402,7 +379,7 @@ pub fn table(m: &Matrix) -> String {
                     .collect(),
             );
         }
-        out.push_str(&align(&rows));
+        out.push_str(&align(rows));
         out.push('\n');
     }
     if !m.summary.is_empty() {
@@ -420,7 +397,11 @@ pub fn table(m: &Matrix) -> String {
         for s in &m.summary {
             let cell = |p: Option<&Price>| match p {
                 Some(p) if p.compared > 0 => {
-                    format!("{} {}", pct(p.geomean_ratio), p.counts("↑", "↓"))
+                    format!(
+                        "{} {}",
+                        p.geomean_ratio.map_or("-".into(), fmt_ratio_change),
+                        p.counts("↑", "↓")
+                    )
                 }
                 _ => "-".to_string(),
             };
@@ -431,7 +412,7 @@ pub fn table(m: &Matrix) -> String {
                     .collect(),
             );
         }
-        out.push_str(&align(&rows));
+        out.push_str(&align(rows));
     }
     for c in m.build_failures() {
         let _ = writeln!(
@@ -466,7 +447,11 @@ pub fn markdown(m: &Matrix) -> String {
         for s in &m.summary {
             let cell = |p: Option<&Price>| match p {
                 Some(p) if p.compared > 0 => {
-                    format!("{} {}", pct(p.geomean_ratio), p.counts(" up,", " down"))
+                    format!(
+                        "{} {}",
+                        p.geomean_ratio.map_or("-".into(), fmt_ratio_change),
+                        p.counts(" up,", " down")
+                    )
                 }
                 _ => "–".to_string(),
             };
@@ -620,6 +605,8 @@ mod tests {
         assert!(t.contains("variant broken (broken) did not build"), "{t}");
         assert!(t.contains("error[E0425]"), "{t}");
         let md = markdown(&m);
+        crate::compare::testing::assert_snapshot("variants_table_ratios", &t);
+        crate::compare::testing::assert_snapshot("variants_markdown_ratios", &md);
         assert!(md.contains("**110.00 Ir ×1.100**"), "{md}");
         assert!(md.contains("| oc | oc |"), "{md}");
         let json = serde_json::to_value(&m).unwrap();
@@ -715,6 +702,8 @@ mod tests {
             md.contains("(1 up, 0 down of 3; 1 unresolved, 1 placement not priced)"),
             "{md}"
         );
+        crate::compare::testing::assert_snapshot("variants_table_marks", &t);
+        crate::compare::testing::assert_snapshot("variants_markdown_marks", &md);
         let json = serde_json::to_value(&m).unwrap();
         assert_eq!(json["schema_version"], 2);
         assert_eq!(json["summary"][0]["walltime"]["placement"], 1);

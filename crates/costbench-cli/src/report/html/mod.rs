@@ -15,8 +15,8 @@ pub mod escape;
 pub mod svg;
 
 use crate::compare::{self, Comparison, Instrument, Verdict};
+use crate::fmt::{fmt_change, fmt_ir, fmt_js_number, fmt_ns, fmt_percent, fmt_threshold};
 use crate::model::{RunRecord, ScenarioResult};
-use crate::report::terminal::{fmt_ir, fmt_ns};
 use crate::store::{Metric, SeriesPoint};
 use escape::escape;
 use std::collections::HashMap;
@@ -147,17 +147,6 @@ pub fn crossings(points: &[SeriesPoint], threshold_pct: f64) -> Vec<usize> {
         .collect()
 }
 
-/// A number for a `data-v` sort key: JavaScript's `parseFloat` reads `Infinity`, not Rust's `inf`.
-fn num(v: f64) -> String {
-    if v.is_nan() {
-        String::new()
-    } else if v.is_infinite() {
-        if v > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else {
-        format!("{v}")
-    }
-}
-
 fn short_commit(c: &str) -> &str {
     &c[..c.char_indices().nth(10).map_or(c.len(), |(i, _)| i)]
 }
@@ -258,7 +247,11 @@ pub fn render(input: &Input) -> String {
 /// A figure cell with its sort key.
 fn cell(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
     match v {
-        Some(v) => format!("<td data-v=\"{}\">{}</td>", num(v), escape(&fmt(v))),
+        Some(v) => format!(
+            "<td data-v=\"{}\">{}</td>",
+            fmt_js_number(v),
+            escape(&fmt(v))
+        ),
         None => "<td data-v=\"\">–</td>".into(),
     }
 }
@@ -278,11 +271,11 @@ fn change_cell(row: Option<&&compare::Row>) -> String {
             };
             format!(
                 "<td{class} data-v=\"{}\" title=\"{}: {} ({})\">{}</td>",
-                num(r.change_pct),
+                fmt_js_number(r.change_pct),
                 r.verdict.name(),
                 escape(&r.reason),
                 escape(&r.evidence),
-                escape(&compare::fmt_change(r.change_pct))
+                escape(&fmt_change(r.change_pct))
             )
         }
         None => "<td data-v=\"\">–</td>".into(),
@@ -576,7 +569,7 @@ fn scenario(
                 &format!("{} change", inst.name()),
                 &format!(
                     "{} ({}, {}; evidence: {})",
-                    compare::fmt_change(row.change_pct),
+                    fmt_change(row.change_pct),
                     row.verdict.name(),
                     row.reason,
                     row.evidence
@@ -721,10 +714,10 @@ fn scenario(
         for c in &p.counters {
             let _ = write!(
                 page,
-                "<tr><td>{}</td><td>{}</td><td>{:.0} %</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
                 escape(&c.name),
                 fmt_ir(c.per_op),
-                100.0 * c.running_fraction
+                fmt_percent(c.running_fraction)
             );
         }
         page.push_str("</tbody></table>");
@@ -839,7 +832,7 @@ fn history_chart(page: &mut String, h: &History) {
         .map(|(i, p)| {
             let change = if i > 0 && h.points[i - 1].per_op > 0.0 {
                 let prev = h.points[i - 1].per_op;
-                format!(" ({:+.2} %)", 100.0 * (p.per_op - prev) / prev)
+                format!(" ({})", fmt_change(100.0 * (p.per_op - prev) / prev))
             } else {
                 String::new()
             };
@@ -860,7 +853,7 @@ fn history_chart(page: &mut String, h: &History) {
     let first = h.points.first().map_or("", |p| p.started_at.as_str());
     let last = h.points.last().map_or("", |p| p.started_at.as_str());
     let band = if t.is_finite() {
-        format!("±{}", compare::fmt_threshold(t))
+        format!("±{}", fmt_threshold(t))
     } else {
         "none".to_string()
     };
@@ -1210,12 +1203,5 @@ mod tests {
         // Neither has wall time: no distribution chart, and no change columns without a baseline.
         assert!(!html.contains(r#"data-chart="distribution""#));
         assert!(!html.contains("<th>Δ Ir</th>"));
-    }
-
-    #[test]
-    fn sort_keys_are_numbers_javascript_reads() {
-        assert_eq!(num(1.5), "1.5");
-        assert_eq!(num(f64::INFINITY), "Infinity");
-        assert_eq!(num(f64::NAN), "");
     }
 }

@@ -1,40 +1,14 @@
-//! Plain-text rendering of a [`Comparison`] for terminals. Pure.
+//! Plain-text rendering of a [`Comparison`] for terminals (`costbench compare`, `check`). Pure.
 //!
-//! Scenario names, units and failure messages come from run records and are untrusted: control
-//! and bidirectional-override characters are shown escaped, so a name cannot move the cursor,
-//! recolour the terminal or reorder the line.
+//! Scenario names, units and failure messages come from run records and are untrusted: every
+//! one goes through [`clean`], so a name cannot move the cursor, recolour the terminal or
+//! reorder the line.
 
-use super::{fmt_change, fmt_threshold, Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use crate::fmt::{fmt_change, fmt_delta, fmt_threshold};
+use crate::report::escape::clean;
+use crate::report::table::{Align, TextTable};
 use std::fmt::Write as _;
-
-/// Escapes what could act on a terminal instead of being printed.
-pub(crate) fn clean(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() || is_format_control(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Format characters that are not `char::is_control` but still act on the text around them:
-/// bidirectional marks, embeddings, overrides and isolates, which reorder what is displayed
-/// ("Trojan Source", CVE-2021-42574), and the Unicode line and paragraph separators.
-pub(crate) fn is_format_control(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061c}'
-            | '\u{200e}'
-            | '\u{200f}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
-    )
-}
 
 /// Significant rows as a table (per instrument, largest change first; reason and evidence), then
 /// a count of the unchanged rows, then the unresolved and placement rows with their reasons
@@ -53,8 +27,7 @@ pub fn terminal(c: &Comparison) -> String {
         "change",
         "verdict",
         "reason",
-    ]
-    .map(String::from);
+    ];
     let mut rows: Vec<[String; 7]> = Vec::new();
     for inst in Instrument::ALL {
         for r in c.sorted_rows(inst) {
@@ -80,32 +53,13 @@ pub fn terminal(c: &Comparison) -> String {
     if rows.is_empty() {
         out.push_str("no significant change\n");
     } else {
-        let mut widths = header.each_ref().map(|h| h.chars().count());
-        for row in &rows {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.chars().count());
-            }
+        // Names and words left-aligned, figures right-aligned; the last column unpadded.
+        use Align::{Left, Right};
+        let mut t = TextTable::new(header, &[Left, Left, Right, Right, Right, Left, Left]);
+        for row in rows {
+            t.row(row);
         }
-        for row in std::iter::once(&header).chain(&rows) {
-            // Names and words left-aligned, figures right-aligned; the last column unpadded.
-            let _ = writeln!(
-                out,
-                "{:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {:>w4$}  {:<w5$}  {}",
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                row[4],
-                row[5],
-                row[6],
-                w0 = widths[0],
-                w1 = widths[1],
-                w2 = widths[2],
-                w3 = widths[3],
-                w4 = widths[4],
-                w5 = widths[5],
-            );
-        }
+        out.push_str(&t.render());
     }
     let unchanged = c.count(Verdict::Unchanged);
     if unchanged > 0 {
@@ -165,8 +119,8 @@ pub fn terminal(c: &Comparison) -> String {
             let _ = writeln!(
                 out,
                 "  self {:>12}  inclusive {:>12}  {}",
-                crate::report::markdown::fmt_delta(d.self_change()),
-                crate::report::markdown::fmt_delta(d.inclusive_change()),
+                fmt_delta(d.self_change()),
+                fmt_delta(d.inclusive_change()),
                 clean(&d.name)
             );
         }
@@ -259,24 +213,9 @@ fn group_not_compared(v: &[NotCompared]) -> Vec<(Instrument, Side, Vec<&str>)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
-    use super::super::{compare, CompareOptions};
     use super::*;
-
-    #[test]
-    fn control_characters_are_escaped() {
-        let cases = [
-            ("plain_name", "plain_name"),
-            ("a\u{1b}[31mred", "a\\u{1b}[31mred"),
-            ("line\nbreak", "line\\nbreak"),
-            ("evil\u{202e}txt", "evil\\u{202e}txt"),
-            ("a\u{2028}b", "a\\u{2028}b"),
-            ("µs ok", "µs ok"),
-        ];
-        for (input, want) in cases {
-            assert_eq!(clean(input), want, "{input:?}");
-        }
-    }
+    use crate::compare::testing::*;
+    use crate::compare::{compare, CompareOptions};
 
     #[test]
     fn significant_rows_then_counts_and_lists() {
@@ -362,5 +301,10 @@ mod tests {
         let base = record("b", vec![with_icount(scenario("x"), 1000.0)]);
         let t = terminal(&compare(&base, &base, &CompareOptions::default()));
         assert!(t.contains("no significant change\n1 unchanged"), "{t}");
+    }
+
+    #[test]
+    fn terminal_snapshot() {
+        assert_snapshot("compare_terminal", &terminal(&every_verdict()));
     }
 }
