@@ -5,27 +5,21 @@
 //! reports each as clean, undefined behaviour, not runnable under Miri, or failed.
 //!
 //! This module owns the Miri processes (toolchain check, sysroot, build, one run per scenario
-//! with a deadline); reading Miri's output is the pure [`parse`] module, and the table is
-//! `report::miri`.
+//! with a deadline); reading Miri's output is the pure [`parse`] module, the report's types are
+//! `model::miri`, and the table is `report::miri`.
 
 pub mod parse;
 
 use crate::cargo::BenchTarget;
 use crate::exit;
 use anyhow::{bail, Context, Result};
+use crate::model::miri::{Finding, MiriReport, MiriResult, Timing, SCHEMA, SCHEMA_VERSION};
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, CHILD_FLAG, PROTOCOL_VERSION};
-use parse::Finding;
-use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// `schema` of the JSON report.
-pub const SCHEMA: &str = "costbench-miri";
-/// Bump on any incompatible change of the JSON report.
-pub const SCHEMA_VERSION: u32 = 1;
 
 /// Toolchain that runs Miri unless `COSTBENCH_MIRI_TOOLCHAIN` names another (a dated nightly,
 /// to pin Miri's version in CI).
@@ -46,61 +40,6 @@ pub struct MiriOptions {
     pub timeout: Duration,
     pub json: bool,
     pub quiet: bool,
-}
-
-/// The JSON report (`--format json`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct MiriReport {
-    pub schema: String,
-    pub schema_version: u32,
-    /// RFC 3339, UTC.
-    pub started_at: String,
-    pub tool: crate::model::Tool,
-    pub suite: crate::model::SuiteInfo,
-    /// Rustup toolchain that ran Miri.
-    pub toolchain: String,
-    /// `cargo miri --version`.
-    pub miri_version: String,
-    /// `MIRIFLAGS` the scenarios ran with (the caller's own; costbench adds none).
-    pub miriflags: String,
-    /// Cargo features the bench target was built with (`--features`), if any.
-    #[serde(default)]
-    pub features: Option<String>,
-    pub timing: Timing,
-    pub results: Vec<MiriResult>,
-}
-
-/// Seconds spent in each phase.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Timing {
-    /// `cargo miri setup`: building Miri's sysroot (a minute or two the first time, then a check).
-    pub sysroot_s: f64,
-    /// Building the bench target for Miri (cached by cargo from run to run).
-    pub build_s: f64,
-    /// Listing the scenarios (one short Miri run).
-    pub list_s: f64,
-    /// All scenario runs.
-    pub scenarios_s: f64,
-    pub total_s: f64,
-}
-
-/// One scenario's Miri run.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct MiriResult {
-    pub scenario: String,
-    /// Parties of a multi-party scenario, run as threads of one Miri process.
-    pub parties: Vec<String>,
-    /// Wall time of the scenario's Miri process, cargo's freshness check included.
-    pub seconds: f64,
-    #[serde(flatten)]
-    pub finding: Finding,
-}
-
-impl MiriReport {
-    /// Whether any scenario had undefined behaviour or failed.
-    pub fn has_problems(&self) -> bool {
-        self.results.iter().any(|r| r.finding.is_problem())
-    }
 }
 
 pub fn run(opts: MiriOptions) -> Result<i32> {
