@@ -280,17 +280,13 @@ impl Miri {
                 crate::run::child::tail(parse::strip_cargo_trailer(&out.stderr), 20)
             );
         }
-        let listing: Listing = out
-            .stdout
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str(l).ok())
-            .context(
+        Listing::from_stdout(out.stdout.as_bytes()).map_err(|e| match e {
+            proto::DecodeError::NoListing => anyhow::anyhow!(
                 "the scenario binary did not answer the costbench protocol under Miri; its main \
-                 must end with costbench::Suite::main()",
-            )?;
-        proto::check_version(listing.protocol).map_err(anyhow::Error::msg)?;
-        Ok(listing)
+                 must end with costbench::Suite::main()"
+            ),
+            e => e.into(),
+        })
     }
 
     /// Runs one scenario's setup and body once under Miri.

@@ -179,19 +179,14 @@ impl Binary {
                 outcome.stderr_tail
             );
         }
-        let listing: Listing = stdout
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str(l).ok())
-            .with_context(|| {
-                format!(
-                    "scenario binary {} did not answer the costbench protocol; its main must end with \
-                     costbench::Suite::main()",
-                    self.exe.display()
-                )
-            })?;
-        proto::check_version(listing.protocol).map_err(anyhow::Error::msg)?;
-        Ok(listing)
+        Listing::from_stdout(stdout.as_bytes()).map_err(|e| match e {
+            proto::DecodeError::NoListing => anyhow::anyhow!(
+                "scenario binary {} did not answer the costbench protocol; its main must end with \
+                 costbench::Suite::main()",
+                self.exe.display()
+            ),
+            e => e.into(),
+        })
     }
 }
 
@@ -1130,14 +1125,10 @@ impl Session<'_> {
             let (k, message) = outcome.describe(self.opts.timeout);
             return Err(self.fail(inst, outcome, &k, message));
         }
-        let parsed: std::result::Result<CountersResult, String> = std::fs::read(tmp)
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
-        let r = match parsed {
-            Ok(r) if r.protocol == PROTOCOL_VERSION => r,
-            Ok(r) => {
-                let m = proto::check_version(r.protocol).unwrap_err();
-                return Err(self.fail(inst, outcome, "protocol", m));
+        let r = match proto::read_result::<CountersResult>(tmp) {
+            Ok(r) => r,
+            Err(e @ proto::DecodeError::Version { .. }) => {
+                return Err(self.fail(inst, outcome, "protocol", e.to_string()));
             }
             Err(e) => {
                 let m = format!("unreadable {inst} result: {e}");
@@ -1334,16 +1325,10 @@ impl Session<'_> {
             let (kind, message) = outcome.describe(self.opts.timeout);
             return all_fail(fail(&kind, message));
         }
-        let parsed: std::result::Result<WalltimeResult, String> = std::fs::read(result_file.path())
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
-        let result = match parsed {
-            Ok(r) if r.protocol == PROTOCOL_VERSION => r,
-            Ok(r) => {
-                return all_fail(fail(
-                    "protocol",
-                    proto::check_version(r.protocol).unwrap_err(),
-                ))
+        let result = match proto::read_result::<WalltimeResult>(result_file.path()) {
+            Ok(r) => r,
+            Err(e @ proto::DecodeError::Version { .. }) => {
+                return all_fail(fail("protocol", e.to_string()))
             }
             Err(e) => {
                 return all_fail(fail("protocol", format!("unreadable walltime result: {e}")))
