@@ -84,7 +84,7 @@ pub fn run(opts: MiriOptions) -> Result<i32> {
     let t = Instant::now();
     let listing = miri.list(opts.timeout)?;
     let list_s = t.elapsed().as_secs_f64();
-    let selected = crate::run::select(&listing, opts.filter.as_ref())?;
+    let selected = crate::selection::select(&listing, opts.filter.as_ref())?;
     let miriflags = std::env::var("MIRIFLAGS").unwrap_or_default();
     let t = Instant::now();
     let mut results = Vec::new();

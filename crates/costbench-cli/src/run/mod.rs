@@ -11,6 +11,8 @@ pub mod layout;
 pub mod placement;
 
 pub use adaptive::Rounds;
+/// Scenario selection lives below `run`, for Miri too; re-exported for `run`'s callers.
+pub(crate) use crate::selection::select;
 
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
@@ -510,35 +512,6 @@ pub fn measure_sides(
 
 /// Per measured id of a scenario: the samples one wall-time child took, or why it has none.
 type ChildSamples = Vec<(String, std::result::Result<WalltimeSamples, Failure>)>;
-
-/// The listed scenarios the filter selects (all but internal ones without a filter).
-pub(crate) fn select<'a>(
-    listing: &'a Listing,
-    filter: Option<&regex::Regex>,
-) -> Result<Vec<&'a ScenarioInfo>> {
-    let user: Vec<&ScenarioInfo> = listing.scenarios.iter().filter(|s| !s.internal).collect();
-    let selected: Vec<&ScenarioInfo> = user
-        .iter()
-        .copied()
-        .filter(|s| filter.is_none_or(|f| f.is_match(&s.name)))
-        .collect();
-    if selected.is_empty() {
-        let names: Vec<&str> = user.iter().map(|s| s.name.as_str()).collect();
-        match filter {
-            Some(f) => bail!(
-                "--filter {:?} matches no scenario; scenarios: {}",
-                f.as_str(),
-                if names.is_empty() {
-                    "none".into()
-                } else {
-                    names.join(", ")
-                }
-            ),
-            None => bail!("the bench target registers no scenarios"),
-        }
-    }
-    Ok(selected)
-}
 
 fn print_list(selected: &[&ScenarioInfo]) {
     for s in selected {
