@@ -70,7 +70,11 @@ mod tests {
 
     #[test]
     fn the_filter_is_a_regex_over_names() {
-        let l = listing(&[("sort_small", false), ("sort_large", false), ("hash", false)]);
+        let l = listing(&[
+            ("sort_small", false),
+            ("sort_large", false),
+            ("hash", false),
+        ]);
         let f = regex::Regex::new("^sort_").unwrap();
         assert_eq!(
             names(&select(&l, Some(&f)).unwrap()),

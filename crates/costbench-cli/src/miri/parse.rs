@@ -7,6 +7,7 @@
 //! `testdata/`. It spawns nothing and reads no files.
 
 use crate::model::miri::{Finding, Unsupported};
+use crate::run::child::{tail, STDERR_TAIL_LINES};
 
 /// Frames of Miri's backtrace kept in a finding: enough to see the way from the scenario to the
 /// faulting operation, without std's generic noise pages long.
@@ -58,7 +59,7 @@ pub fn classify(success: bool, code: Option<i32>, stderr: &str) -> Finding {
             kind,
             message,
             location: details.location,
-            stderr_tail: crate::run::child::tail(stderr, 20),
+            stderr_tail: tail(stderr, STDERR_TAIL_LINES),
         };
     }
     if success {
@@ -69,7 +70,7 @@ pub fn classify(success: bool, code: Option<i32>, stderr: &str) -> Finding {
             kind: "panicked".into(),
             message,
             location,
-            stderr_tail: crate::run::child::tail(stderr, 20),
+            stderr_tail: tail(stderr, STDERR_TAIL_LINES),
         };
     }
     let (kind, message) = match code {
@@ -84,7 +85,7 @@ pub fn classify(success: bool, code: Option<i32>, stderr: &str) -> Finding {
         kind: kind.into(),
         message,
         location: None,
-        stderr_tail: crate::run::child::tail(stderr, 20),
+        stderr_tail: tail(stderr, STDERR_TAIL_LINES),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod layout;
 pub mod placement;
 
 pub use adaptive::Rounds;
+
 /// Scenario selection lives below `run`, for Miri too; re-exported for `run`'s callers.
 pub(crate) use crate::selection::select;
 
@@ -164,15 +165,9 @@ impl Binary {
         let mut cmd = Command::new(&self.exe);
         cmd.args(self.child_args("list"))
             .current_dir(&self.cwd)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let start = Instant::now();
-        let mut running = Running::spawn(&mut cmd)
+            .stdin(std::process::Stdio::null());
+        let (outcome, stdout) = child::run_captured(&mut cmd, timeout, Default::default())
             .with_context(|| format!("cannot run scenario binary {}", self.exe.display()))?;
-        let stdout = running.take_stdout();
-        let outcome = child::wait_all(vec![running], start, timeout).remove(0);
-        let stdout = stdout.join().unwrap_or_default();
         if !outcome.success() {
             let (_, what) = outcome.describe(timeout);
             bail!(
@@ -181,7 +176,7 @@ impl Binary {
                 outcome.stderr_tail
             );
         }
-        Listing::from_stdout(stdout.as_bytes()).map_err(|e| match e {
+        Listing::from_stdout(&stdout).map_err(|e| match e {
             proto::DecodeError::NoListing => anyhow::anyhow!(
                 "scenario binary {} did not answer the costbench protocol; its main must end with \
                  costbench::Suite::main()",
