@@ -26,6 +26,7 @@ pub mod model;
 pub mod output;
 pub mod report;
 pub mod run;
+pub mod selection;
 pub mod stats;
 pub mod store;
 pub mod variants;

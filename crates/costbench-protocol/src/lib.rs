@@ -2,7 +2,9 @@
 //! runner exchange, and the command line the runner uses to drive a scenario binary.
 //!
 //! This crate owns the wire format only: it has no behaviour beyond (de)serialising and checking
-//! the protocol version. Both sides refuse to talk to a peer of another [`PROTOCOL_VERSION`].
+//! the protocol version. Both sides refuse to talk to a peer of another [`PROTOCOL_VERSION`]; the
+//! runner decodes what a child sent with [`Listing::from_stdout`] and [`read_result`], which
+//! check it, so that no message is read without its version.
 //!
 //! # The child command line
 //!
@@ -34,7 +36,9 @@
 //! measured process is the same from run to run. Parties of a multi-party scenario talk over the
 //! inherited pipe file descriptors named by `--peer`.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// Version of this protocol. Bump it on any incompatible change of a message or of the child
 /// command line; both sides check it.
@@ -244,11 +248,122 @@ pub fn check_version(peer: u32) -> Result<(), String> {
     if peer == PROTOCOL_VERSION {
         Ok(())
     } else {
-        Err(format!(
-            "protocol mismatch: this side speaks costbench protocol {PROTOCOL_VERSION}, the other side {peer}; \
-             build the scenarios and the runner from the same costbench version"
-        ))
+        Err(mismatch_message(peer))
     }
+}
+
+fn mismatch_message(peer: u32) -> String {
+    format!(
+        "protocol mismatch: this side speaks costbench protocol {PROTOCOL_VERSION}, the other side {peer}; \
+         build the scenarios and the runner from the same costbench version"
+    )
+}
+
+/// A message that carries the [`PROTOCOL_VERSION`] of its sender: every message a child sends
+/// the runner, so that [`read_result`] can check it.
+pub trait Versioned {
+    /// The sender's protocol version.
+    fn protocol(&self) -> u32;
+}
+
+impl Versioned for Listing {
+    fn protocol(&self) -> u32 {
+        self.protocol
+    }
+}
+
+impl Versioned for WalltimeResult {
+    fn protocol(&self) -> u32 {
+        self.protocol
+    }
+}
+
+impl Versioned for CountersResult {
+    fn protocol(&self) -> u32 {
+        self.protocol
+    }
+}
+
+/// Why a message from a child could not be used. Each variant's text is the cause alone (the
+/// I/O or JSON error's own text, or the version mismatch); the caller says which message of
+/// which child it was.
+#[derive(Debug)]
+pub enum DecodeError {
+    /// The result file could not be read.
+    Io(std::io::Error),
+    /// The result file is not JSON of the expected message.
+    Json(serde_json::Error),
+    /// No line of the child's stdout is a [`Listing`]: the binary does not speak the protocol
+    /// (its `main` does not hand over to the library).
+    NoListing,
+    /// The message decoded, but its sender speaks another protocol version.
+    Version {
+        /// The sender's version.
+        peer: u32,
+    },
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::Io(e) => e.fmt(f),
+            DecodeError::Json(e) => e.fmt(f),
+            DecodeError::NoListing => f.write_str("no line of the output is a costbench listing"),
+            DecodeError::Version { peer } => f.write_str(&mismatch_message(*peer)),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {
+    /// The wrapped error's own cause: its text is already this error's text, so returning the
+    /// wrapped error itself would print it twice in a chain of causes.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DecodeError::Io(e) => e.source(),
+            DecodeError::Json(e) => e.source(),
+            DecodeError::NoListing | DecodeError::Version { .. } => None,
+        }
+    }
+}
+
+/// `Ok(message)` if its sender speaks this side's protocol version.
+fn checked<T: Versioned>(message: T) -> Result<T, DecodeError> {
+    match message.protocol() {
+        PROTOCOL_VERSION => Ok(message),
+        peer => Err(DecodeError::Version { peer }),
+    }
+}
+
+impl Listing {
+    /// The listing a `list` child printed: the last line of its stdout that decodes as one
+    /// (whatever the binary prints before the library's answer is skipped), checked for its
+    /// protocol version. Invalid UTF-8 is read lossily.
+    ///
+    /// ```
+    /// use costbench_protocol::{DecodeError, Listing};
+    /// let out = b"hello\n{\"protocol\":1,\"library_version\":\"0.1.0\",\"scenarios\":[]}\n";
+    /// assert_eq!(Listing::from_stdout(out).unwrap().library_version, "0.1.0");
+    /// assert!(matches!(Listing::from_stdout(b"hello\n"), Err(DecodeError::NoListing)));
+    /// ```
+    pub fn from_stdout(stdout: &[u8]) -> Result<Listing, DecodeError> {
+        let listing: Listing = String::from_utf8_lossy(stdout)
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str(l).ok())
+            .ok_or(DecodeError::NoListing)?;
+        checked(listing)
+    }
+}
+
+/// Reads the result file a child wrote (`--result FILE`), decodes it and checks its protocol
+/// version. A message that decodes but comes from another version is [`DecodeError::Version`];
+/// one that does not decode is [`DecodeError::Json`], whatever its version.
+pub fn read_result<T: DeserializeOwned + Versioned>(
+    path: impl AsRef<Path>,
+) -> Result<T, DecodeError> {
+    let bytes = std::fs::read(path).map_err(DecodeError::Io)?;
+    let message: T = serde_json::from_slice(&bytes).map_err(DecodeError::Json)?;
+    checked(message)
 }
 
 #[cfg(test)]
@@ -282,5 +397,126 @@ mod tests {
         };
         let s = serde_json::to_string(&l).unwrap();
         assert_eq!(serde_json::from_str::<Listing>(&s).unwrap(), l);
+    }
+
+    fn listing_line(protocol: u32) -> String {
+        serde_json::to_string(&Listing {
+            protocol,
+            library_version: "0.1.0".into(),
+            scenarios: vec![],
+            capabilities: vec![],
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_last_listing_line_of_stdout_is_the_answer() {
+        let out = format!(
+            "a line of the user's\n{}\n{}\ntrailing noise\n",
+            listing_line(7),
+            listing_line(PROTOCOL_VERSION)
+        );
+        let l = Listing::from_stdout(out.as_bytes()).unwrap();
+        assert_eq!(l.protocol, PROTOCOL_VERSION);
+        // Invalid UTF-8 before the answer does not hide it.
+        let mut bytes = b"\xff\xfe\n".to_vec();
+        bytes.extend_from_slice(listing_line(PROTOCOL_VERSION).as_bytes());
+        assert_eq!(Listing::from_stdout(&bytes).unwrap(), l);
+    }
+
+    #[test]
+    fn a_stdout_without_a_listing_is_no_listing() {
+        for out in ["", "hello\n", "{\"protocol\":1}\n"] {
+            assert!(
+                matches!(
+                    Listing::from_stdout(out.as_bytes()),
+                    Err(DecodeError::NoListing)
+                ),
+                "{out:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_listing_of_another_version_is_refused_with_the_mismatch_message() {
+        let e = Listing::from_stdout(listing_line(PROTOCOL_VERSION + 1).as_bytes()).unwrap_err();
+        assert!(matches!(e, DecodeError::Version { peer } if peer == PROTOCOL_VERSION + 1));
+        assert_eq!(
+            e.to_string(),
+            check_version(PROTOCOL_VERSION + 1).unwrap_err()
+        );
+        assert!(std::error::Error::source(&e).is_none());
+    }
+
+    fn walltime(protocol: u32) -> WalltimeResult {
+        WalltimeResult {
+            protocol,
+            scenario: "s".into(),
+            measurements: vec![WalltimeSamples {
+                party: None,
+                clock: Clock::Monotonic,
+                iterations_per_sample: 2,
+                sample_ns: vec![10, 11],
+                warmup_iterations: 3,
+                clock_overhead_ns: 20.5,
+            }],
+        }
+    }
+
+    /// A temporary result file holding `contents` (removed when dropped).
+    fn result_file(contents: &[u8]) -> tempfile::NamedTempFile {
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), contents).unwrap();
+        f
+    }
+
+    #[test]
+    fn result_files_decode_and_are_version_checked() {
+        let file = result_file(&serde_json::to_vec(&walltime(PROTOCOL_VERSION)).unwrap());
+        assert_eq!(
+            read_result::<WalltimeResult>(file.path()).unwrap(),
+            walltime(PROTOCOL_VERSION)
+        );
+
+        let file = result_file(&serde_json::to_vec(&walltime(PROTOCOL_VERSION + 1)).unwrap());
+        let e = read_result::<WalltimeResult>(file.path()).unwrap_err();
+        assert!(matches!(e, DecodeError::Version { .. }));
+        assert_eq!(
+            e.to_string(),
+            check_version(PROTOCOL_VERSION + 1).unwrap_err()
+        );
+
+        let counters = CountersResult {
+            protocol: PROTOCOL_VERSION,
+            scenario: "s".into(),
+            party: Some("client".into()),
+            memory: None,
+            perf: None,
+        };
+        let file = result_file(&serde_json::to_vec(&counters).unwrap());
+        assert_eq!(
+            read_result::<CountersResult>(file.path()).unwrap(),
+            counters
+        );
+    }
+
+    #[test]
+    fn unreadable_result_files_say_why_in_the_cause_s_own_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("result.json");
+        let e = read_result::<WalltimeResult>(&missing).unwrap_err();
+        let io = std::fs::read(&missing).unwrap_err();
+        assert!(matches!(e, DecodeError::Io(_)));
+        assert_eq!(e.to_string(), io.to_string());
+
+        // Undecodable is a JSON error even when a version can be seen: the message's shape is
+        // checked before its version.
+        let file = result_file(b"{\"protocol\": 99, \"scenario\": 3}");
+        let e = read_result::<WalltimeResult>(file.path()).unwrap_err();
+        let json = serde_json::from_slice::<WalltimeResult>(b"{\"protocol\": 99, \"scenario\": 3}")
+            .unwrap_err();
+        assert!(matches!(e, DecodeError::Json(_)));
+        assert_eq!(e.to_string(), json.to_string());
+        assert!(std::error::Error::source(&e).is_none());
     }
 }

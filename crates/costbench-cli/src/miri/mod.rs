@@ -5,27 +5,20 @@
 //! reports each as clean, undefined behaviour, not runnable under Miri, or failed.
 //!
 //! This module owns the Miri processes (toolchain check, sysroot, build, one run per scenario
-//! with a deadline); reading Miri's output is the pure [`parse`] module, and the table is
-//! `report::miri`.
+//! with a deadline); reading Miri's output is the pure [`parse`] module, the report's types are
+//! `model::miri`, and the table is `report::miri`.
 
 pub mod parse;
 
 use crate::cargo::BenchTarget;
 use crate::exit;
+use crate::model::miri::{Finding, MiriReport, MiriResult, Timing, SCHEMA, SCHEMA_VERSION};
+use crate::run::child::{self, Ending, Supervision, STDERR_TAIL_LINES};
 use anyhow::{bail, Context, Result};
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, CHILD_FLAG, PROTOCOL_VERSION};
-use parse::Finding;
-use serde::{Deserialize, Serialize};
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// `schema` of the JSON report.
-pub const SCHEMA: &str = "costbench-miri";
-/// Bump on any incompatible change of the JSON report.
-pub const SCHEMA_VERSION: u32 = 1;
 
 /// Toolchain that runs Miri unless `COSTBENCH_MIRI_TOOLCHAIN` names another (a dated nightly,
 /// to pin Miri's version in CI).
@@ -46,61 +39,6 @@ pub struct MiriOptions {
     pub timeout: Duration,
     pub json: bool,
     pub quiet: bool,
-}
-
-/// The JSON report (`--format json`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct MiriReport {
-    pub schema: String,
-    pub schema_version: u32,
-    /// RFC 3339, UTC.
-    pub started_at: String,
-    pub tool: crate::model::Tool,
-    pub suite: crate::model::SuiteInfo,
-    /// Rustup toolchain that ran Miri.
-    pub toolchain: String,
-    /// `cargo miri --version`.
-    pub miri_version: String,
-    /// `MIRIFLAGS` the scenarios ran with (the caller's own; costbench adds none).
-    pub miriflags: String,
-    /// Cargo features the bench target was built with (`--features`), if any.
-    #[serde(default)]
-    pub features: Option<String>,
-    pub timing: Timing,
-    pub results: Vec<MiriResult>,
-}
-
-/// Seconds spent in each phase.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Timing {
-    /// `cargo miri setup`: building Miri's sysroot (a minute or two the first time, then a check).
-    pub sysroot_s: f64,
-    /// Building the bench target for Miri (cached by cargo from run to run).
-    pub build_s: f64,
-    /// Listing the scenarios (one short Miri run).
-    pub list_s: f64,
-    /// All scenario runs.
-    pub scenarios_s: f64,
-    pub total_s: f64,
-}
-
-/// One scenario's Miri run.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct MiriResult {
-    pub scenario: String,
-    /// Parties of a multi-party scenario, run as threads of one Miri process.
-    pub parties: Vec<String>,
-    /// Wall time of the scenario's Miri process, cargo's freshness check included.
-    pub seconds: f64,
-    #[serde(flatten)]
-    pub finding: Finding,
-}
-
-impl MiriReport {
-    /// Whether any scenario had undefined behaviour or failed.
-    pub fn has_problems(&self) -> bool {
-        self.results.iter().any(|r| r.finding.is_problem())
-    }
 }
 
 pub fn run(opts: MiriOptions) -> Result<i32> {
@@ -145,7 +83,7 @@ pub fn run(opts: MiriOptions) -> Result<i32> {
     let t = Instant::now();
     let listing = miri.list(opts.timeout)?;
     let list_s = t.elapsed().as_secs_f64();
-    let selected = crate::run::select(&listing, opts.filter.as_ref())?;
+    let selected = crate::selection::select(&listing, opts.filter.as_ref())?;
     let miriflags = std::env::var("MIRIFLAGS").unwrap_or_default();
     let t = Instant::now();
     let mut results = Vec::new();
@@ -217,6 +155,19 @@ pub fn missing_message(toolchain: &str, why: &str) -> String {
     )
 }
 
+/// How Miri's runs are supervised: cargo runs Miri as a grandchild, which killing cargo alone
+/// would leave running, so the whole process group is killed at the deadline; and stderr is kept
+/// whole, since Miri's finding comes first and its backtrace can be long.
+const SUPERVISION: Supervision = Supervision {
+    process_group: true,
+    whole_stderr: true,
+};
+
+/// All of a Miri run's stderr (kept by [`SUPERVISION`]; empty if it could not be read).
+fn whole_stderr(out: &child::Outcome) -> &str {
+    out.stderr.as_deref().unwrap_or_default()
+}
+
 /// `cargo +TOOLCHAIN miri ...` for one bench target.
 struct Miri {
     toolchain: String,
@@ -284,7 +235,7 @@ impl Miri {
             bail!(
                 "`cargo +{} miri setup` failed (is the rust-src component installed? {INSTALL_HINT}):\n{}",
                 self.toolchain,
-                crate::run::child::tail(&String::from_utf8_lossy(&out.stderr), 20)
+                child::tail(&String::from_utf8_lossy(&out.stderr), STDERR_TAIL_LINES)
             );
         }
         Ok(())
@@ -332,40 +283,39 @@ impl Miri {
 
     fn list(&self, timeout: Duration) -> Result<Listing> {
         let mut cmd = self.child("list", &[]);
-        let out = run_with_deadline(&mut cmd, timeout)
+        let (out, stdout) = child::run_captured(&mut cmd, timeout, SUPERVISION)
             .context("cannot run `cargo miri test` to list the scenarios")?;
         if !out.success() {
             bail!(
                 "the scenario binary failed to list its scenarios under Miri ({}):\n{}",
-                out.describe(),
-                crate::run::child::tail(parse::strip_cargo_trailer(&out.stderr), 20)
+                out.how_it_ended(),
+                child::tail(
+                    parse::strip_cargo_trailer(whole_stderr(&out)),
+                    STDERR_TAIL_LINES
+                )
             );
         }
-        let listing: Listing = out
-            .stdout
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str(l).ok())
-            .context(
+        Listing::from_stdout(&stdout).map_err(|e| match e {
+            proto::DecodeError::NoListing => anyhow::anyhow!(
                 "the scenario binary did not answer the costbench protocol under Miri; its main \
-                 must end with costbench::Suite::main()",
-            )?;
-        proto::check_version(listing.protocol).map_err(anyhow::Error::msg)?;
-        Ok(listing)
+                 must end with costbench::Suite::main()"
+            ),
+            e => e.into(),
+        })
     }
 
     /// Runs one scenario's setup and body once under Miri.
     fn check(&self, s: &ScenarioInfo, timeout: Duration) -> MiriResult {
         let start = Instant::now();
         let mut cmd = self.child("once", &[&s.name]);
-        let finding = match run_with_deadline(&mut cmd, timeout) {
+        let finding = match child::run_captured(&mut cmd, timeout, SUPERVISION) {
             Err(e) => Finding::Failed {
                 kind: "crashed".into(),
                 message: format!("cannot run `cargo miri test`: {e}"),
                 location: None,
                 stderr_tail: String::new(),
             },
-            Ok(out) if out.timed_out => Finding::Failed {
+            Ok((out, _)) if out.ending == Ending::TimedOut => Finding::Failed {
                 kind: "timed-out".into(),
                 message: format!(
                     "killed after {} s under Miri (change with --timeout, or give the scenario a \
@@ -373,9 +323,12 @@ impl Miri {
                     timeout.as_secs()
                 ),
                 location: None,
-                stderr_tail: crate::run::child::tail(parse::strip_cargo_trailer(&out.stderr), 20),
+                stderr_tail: child::tail(
+                    parse::strip_cargo_trailer(whole_stderr(&out)),
+                    STDERR_TAIL_LINES,
+                ),
             },
-            Ok(out) => parse::classify(out.success(), out.code, &out.stderr),
+            Ok((out, _)) => parse::classify(out.success(), out.code(), whole_stderr(&out)),
         };
         MiriResult {
             scenario: s.name.clone(),
@@ -386,112 +339,9 @@ impl Miri {
     }
 }
 
-/// What a process wrote and how it ended.
-#[derive(Debug)]
-struct Ended {
-    code: Option<i32>,
-    signal: Option<i32>,
-    timed_out: bool,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ended {
-    fn success(&self) -> bool {
-        !self.timed_out && self.code == Some(0)
-    }
-
-    fn describe(&self) -> String {
-        match (self.timed_out, self.code, self.signal) {
-            (true, _, _) => "timed out".into(),
-            (_, Some(c), _) => format!("exit code {c}"),
-            (_, _, Some(s)) => format!("killed by signal {s}"),
-            _ => "ended abnormally".into(),
-        }
-    }
-}
-
-/// Runs `cmd` with stdout and stderr captured whole (Miri's finding comes first and its
-/// backtrace can be long), killing its whole process group after `timeout`: cargo runs Miri as a
-/// grandchild, which killing cargo alone would leave running.
-fn run_with_deadline(cmd: &mut Command, timeout: Duration) -> std::io::Result<Ended> {
-    use std::os::unix::process::ExitStatusExt;
-    cmd.stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = cmd.spawn()?;
-    let reader = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut buf);
-            }
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let out = reader(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let err = reader(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let start = Instant::now();
-    let (status, timed_out) = loop {
-        if let Some(status) = child.try_wait()? {
-            break (Some(status), false);
-        }
-        if start.elapsed() >= timeout {
-            let pgid = child.id() as libc::pid_t;
-            // SAFETY: signalling the process group this function created for the child.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-            let _ = child.wait();
-            break (None, true);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Ok(Ended {
-        code: status.and_then(|s| s.code()),
-        signal: status.and_then(|s| s.signal()),
-        timed_out,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn deadline_kills_the_whole_group() {
-        let mut cmd = Command::new("sh");
-        // The grandchild `sleep` holds stderr open: only killing the group ends the read.
-        cmd.args(["-c", "sleep 30 & echo started >&2; wait"]);
-        let start = Instant::now();
-        let out = run_with_deadline(&mut cmd, Duration::from_millis(300)).unwrap();
-        assert!(out.timed_out);
-        assert_eq!(out.stderr, "started\n");
-        assert!(start.elapsed() < Duration::from_secs(10));
-    }
-
-    #[test]
-    fn output_is_kept_whole() {
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", "seq 1 100 >&2; echo out; exit 3"]);
-        let out = run_with_deadline(&mut cmd, Duration::from_secs(30)).unwrap();
-        assert_eq!(out.code, Some(3));
-        assert_eq!(out.stderr.lines().count(), 100);
-        assert_eq!(out.stdout, "out\n");
-        assert_eq!(out.describe(), "exit code 3");
-    }
 
     #[test]
     fn the_missing_message_says_how_to_install() {

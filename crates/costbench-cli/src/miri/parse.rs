@@ -6,108 +6,12 @@
 //! A pure function of the exit status and stderr; tested on real Miri output committed under
 //! `testdata/`. It spawns nothing and reads no files.
 
-use serde::{Deserialize, Serialize};
+use crate::model::miri::{Finding, Unsupported};
+use crate::run::child::{tail, STDERR_TAIL_LINES};
 
 /// Frames of Miri's backtrace kept in a finding: enough to see the way from the scenario to the
 /// faulting operation, without std's generic noise pages long.
 const BACKTRACE_FRAMES: usize = 12;
-
-/// Why Miri could not run a scenario.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Unsupported {
-    /// A call into a C function Miri has no shim for.
-    ForeignFunction,
-    /// Starting a process (`std::process::Command`): Miri cannot run other programs.
-    ProcessSpawning,
-    /// File system, clock or environment access that Miri's isolation blocks.
-    Isolation,
-    /// `asm!`: Miri interprets MIR and cannot run machine code.
-    InlineAssembly,
-    /// Any other operation Miri reports as unsupported.
-    Other,
-}
-
-impl Unsupported {
-    /// What a reader should know about this kind of limit.
-    pub fn explanation(self) -> &'static str {
-        match self {
-            Unsupported::ForeignFunction => {
-                "Miri cannot call foreign (C) functions it has no shim for"
-            }
-            Unsupported::ProcessSpawning => "Miri cannot start processes",
-            Unsupported::Isolation => {
-                "Miri's isolation blocks file system, clock and environment access \
-                 (MIRIFLAGS=-Zmiri-disable-isolation would lift it)"
-            }
-            Unsupported::InlineAssembly => "Miri cannot run inline assembly",
-            Unsupported::Other => "Miri does not support an operation the scenario performs",
-        }
-    }
-}
-
-/// What one Miri run of a scenario found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "verdict", rename_all = "kebab-case")]
-pub enum Finding {
-    /// Setup and one run of the body finished without Miri finding anything.
-    Clean,
-    /// Miri found undefined behaviour.
-    UndefinedBehavior {
-        /// Miri's message, without the `Undefined Behavior: ` prefix.
-        message: String,
-        /// `file:line:col` Miri points at.
-        location: Option<String>,
-        /// Miri's `help:` and `note:` lines (with their own locations).
-        notes: Vec<String>,
-        /// First frames of the backtrace, innermost first: `function at file:line:col`.
-        backtrace: Vec<String>,
-        /// The innermost frame in the workspace's own code (a path relative to it), when the
-        /// fault itself is in std or a dependency.
-        workspace_frame: Option<String>,
-    },
-    /// Miri cannot run the scenario: it performs an operation Miri does not support.
-    NotRunnable {
-        kind: Unsupported,
-        /// Miri's message, without the `unsupported operation: ` prefix.
-        message: String,
-        location: Option<String>,
-        notes: Vec<String>,
-        backtrace: Vec<String>,
-        workspace_frame: Option<String>,
-    },
-    /// The scenario failed for another reason: it panicked, deadlocked, leaked, exhausted a
-    /// resource, broke a costbench rule, or timed out.
-    Failed {
-        /// `panicked`, `deadlock`, `memory-leak`, `resource-exhaustion`, `abnormal-termination`,
-        /// `misuse`, `timed-out`, `error` (Miri's words after `error:`) or `crashed`.
-        kind: String,
-        message: String,
-        location: Option<String>,
-        /// The last lines of stderr, for failures whose message is not enough.
-        stderr_tail: String,
-    },
-}
-
-impl Finding {
-    /// The verdict's name, as in the JSON output.
-    pub fn verdict(&self) -> &'static str {
-        match self {
-            Finding::Clean => "clean",
-            Finding::UndefinedBehavior { .. } => "undefined-behavior",
-            Finding::NotRunnable { .. } => "not-runnable",
-            Finding::Failed { .. } => "failed",
-        }
-    }
-
-    /// Whether `costbench miri` should exit non-zero for it.
-    pub fn is_problem(&self) -> bool {
-        matches!(
-            self,
-            Finding::UndefinedBehavior { .. } | Finding::Failed { .. }
-        )
-    }
-}
 
 /// Classifies one Miri run: `success` is whether the process exited with 0, `code` its exit code
 /// if it exited, `stderr` everything it wrote there.
@@ -155,7 +59,7 @@ pub fn classify(success: bool, code: Option<i32>, stderr: &str) -> Finding {
             kind,
             message,
             location: details.location,
-            stderr_tail: crate::run::child::tail(stderr, 20),
+            stderr_tail: tail(stderr, STDERR_TAIL_LINES),
         };
     }
     if success {
@@ -166,7 +70,7 @@ pub fn classify(success: bool, code: Option<i32>, stderr: &str) -> Finding {
             kind: "panicked".into(),
             message,
             location,
-            stderr_tail: crate::run::child::tail(stderr, 20),
+            stderr_tail: tail(stderr, STDERR_TAIL_LINES),
         };
     }
     let (kind, message) = match code {
@@ -181,7 +85,7 @@ pub fn classify(success: bool, code: Option<i32>, stderr: &str) -> Finding {
         kind: kind.into(),
         message,
         location: None,
-        stderr_tail: crate::run::child::tail(stderr, 20),
+        stderr_tail: tail(stderr, STDERR_TAIL_LINES),
     }
 }
 

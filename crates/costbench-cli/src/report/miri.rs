@@ -1,8 +1,7 @@
 //! The terminal report of `costbench miri`: one line per scenario with its verdict and time,
 //! the details of every finding below, then the totals.
 
-use crate::miri::parse::Finding;
-use crate::miri::{MiriReport, MiriResult};
+use crate::model::miri::{Finding, MiriReport, MiriResult};
 use std::fmt::Write;
 
 fn verdict_text(f: &Finding) -> &'static str {
@@ -192,8 +191,7 @@ pub fn table(report: &MiriReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::miri::parse::Unsupported;
-    use crate::miri::Timing;
+    use crate::model::miri::{Timing, Unsupported};
 
     fn report() -> MiriReport {
         let result = |name: &str, finding: Finding| MiriResult {
@@ -203,8 +201,8 @@ mod tests {
             finding,
         };
         MiriReport {
-            schema: crate::miri::SCHEMA.into(),
-            schema_version: crate::miri::SCHEMA_VERSION,
+            schema: crate::model::miri::SCHEMA.into(),
+            schema_version: crate::model::miri::SCHEMA_VERSION,
             started_at: "2026-01-01T00:00:00Z".into(),
             tool: crate::model::Tool {
                 name: "costbench".into(),

@@ -1,5 +1,7 @@
 //! Child processes: spawning with a fixed environment, wiring pipes between parties, waiting
-//! with a deadline, and keeping the tail of stderr.
+//! with a deadline, and keeping the tail of stderr. The one supervisor of every child costbench
+//! waits for: the instruments' scenario processes, listings, and Miri's processes (which need a
+//! process group of their own and their whole stderr: see [`Supervision`]).
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -14,7 +16,7 @@ use std::time::{Duration, Instant};
 pub const FIXED_ENV: &[(&str, &str)] = &[("LC_ALL", "C"), ("PATH", "/usr/local/bin:/usr/bin:/bin")];
 
 /// How many trailing stderr lines a failure keeps.
-const STDERR_TAIL_LINES: usize = 20;
+pub const STDERR_TAIL_LINES: usize = 20;
 
 /// Prepares `cmd` to run a scenario: fixed environment, `cwd`, no stdin/stdout, captured stderr.
 pub fn scenario_command(mut cmd: Command, cwd: &Path, no_aslr: bool) -> Command {
@@ -116,38 +118,83 @@ pub fn inherit_fds(cmd: &mut Command, fds: &[(&OwnedFd, RawFd)]) {
     }
 }
 
+/// How a child is supervised, beyond what every child gets (a deadline, the tail of its stderr).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Supervision {
+    /// Start the child in a process group of its own and kill the whole group at the deadline:
+    /// for a child that starts children of its own (cargo runs Miri as a grandchild), which
+    /// killing the child alone would leave running, holding the pipes open.
+    pub process_group: bool,
+    /// Keep all of stderr in [`Outcome::stderr`], not only its last [`STDERR_TAIL_LINES`] lines:
+    /// for output read whole (Miri's finding comes first and its backtrace can be long).
+    pub whole_stderr: bool,
+}
+
+/// What the stderr thread returns: the tail, and all of it when asked.
+type Stderr = (String, Option<String>);
+
 /// A running child and the thread that collects its stderr.
 #[derive(Debug)]
 pub struct Running {
     child: Child,
-    stderr: Option<JoinHandle<String>>,
+    process_group: bool,
+    stderr: Option<JoinHandle<Stderr>>,
 }
 
 impl Running {
+    /// Spawns `cmd`; [`wait_all`] kills it at the deadline. Its stderr (when piped) is read as it
+    /// comes, and its last [`STDERR_TAIL_LINES`] lines are kept.
     pub fn spawn(cmd: &mut Command) -> std::io::Result<Running> {
+        Running::spawn_with(cmd, Supervision::default())
+    }
+
+    /// [`Running::spawn`], supervised as `how` says.
+    pub fn spawn_with(cmd: &mut Command, how: Supervision) -> std::io::Result<Running> {
+        if how.process_group {
+            cmd.process_group(0);
+        }
         let mut child = cmd.spawn()?;
         let stderr = child.stderr.take().map(|mut e| {
             std::thread::spawn(move || {
                 let mut buf = Vec::new();
                 let _ = e.read_to_end(&mut buf);
-                tail(&String::from_utf8_lossy(&buf), STDERR_TAIL_LINES)
+                let all = String::from_utf8_lossy(&buf);
+                let tail = tail(&all, STDERR_TAIL_LINES);
+                (tail, how.whole_stderr.then(|| all.into_owned()))
             })
         });
-        Ok(Running { child, stderr })
+        Ok(Running {
+            child,
+            process_group: how.process_group,
+            stderr,
+        })
     }
-}
 
-impl Running {
     /// A thread that reads the child's stdout (which must be piped) to the end.
-    pub fn take_stdout(&mut self) -> JoinHandle<String> {
+    fn take_stdout(&mut self) -> JoinHandle<Vec<u8>> {
         let out = self.child.stdout.take();
         std::thread::spawn(move || {
-            let mut s = String::new();
+            let mut buf = Vec::new();
             if let Some(mut o) = out {
-                let _ = o.read_to_string(&mut s);
+                let _ = o.read_to_end(&mut buf);
             }
-            s
+            buf
         })
+    }
+
+    /// Kills the child (its whole process group, when it has one of its own) and reaps it.
+    fn kill(&mut self) {
+        if self.process_group {
+            let pgid = self.child.id() as libc::pid_t;
+            // SAFETY: signalling the process group `spawn_with` created for this child, whose id
+            // is the child's; the child is not reaped yet, so the id cannot have been reused.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        } else {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
     }
 }
 
@@ -161,12 +208,36 @@ pub enum Ending {
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub ending: Ending,
+    /// The last [`STDERR_TAIL_LINES`] lines of stderr.
     pub stderr_tail: String,
+    /// All of stderr, for a child supervised with [`Supervision::whole_stderr`] (and its stderr
+    /// piped).
+    pub stderr: Option<String>,
 }
 
 impl Outcome {
     pub fn success(&self) -> bool {
         matches!(self.ending, Ending::Exited(s) if s.success())
+    }
+
+    /// The exit code, if the child exited (rather than being killed or timing out).
+    pub fn code(&self) -> Option<i32> {
+        match self.ending {
+            Ending::Exited(s) => s.code(),
+            Ending::TimedOut => None,
+        }
+    }
+
+    /// How the child ended, in a few words: `exit code 3`, `killed by signal 9`, `timed out`.
+    pub fn how_it_ended(&self) -> String {
+        match self.ending {
+            Ending::TimedOut => "timed out".into(),
+            Ending::Exited(s) => match (s.code(), s.signal()) {
+                (Some(c), _) => format!("exit code {c}"),
+                (_, Some(sig)) => format!("killed by signal {sig}"),
+                _ => "ended abnormally".into(),
+            },
+        }
     }
 
     /// (kind, message) for a failure, in the vocabulary of `model::Failure`.
@@ -216,8 +287,7 @@ pub fn wait_all(mut running: Vec<Running>, start: Instant, timeout: Duration) ->
         if start.elapsed() >= timeout {
             for (r, e) in running.iter_mut().zip(endings.iter_mut()) {
                 if e.is_none() {
-                    let _ = r.child.kill();
-                    let _ = r.child.wait();
+                    r.kill();
                     *e = Some(Ending::TimedOut);
                 }
             }
@@ -228,15 +298,34 @@ pub fn wait_all(mut running: Vec<Running>, start: Instant, timeout: Duration) ->
     running
         .into_iter()
         .zip(endings)
-        .map(|(mut r, e)| Outcome {
-            ending: e.expect("every child has ended"),
-            stderr_tail: r
+        .map(|(mut r, e)| {
+            let (stderr_tail, stderr) = r
                 .stderr
                 .take()
                 .and_then(|h| h.join().ok())
-                .unwrap_or_default(),
+                .unwrap_or_default();
+            Outcome {
+                ending: e.expect("every child has ended"),
+                stderr_tail,
+                stderr,
+            }
         })
         .collect()
+}
+
+/// Runs `cmd` (stdout and stderr piped) until it ends or `timeout` passes, supervised as `how`
+/// says; returns how it ended and everything it wrote to stdout.
+pub fn run_captured(
+    cmd: &mut Command,
+    timeout: Duration,
+    how: Supervision,
+) -> std::io::Result<(Outcome, Vec<u8>)> {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut running = Running::spawn_with(cmd, how)?;
+    let stdout = running.take_stdout();
+    let outcome = wait_all(vec![running], start, timeout).remove(0);
+    Ok((outcome, stdout.join().unwrap_or_default()))
 }
 
 /// The last `n` lines of `s`.
@@ -278,6 +367,54 @@ mod tests {
         );
         assert_eq!(out[0].stderr_tail, "one\ntwo");
         assert_eq!(out[0].describe(Duration::from_secs(1)).0, "panicked");
+    }
+
+    const WHOLE_GROUP: Supervision = Supervision {
+        process_group: true,
+        whole_stderr: true,
+    };
+
+    #[test]
+    fn deadline_kills_the_whole_group() {
+        let mut cmd = Command::new("sh");
+        // The grandchild `sleep` holds stderr open: only killing the group ends the read.
+        cmd.args(["-c", "sleep 30 & echo started >&2; wait"]);
+        let start = Instant::now();
+        let (out, _) = run_captured(&mut cmd, Duration::from_millis(300), WHOLE_GROUP).unwrap();
+        assert_eq!(out.ending, Ending::TimedOut);
+        assert_eq!(out.stderr.as_deref(), Some("started\n"));
+        assert_eq!(out.code(), None);
+        assert_eq!(out.how_it_ended(), "timed out");
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn output_is_kept_whole() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "seq 1 100 >&2; echo out; exit 3"]);
+        let (out, stdout) = run_captured(&mut cmd, Duration::from_secs(30), WHOLE_GROUP).unwrap();
+        assert_eq!(out.code(), Some(3));
+        assert_eq!(out.stderr.as_deref().unwrap().lines().count(), 100);
+        assert_eq!(out.stderr_tail.lines().count(), STDERR_TAIL_LINES);
+        assert_eq!(stdout, b"out\n");
+        assert_eq!(out.how_it_ended(), "exit code 3");
+    }
+
+    #[test]
+    fn only_the_tail_is_kept_unless_asked() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "seq 1 100 >&2; kill -9 $$"]);
+        let (out, stdout) =
+            run_captured(&mut cmd, Duration::from_secs(30), Supervision::default()).unwrap();
+        assert_eq!(out.stderr, None);
+        assert_eq!(out.stderr_tail, tail(&seq(1, 100), STDERR_TAIL_LINES));
+        assert!(stdout.is_empty());
+        assert_eq!(out.code(), None);
+        assert_eq!(out.how_it_ended(), "killed by signal 9");
+    }
+
+    fn seq(from: u32, to: u32) -> String {
+        (from..=to).map(|k| format!("{k}\n")).collect()
     }
 
     #[test]

@@ -12,6 +12,9 @@ pub mod placement;
 
 pub use adaptive::Rounds;
 
+/// Scenario selection lives below `run`, for Miri too; re-exported for `run`'s callers.
+pub(crate) use crate::selection::select;
+
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::exit;
@@ -162,15 +165,9 @@ impl Binary {
         let mut cmd = Command::new(&self.exe);
         cmd.args(self.child_args("list"))
             .current_dir(&self.cwd)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let start = Instant::now();
-        let mut running = Running::spawn(&mut cmd)
+            .stdin(std::process::Stdio::null());
+        let (outcome, stdout) = child::run_captured(&mut cmd, timeout, Default::default())
             .with_context(|| format!("cannot run scenario binary {}", self.exe.display()))?;
-        let stdout = running.take_stdout();
-        let outcome = child::wait_all(vec![running], start, timeout).remove(0);
-        let stdout = stdout.join().unwrap_or_default();
         if !outcome.success() {
             let (_, what) = outcome.describe(timeout);
             bail!(
@@ -179,19 +176,14 @@ impl Binary {
                 outcome.stderr_tail
             );
         }
-        let listing: Listing = stdout
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str(l).ok())
-            .with_context(|| {
-                format!(
-                    "scenario binary {} did not answer the costbench protocol; its main must end with \
-                     costbench::Suite::main()",
-                    self.exe.display()
-                )
-            })?;
-        proto::check_version(listing.protocol).map_err(anyhow::Error::msg)?;
-        Ok(listing)
+        Listing::from_stdout(&stdout).map_err(|e| match e {
+            proto::DecodeError::NoListing => anyhow::anyhow!(
+                "scenario binary {} did not answer the costbench protocol; its main must end with \
+                 costbench::Suite::main()",
+                self.exe.display()
+            ),
+            e => e.into(),
+        })
     }
 }
 
@@ -515,35 +507,6 @@ pub fn measure_sides(
 
 /// Per measured id of a scenario: the samples one wall-time child took, or why it has none.
 type ChildSamples = Vec<(String, std::result::Result<WalltimeSamples, Failure>)>;
-
-/// The listed scenarios the filter selects (all but internal ones without a filter).
-pub(crate) fn select<'a>(
-    listing: &'a Listing,
-    filter: Option<&regex::Regex>,
-) -> Result<Vec<&'a ScenarioInfo>> {
-    let user: Vec<&ScenarioInfo> = listing.scenarios.iter().filter(|s| !s.internal).collect();
-    let selected: Vec<&ScenarioInfo> = user
-        .iter()
-        .copied()
-        .filter(|s| filter.is_none_or(|f| f.is_match(&s.name)))
-        .collect();
-    if selected.is_empty() {
-        let names: Vec<&str> = user.iter().map(|s| s.name.as_str()).collect();
-        match filter {
-            Some(f) => bail!(
-                "--filter {:?} matches no scenario; scenarios: {}",
-                f.as_str(),
-                if names.is_empty() {
-                    "none".into()
-                } else {
-                    names.join(", ")
-                }
-            ),
-            None => bail!("the bench target registers no scenarios"),
-        }
-    }
-    Ok(selected)
-}
 
 fn print_list(selected: &[&ScenarioInfo]) {
     for s in selected {
@@ -1130,14 +1093,10 @@ impl Session<'_> {
             let (k, message) = outcome.describe(self.opts.timeout);
             return Err(self.fail(inst, outcome, &k, message));
         }
-        let parsed: std::result::Result<CountersResult, String> = std::fs::read(tmp)
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
-        let r = match parsed {
-            Ok(r) if r.protocol == PROTOCOL_VERSION => r,
-            Ok(r) => {
-                let m = proto::check_version(r.protocol).unwrap_err();
-                return Err(self.fail(inst, outcome, "protocol", m));
+        let r = match proto::read_result::<CountersResult>(tmp) {
+            Ok(r) => r,
+            Err(e @ proto::DecodeError::Version { .. }) => {
+                return Err(self.fail(inst, outcome, "protocol", e.to_string()));
             }
             Err(e) => {
                 let m = format!("unreadable {inst} result: {e}");
@@ -1334,16 +1293,10 @@ impl Session<'_> {
             let (kind, message) = outcome.describe(self.opts.timeout);
             return all_fail(fail(&kind, message));
         }
-        let parsed: std::result::Result<WalltimeResult, String> = std::fs::read(result_file.path())
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
-        let result = match parsed {
-            Ok(r) if r.protocol == PROTOCOL_VERSION => r,
-            Ok(r) => {
-                return all_fail(fail(
-                    "protocol",
-                    proto::check_version(r.protocol).unwrap_err(),
-                ))
+        let result = match proto::read_result::<WalltimeResult>(result_file.path()) {
+            Ok(r) => r,
+            Err(e @ proto::DecodeError::Version { .. }) => {
+                return all_fail(fail("protocol", e.to_string()))
             }
             Err(e) => {
                 return all_fail(fail("protocol", format!("unreadable walltime result: {e}")))

@@ -4,6 +4,8 @@
 //! Runs never depend on global counters: the run id is a timestamp plus random bits, and each
 //! result is keyed by its stable scenario id, so records from several machines can be merged.
 
+pub mod miri;
+
 use serde::{Deserialize, Serialize};
 
 /// `schema` field of every run record.
