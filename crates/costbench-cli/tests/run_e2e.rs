@@ -167,12 +167,7 @@ fn walltime_reports_statistics_and_samples() {
         .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
         .unwrap()
         .trim();
-    let last: u64 = allowed
-        .rsplit([',', '-'])
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let last: u64 = allowed.rsplit([',', '-']).next().unwrap().parse().unwrap();
     assert_eq!(run["settings"]["walltime_cpu"], last, "allowed: {allowed}");
     assert_eq!(run["settings"]["code_align"], "64");
 }
