@@ -128,7 +128,8 @@ pub enum Clock {
     /// `std::time::Instant` (CLOCK_MONOTONIC): elapsed time of a batch of iterations.
     Monotonic,
     /// CLOCK_THREAD_CPUTIME_ID of the party's thread: the CPU time one party spent, excluding the
-    /// time it waited for its peers. Used for the parties of a multi-party scenario.
+    /// time it waited for its peers. Used for the parties of a multi-party scenario on Unix; off
+    /// Unix (Windows) parties are sampled with `Monotonic`, waits included.
     ThreadCpu,
 }
 
@@ -189,7 +190,7 @@ pub struct MemoryCounts {
     /// Why `counts` is missing, and how to enable it.
     pub not_counted: Option<String>,
     /// The process's peak resident set size after the body ran (`getrusage` `ru_maxrss`), KiB:
-    /// setup and start-up included.
+    /// setup and start-up included. 0 where the OS has no `getrusage` (Windows).
     pub max_rss_kib: u64,
 }
 

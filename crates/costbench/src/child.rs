@@ -4,6 +4,12 @@
 //!
 //! The argument parsing here is deliberately tiny and dependency-free: the library must stay
 //! light, and the runner is the only caller of the child protocol.
+//!
+//! The library builds on every OS, but parts of the child protocol are Unix or Linux: `--peer`
+//! and `--lockstep` name inherited pipe descriptors (Unix), and the `perf` mode needs
+//! `perf_event_open` (Linux). Elsewhere the child refuses them with "not available on this OS"
+//! (exit [`EXIT_BAD_REQUEST`]); wall time, allocation counting, `cargo bench` and
+//! `cargo test --benches` work everywhere.
 
 use crate::bench::{Bench, Counted, Mode};
 use crate::link::Link;
@@ -13,7 +19,9 @@ use costbench_protocol::{
     self as proto, CountersResult, Listing, MemoryCounts, ScenarioInfo, WalltimeResult,
     WalltimeSamples, CHILD_FLAG, EXIT_BAD_REQUEST, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
 };
+#[cfg(unix)]
 use std::fs::File;
+#[cfg(unix)]
 use std::os::fd::FromRawFd;
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,6 +79,17 @@ fn bad(msg: impl Into<String>) -> ChildError {
     ChildError(EXIT_BAD_REQUEST, msg.into())
 }
 
+/// `--peer` and `--lockstep` pass inherited pipe file descriptors, which only Unix has.
+fn fds_available(flag: &str) -> Result<(), ChildError> {
+    if cfg!(unix) {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "{flag} passes inherited pipe file descriptors, which only Unix has: not available on this OS"
+        )))
+    }
+}
+
 /// Parsed `--costbench-child MODE ...` arguments.
 #[derive(Debug, Default)]
 struct ChildArgs {
@@ -116,6 +135,7 @@ fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
                 a.config.max_time = (ms > 0).then(|| Duration::from_millis(ms));
             }
             "--lockstep" => {
+                fds_available(arg)?;
                 let v = value()?;
                 let parsed = v
                     .split_once(',')
@@ -132,6 +152,7 @@ fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
                 a.perturb = Some(n);
             }
             "--peer" => {
+                fds_available(arg)?;
                 let v = value()?;
                 let parsed = v.split_once('=').and_then(|(name, fds)| {
                     let (r, w) = fds.split_once(',')?;
@@ -240,6 +261,10 @@ fn run_body(f: &BodyFn, mut bench: Bench) -> Bench {
 /// `memory` and `perf` modes: one run of the body in this process (one party, when the scenario
 /// has parties: each party is its own process, as under callgrind), figures to `--result`.
 fn counters(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
+    #[cfg(not(target_os = "linux"))]
+    if a.mode == "perf" {
+        return Err(bad(crate::perf::NOT_AVAILABLE));
+    }
     let path = a
         .result
         .as_deref()
@@ -274,6 +299,7 @@ fn counters(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
 }
 
 /// Peak resident set size of this process so far, in KiB.
+#[cfg(unix)]
 fn max_rss_kib() -> u64 {
     // SAFETY: an all-zero rusage is a valid out-value for getrusage.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -281,8 +307,31 @@ fn max_rss_kib() -> u64 {
     if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
         return 0;
     }
-    // Linux reports ru_maxrss in kilobytes.
-    ru.ru_maxrss as u64
+    // Linux (and the BSDs) report ru_maxrss in kilobytes, macOS in bytes.
+    if cfg!(target_vendor = "apple") {
+        ru.ru_maxrss as u64 / 1024
+    } else {
+        ru.ru_maxrss as u64
+    }
+}
+
+/// Off Unix there is no `getrusage`: 0, which the protocol documents as "not measured".
+#[cfg(not(unix))]
+fn max_rss_kib() -> u64 {
+    0
+}
+
+/// A link to a peer party over the two pipe descriptors the runner passed.
+#[cfg(unix)]
+fn fd_link(read: i32, write: i32) -> Link {
+    // SAFETY: the runner passes these descriptors open, for this process alone.
+    let (r, w) = unsafe { (File::from_raw_fd(read), File::from_raw_fd(write)) };
+    Link::from_files(r, w)
+}
+
+#[cfg(not(unix))]
+fn fd_link(_read: i32, _write: i32) -> Link {
+    unreachable!("parse_child_args refuses --peer off Unix")
 }
 
 /// Runs one scenario, or one party of it wired to its peers' descriptors, in this process.
@@ -308,11 +357,7 @@ fn process_body(s: &Scenario, a: &ChildArgs, mode: Mode) -> Result<Bench, ChildE
     let links = a
         .peers
         .iter()
-        .map(|(name, r, w)| {
-            // SAFETY: the runner passes these descriptors open, for this process alone.
-            let (r, w) = unsafe { (File::from_raw_fd(*r), File::from_raw_fd(*w)) };
-            (name.clone(), Link::from_files(r, w))
-        })
+        .map(|(name, r, w)| (name.clone(), fd_link(*r, *w)))
         .collect();
     // Without --perturb nothing else runs here: plain counts stay exactly what they were.
     Ok(match a.perturb {
@@ -482,6 +527,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn child_args_parse() {
         let a = parse_child_args(&args(
             "icount --protocol 1 pipe/echo --party client --peer server=3,4",
@@ -500,6 +546,19 @@ mod tests {
         assert_eq!(a.perturb, Some(3));
         assert!(parse_child_args(&args("icount x --perturb 0")).is_err());
         assert!(parse_child_args(&args("icount x --perturb -1")).is_err());
+    }
+
+    #[test]
+    #[cfg(not(unix))]
+    fn fd_options_are_refused_off_unix() {
+        for a in [
+            "icount --protocol 1 x --peer s=3,4",
+            "walltime --lockstep 3,4",
+        ] {
+            let e = parse_child_args(&args(a)).err().unwrap();
+            assert_eq!(e.0, EXIT_BAD_REQUEST);
+            assert!(e.1.contains("not available on this OS"), "{}", e.1);
+        }
     }
 
     #[test]

@@ -63,6 +63,16 @@
 //! `jemalloc` feature, else over the system allocator), or declare it yourself. The `mimalloc`
 //! and `jemalloc` features alone install that allocator, so `cargo bench --features
 //! costbench/mimalloc` measures your code on mimalloc without editing it.
+//!
+//! # Platforms
+//!
+//! The runner measures on Linux, but this library builds on Linux, macOS and Windows, so that a
+//! crate with it as a dev-dependency builds for every developer. `cargo bench`, `cargo test
+//! --benches` and [`CountingAlloc`] work everywhere. What needs the OS is refused at run time with
+//! "not available on this OS": the `perf` instrument off Linux (`perf_event_open`), and
+//! multi-process parties and lockstep off Unix (inherited pipe descriptors). On Windows the
+//! parties of a multi-party scenario are timed with the monotonic clock, waits for peers included,
+//! since thread CPU time there advances only at scheduler ticks.
 
 #![warn(missing_docs)]
 
@@ -71,6 +81,8 @@ mod bench;
 mod child;
 mod link;
 mod miri;
+// perf_event_open is Linux's: elsewhere the `perf` instrument is a stub that says so.
+#[cfg_attr(not(target_os = "linux"), path = "perf_other.rs")]
 mod perf;
 mod placement;
 pub mod region;

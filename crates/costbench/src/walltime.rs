@@ -9,6 +9,12 @@
 //! after each run of the body, with the first party deciding when warm-up ends and when sampling
 //! stops. Each party's sample is its thread's CPU time for one run of its body, so time spent
 //! waiting for a peer is not charged to it.
+//!
+//! Off Unix there is no per-thread CPU clock worth the name (Windows' `GetThreadTimes` advances
+//! only at scheduler ticks, 15.6 ms by default, far coarser than one run of a body), so there a
+//! party's sample is the monotonic clock around its run of the body, waits for peers inside the
+//! body included, and the samples say so ([`Clock::Monotonic`]). Lockstep (inherited pipe
+//! descriptors) is Unix only; the child refuses `--lockstep` elsewhere.
 
 use costbench_protocol::{Clock, WalltimeSamples};
 use std::hint::black_box;
@@ -33,6 +39,8 @@ pub(crate) struct WalltimeConfig {
 /// alternate a millisecond apart and whatever slows the machine down in that moment slows them
 /// all alike. The runner passes the two ends as inherited file descriptors.
 #[derive(Debug, Clone, Copy)]
+// Off Unix the child refuses `--lockstep`, so the descriptors are never read there.
+#[cfg_attr(not(unix), allow(dead_code))]
 pub(crate) struct Lockstep {
     pub read: i32,
     pub write: i32,
@@ -41,6 +49,7 @@ pub(crate) struct Lockstep {
 impl Lockstep {
     /// Waits for the token. A peer that is gone (end of file, an error) no longer holds anyone
     /// up: sampling goes on alone, so a failing build never stalls the others.
+    #[cfg(unix)]
     fn wait(&self) {
         let mut b = [0u8; 1];
         loop {
@@ -55,9 +64,20 @@ impl Lockstep {
 
     /// Passes the token on; a peer that is gone is ignored (Rust ignores SIGPIPE, so this is
     /// an EPIPE error, not a signal).
+    #[cfg(unix)]
     fn pass(&self) {
         // SAFETY: writing one byte from a live buffer to a descriptor we were given.
         unsafe { libc::write(self.write, [1u8].as_ptr().cast(), 1) };
+    }
+
+    #[cfg(not(unix))]
+    fn wait(&self) {
+        unreachable!("the child refuses --lockstep off Unix")
+    }
+
+    #[cfg(not(unix))]
+    fn pass(&self) {
+        unreachable!("the child refuses --lockstep off Unix")
     }
 }
 
@@ -162,16 +182,32 @@ pub(crate) fn sample_batched<I, R>(
     }
 }
 
+/// The clock a party's samples are taken with (see the module comment).
+const PARTY_CLOCK: Clock = if cfg!(unix) {
+    Clock::ThreadCpu
+} else {
+    Clock::Monotonic
+};
+
 /// CPU time of the calling thread.
+#[cfg(unix)]
 fn thread_cpu_now() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `ts` is a valid out-pointer; CLOCK_THREAD_CPUTIME_ID exists on every Linux.
+    // SAFETY: `ts` is a valid out-pointer; CLOCK_THREAD_CPUTIME_ID exists on every Linux (and
+    // on macOS since 10.12, the oldest Rust supports).
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Off Unix: monotonic time since the first call in this process ([`PARTY_CLOCK`] says so).
+#[cfg(not(unix))]
+fn thread_cpu_now() -> Duration {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed()
 }
 
 const WARMUP: u8 = 0;
@@ -249,7 +285,7 @@ pub(crate) fn sample_party<I, R>(
     }
     WalltimeSamples {
         party: None,
-        clock: Clock::ThreadCpu,
+        clock: PARTY_CLOCK,
         iterations_per_sample: 1,
         sample_ns,
         warmup_iterations,
@@ -271,6 +307,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     fn pipe() -> (i32, i32) {
         let mut fds = [0; 2];
         // SAFETY: `fds` is a valid two-element out-array.
@@ -279,6 +316,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn lockstep_sides_take_turns_and_survive_a_dead_peer() {
         use std::sync::{Arc, Mutex};
         // A ring of two: a -> b on one pipe, b -> a on the other; a holds the first token.
