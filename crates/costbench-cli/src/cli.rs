@@ -875,7 +875,7 @@ fn load_side(
                 .unwrap_or(std::path::Path::new("."))
                 .to_path_buf()
         };
-        return crate::compare::load_run(path)
+        return crate::output::load_run(path)
             .map(|r| (r, Some(dir)))
             .with_context(|| format!("{what} {spec}"));
     }
@@ -1155,7 +1155,7 @@ fn import(i: ImportCmd) -> Result<i32> {
         bail!("{} is not a directory", dir.display());
     }
     let run = if dir.join("run.json").exists() {
-        crate::compare::load_run(dir)?
+        crate::output::load_run(dir)?
     } else {
         let read = |name: &str| -> Result<Option<(String, String)>> {
             let p = dir.join(name);

@@ -7,47 +7,13 @@ use super::{Comparison, Instrument, Verdict};
 use crate::fmt::fmt_percent;
 use crate::measure::callgrind::profile::{self, Profile};
 use crate::model::RunRecord;
-use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Functions listed per scenario: enough to find the cause, short enough for a PR comment.
 pub const TOP: usize = 10;
 
-/// One function's instructions per op in both runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FunctionDelta {
-    pub name: String,
-    pub base_self: f64,
-    pub cand_self: f64,
-    pub base_inclusive: f64,
-    pub cand_inclusive: f64,
-}
-
-impl FunctionDelta {
-    pub fn self_change(&self) -> f64 {
-        self.cand_self - self.base_self
-    }
-
-    pub fn inclusive_change(&self) -> f64 {
-        self.cand_inclusive - self.base_inclusive
-    }
-}
-
-/// The functions that moved most in one scenario, or why they are not known.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FunctionChanges {
-    pub id: String,
-    pub top: Vec<FunctionDelta>,
-    /// Set when the callgrind outputs could not be read (a run loaded from history keeps none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unavailable: Option<String>,
-    /// Set when at least [`PLACEMENT_SHARE`] of the change is in placement-dependent functions
-    /// ([`is_placement_dependent`]): "all of the change is in allocator and mem*/str* paths
-    /// (...)". Renderers show it as a note under the function table.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement_note: Option<String>,
-}
+pub use super::types::{FunctionChanges, FunctionDelta};
 
 /// Share of an id's instruction-count change (sum of absolute self-cost changes per op) inside
 /// placement-dependent functions from which the change is attributed to them.
