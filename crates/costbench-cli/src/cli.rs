@@ -916,13 +916,15 @@ fn compare(c: CompareCmd) -> Result<i32> {
         None => crate::compare::noise::HistoricThresholds::default(),
     };
     let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
-    crate::compare::functions::attach(
-        &mut cmp,
-        &base,
-        base_dir.as_deref(),
-        &cand,
-        cand_dir.as_deref(),
-    );
+    crate::compare::functions::attach(&mut cmp, |id| {
+        crate::measure::callgrind::profile::load_both(
+            id,
+            &base,
+            base_dir.as_deref(),
+            &cand,
+            cand_dir.as_deref(),
+        )
+    });
     print_comparison(&cmp, c.format);
     Ok(crate::exit::OK)
 }
@@ -1106,13 +1108,15 @@ fn check(c: CheckCmd) -> Result<i32> {
         (base, cand)
     };
     let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
-    crate::compare::functions::attach(
-        &mut cmp,
-        &base,
-        base_dir.as_deref(),
-        &cand,
-        cand_dir.as_deref(),
-    );
+    crate::compare::functions::attach(&mut cmp, |id| {
+        crate::measure::callgrind::profile::load_both(
+            id,
+            &base,
+            base_dir.as_deref(),
+            &cand,
+            cand_dir.as_deref(),
+        )
+    });
     let gate = crate::check::evaluate(&cmp, &cand, &config.check);
     if let Some(path) = &c.markdown {
         let md = crate::report::markdown::check(&cmp, &gate);

@@ -1,14 +1,14 @@
 //! The functions behind a significant instruction-count change (or one labelled placement): the
-//! two callgrind outputs of a scenario, diffed per function, largest self-cost change first, and
-//! a note when nearly all of the change is in functions whose work depends on data placement
-//! (glibc malloc's internals, the mem*/str* families). Reads the two files; otherwise pure.
+//! two callgrind function profiles of a scenario, diffed per function, largest self-cost change
+//! first, and a note when nearly all of the change is in functions whose work depends on data
+//! placement (glibc malloc's internals, the mem*/str* families). Pure: the caller reads the
+//! profiles (`measure::callgrind::profile::load`) and passes them in; `Profile` is the only
+//! thing taken from `measure`, as plain data.
 
 use super::{Comparison, Instrument, Verdict};
 use crate::fmt::fmt_percent;
-use crate::measure::callgrind::profile::{self, Profile};
-use crate::model::RunRecord;
+use crate::measure::callgrind::profile::Profile;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// Functions listed per scenario: enough to find the cause, short enough for a PR comment.
 pub const TOP: usize = 10;
@@ -189,15 +189,32 @@ pub fn top_changes(
     all
 }
 
-/// Fills `cmp.functions` for every significant instruction-count change, from the callgrind
-/// outputs of the two runs; `base_dir`/`cand_dir` are their output directories (`None` for a run
-/// loaded from history, which keeps no callgrind output).
+/// The function changes of scenario `id` between two profiles, each with the ops its run counted
+/// (figures are per op). Pure: the profiles come from the caller
+/// (`measure::callgrind::profile::load`).
+pub fn diff(
+    id: String,
+    base: &Profile,
+    base_ops: u64,
+    cand: &Profile,
+    cand_ops: u64,
+) -> FunctionChanges {
+    FunctionChanges {
+        id,
+        top: top_changes(base, cand, base_ops, cand_ops, TOP),
+        unavailable: None,
+        placement_note: placement_note(base, cand, base_ops, cand_ops),
+    }
+}
+
+/// Fills `cmp.functions` for every significant instruction-count change (or one labelled
+/// placement), from the two profiles `profiles(id)` gives for it: (base profile and ops,
+/// candidate profile and ops), or why they cannot be had (a run loaded from history keeps no
+/// callgrind output). A change found to lie in placement-dependent functions becomes a placement
+/// verdict. The loading is the caller's, so this stays pure.
 pub fn attach(
     cmp: &mut Comparison,
-    base: &RunRecord,
-    base_dir: Option<&Path>,
-    cand: &RunRecord,
-    cand_dir: Option<&Path>,
+    mut profiles: impl FnMut(&str) -> Result<((Profile, u64), (Profile, u64)), String>,
 ) {
     let ids: Vec<String> = cmp
         .rows
@@ -209,23 +226,9 @@ pub fn attach(
         .map(|r| r.id.clone())
         .collect();
     for id in ids {
-        let load = |run: &RunRecord, dir: Option<&Path>| -> Result<(Profile, u64), String> {
-            let r = run.results.iter().find(|r| r.id == id).ok_or("no result")?;
-            let ic = r.icount.as_ref().ok_or("no instruction count")?;
-            let dir =
-                dir.ok_or("the run was loaded from history, which keeps no callgrind output")?;
-            profile::read(&dir.join(&ic.callgrind_out))
-                .map(|p| (p, r.ops))
-                .map_err(|e| format!("{e:#}"))
-        };
-        let entry = match (load(base, base_dir), load(cand, cand_dir)) {
-            (Ok((b, bo)), Ok((c, co))) => FunctionChanges {
-                id,
-                top: top_changes(&b, &c, bo, co, TOP),
-                unavailable: None,
-                placement_note: placement_note(&b, &c, bo, co),
-            },
-            (Err(e), _) | (_, Err(e)) => FunctionChanges {
+        let entry = match profiles(&id) {
+            Ok(((b, bo), (c, co))) => diff(id, &b, bo, &c, co),
+            Err(e) => FunctionChanges {
                 id,
                 top: Vec::new(),
                 unavailable: Some(e),

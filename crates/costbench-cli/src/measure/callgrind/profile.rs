@@ -14,6 +14,7 @@
 //! outside it, so the callers that lead to the region (`main`, `lang_start`) show only
 //! inclusive costs.
 
+use crate::model::RunRecord;
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
 use std::path::Path;
@@ -42,6 +43,33 @@ pub fn read(path: &Path) -> Result<Profile> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read callgrind output {}", path.display()))?;
     parse(&text).with_context(|| format!("in callgrind output {}", path.display()))
+}
+
+/// The profile of scenario `id` in `run`, with the ops it counted, read from the callgrind
+/// output the run kept in its output directory `dir` (`None` for a run loaded from history, which
+/// keeps none). The error says why there is none, for the comparison's "unavailable" note.
+pub fn load(run: &RunRecord, dir: Option<&Path>, id: &str) -> Result<(Profile, u64), String> {
+    let r = run.results.iter().find(|r| r.id == id).ok_or("no result")?;
+    let ic = r.icount.as_ref().ok_or("no instruction count")?;
+    let dir = dir.ok_or("the run was loaded from history, which keeps no callgrind output")?;
+    read(&dir.join(&ic.callgrind_out))
+        .map(|p| (p, r.ops))
+        .map_err(|e| format!("{e:#}"))
+}
+
+/// [`load`] for both sides of a comparison: the argument `compare::functions::attach` takes.
+/// The baseline's error wins when both sides have none.
+pub fn load_both(
+    id: &str,
+    base: &RunRecord,
+    base_dir: Option<&Path>,
+    cand: &RunRecord,
+    cand_dir: Option<&Path>,
+) -> Result<((Profile, u64), (Profile, u64)), String> {
+    match (load(base, base_dir, id), load(cand, cand_dir, id)) {
+        (Ok(b), Ok(c)) => Ok((b, c)),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
 }
 
 /// `(ID) NAME`, `(ID)` or `NAME`: the name, remembering compressed names in `names`.
