@@ -372,7 +372,9 @@ mod tests {
             ),
             (
                 Some(with("schema", "criterion".into())),
-                vec!["not a costbench run record (schema \"criterion\", expected \"costbench-run\")"],
+                vec![
+                    "not a costbench run record (schema \"criterion\", expected \"costbench-run\")",
+                ],
             ),
             (
                 Some(without("schema")),

@@ -7,7 +7,7 @@
 
 use super::{Comparison, Instrument, Verdict};
 use crate::fmt::fmt_percent;
-use crate::measure::callgrind::profile::Profile;
+use crate::measure::callgrind::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
 
 /// Functions listed per scenario: enough to find the cause, short enough for a PR comment.
@@ -214,7 +214,7 @@ pub fn diff(
 /// verdict. The loading is the caller's, so this stays pure.
 pub fn attach(
     cmp: &mut Comparison,
-    mut profiles: impl FnMut(&str) -> Result<((Profile, u64), (Profile, u64)), String>,
+    mut profiles: impl FnMut(&str) -> Result<(ScenarioProfile, ScenarioProfile), String>,
 ) {
     let ids: Vec<String> = cmp
         .rows

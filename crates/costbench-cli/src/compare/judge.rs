@@ -393,7 +393,11 @@ impl Threshold {
 }
 
 /// What backs a verdict on an exact figure.
-pub(super) fn exact_evidence(inst: Instrument, id: &str, historic: &noise::HistoricThresholds) -> String {
+pub(super) fn exact_evidence(
+    inst: Instrument,
+    id: &str,
+    historic: &noise::HistoricThresholds,
+) -> String {
     let what = match inst {
         Instrument::Icount => "exact instruction counts",
         Instrument::Cache => "simulated cycles (exact)",

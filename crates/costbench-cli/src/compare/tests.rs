@@ -664,4 +664,3 @@ fn values_carry_their_units() {
     assert_eq!(Instrument::Icount.fmt_value(2003.0), "2003 Ir");
     assert_eq!(Instrument::Walltime.fmt_value(12.345), "12.35 ns");
 }
-
