@@ -875,7 +875,7 @@ fn load_side(
                 .unwrap_or(std::path::Path::new("."))
                 .to_path_buf()
         };
-        return crate::compare::load_run(path)
+        return crate::output::load_run(path)
             .map(|r| (r, Some(dir)))
             .with_context(|| format!("{what} {spec}"));
     }
@@ -916,13 +916,15 @@ fn compare(c: CompareCmd) -> Result<i32> {
         None => crate::compare::noise::HistoricThresholds::default(),
     };
     let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
-    crate::compare::functions::attach(
-        &mut cmp,
-        &base,
-        base_dir.as_deref(),
-        &cand,
-        cand_dir.as_deref(),
-    );
+    crate::compare::functions::attach(&mut cmp, |id| {
+        crate::measure::callgrind::profile::load_both(
+            id,
+            &base,
+            base_dir.as_deref(),
+            &cand,
+            cand_dir.as_deref(),
+        )
+    });
     print_comparison(&cmp, c.format);
     Ok(crate::exit::OK)
 }
@@ -1106,13 +1108,15 @@ fn check(c: CheckCmd) -> Result<i32> {
         (base, cand)
     };
     let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
-    crate::compare::functions::attach(
-        &mut cmp,
-        &base,
-        base_dir.as_deref(),
-        &cand,
-        cand_dir.as_deref(),
-    );
+    crate::compare::functions::attach(&mut cmp, |id| {
+        crate::measure::callgrind::profile::load_both(
+            id,
+            &base,
+            base_dir.as_deref(),
+            &cand,
+            cand_dir.as_deref(),
+        )
+    });
     let gate = crate::check::evaluate(&cmp, &cand, &config.check);
     if let Some(path) = &c.markdown {
         let md = crate::report::markdown::check(&cmp, &gate);
@@ -1155,7 +1159,7 @@ fn import(i: ImportCmd) -> Result<i32> {
         bail!("{} is not a directory", dir.display());
     }
     let run = if dir.join("run.json").exists() {
-        crate::compare::load_run(dir)?
+        crate::output::load_run(dir)?
     } else {
         let read = |name: &str| -> Result<Option<(String, String)>> {
             let p = dir.join(name);

@@ -33,7 +33,9 @@ pub fn render(
             &HistoricThresholds::default(),
         );
         let dir = |k: usize| dirs.get(k).copied().flatten();
-        compare::functions::attach(&mut cmp, &runs[b], dir(b), &runs[c], dir(c));
+        compare::functions::attach(&mut cmp, |id| {
+            crate::measure::callgrind::profile::load_both(id, &runs[b], dir(b), &runs[c], dir(c))
+        });
         cmp
     });
     let history = match store {

@@ -1,12 +1,14 @@
 //! The output directory: `run.json`, `icounts.csv`, `walltime.csv`, `counters.csv`,
-//! `memory.csv`, `callgrind/*.out`, `callgrind-cache/*.out` and `dhat/*.json`.
+//! `memory.csv`, `callgrind/*.out`, `callgrind-cache/*.out` and `dhat/*.json`; and reading
+//! `run.json` back ([`load_run`]), with its schema checks, beside the code that writes it.
 //!
 //! Every file is written atomically (a temporary file in the same directory, then a rename), and
 //! the whole set is rewritten after each scenario finishes, so an interrupted run leaves the
 //! results of every scenario that completed and never a half-written file.
 
-use crate::model::RunRecord;
-use anyhow::{Context, Result};
+use crate::model::{RunRecord, SCHEMA, SCHEMA_VERSION};
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -81,6 +83,62 @@ impl OutputDir {
         }
         Ok(())
     }
+}
+
+/// Just enough of a record to check what it is before reading it as a [`RunRecord`], so that a
+/// newer record is refused for its version rather than for a field this version does not know.
+#[derive(Deserialize)]
+struct Header {
+    schema: Option<String>,
+    schema_version: Option<u64>,
+}
+
+/// Reads the run record of the output directory `dir` (its `run.json`); `dir` may also be the
+/// `run.json` file itself. Refuses files that are not run records, and records written by a newer
+/// costbench. Only reads.
+pub fn load_run(dir: &Path) -> Result<RunRecord> {
+    let path = if dir.is_file() {
+        dir.to_path_buf()
+    } else {
+        dir.join("run.json")
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "not a costbench output directory: no run.json in {}",
+            dir.display()
+        ),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let header: Header = serde_json::from_str(&text).map_err(|e| {
+        if e.is_data() {
+            anyhow::anyhow!("{} is not a costbench run record: {e}", path.display())
+        } else {
+            anyhow::anyhow!("{} is not valid JSON: {e}", path.display())
+        }
+    })?;
+    match header.schema.as_deref() {
+        Some(SCHEMA) => {}
+        Some(other) => bail!(
+            "{} is not a costbench run record (schema {other:?}, expected {SCHEMA:?})",
+            path.display()
+        ),
+        None => bail!(
+            "{} is not a costbench run record (no \"schema\" field)",
+            path.display()
+        ),
+    }
+    match header.schema_version {
+        Some(v) if v > u64::from(SCHEMA_VERSION) => bail!(
+            "{} was written by a newer costbench (schema version {v}); this costbench reads up to {SCHEMA_VERSION}",
+            path.display()
+        ),
+        Some(v) if v >= 1 => {}
+        Some(v) => bail!("{} has unknown schema version {v}", path.display()),
+        None => bail!("{} has no \"schema_version\" field", path.display()),
+    }
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a valid costbench run record", path.display()))
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
@@ -197,6 +255,7 @@ pub fn memory_csv(run: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::testing::{record, scenario, with_icount};
 
     #[test]
     fn file_stems_are_safe_and_distinct() {
@@ -249,6 +308,117 @@ mod tests {
         assert!(
             csv.contains("\nalloc/wc/borrowed,system,,,,,,2000,,,,\n"),
             "{csv}"
+        );
+    }
+
+    /// Writes `content` (if any) as `run.json` in a fresh directory and loads it.
+    fn load(content: Option<&str>) -> (tempfile::TempDir, Result<RunRecord>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        if let Some(c) = content {
+            std::fs::write(dir.path().join("run.json"), c).expect("write run.json");
+        }
+        let r = load_run(dir.path());
+        (dir, r)
+    }
+
+    #[test]
+    fn load_run_reads_what_the_runner_writes() {
+        let run = record("b", vec![with_icount(scenario("x"), 10.0)]);
+        let json = serde_json::to_string_pretty(&run).unwrap();
+        let (dir, loaded) = load(Some(&json));
+        assert_eq!(loaded.unwrap(), run);
+        // The file itself may be named instead of its directory.
+        let file = dir.path().join("run.json");
+        assert_eq!(load_run(&file).unwrap(), run);
+        // Loading does not touch the input.
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), json);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn load_run_errors_name_the_file_and_the_problem() {
+        let valid = serde_json::to_value(record("b", vec![])).unwrap();
+        let with = |key: &str, v: serde_json::Value| {
+            let mut j = valid.clone();
+            j[key] = v;
+            j.to_string()
+        };
+        let without = |key: &str| {
+            let mut j = valid.clone();
+            j.as_object_mut().unwrap().remove(key);
+            j.to_string()
+        };
+        let newer = {
+            // A newer record may also have changed fields: the version is what is reported.
+            let mut j = valid.clone();
+            j["schema_version"] = 99.into();
+            j.as_object_mut().unwrap().remove("results");
+            j.to_string()
+        };
+        // (run.json content, or none; fragments the error must contain)
+        let cases: Vec<(Option<String>, Vec<&str>)> = vec![
+            (
+                None,
+                vec!["not a costbench output directory: no run.json in "],
+            ),
+            (
+                Some("{\n  \"schema\": \"costbench-run\",\n  oops".into()),
+                vec!["run.json is not valid JSON", "line 3 column 3"],
+            ),
+            (Some(String::new()), vec!["is not valid JSON", "EOF"]),
+            (
+                Some("[1, 2]".into()),
+                vec!["run.json is not a costbench run record", "line 1 column"],
+            ),
+            (
+                Some(with("schema", "criterion".into())),
+                vec![
+                    "not a costbench run record (schema \"criterion\", expected \"costbench-run\")",
+                ],
+            ),
+            (
+                Some(without("schema")),
+                vec!["not a costbench run record (no \"schema\" field)"],
+            ),
+            (
+                Some(newer),
+                vec![
+                    "run.json was written by a newer costbench (schema version 99); \
+                     this costbench reads up to 1",
+                ],
+            ),
+            (
+                Some(with("schema_version", 0.into())),
+                vec!["unknown schema version 0"],
+            ),
+            (
+                Some(without("schema_version")),
+                vec!["no \"schema_version\" field"],
+            ),
+            (
+                Some(without("results")),
+                vec![
+                    "run.json is not a valid costbench run record",
+                    "missing field `results`",
+                ],
+            ),
+        ];
+        for (content, wants) in cases {
+            let (dir, r) = load(content.as_deref());
+            let err = format!("{:#}", r.expect_err("must fail"));
+            for want in wants {
+                assert!(err.contains(want), "{err:?} lacks {want:?}");
+            }
+            let named = dir.path().display().to_string();
+            assert!(err.contains(&named), "{err:?} does not name {named}");
+        }
+        // A directory that does not exist at all reads the same as one without run.json.
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("nope");
+        let err = format!("{:#}", load_run(&gone).unwrap_err());
+        assert!(
+            err.contains("no run.json in") && err.contains("nope"),
+            "{err}"
         );
     }
 }

@@ -1,15 +1,17 @@
 //! Reading per-instruction execution counts from callgrind output written with
 //! `--dump-instr=yes`. Pure: text in, counts out.
 //!
-//! The traps (see the callgrind format documentation): positions are absolute (`0x…`), relative
-//! to the previous cost line (`+N`, `-N`) or the same (`*`); the positions on a `calls=` line name
-//! the callee and do not move the base, while the cost line after it is the call's inclusive cost
-//! (it moves the base but is not the instruction's own cost); `jump=`/`jcnd=` lines appear only for
-//! jumps that were taken, so execution counts come from each instruction's own cost line;
-//! addresses are per object file (the program and ld.so overlap), so only lines under the wanted
-//! `ob=` count; and one address can appear in several blocks and functions, so counts are summed.
+//! The format's traps (positions absolute, relative or the same; the targets on `calls=` lines
+//! not moving the base; the cost line after `calls=` being the call's inclusive cost, not the
+//! call instruction's own; object names compressed and shared with `cob=`) are handled by
+//! `measure::callgrind::format`. Three traps are this reader's own: `jump=`/`jcnd=` lines appear
+//! only for jumps that were taken, so execution counts come from each instruction's own cost
+//! line; addresses are per object file (the program and ld.so overlap), so only lines under the
+//! wanted `ob=` count; and one address can appear in several blocks and functions, so counts are
+//! summed.
 
-use anyhow::{anyhow, bail, Context, Result};
+use crate::measure::callgrind::format::{Reader, Record};
+use anyhow::{anyhow, bail, Result};
 use std::collections::HashMap;
 
 /// Executions per instruction address of one object file.
@@ -19,77 +21,35 @@ pub type Counts = HashMap<u64, u64>;
 /// Ir per instruction is how often it executed: callgrind charges one Ir per execution.
 pub fn instruction_counts(text: &str, wanted: impl Fn(&str) -> bool) -> Result<Counts> {
     let mut counts = Counts::new();
+    let mut reader = Reader::new(text);
     let mut ir_col: Option<usize> = None;
-    let mut positions_instr = false;
-    let mut names: HashMap<String, String> = HashMap::new();
     let mut in_wanted = false;
-    let mut last_addr: u64 = 0;
-    let mut last_line: i64 = 0;
-    let mut after_calls = false;
-    for (n, line) in text.lines().enumerate() {
-        let lineno = n + 1;
-        let line = line.trim_end();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let first = line.as_bytes()[0];
-        if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'*') {
-            let mut fields = line.split_ascii_whitespace();
-            if !positions_instr {
-                bail!("line {lineno}: cost lines before `positions: instr line`; was callgrind run with --dump-instr=yes?");
-            }
-            let addr = position(fields.next().unwrap_or(""), last_addr)
-                .with_context(|| format!("line {lineno}: bad instruction position"))?;
-            let l = fields.next().unwrap_or("*");
-            let new_line = if l == "*" {
-                last_line
-            } else {
-                position(l, last_line as u64)
-                    .map(|v| v as i64)
-                    .unwrap_or(last_line)
-            };
-            last_addr = addr;
-            last_line = new_line;
-            let calls = std::mem::replace(&mut after_calls, false);
-            if calls || !in_wanted {
-                continue;
-            }
-            let col = ir_col.ok_or_else(|| anyhow!("line {lineno}: cost line before `events:`"))?;
-            let ir: u64 = match fields.nth(col) {
-                Some(v) => v
-                    .parse()
-                    .with_context(|| format!("line {lineno}: bad cost {v:?}"))?,
-                None => 0,
-            };
-            if ir > 0 {
-                *counts.entry(addr).or_default() += ir;
-            }
-            continue;
-        }
-        let Some((key, value)) = line.split_once(['=', ':']) else {
-            continue;
-        };
-        match key {
-            "positions" => {
-                let p: Vec<&str> = value.split_whitespace().collect();
-                positions_instr = p.first() == Some(&"instr");
-            }
-            "events" => {
-                ir_col = value.split_whitespace().position(|e| e == "Ir");
+    while let Some(record) = reader.read()? {
+        match record {
+            Record::Header {
+                key: "events",
+                value,
+            } => {
+                ir_col = reader.event_index("Ir");
                 if ir_col.is_none() {
-                    bail!("line {lineno}: no Ir event in `events:{value}`");
+                    bail!("line {}: no Ir event in `events:{value}`", reader.line_no());
                 }
             }
-            "ob" => {
-                let name = compressed_name(&mut names, value.trim());
-                in_wanted = wanted(&name);
+            Record::Object => in_wanted = wanted(reader.object().unwrap_or_default()),
+            Record::Cost(line) => {
+                let Some(addr) = line.instr else {
+                    bail!("line {}: cost lines before `positions: instr line`; was callgrind run with --dump-instr=yes?", line.line_no);
+                };
+                if line.call || !in_wanted {
+                    continue;
+                }
+                let col = ir_col
+                    .ok_or_else(|| anyhow!("line {}: cost line before `events:`", line.line_no))?;
+                let ir = line.event(col)?;
+                if ir > 0 {
+                    *counts.entry(addr).or_default() += ir;
+                }
             }
-            // `cob=` names a callee's object; it shares the object name table with `ob=`, so a
-            // name first defined there is later referred to by number alone.
-            "cob" => {
-                compressed_name(&mut names, value.trim());
-            }
-            "calls" => after_calls = true,
             _ => {}
         }
     }
@@ -97,46 +57,6 @@ pub fn instruction_counts(text: &str, wanted: impl Fn(&str) -> bool) -> Result<C
         bail!("no `events:` line: not a callgrind output file");
     }
     Ok(counts)
-}
-
-/// A position field: `0x…` absolute, `+N`/`-N` relative to `last`, `*` same, or decimal absolute.
-fn position(field: &str, last: u64) -> Result<u64> {
-    if field == "*" {
-        return Ok(last);
-    }
-    if let Some(h) = field.strip_prefix("0x") {
-        return u64::from_str_radix(h, 16).map_err(|e| anyhow!("{field:?}: {e}"));
-    }
-    let parse = |s: &str| -> Result<u64> {
-        if let Some(h) = s.strip_prefix("0x") {
-            u64::from_str_radix(h, 16).map_err(|e| anyhow!("{field:?}: {e}"))
-        } else {
-            s.parse().map_err(|e| anyhow!("{field:?}: {e}"))
-        }
-    };
-    if let Some(d) = field.strip_prefix('+') {
-        return Ok(last.wrapping_add(parse(d)?));
-    }
-    if let Some(d) = field.strip_prefix('-') {
-        return Ok(last.wrapping_sub(parse(d)?));
-    }
-    parse(field)
-}
-
-/// Resolves callgrind's compression of object names: `(id) name` defines, `(id)` refers back.
-fn compressed_name(names: &mut HashMap<String, String>, value: &str) -> String {
-    if let Some(rest) = value.strip_prefix('(') {
-        if let Some((id, name)) = rest.split_once(')') {
-            let key = id.to_string();
-            let name = name.trim();
-            if name.is_empty() {
-                return names.get(&key).cloned().unwrap_or_default();
-            }
-            names.insert(key, name.to_string());
-            return name.to_string();
-        }
-    }
-    value.to_string()
 }
 
 #[cfg(test)]

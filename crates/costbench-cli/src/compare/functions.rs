@@ -1,53 +1,19 @@
 //! The functions behind a significant instruction-count change (or one labelled placement): the
-//! two callgrind outputs of a scenario, diffed per function, largest self-cost change first, and
-//! a note when nearly all of the change is in functions whose work depends on data placement
-//! (glibc malloc's internals, the mem*/str* families). Reads the two files; otherwise pure.
+//! two callgrind function profiles of a scenario, diffed per function, largest self-cost change
+//! first, and a note when nearly all of the change is in functions whose work depends on data
+//! placement (glibc malloc's internals, the mem*/str* families). Pure: the caller reads the
+//! profiles (`measure::callgrind::profile::load`) and passes them in; `Profile` is the only
+//! thing taken from `measure`, as plain data.
 
 use super::{Comparison, Instrument, Verdict};
 use crate::fmt::fmt_percent;
-use crate::measure::callgrind::profile::{self, Profile};
-use crate::model::RunRecord;
-use serde::Serialize;
+use crate::measure::callgrind::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// Functions listed per scenario: enough to find the cause, short enough for a PR comment.
 pub const TOP: usize = 10;
 
-/// One function's instructions per op in both runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FunctionDelta {
-    pub name: String,
-    pub base_self: f64,
-    pub cand_self: f64,
-    pub base_inclusive: f64,
-    pub cand_inclusive: f64,
-}
-
-impl FunctionDelta {
-    pub fn self_change(&self) -> f64 {
-        self.cand_self - self.base_self
-    }
-
-    pub fn inclusive_change(&self) -> f64 {
-        self.cand_inclusive - self.base_inclusive
-    }
-}
-
-/// The functions that moved most in one scenario, or why they are not known.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FunctionChanges {
-    pub id: String,
-    pub top: Vec<FunctionDelta>,
-    /// Set when the callgrind outputs could not be read (a run loaded from history keeps none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unavailable: Option<String>,
-    /// Set when at least [`PLACEMENT_SHARE`] of the change is in placement-dependent functions
-    /// ([`is_placement_dependent`]): "all of the change is in allocator and mem*/str* paths
-    /// (...)". Renderers show it as a note under the function table.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement_note: Option<String>,
-}
+pub use super::types::{FunctionChanges, FunctionDelta};
 
 /// Share of an id's instruction-count change (sum of absolute self-cost changes per op) inside
 /// placement-dependent functions from which the change is attributed to them.
@@ -223,15 +189,32 @@ pub fn top_changes(
     all
 }
 
-/// Fills `cmp.functions` for every significant instruction-count change, from the callgrind
-/// outputs of the two runs; `base_dir`/`cand_dir` are their output directories (`None` for a run
-/// loaded from history, which keeps no callgrind output).
+/// The function changes of scenario `id` between two profiles, each with the ops its run counted
+/// (figures are per op). Pure: the profiles come from the caller
+/// (`measure::callgrind::profile::load`).
+pub fn diff(
+    id: String,
+    base: &Profile,
+    base_ops: u64,
+    cand: &Profile,
+    cand_ops: u64,
+) -> FunctionChanges {
+    FunctionChanges {
+        id,
+        top: top_changes(base, cand, base_ops, cand_ops, TOP),
+        unavailable: None,
+        placement_note: placement_note(base, cand, base_ops, cand_ops),
+    }
+}
+
+/// Fills `cmp.functions` for every significant instruction-count change (or one labelled
+/// placement), from the two profiles `profiles(id)` gives for it: (base profile and ops,
+/// candidate profile and ops), or why they cannot be had (a run loaded from history keeps no
+/// callgrind output). A change found to lie in placement-dependent functions becomes a placement
+/// verdict. The loading is the caller's, so this stays pure.
 pub fn attach(
     cmp: &mut Comparison,
-    base: &RunRecord,
-    base_dir: Option<&Path>,
-    cand: &RunRecord,
-    cand_dir: Option<&Path>,
+    mut profiles: impl FnMut(&str) -> Result<(ScenarioProfile, ScenarioProfile), String>,
 ) {
     let ids: Vec<String> = cmp
         .rows
@@ -243,23 +226,9 @@ pub fn attach(
         .map(|r| r.id.clone())
         .collect();
     for id in ids {
-        let load = |run: &RunRecord, dir: Option<&Path>| -> Result<(Profile, u64), String> {
-            let r = run.results.iter().find(|r| r.id == id).ok_or("no result")?;
-            let ic = r.icount.as_ref().ok_or("no instruction count")?;
-            let dir =
-                dir.ok_or("the run was loaded from history, which keeps no callgrind output")?;
-            profile::read(&dir.join(&ic.callgrind_out))
-                .map(|p| (p, r.ops))
-                .map_err(|e| format!("{e:#}"))
-        };
-        let entry = match (load(base, base_dir), load(cand, cand_dir)) {
-            (Ok((b, bo)), Ok((c, co))) => FunctionChanges {
-                id,
-                top: top_changes(&b, &c, bo, co, TOP),
-                unavailable: None,
-                placement_note: placement_note(&b, &c, bo, co),
-            },
-            (Err(e), _) | (_, Err(e)) => FunctionChanges {
+        let entry = match profiles(&id) {
+            Ok(((b, bo), (c, co))) => diff(id, &b, bo, &c, co),
+            Err(e) => FunctionChanges {
                 id,
                 top: Vec::new(),
                 unavailable: Some(e),

@@ -1,6 +1,8 @@
-//! Wall-time verdicts, and the verdicts that need every row at once: what [`compare_with`]
-//! (super::compare_with) decides about time, and what backs each decision.
+//! The verdicts: what [`compare_with`](super::compare_with) decides about each figure, and what
+//! backs each decision.
 //!
+//! - Exact figures (instruction counts, simulated cycles, allocation counts, RSS) are judged
+//!   against a threshold, the default or one learned from history ([`judge_icount`]).
 //! - Paired rows (two builds measured in interleaved rounds) are judged in two passes: first every
 //!   row's per-round log ratios give an exact signed-rank p-value (times the session's looks at
 //!   its intervals), then [`family::row_alphas`] turns those p-values into the error rate each row
@@ -17,7 +19,7 @@
 
 use super::CompareOptions;
 use super::{
-    bootstrap, change_pct, direction, family, noise, paired, Instrument, RatioCi, Row, Verdict,
+    bootstrap, family, noise, paired, Instrument, RatioCi, Row, Verdict, HISTORY_EVIDENCE,
     MIN_WALLTIME_SAMPLES,
 };
 use crate::fmt::{fmt_change, fmt_ci, fmt_confidence, fmt_threshold};
@@ -70,14 +72,6 @@ pub(super) struct Rounds {
     pub looks: u32,
     /// Every round ran a code layout of its own.
     pub layouts_varied: bool,
-}
-
-/// Per-op samples of one side: each sample's per-iteration time divided by the ops per iteration.
-pub(super) fn per_op_samples(r: &ScenarioResult) -> Vec<f64> {
-    let ops = r.ops.max(1) as f64;
-    r.walltime.as_ref().map_or_else(Vec::new, |w| {
-        w.iteration_ns.iter().map(|ns| ns / ops).collect()
-    })
 }
 
 /// The rounds of two sides measured in the same interleaved session (`None` when they were
@@ -230,9 +224,6 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
     }
 }
 
-/// How the evidence of separate runs judged against history begins.
-pub(super) const HISTORY_EVIDENCE: &str = "separate runs: between-run noise from";
-
 /// What to run instead when two separate runs cannot judge wall time.
 const UNPAIRED_ADVICE: &str = "run `costbench check --baseline-rev REV` to measure both builds \
      in interleaved rounds, or record runs of the baseline branch and pass --history-branch";
@@ -252,7 +243,7 @@ pub(super) fn unpaired(
     let Some(h) = learned else {
         // The bootstrap of one run's samples sees none of the shift between processes, so it
         // cannot back a verdict; the interval is still computed when it can be, for reading.
-        let (bs, cs) = (per_op_samples(b), per_op_samples(c));
+        let (bs, cs) = (b.per_op_samples(), c.per_op_samples());
         let mut j = Judgement::new(
             change,
             opts.walltime_threshold_pct,
@@ -276,7 +267,7 @@ pub(super) fn unpaired(
         "{HISTORY_EVIDENCE} {} consecutive changes of history",
         h.changes
     );
-    let (bs, cs) = (per_op_samples(b), per_op_samples(c));
+    let (bs, cs) = (b.per_op_samples(), c.per_op_samples());
     if bs.len() < MIN_WALLTIME_SAMPLES || cs.len() < MIN_WALLTIME_SAMPLES {
         let reason = format!(
             "too few samples to judge ({} and {}, need {MIN_WALLTIME_SAMPLES} each)",
@@ -348,6 +339,74 @@ pub(crate) fn mark_placement(rows: &mut [Row]) {
             });
             r.verdict = Verdict::Placement;
         }
+    }
+}
+
+/// `100 * (cand - base) / base`. Multiplying before dividing keeps integral inputs exact up to
+/// the one rounding of the division, so 1002 vs 1000 gives the same double as the literal `0.2`:
+/// a change exactly at the threshold is reliably not beyond it.
+pub(crate) fn change_pct(base: f64, cand: f64) -> f64 {
+    if base == 0.0 {
+        if cand == 0.0 {
+            0.0
+        } else {
+            f64::INFINITY.copysign(cand)
+        }
+    } else {
+        100.0 * (cand - base) / base
+    }
+}
+
+pub(crate) fn direction(change_pct: f64) -> Verdict {
+    if change_pct > 0.0 {
+        Verdict::Regression
+    } else {
+        Verdict::Improvement
+    }
+}
+
+pub(super) fn judge_icount(base: f64, cand: f64, threshold: Threshold) -> (f64, Verdict, String) {
+    let change = change_pct(base, cand);
+    let t = threshold.describe();
+    if change.abs() > threshold.pct {
+        (change, direction(change), format!("beyond {t} threshold"))
+    } else {
+        (change, Verdict::Unchanged, format!("within {t} threshold"))
+    }
+}
+
+/// A threshold and where it came from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Threshold {
+    pub pct: f64,
+    pub from_history: bool,
+}
+
+impl Threshold {
+    fn describe(self) -> String {
+        if self.from_history {
+            format!("{} (history)", fmt_threshold(self.pct))
+        } else {
+            fmt_threshold(self.pct)
+        }
+    }
+}
+
+/// What backs a verdict on an exact figure.
+pub(super) fn exact_evidence(
+    inst: Instrument,
+    id: &str,
+    historic: &noise::HistoricThresholds,
+) -> String {
+    let what = match inst {
+        Instrument::Icount => "exact instruction counts",
+        Instrument::Cache => "simulated cycles (exact)",
+        Instrument::Memory => "exact allocation counts",
+        Instrument::Rss | Instrument::Walltime => "one figure per run",
+    };
+    match historic.learned(id, inst) {
+        Some(l) => format!("{what}; threshold from {} changes of history", l.changes),
+        None => what.to_string(),
     }
 }
 

@@ -8,7 +8,8 @@
 //! paths): it is reported as [`Verdict::Placement`], never gated. A change beyond that keeps its
 //! direction, and the reason says it is beyond the placement spread. Pure.
 
-use super::{change_pct, direction, Verdict};
+use super::judge::{change_pct, direction};
+use super::Verdict;
 use crate::fmt::{fmt_ir_grouped, fmt_threshold};
 use crate::model::ScenarioResult;
 

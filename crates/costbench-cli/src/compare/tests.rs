@@ -360,7 +360,7 @@ fn per_op_samples_divide_by_ops() {
         r.walltime.as_ref().unwrap().iteration_ns,
         vec![1000.0, 1100.0]
     );
-    assert_eq!(judge::per_op_samples(&r), vec![100.0, 110.0]);
+    assert_eq!(r.per_op_samples(), vec![100.0, 110.0]);
 }
 
 #[test]
@@ -663,113 +663,4 @@ fn option_validation() {
 fn values_carry_their_units() {
     assert_eq!(Instrument::Icount.fmt_value(2003.0), "2003 Ir");
     assert_eq!(Instrument::Walltime.fmt_value(12.345), "12.35 ns");
-}
-
-/// Writes `content` (if any) as `run.json` in a fresh directory and loads it.
-fn load(content: Option<&str>) -> (tempfile::TempDir, Result<RunRecord>) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    if let Some(c) = content {
-        std::fs::write(dir.path().join("run.json"), c).expect("write run.json");
-    }
-    let r = load_run(dir.path());
-    (dir, r)
-}
-
-#[test]
-fn load_run_reads_what_the_runner_writes() {
-    let run = record("b", vec![with_icount(scenario("x"), 10.0)]);
-    let json = serde_json::to_string_pretty(&run).unwrap();
-    let (dir, loaded) = load(Some(&json));
-    assert_eq!(loaded.unwrap(), run);
-    // The file itself may be named instead of its directory.
-    let file = dir.path().join("run.json");
-    assert_eq!(load_run(&file).unwrap(), run);
-    // Loading does not touch the input.
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), json);
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-}
-
-#[test]
-fn load_run_errors_name_the_file_and_the_problem() {
-    let valid = serde_json::to_value(record("b", vec![])).unwrap();
-    let with = |key: &str, v: serde_json::Value| {
-        let mut j = valid.clone();
-        j[key] = v;
-        j.to_string()
-    };
-    let without = |key: &str| {
-        let mut j = valid.clone();
-        j.as_object_mut().unwrap().remove(key);
-        j.to_string()
-    };
-    let newer = {
-        // A newer record may also have changed fields: the version is what is reported.
-        let mut j = valid.clone();
-        j["schema_version"] = 99.into();
-        j.as_object_mut().unwrap().remove("results");
-        j.to_string()
-    };
-    // (run.json content, or none; fragments the error must contain)
-    let cases: Vec<(Option<String>, Vec<&str>)> = vec![
-        (
-            None,
-            vec!["not a costbench output directory: no run.json in "],
-        ),
-        (
-            Some("{\n  \"schema\": \"costbench-run\",\n  oops".into()),
-            vec!["run.json is not valid JSON", "line 3 column 3"],
-        ),
-        (Some(String::new()), vec!["is not valid JSON", "EOF"]),
-        (
-            Some("[1, 2]".into()),
-            vec!["run.json is not a costbench run record", "line 1 column"],
-        ),
-        (
-            Some(with("schema", "criterion".into())),
-            vec!["not a costbench run record (schema \"criterion\", expected \"costbench-run\")"],
-        ),
-        (
-            Some(without("schema")),
-            vec!["not a costbench run record (no \"schema\" field)"],
-        ),
-        (
-            Some(newer),
-            vec![
-                "run.json was written by a newer costbench (schema version 99); \
-                 this costbench reads up to 1",
-            ],
-        ),
-        (
-            Some(with("schema_version", 0.into())),
-            vec!["unknown schema version 0"],
-        ),
-        (
-            Some(without("schema_version")),
-            vec!["no \"schema_version\" field"],
-        ),
-        (
-            Some(without("results")),
-            vec![
-                "run.json is not a valid costbench run record",
-                "missing field `results`",
-            ],
-        ),
-    ];
-    for (content, wants) in cases {
-        let (dir, r) = load(content.as_deref());
-        let err = format!("{:#}", r.expect_err("must fail"));
-        for want in wants {
-            assert!(err.contains(want), "{err:?} lacks {want:?}");
-        }
-        let named = dir.path().display().to_string();
-        assert!(err.contains(&named), "{err:?} does not name {named}");
-    }
-    // A directory that does not exist at all reads the same as one without run.json.
-    let dir = tempfile::tempdir().unwrap();
-    let gone = dir.path().join("nope");
-    let err = format!("{:#}", load_run(&gone).unwrap_err());
-    assert!(
-        err.contains("no run.json in") && err.contains("nope"),
-        "{err}"
-    );
 }

@@ -6,10 +6,12 @@
 //! nothing needs subtracting. The runner also disables ASLR and clears the environment, the two
 //! outside inputs that move counts from run to run.
 
+pub mod format;
 pub mod profile;
 
 use anyhow::{anyhow, bail, Context, Result};
 use costbench_protocol::MEASURED_REGION_SYMBOL;
+use format::Line;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -164,13 +166,22 @@ pub fn read_totals(path: &Path) -> Result<Vec<(String, u64)>> {
 pub fn totals(text: &str) -> Result<Vec<(String, u64)>> {
     let mut events: Option<Vec<&str>> = None;
     let mut totals = None;
-    for line in text.lines() {
-        if let Some(e) = line.strip_prefix("events:") {
-            events = Some(e.split_whitespace().collect());
-        } else if let Some(t) = line.strip_prefix("totals:") {
-            totals = Some(t);
-        } else if let Some(t) = line.strip_prefix("summary:") {
-            totals = totals.or(Some(t));
+    // Header lines only: a file whose cost lines do not parse still has its totals.
+    for (_, line) in format::lines(text) {
+        match line {
+            Line::Header {
+                key: "events",
+                value,
+            } => events = Some(value.split_whitespace().collect()),
+            Line::Header {
+                key: "totals",
+                value,
+            } => totals = Some(value),
+            Line::Header {
+                key: "summary",
+                value,
+            } => totals = totals.or(Some(value)),
+            _ => {}
         }
     }
     let events = events.ok_or_else(|| anyhow!("no `events:` line"))?;

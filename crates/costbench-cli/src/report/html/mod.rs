@@ -525,14 +525,6 @@ fn fact(page: &mut String, name: &str, value: &str) {
     );
 }
 
-/// Per-op samples of a result's wall time (the record keeps per-iteration nanoseconds).
-fn per_op_samples(r: &ScenarioResult) -> Vec<f64> {
-    let ops = r.ops.max(1) as f64;
-    r.walltime.as_ref().map_or(Vec::new(), |w| {
-        w.iteration_ns.iter().map(|v| v / ops).collect()
-    })
-}
-
 /// What the comparison says about one scenario.
 struct Changes<'a> {
     rows: &'a HashMap<(&'a str, Instrument), &'a compare::Row>,
@@ -656,8 +648,8 @@ fn scenario(
     }
     page.push_str("</div>");
     if let Some(wall) = &r.walltime {
-        let samples = per_op_samples(r);
-        let base_samples = base.map(|(_, b)| per_op_samples(b));
+        let samples = r.per_op_samples();
+        let base_samples = base.map(|(_, b)| b.per_op_samples());
         let w = &wall.ns_per_op;
         let mut dist = Vec::new();
         if let (Some(bs), Some((brun, b))) = (&base_samples, base) {

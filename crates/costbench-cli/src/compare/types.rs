@@ -1,0 +1,569 @@
+//! The data of a comparison: its options and their defaults, instruments, verdicts, rows, the
+//! function changes behind a row, and [`Comparison`] itself with the accessors reports need.
+//! Plain data and serde (re-exported from `compare`, so `crate::compare::Row` is this `Row`):
+//! deciding verdicts lives in `judge`, matching runs in `compare`, and nothing here reads files.
+
+use super::bootstrap::RatioCi;
+use super::family;
+use crate::fmt::{fmt_ir, fmt_ns, fmt_threshold};
+use crate::model::{RunRecord, ScenarioResult};
+use anyhow::{bail, Result};
+use serde::Serialize;
+use std::collections::HashSet;
+use std::fmt;
+
+/// Instruction counts repeat exactly for deterministic code on one machine and toolchain, so any
+/// real change shows. 0.2 % is what rustls first chose for its CI (rustls/rustls#1404) and sits
+/// well above the drift of its deterministic scenarios (single instructions in 10^8,
+/// rustls/rustls#2483), but code with non-deterministic work (RSA key validation in aws-lc,
+/// rejection sampling) drifted up to 1.7 % on doc-only changes (rustls/rustls#1645): such suites
+/// need a larger threshold, hence the option.
+pub const DEFAULT_ICOUNT_THRESHOLD_PCT: f64 = 0.2;
+/// Wall time on shared machines moves by a few percent between runs of the same binary (CPU
+/// frequency, neighbours, layout); rustls measured its walltime noise just below 5 %
+/// (rustls/rustls#1487). A confidence interval alone would flag such shifts between two
+/// processes as "significant", so both tests must pass.
+pub const DEFAULT_WALLTIME_THRESHOLD_PCT: f64 = 5.0;
+/// Wall time measured in interleaved rounds (`costbench check --baseline-rev`, build variants)
+/// is free of the drift between runs, so a smaller change is still real: the paired interval
+/// decides, and this floor keeps changes too small to matter (or to trust on a shared machine)
+/// out of the report. Chosen from the A/A and power measurements in `docs/accuracy.md`.
+pub const DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT: f64 = 3.0;
+/// Confidence of the paired interval. Ten rounds at 99 % need every round but three of the 55
+/// Walsh averages on one side of 1: measured on this VM, 1 false alarm in 350 A/A comparisons
+/// and 14 of 15 +5 % changes found (95 %: 7 in 350 and the same power).
+pub const DEFAULT_PAIRED_CONFIDENCE: f64 = 0.99;
+/// The chance that a whole check of an unchanged pull request flags any paired wall-time row
+/// (Holm): one false failure in twenty checks, whatever the suite's size.
+pub const DEFAULT_FAMILY_ALPHA: f64 = 0.05;
+/// Enough resamples for stable 2.5 % and 97.5 % percentiles (50 resamples beyond each bound).
+pub const DEFAULT_RESAMPLES: usize = 2000;
+pub const DEFAULT_CONFIDENCE: f64 = 0.95;
+/// Fixed, so that a comparison is reproducible. Every row starts from this seed, so a row's
+/// interval does not depend on which other scenarios the runs contain.
+pub const DEFAULT_SEED: u64 = 0x636f_7374_6265_6e63; // "costbenc"
+/// Below this many samples on either side the bootstrap of a median says little, and wall-time
+/// changes are not judged.
+pub const MIN_WALLTIME_SAMPLES: usize = 5;
+
+/// How to decide significance. The defaults are the `DEFAULT_*` constants.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CompareOptions {
+    /// Instruction-count changes at or below this (percent) are negligible.
+    pub icount_threshold_pct: f64,
+    /// Wall-time changes at or below this (percent) are negligible, whatever the interval says.
+    pub walltime_threshold_pct: f64,
+    /// The same for wall time measured in interleaved rounds with the other side, judged paired.
+    pub paired_walltime_threshold_pct: f64,
+    /// Confidence level of the paired interval, in (0, 1).
+    pub paired_confidence: f64,
+    /// Bootstrap resamples for the wall-time confidence interval.
+    pub resamples: usize,
+    /// Confidence level of the interval, in (0, 1).
+    pub confidence: f64,
+    /// Seed of the bootstrap's generator.
+    pub seed: u64,
+    /// How the paired wall-time rows share the family error rate.
+    pub error_control: family::ErrorControl,
+    /// The chance (Holm) or expected share (FDR) of false alarms among a comparison's paired
+    /// wall-time rows, in (0, 1); unused with [`family::ErrorControl::None`], where each row is
+    /// judged at `1 - paired_confidence`.
+    pub family_alpha: f64,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            icount_threshold_pct: DEFAULT_ICOUNT_THRESHOLD_PCT,
+            walltime_threshold_pct: DEFAULT_WALLTIME_THRESHOLD_PCT,
+            paired_walltime_threshold_pct: DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
+            paired_confidence: DEFAULT_PAIRED_CONFIDENCE,
+            resamples: DEFAULT_RESAMPLES,
+            confidence: DEFAULT_CONFIDENCE,
+            seed: DEFAULT_SEED,
+            error_control: family::ErrorControl::Holm,
+            family_alpha: DEFAULT_FAMILY_ALPHA,
+        }
+    }
+}
+
+impl CompareOptions {
+    /// Checks values that would make the comparison meaningless (for options from the command
+    /// line).
+    pub fn validate(&self) -> Result<()> {
+        for (name, v) in [
+            ("icount threshold", self.icount_threshold_pct),
+            ("walltime threshold", self.walltime_threshold_pct),
+            (
+                "paired walltime threshold",
+                self.paired_walltime_threshold_pct,
+            ),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                bail!("{name} must be a percentage of at least 0, not {v}");
+            }
+        }
+        if self.resamples < 100 {
+            bail!(
+                "at least 100 bootstrap resamples are needed for a confidence interval, not {}",
+                self.resamples
+            );
+        }
+        if !(self.paired_confidence > 0.0 && self.paired_confidence < 1.0) {
+            bail!(
+                "paired confidence must be between 0 and 1 (e.g. 0.99), not {}",
+                self.paired_confidence
+            );
+        }
+        if !(self.family_alpha > 0.0 && self.family_alpha < 1.0) {
+            bail!(
+                "family error rate must be between 0 and 1 (e.g. 0.05), not {}",
+                self.family_alpha
+            );
+        }
+        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+            bail!(
+                "confidence must be between 0 and 1 (e.g. 0.95), not {}",
+                self.confidence
+            );
+        }
+        Ok(())
+    }
+}
+
+/// What was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Instrument {
+    /// Instructions per op (`Icount::ir_per_op`).
+    Icount,
+    /// Median wall time per op (`Walltime::ns_per_op.median`).
+    Walltime,
+    /// Simulated estimated cycles per op (`CacheSim::per_op["EstimatedCycles"]`): as exact as
+    /// instruction counts, judged with the same threshold.
+    Cache,
+    /// Bytes allocated per op (`Allocations::bytes_allocated_per_op`): exact with the system
+    /// allocator, judged with the instruction-count threshold.
+    Memory,
+    /// The process's max RSS in KiB (not per op): judged against [`RSS_THRESHOLD_PCT`].
+    Rss,
+}
+
+/// Threshold for max RSS, in percent: RSS moves by whole pages and with the loader's and
+/// allocator's arenas, so a few percent is noise.
+pub const RSS_THRESHOLD_PCT: f64 = 5.0;
+
+impl Instrument {
+    pub const ALL: [Instrument; 5] = [
+        Instrument::Icount,
+        Instrument::Walltime,
+        Instrument::Cache,
+        Instrument::Memory,
+        Instrument::Rss,
+    ];
+
+    /// The name used in run records and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Instrument::Icount => "icount",
+            Instrument::Walltime => "walltime",
+            Instrument::Cache => "cache",
+            Instrument::Memory => "memory",
+            Instrument::Rss => "rss",
+        }
+    }
+
+    /// The name of the instrument whose failure makes this figure incomparable.
+    pub(super) fn source(self) -> &'static str {
+        match self {
+            Instrument::Rss => "memory",
+            i => i.name(),
+        }
+    }
+
+    /// A heading for reports.
+    pub fn title(self) -> &'static str {
+        match self {
+            Instrument::Icount => "Instruction counts",
+            Instrument::Walltime => "Wall time",
+            Instrument::Cache => "Estimated cycles (simulated)",
+            Instrument::Memory => "Bytes allocated",
+            Instrument::Rss => "Max RSS (process)",
+        }
+    }
+
+    /// A per-op figure with its unit: "2003 Ir", "12.35 ns".
+    pub fn fmt_value(self, v: f64) -> String {
+        match self {
+            Instrument::Icount => format!("{} Ir", fmt_ir(v)),
+            Instrument::Walltime => fmt_ns(v),
+            Instrument::Cache => format!("{} cyc (sim)", fmt_ir(v)),
+            Instrument::Memory => format!("{} B", fmt_ir(v)),
+            Instrument::Rss => format!("{v:.0} KiB"),
+        }
+    }
+
+    pub fn per_op(self, r: &ScenarioResult) -> Option<f64> {
+        match self {
+            Instrument::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
+            Instrument::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),
+            Instrument::Cache => r
+                .counters
+                .cache
+                .as_ref()
+                .and_then(|c| c.per_op.get("EstimatedCycles").copied()),
+            Instrument::Memory => r
+                .counters
+                .memory
+                .as_ref()
+                .and_then(|m| m.allocations.as_ref())
+                .map(|a| a.bytes_allocated_per_op),
+            Instrument::Rss => r.counters.memory.as_ref().map(|m| m.max_rss_kib as f64),
+        }
+    }
+}
+
+impl fmt::Display for Instrument {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Significantly more per op.
+    Regression,
+    /// Significantly less per op.
+    Improvement,
+    /// Negligible: within the threshold (resolved: the interval lies inside it).
+    Unchanged,
+    /// The measurement cannot tell whether the change is beyond the threshold (its interval
+    /// straddles it), or the figures cannot be judged at all (wall time of two separate runs
+    /// without a history of their noise). Never gated, never "unchanged".
+    Unresolved,
+    /// A change explained by placement of code or data, not by the code's work: the same
+    /// instructions with the time moved, or an instruction-count change within the spread that
+    /// shifted heap and stack placements show. Reported, not gated.
+    Placement,
+}
+
+impl Verdict {
+    /// A regression or an improvement: what the gate acts on.
+    pub fn is_significant(self) -> bool {
+        matches!(self, Verdict::Regression | Verdict::Improvement)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Regression => "regression",
+            Verdict::Improvement => "improvement",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Unresolved => "unresolved",
+            Verdict::Placement => "placement",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which run something was seen in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Baseline,
+    Candidate,
+    Both,
+}
+
+impl Side {
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Baseline => "baseline",
+            Side::Candidate => "candidate",
+            Side::Both => "both",
+        }
+    }
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One measured id under one instrument, present and successful in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub id: String,
+    pub instrument: Instrument,
+    /// What one op is (the candidate's `unit`; see `note` when it changed).
+    pub unit: String,
+    /// Per-op figure of the baseline (Ir, or median ns).
+    pub base: f64,
+    /// Per-op figure of the candidate.
+    pub cand: f64,
+    /// `100 * (cand - base) / base`; +inf when only the candidate is non-zero.
+    pub change_pct: f64,
+    /// The threshold the change was held against (for wall time of separate runs without
+    /// history, which is not judged, `--walltime-threshold`, for reference).
+    pub threshold_pct: f64,
+    /// Wall time only: interval of `cand / base` (`None` with too few samples): the paired
+    /// signed-rank interval when `paired_rounds` is set, else a bootstrap of the two medians.
+    pub ci: Option<RatioCi>,
+    /// Wall time measured in interleaved rounds: how many rounds were paired.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired_rounds: Option<usize>,
+    /// Paired wall time: the exact signed-rank p-value of "no change", multiplied by the
+    /// measuring session's looks at its interval (capped at 1): what the family's error control
+    /// compared with the row's rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
+    /// Paired wall time: the smallest change (percent) these rounds would flag nine times in ten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_detectable_pct: Option<f64>,
+    /// Paired wall time whose rounds each ran their own code layout: the rounds' robust spread
+    /// (1.4826 × MAD of the per-round log ratios), in percent: how much layout (and noise) moves
+    /// this scenario.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread_pct: Option<f64>,
+    pub verdict: Verdict,
+    /// Why the verdict, in a few words: "within 0.2 % threshold".
+    pub reason: String,
+    /// What backs the verdict: "exact instruction counts", "paired over 24 rounds, code layout
+    /// varied every round, Holm over 35 rows", "separate runs: between-run noise from 28
+    /// consecutive changes of history".
+    pub evidence: String,
+    /// Set when the scenario's setup changed between the runs (ops, unit, clock).
+    pub note: Option<String>,
+}
+
+/// An instrument that failed for an id in one or both runs; that instrument is not compared for
+/// the id (other instruments still are).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailedEntry {
+    pub id: String,
+    pub side: Side,
+    pub instrument: String,
+    /// `panicked`, `timed-out`, ... (from the run record).
+    pub kind: String,
+    /// First line of the failure message (untrusted text).
+    pub message: String,
+}
+
+/// A scenario whose definition or measurement setup differs between the runs. Per-op figures are
+/// still compared, but may not mean the same thing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetupChange {
+    pub id: String,
+    /// "ops 1000 → 2000", "unit bytes → lookups", "clock monotonic → thread-cpu".
+    pub changes: Vec<String>,
+}
+
+/// An instrument measured for an id in one run only (asked for in one run, skipped in the other).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NotCompared {
+    pub id: String,
+    pub instrument: Instrument,
+    /// The run that has the figure.
+    pub measured_in: Side,
+}
+
+/// Enough about a run to tell the reader what was compared with what.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunLabel {
+    pub run_id: String,
+    pub variant: String,
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    pub dirty: bool,
+}
+
+impl RunLabel {
+    pub(super) fn of(run: &RunRecord) -> Self {
+        let git = run.environment.git.as_ref();
+        RunLabel {
+            run_id: run.run_id.clone(),
+            variant: run.variant.clone(),
+            commit: git.map(|g| g.commit.clone()),
+            branch: git.and_then(|g| g.branch.clone()),
+            dirty: git.is_some_and(|g| g.dirty),
+        }
+    }
+
+    /// "run R (commit abcdef1234+, branch main, variant release)" without the untrusted parts
+    /// escaped: callers escape for their medium.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(c) = &self.commit {
+            let short = &c[..c.char_indices().nth(10).map_or(c.len(), |(i, _)| i)];
+            parts.push(format!(
+                "commit {short}{}",
+                if self.dirty { "+" } else { "" }
+            ));
+        }
+        if let Some(b) = &self.branch {
+            parts.push(format!("branch {b}"));
+        }
+        parts.push(format!("variant {}", self.variant));
+        format!("run {} ({})", self.run_id, parts.join(", "))
+    }
+}
+
+/// `schema` of a [`Comparison`] as JSON (`compare --format json`, and inside `check`'s JSON).
+pub const COMPARISON_SCHEMA: &str = "costbench-comparison";
+/// Version 2: verdicts `unresolved` and `placement`; rows carry `evidence` and, for paired wall
+/// time, `p_value`, `min_detectable_pct` and `spread_pct`; options carry `error_control` and
+/// `family_alpha`. (Version 1 was the same shape without these, and without a `schema` field.)
+pub const COMPARISON_SCHEMA_VERSION: u32 = 2;
+
+/// The outcome of [`compare`](super::compare).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// [`COMPARISON_SCHEMA`].
+    pub schema: &'static str,
+    /// [`COMPARISON_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    pub base: RunLabel,
+    pub cand: RunLabel,
+    pub options: CompareOptions,
+    /// One per (id, instrument) compared, in the baseline's order, icount before walltime.
+    pub rows: Vec<Row>,
+    /// Ids of the baseline absent from the candidate, in the baseline's order.
+    pub missing_in_cand: Vec<String>,
+    /// Ids of the candidate absent from the baseline, in the candidate's order.
+    pub new_in_cand: Vec<String>,
+    pub failed: Vec<FailedEntry>,
+    pub setup_changes: Vec<SetupChange>,
+    pub not_compared: Vec<NotCompared>,
+    /// For significant instruction-count changes: the functions that moved most (filled by
+    /// [`attach`](super::functions::attach), from the callgrind outputs the caller loads).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<FunctionChanges>,
+}
+
+impl Comparison {
+    /// The wall-time threshold the rows were held against, for summaries: the paired one when
+    /// rows were judged paired, "history's per scenario" when separate runs were judged against
+    /// thresholds from history, else the separate-run default.
+    pub fn walltime_threshold(&self) -> String {
+        let wall = || {
+            self.rows
+                .iter()
+                .filter(|r| r.instrument == Instrument::Walltime)
+        };
+        if wall().any(|r| r.paired_rounds.is_some()) {
+            fmt_threshold(self.options.paired_walltime_threshold_pct)
+        } else if wall().any(|r| r.evidence.starts_with(HISTORY_EVIDENCE)) {
+            "history's threshold per scenario".into()
+        } else {
+            fmt_threshold(self.options.walltime_threshold_pct)
+        }
+    }
+
+    /// Whether any row is a significant regression: the `compare` command's exit status.
+    pub fn has_regression(&self) -> bool {
+        self.rows.iter().any(|r| r.verdict == Verdict::Regression)
+    }
+
+    /// Whether a scenario failed in either run (not a regression, but worth a non-zero exit).
+    pub fn has_failures(&self) -> bool {
+        !self.failed.is_empty()
+    }
+
+    /// Rows with `verdict`.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.rows.iter().filter(|r| r.verdict == verdict).count()
+    }
+
+    /// "2 regressions, 1 improvement, 97 unchanged, 3 unresolved, 1 placement" (rows, i.e.
+    /// id × instrument; unresolved and placement only when there are any).
+    pub fn summary(&self) -> String {
+        let n = |v: Verdict, one: &str, many: &str| {
+            let k = self.count(v);
+            format!("{k} {}", if k == 1 { one } else { many })
+        };
+        let mut s = format!(
+            "{}, {}, {}",
+            n(Verdict::Regression, "regression", "regressions"),
+            n(Verdict::Improvement, "improvement", "improvements"),
+            n(Verdict::Unchanged, "unchanged", "unchanged"),
+        );
+        for v in [Verdict::Unresolved, Verdict::Placement] {
+            if self.count(v) > 0 {
+                s.push_str(&format!(", {}", n(v, v.name(), v.name())));
+            }
+        }
+        let failed: HashSet<&str> = self.failed.iter().map(|f| f.id.as_str()).collect();
+        for (k, what) in [
+            (failed.len(), "failed"),
+            (self.missing_in_cand.len(), "missing in candidate"),
+            (self.new_in_cand.len(), "new in candidate"),
+        ] {
+            if k > 0 {
+                s.push_str(&format!(", {k} {what}"));
+            }
+        }
+        s
+    }
+
+    /// Rows of `instrument`, significant ones first, each group by decreasing size of change
+    /// (then by id, so the order is total).
+    pub fn sorted_rows(&self, instrument: Instrument) -> Vec<&Row> {
+        let mut rows: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.instrument == instrument)
+            .collect();
+        rows.sort_by(|a, b| {
+            b.verdict
+                .is_significant()
+                .cmp(&a.verdict.is_significant())
+                .then(b.change_pct.abs().total_cmp(&a.change_pct.abs()))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        rows
+    }
+}
+
+/// How the evidence of separate runs judged against history begins.
+pub(super) const HISTORY_EVIDENCE: &str = "separate runs: between-run noise from";
+
+/// One function's instructions per op in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FunctionDelta {
+    pub name: String,
+    pub base_self: f64,
+    pub cand_self: f64,
+    pub base_inclusive: f64,
+    pub cand_inclusive: f64,
+}
+
+impl FunctionDelta {
+    pub fn self_change(&self) -> f64 {
+        self.cand_self - self.base_self
+    }
+
+    pub fn inclusive_change(&self) -> f64 {
+        self.cand_inclusive - self.base_inclusive
+    }
+}
+
+/// The functions that moved most in one scenario, or why they are not known.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FunctionChanges {
+    pub id: String,
+    pub top: Vec<FunctionDelta>,
+    /// Set when the callgrind outputs could not be read (a run loaded from history keeps none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// Set when at least [`PLACEMENT_SHARE`](super::functions::PLACEMENT_SHARE) of the change is in placement-dependent functions
+    /// ([`is_placement_dependent`](super::functions::is_placement_dependent)): "all of the change is in allocator and mem*/str* paths
+    /// (...)". Renderers show it as a note under the function table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_note: Option<String>,
+}
