@@ -4,9 +4,11 @@
 //! prints: a value that passes is one the commands can use as it is.
 
 use crate::args::{
-    InstrumentArg, MeasureArgs, MiriCmd, MiriFormat, RoundsArgs, SignificanceArgs, VariantArgs,
+    InstrumentArg, MeasureArgs, MiriCmd, MiriFormat, RoundsArgs, RunArgs, RunFormat,
+    SignificanceArgs, VariantArgs,
 };
 use crate::run::{Instruments, RunOptions};
+use crate::variants::VariantOptions;
 use anyhow::{bail, Context, Result};
 use std::time::Duration;
 
@@ -28,7 +30,8 @@ impl SignificanceArgs {
     }
 }
 
-/// `--filter`: a regular expression over scenario names.
+/// `--filter`: a regular expression over scenario names (for `census`, over function and crate
+/// names).
 pub(crate) fn scenario_filter(filter: Option<&str>) -> Result<Option<regex::Regex>> {
     filter
         .map(regex::Regex::new)
@@ -70,8 +73,41 @@ impl RoundsArgs {
 }
 
 impl VariantArgs {
+    /// Whether any variant option was given: `run` then builds and measures variants.
     pub(crate) fn any(&self) -> bool {
         !self.variant.is_empty() || self.preset.is_some() || self.baseline.is_some()
+    }
+}
+
+impl RunArgs {
+    /// The validated options of `costbench run` without variants.
+    pub(crate) fn run_options(self) -> Result<RunOptions> {
+        if self.format == RunFormat::Markdown {
+            bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
+        }
+        self.measure
+            .into_options(self.list, self.format == RunFormat::Json)
+    }
+
+    /// The validated options of `costbench variants` (or `run` with variant options): the
+    /// measuring options, with the rounds judged at the default paired threshold, and the
+    /// variants' own.
+    pub(crate) fn variant_options(self) -> Result<(RunOptions, VariantOptions)> {
+        let v = self.variants.clone();
+        let rounds = v.rounds.rounds(
+            crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
+            crate::compare::DEFAULT_FAMILY_ALPHA,
+        )?;
+        let mut opts = self.measure.into_options(self.list, false)?;
+        opts.rounds = rounds;
+        opts.placement_runs = v.placement_runs;
+        let vopts = VariantOptions {
+            variants: v.variant,
+            preset: v.preset,
+            baseline: v.baseline,
+            build_jobs: v.build_jobs,
+        };
+        Ok((opts, vopts))
     }
 }
 
@@ -130,7 +166,6 @@ impl MeasureArgs {
             record_history: !self.history.no_history,
             real_random: self.real_random,
             rounds: crate::run::Rounds::default(),
-            html: false,
             icount_threshold_pct: crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
             placement_runs: crate::run::placement::DEFAULT_PLACEMENT_RUNS,
         })

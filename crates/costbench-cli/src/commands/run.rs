@@ -3,30 +3,24 @@
 //! choose the exit code. Also [`measure_and_record`], the measure-then-record step that `check`
 //! and `variants` share, so that every measured run lands in history the same way.
 
-use crate::args::{RunArgs, RunFormat};
+use crate::args::RunArgs;
 use crate::cargo::{self, BenchTarget};
 use crate::exit;
 use crate::model::RunRecord;
 use crate::output::OutputDir;
 use crate::report;
 use crate::run::{select, Binary, RunOptions, SideSpec};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use costbench_protocol::ScenarioInfo;
 
 /// `costbench run` without variants.
 pub(super) fn run(args: RunArgs) -> Result<i32> {
-    if args.format == RunFormat::Markdown {
-        bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
-    }
-    let mut opts = args
-        .measure
-        .into_options(args.list, args.format == RunFormat::Json)?;
-    opts.html = args.html;
-    measure_and_print(opts)
+    let html = args.html;
+    measure_and_print(args.run_options()?, html)
 }
 
-/// Build → measure → record → print → HTML → exit code.
-fn measure_and_print(opts: RunOptions) -> Result<i32> {
+/// Build → measure → record → print → `report.html` (with `html`) → exit code.
+fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
     let target = cargo::resolve(
         opts.manifest_path.as_deref(),
         opts.package.as_deref(),
@@ -57,7 +51,7 @@ fn measure_and_print(opts: RunOptions) -> Result<i32> {
     };
     let record = measure_and_record(&opts, &target, vec![side])?.remove(0);
     print_record(&opts, &record);
-    if opts.html {
+    if html {
         let db = opts.record_history.then(|| {
             opts.db
                 .clone()
@@ -76,7 +70,7 @@ fn measure_and_print(opts: RunOptions) -> Result<i32> {
 }
 
 /// Exit code for finished runs: [`exit::FAILURE`] when any scenario failed in any of them.
-pub fn exit_code(records: &[&RunRecord]) -> i32 {
+fn exit_code(records: &[&RunRecord]) -> i32 {
     if records.iter().any(|r| r.failed().next().is_some()) {
         exit::FAILURE
     } else {
@@ -85,7 +79,7 @@ pub fn exit_code(records: &[&RunRecord]) -> i32 {
 }
 
 /// Prints a finished run as `--format` and `--quiet` ask.
-pub fn print_record(opts: &RunOptions, record: &RunRecord) {
+fn print_record(opts: &RunOptions, record: &RunRecord) {
     if opts.json {
         println!(
             "{}",
@@ -120,11 +114,11 @@ pub(super) fn measure_and_record(
 ) -> Result<Vec<RunRecord>> {
     let dirs: Vec<std::path::PathBuf> = sides.iter().map(|s| s.output_dir.clone()).collect();
     let records = crate::run::measure_sides(opts, target, sides)?;
-    let db = opts
-        .db
-        .clone()
-        .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
     if opts.record_history {
+        let db = opts
+            .db
+            .clone()
+            .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
         for (record, dir) in records.iter().zip(&dirs) {
             // The results are already on disk: a history failure is reported, not fatal to them.
             crate::store::sqlite::SqliteStore::open(&db)
@@ -140,6 +134,7 @@ pub(super) fn measure_and_record(
     Ok(records)
 }
 
+/// `--list`: one line per selected scenario (name, ops, unit, parties).
 fn print_list(selected: &[&ScenarioInfo]) {
     for s in selected {
         let parties = if s.parties.is_empty() {

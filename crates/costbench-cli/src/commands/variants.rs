@@ -9,32 +9,17 @@ use crate::variants::report;
 use anyhow::Result;
 
 pub(super) fn variants(args: RunArgs) -> Result<i32> {
-    let v = args.variants.clone();
-    let rounds = v.rounds.rounds(
-        crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
-        crate::compare::DEFAULT_FAMILY_ALPHA,
-    )?;
-    let mut opts = args.measure.into_options(args.list, false)?;
-    opts.rounds = rounds;
-    opts.placement_runs = v.placement_runs;
+    let format = args.format;
+    let (opts, vopts) = args.variant_options()?;
     let quiet = opts.quiet;
     let crate::variants::Measured {
         matrix,
         records,
         root,
-    } = crate::variants::run(
-        opts,
-        crate::variants::VariantOptions {
-            variants: v.variant,
-            preset: v.preset,
-            baseline: v.baseline,
-            build_jobs: v.build_jobs,
-        },
-        super::run::measure_and_record,
-    )?;
+    } = crate::variants::run(opts, vopts, super::run::measure_and_record)?;
     let json = serde_json::to_string_pretty(&matrix).expect("the matrix serialises");
     crate::output::write_atomic(&root.join("matrix.json"), json.as_bytes())?;
-    match args.format {
+    match format {
         RunFormat::Json => println!("{json}"),
         RunFormat::Markdown => print!("{}", report::markdown(&matrix)),
         RunFormat::Table if !quiet => {

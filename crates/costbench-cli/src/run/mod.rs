@@ -135,8 +135,6 @@ pub struct RunOptions {
     pub real_random: bool,
     /// Wall-time rounds when several sides are measured together.
     pub rounds: Rounds,
-    /// Write `report.html` into the output directory after the run (`commands::run`).
-    pub html: bool,
     /// With several sides: an id whose instructions per op differ between the first side and
     /// another by more than this (percent) gets data-placement runs.
     pub icount_threshold_pct: f64,
