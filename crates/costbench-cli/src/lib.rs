@@ -59,7 +59,7 @@ where
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match args::Cli::try_parse_from(args) {
+    let cli = match crate::args::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
