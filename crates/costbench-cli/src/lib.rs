@@ -2,7 +2,8 @@
 //! scenario in its own child process under the chosen instruments, and writes and prints the
 //! per-op results.
 //!
-//! Layout: `cli` parses arguments into plain values; `run` schedules and supervises child
+//! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
+//! `commands` runs each command, wiring the layers below; `run` schedules and supervises child
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
 //! `census` finds the bounds and overflow checks left in a binary and joins them with
 //! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML
@@ -10,10 +11,11 @@
 //! `output` writes result files atomically; `miri` runs scenarios under Miri and reads its
 //! verdicts. Only `run`, `measure` and `miri` spawn processes or read clocks.
 
+pub mod args;
 pub mod cargo;
 pub mod census;
 pub mod check;
-pub mod cli;
+mod commands;
 pub mod compare;
 pub mod config;
 pub mod environment;
@@ -23,6 +25,7 @@ pub mod import;
 pub mod measure;
 pub mod miri;
 pub mod model;
+mod options;
 pub mod output;
 pub mod report;
 pub mod run;
@@ -58,7 +61,7 @@ where
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match cli::Cli::try_parse_from(args) {
+    let cli = match crate::args::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -70,7 +73,7 @@ where
             return code;
         }
     };
-    match cli::execute(cli) {
+    match commands::execute(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");

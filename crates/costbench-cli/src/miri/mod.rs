@@ -5,13 +5,13 @@
 //! reports each as clean, undefined behaviour, not runnable under Miri, or failed.
 //!
 //! This module owns the Miri processes (toolchain check, sysroot, build, one run per scenario
-//! with a deadline); reading Miri's output is the pure [`parse`] module, the report's types are
-//! `model::miri`, and the table is `report::miri`.
+//! with a deadline); reading Miri's output is the pure [`parse`] module and the report's types
+//! are `model::miri`. [`run`] returns the report: printing it (`report::miri`) and the exit code
+//! are the command's (`commands::miri`), so this module must not import `report` or `exit`.
 
 pub mod parse;
 
 use crate::cargo::BenchTarget;
-use crate::exit;
 use crate::model::miri::{Finding, MiriReport, MiriResult, Timing, SCHEMA, SCHEMA_VERSION};
 use crate::run::child::{self, Ending, Supervision, STDERR_TAIL_LINES};
 use anyhow::{bail, Context, Result};
@@ -37,11 +37,27 @@ pub struct MiriOptions {
     /// `--features` for cargo.
     pub features: Option<String>,
     pub timeout: Duration,
+    /// Print the report as JSON (`commands::miri` prints; the engine does not read this).
     pub json: bool,
     pub quiet: bool,
 }
 
-pub fn run(opts: MiriOptions) -> Result<i32> {
+/// Miri is missing: the message says how to install it. [`run`] fails with this error before
+/// anything is built; the command prints it alone, not as an error of the run.
+#[derive(Debug)]
+pub struct NotInstalled(pub String);
+
+impl std::fmt::Display for NotInstalled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotInstalled {}
+
+/// Checks every selected scenario under Miri and returns the report; fails with
+/// [`NotInstalled`] when Miri is missing.
+pub fn run(opts: MiriOptions) -> Result<MiriReport> {
     let started = Instant::now();
     let started_at = crate::environment::now_rfc3339();
     let target = crate::cargo::resolve(
@@ -59,10 +75,7 @@ pub fn run(opts: MiriOptions) -> Result<i32> {
     };
     let miri_version = match miri.version() {
         Ok(v) => v,
-        Err(why) => {
-            eprintln!("{}", missing_message(&miri.toolchain, &why));
-            return Ok(exit::FAILURE);
-        }
+        Err(why) => return Err(NotInstalled(missing_message(&miri.toolchain, &why)).into()),
     };
     let progress = |msg: &str| {
         if !opts.quiet {
@@ -100,7 +113,7 @@ pub fn run(opts: MiriOptions) -> Result<i32> {
         results.push(r);
     }
     let scenarios_s = t.elapsed().as_secs_f64();
-    let report = MiriReport {
+    Ok(MiriReport {
         schema: SCHEMA.into(),
         schema_version: SCHEMA_VERSION,
         started_at,
@@ -126,23 +139,6 @@ pub fn run(opts: MiriOptions) -> Result<i32> {
             total_s: started.elapsed().as_secs_f64(),
         },
         results,
-    };
-    if opts.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).expect("a Miri report always serialises")
-        );
-    } else if !opts.quiet {
-        print!("{}", crate::report::miri::table(&report));
-    } else {
-        for r in report.results.iter().filter(|r| r.finding.is_problem()) {
-            eprintln!("{}", crate::report::miri::one_line(r));
-        }
-    }
-    Ok(if report.has_problems() {
-        exit::FAILURE
-    } else {
-        exit::OK
     })
 }
 

@@ -1,7 +1,11 @@
-//! `costbench run`: build the bench target, list its scenarios, run the instruments and write
-//! the results. Instruction counts, simulated counters, DHAT and allocation counts run in
+//! Measuring: list the scenarios of built bench targets, run the instruments and write the
+//! results ([`measure_sides`]). Instruction counts, simulated counters, DHAT and allocation counts run in
 //! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
 //! time afterwards, with nothing else of ours running.
+//!
+//! Building, printing, `--html`, history and exit codes are the commands' (`commands::run`,
+//! `commands::check`, `commands::variants`): this module returns records and must not import
+//! `report`, `html_report`, `store` or `exit`.
 
 pub mod adaptive;
 pub mod baseline;
@@ -17,11 +21,9 @@ pub(crate) use crate::selection::select;
 
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
-use crate::exit;
 use crate::measure::{cache, callgrind, dhat, memory, perf, walltime};
 use crate::model::{self, Failure, Icount, RunRecord, ScenarioResult};
 use crate::output::OutputDir;
-use crate::report;
 use anyhow::{bail, Context, Result};
 use child::{Outcome, Running};
 use costbench_protocol::{
@@ -127,15 +129,15 @@ pub struct RunOptions {
     pub code_align: cargo::CodeAlign,
     pub json: bool,
     pub quiet: bool,
-    /// History database; `None` is the default path under the target directory.
+    /// History database; `None` is the default path under the target directory. Read by the
+    /// commands, which record each measured run there.
     pub db: Option<PathBuf>,
+    /// Record each measured run in the history (the commands do; `--no-history` turns it off).
     pub record_history: bool,
     /// Leave getrandom alone under callgrind.
     pub real_random: bool,
     /// Wall-time rounds when several sides are measured together.
     pub rounds: Rounds,
-    /// Write `report.html` into the output directory after the run.
-    pub html: bool,
     /// With several sides: an id whose instructions per op differ between the first side and
     /// another by more than this (percent) gets data-placement runs.
     pub icount_threshold_pct: f64,
@@ -187,90 +189,6 @@ impl Binary {
     }
 }
 
-pub fn run(opts: RunOptions) -> Result<i32> {
-    let target = cargo::resolve(
-        opts.manifest_path.as_deref(),
-        opts.package.as_deref(),
-        opts.bench.as_deref(),
-    )?;
-    let out_root = opts
-        .output_dir
-        .clone()
-        .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
-    if opts.list_only {
-        let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
-        let bin = Binary {
-            exe,
-            cwd: target.package_dir.clone(),
-        };
-        let listing = bin.list(opts.timeout)?;
-        print_list(&select(&listing, opts.filter.as_ref())?);
-        return Ok(exit::OK);
-    }
-    // Checked before building: a wrong output directory should not cost a build.
-    OutputDir::prepare(&out_root)?;
-    let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
-    let side = SideSpec {
-        label: "default".into(),
-        exe,
-        output_dir: out_root.clone(),
-        target: None,
-    };
-    let record = measure_sides(&opts, &target, vec![side])?.remove(0);
-    print_record(&opts, &record);
-    if opts.html {
-        let db = opts.record_history.then(|| {
-            opts.db
-                .clone()
-                .unwrap_or_else(|| crate::store::default_path(&target.target_directory))
-        });
-        let path = crate::html_report::write_for_run(&record, &out_root, db.as_deref())
-            .context("writing the HTML report (the run's results are written)")?;
-        if !opts.quiet && !opts.json {
-            println!("report: {}", path.display());
-        }
-    }
-    if !opts.quiet && !opts.json {
-        println!("results: {}", out_root.display());
-    }
-    Ok(exit_code(&[&record]))
-}
-
-/// Exit code for finished runs: [`exit::FAILURE`] when any scenario failed in any of them.
-pub fn exit_code(records: &[&RunRecord]) -> i32 {
-    if records.iter().any(|r| r.failed().next().is_some()) {
-        exit::FAILURE
-    } else {
-        exit::OK
-    }
-}
-
-/// Prints a finished run as `--format` and `--quiet` ask.
-pub fn print_record(opts: &RunOptions, record: &RunRecord) {
-    if opts.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(record).expect("a run record always serialises")
-        );
-    } else if !opts.quiet {
-        print!("{}", report::terminal::table(record));
-        let cwd = std::env::current_dir().ok();
-        print!(
-            "{}",
-            crate::census::report::dynamic_summary(record, cwd.as_deref())
-        );
-    } else {
-        for r in record.failed() {
-            for f in &r.failures {
-                eprintln!(
-                    "FAILED {} ({}, {}): {}",
-                    r.id, f.instrument, f.kind, f.message
-                );
-            }
-        }
-    }
-}
-
 /// One build of the bench target to measure: a build variant, or one side of a paired A/B
 /// comparison.
 #[derive(Debug, Clone)]
@@ -297,9 +215,8 @@ pub struct SideSpec {
 /// then carry the per-round figures and a shared pairing id, from which `compare` judges the
 /// sides with a paired test.
 ///
-/// Every side's output directory is written atomically after each scenario, and every side's
-/// run is recorded in the history unless `opts.record_history` is off. Returns the records in the
-/// order of `sides`.
+/// Every side's output directory is written atomically after each scenario. Returns the records
+/// in the order of `sides`; recording them in the history is the caller's (the commands') job.
 pub fn measure_sides(
     opts: &RunOptions,
     target: &BenchTarget,
@@ -480,26 +397,11 @@ pub fn measure_sides(
         }
     }
     progress.finish_and_clear();
-    let db = opts
-        .db
-        .clone()
-        .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
     let mut records = Vec::new();
     for (s, out) in sessions.into_iter().zip(&outs) {
         let mut record = s.record.into_inner().expect("no worker panicked");
         record.finished_at = Some(environment::now_rfc3339());
         out.write_all(&record)?;
-        if opts.record_history {
-            // The results are already on disk: a history failure is reported, not fatal to them.
-            crate::store::sqlite::SqliteStore::open(&db)
-                .and_then(|s| crate::store::Store::record(&s, &record))
-                .with_context(|| {
-                    format!(
-                        "the run's results are in {}, but recording it in the history failed",
-                        out.root().display()
-                    )
-                })?;
-        }
         records.push(record);
     }
     Ok(records)
@@ -507,17 +409,6 @@ pub fn measure_sides(
 
 /// Per measured id of a scenario: the samples one wall-time child took, or why it has none.
 type ChildSamples = Vec<(String, std::result::Result<WalltimeSamples, Failure>)>;
-
-fn print_list(selected: &[&ScenarioInfo]) {
-    for s in selected {
-        let parties = if s.parties.is_empty() {
-            String::new()
-        } else {
-            format!("  parties: {}", s.parties.join(", "))
-        };
-        println!("{}  ({} {}){parties}", s.name, s.ops, s.unit);
-    }
-}
 
 fn new_record(
     opts: &RunOptions,

@@ -7,8 +7,10 @@
 //! - `build`: checks against the crate and the machine, and cargo settings per variant;
 //! - `report`: the matrix (pure) in table, markdown and JSON.
 //!
-//! Building and measuring are delegated: `cargo::build_with` builds, `run::measure_sides` runs
-//! the instruments.
+//! Building and measuring are delegated: `cargo::build_with` builds, and the caller's `measure`
+//! (the command's `run::measure_sides` plus history) runs the instruments. Printing the matrix,
+//! writing `matrix.json` and the exit code are the command's (`commands::variants`): this module
+//! must not import the renderers of `report` or the exit codes of `exit`.
 
 pub mod build;
 pub mod presets;
@@ -17,21 +19,14 @@ pub mod spec;
 
 use crate::cargo::{self, BenchTarget, BuildError};
 use crate::config::Config;
-use crate::exit;
+use crate::model::RunRecord;
 use crate::run::{RunOptions, SideSpec};
 use anyhow::{bail, Context, Result};
 use spec::Variant;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
-
-/// Output format of the matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MatrixFormat {
-    Table,
-    Markdown,
-    Json,
-}
 
 /// Options of `costbench variants` beyond those of `run`.
 #[derive(Debug, Clone)]
@@ -40,7 +35,6 @@ pub struct VariantOptions {
     pub variants: Vec<String>,
     pub preset: Option<String>,
     pub baseline: Option<String>,
-    pub format: MatrixFormat,
     /// Variant builds at once.
     pub build_jobs: usize,
 }
@@ -228,7 +222,23 @@ fn toolchain_rustc(toolchain: &str) -> Option<String> {
         .then(|| s.lines().next().unwrap_or_default().trim().to_string())
 }
 
-pub fn run(mut opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
+/// What a variants session leaves: the matrix, the run of every variant that built, and the
+/// directory that holds one output directory per variant.
+#[derive(Debug)]
+pub struct Measured {
+    pub matrix: report::Matrix,
+    pub records: Vec<RunRecord>,
+    pub root: PathBuf,
+}
+
+/// Builds every variant, measures the builds with `measure` (given the options, the target and
+/// one side per built variant; it returns the records in the order of the sides) and returns
+/// the matrix.
+pub fn run(
+    mut opts: RunOptions,
+    vopts: VariantOptions,
+    measure: impl FnOnce(&RunOptions, &BenchTarget, Vec<SideSpec>) -> Result<Vec<RunRecord>>,
+) -> Result<Measured> {
     if opts.list_only {
         bail!("--list does not combine with variants: run `costbench run --list` to see the scenarios");
     }
@@ -278,7 +288,7 @@ pub fn run(mut opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
     let mut records = if sides.is_empty() {
         Vec::new()
     } else {
-        crate::run::measure_sides(&opts, &target, sides)?
+        measure(&opts, &target, sides)?
     };
     let measure_secs = measure_start.elapsed().as_secs_f64();
     for rec in &mut records {
@@ -320,37 +330,11 @@ pub fn run(mut opts: RunOptions, vopts: VariantOptions) -> Result<i32> {
         &records,
         &crate::compare::CompareOptions::default(),
     );
-    let json = serde_json::to_string_pretty(&matrix).expect("the matrix serialises");
-    crate::output::write_atomic(&root.join("matrix.json"), json.as_bytes())?;
-    match vopts.format {
-        MatrixFormat::Json => println!("{json}"),
-        MatrixFormat::Markdown => print!("{}", report::markdown(&matrix)),
-        MatrixFormat::Table if !opts.quiet => {
-            print!("{}", report::table(&matrix));
-            println!("results: {}", root.display());
-        }
-        MatrixFormat::Table => {}
-    }
-    let failed_scenarios = records.iter().any(|r| r.failed().next().is_some());
-    if opts.quiet {
-        for r in &records {
-            for s in r.failed() {
-                for f in &s.failures {
-                    eprintln!(
-                        "FAILED {} in variant {} ({}, {}): {}",
-                        s.id, r.variant, f.instrument, f.kind, f.message
-                    );
-                }
-            }
-        }
-    }
-    Ok(
-        if failed_scenarios || matrix.build_failures().next().is_some() {
-            exit::FAILURE
-        } else {
-            exit::OK
-        },
-    )
+    Ok(Measured {
+        matrix,
+        records,
+        root,
+    })
 }
 
 #[cfg(test)]

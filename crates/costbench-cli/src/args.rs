@@ -1,0 +1,579 @@
+//! The clap definitions of every command and option: the low-level arguments exactly as the
+//! user typed them, and the `--help` text (documentation too). Nothing here validates values
+//! or does work: `options` turns these into plain validated options, and `commands` runs them.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  everything asked for ran and was written (check: and the gate passed)
+  1  a scenario failed or an error stopped the run (the message says which)
+  2  the command line was wrong
+  3  check: a significant regression, or a figure above a hard limit of costbench.toml";
+
+/// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall
+/// time, for scenarios written with the `costbench` library.
+#[derive(Debug, Parser)]
+#[command(name = "costbench", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a bench target and measure its scenarios.
+    ///
+    /// Every scenario runs in its own child process: under callgrind with collection switched on
+    /// only around the measured body (icount, and cache with its simulations), under DHAT
+    /// (dhat), natively with counters read around the body (memory, perf), and in a fresh
+    /// process for wall time. Results go to the output directory (icounts.csv, walltime.csv,
+    /// counters.csv, memory.csv, run.json, callgrind/*.out, callgrind-cache/*.out, dhat/*.json,
+    /// and report.html with --html) and tables go to stdout.
+    Run(RunArgs),
+    /// Build the bench target once per variant and print the matrix of per-op costs.
+    ///
+    /// A variant changes profile keys, cargo features, rustflags, the global allocator or the
+    /// toolchain: --variant 'NAME:KEY=VALUE,...', a [variants.NAME] table in costbench.toml, or
+    /// --preset build-choices. Each builds into its own target directory; all are measured in one
+    /// session; each run is recorded in history under its variant name; the matrix shows each
+    /// variant's per-op figure and its ratio to the baseline (the first variant, or --baseline).
+    /// Same options as `run`. Without --variant or --preset: every variant in costbench.toml.
+    Variants(RunArgs),
+    /// List recorded runs, or one scenario's series of per-op figures over them.
+    History(HistoryCmd),
+    /// Compare two runs (output directories or run ids from history), per op.
+    ///
+    /// Instruction counts: a change beyond the threshold (default 0.2 %) is significant. Two
+    /// runs measured together in interleaved rounds (the sides of `check --baseline-rev`, build
+    /// variants) are judged paired: a signed-rank interval of the rounds, at the rate Holm's
+    /// procedure gives the row (family error 0.05 over all paired rows), beyond 3 % is a
+    /// change, inside 3 % unchanged, straddling 3 % unresolved. Wall time of two separate runs
+    /// is unresolved unless --history-branch gives a threshold from the noise between runs. A
+    /// wall-time change with unchanged instruction counts is reported as placement, not as a
+    /// regression.
+    Compare(CompareCmd),
+    /// Record an existing output directory in the history: a costbench one (run.json), or
+    /// rustls ci-bench's (icounts.csv and walltime.csv or walltimes.csv).
+    Import(ImportCmd),
+    /// Print a run (directory or run id) in another format.
+    Export(ExportCmd),
+    /// List the bounds and overflow checks that survived optimisation in a binary.
+    ///
+    /// Builds the bench target as `run` does (or reads --binary, any x86-64 ELF binary with
+    /// symbols; line tables make it name source lines) and finds every guard: a conditional
+    /// branch whose failing side only panics. Prints totals per kind, per crate and per
+    /// function, and each guard with its source line and inline chain. `costbench run
+    /// --instrument census` counts how many of them execute per op.
+    Census(CensusCmd),
+    /// The CI gate: compare a candidate with a baseline and exit 3 on a significant regression.
+    ///
+    /// The candidate is measured now from the working tree (or given with --candidate). The
+    /// baseline is an existing run (--baseline: a directory, a run id, or branch:NAME for the
+    /// latest run of that branch in history, whose history then also sets the thresholds), or a
+    /// git revision (--baseline-rev) that is built from a worktree and measured together with the
+    /// candidate, wall time in interleaved rounds and judged paired, so the machine's drift
+    /// between minutes cancels. Limits and ignores come from [check] in costbench.toml.
+    ///
+    /// Only regressions and hard limits fail the check. Rows the comparison could not resolve,
+    /// and placement effects (the same instructions, the time moved), are listed as notes; wall
+    /// time of separate runs without history is never judged.
+    Check(CheckCmd),
+    /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
+    /// variants and history.
+    ///
+    /// The page needs no network (inline CSS and SVG charts, a few lines of inline JavaScript to
+    /// sort tables). With two or more runs of the same variant, the first is the baseline and the
+    /// last the candidate, and significant changes are coloured; runs of different variants are
+    /// shown as a heat map of ratios to the first variant. History charts (per scenario and
+    /// metric, with the significance band and the runs that crossed it) come from the history
+    /// database whenever it exists.
+    Report(ReportCmd),
+    /// Check the unsafe side of every trade under Miri (needs nightly with miri and rust-src).
+    ///
+    /// Builds the bench target with `cargo +nightly miri` and runs each selected scenario's
+    /// setup and one run of its body in a Miri process of its own (multi-party scenarios: their
+    /// parties as threads over in-memory links), reporting per scenario: clean, undefined
+    /// behaviour (Miri's message, location, notes and backtrace), not runnable under Miri (foreign
+    /// calls, process spawning, file access under isolation, inline assembly), or failed.
+    /// Scenarios size their inputs for Miri with costbench::miri_size. Exit 1 when undefined
+    /// behaviour is found, a scenario fails, or Miri is not installed; not-runnable scenarios do
+    /// not fail the command. MIRIFLAGS is passed through; COSTBENCH_MIRI_TOOLCHAIN picks another
+    /// toolchain than nightly.
+    Miri(MiriCmd),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportCmd {
+    /// Runs: output directories (or their run.json) or run ids from history. Without any: the
+    /// newest run in history and the previous run of its variant and branch.
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// The HTML file to write.
+    #[arg(long, short = 'o', value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
+    /// Require the history charts: fail when there is no history database (by default they are
+    /// added whenever it exists).
+    #[arg(long, conflicts_with = "no_history")]
+    pub history: bool,
+    /// Leave the history charts out.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Runs of history per chart (the newest).
+    #[arg(long, value_name = "N", default_value_t = crate::html_report::DEFAULT_HISTORY_LIMIT)]
+    pub history_limit: usize,
+    /// History database [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MiriFormat {
+    /// A table for people, with the details of every finding.
+    Table,
+    /// The report as JSON (`"schema": "costbench-miri"`).
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MiriCmd {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Check only scenarios whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Cargo features to build the bench target's package with (comma-separated), as for
+    /// `cargo --features`.
+    #[arg(long, value_name = "FEATURES")]
+    pub features: Option<String>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: MiriFormat,
+    /// Seconds after which a scenario's Miri process is killed and the scenario reported failed.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub timeout: u64,
+    /// Print only problems (undefined behaviour, failures) and errors.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CensusCmd {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Analyse this binary instead of building a bench target.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["manifest_path", "package", "bench"])]
+    pub binary: Option<PathBuf>,
+    /// Only guards in functions whose demangled name, or whose crate, matches this regular
+    /// expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckCmd {
+    /// Baseline run: an output directory (or its run.json), a run id from history, or
+    /// branch:NAME for the newest run of that branch in history (of the same variant).
+    #[arg(long, value_name = "SPEC", required_unless_present = "baseline_rev")]
+    pub baseline: Option<String>,
+    /// Build this git revision (commit, tag, branch) from a worktree and measure it together
+    /// with the candidate: instruction counts for both, wall time in interleaved rounds.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["baseline", "candidate"])]
+    pub baseline_rev: Option<String>,
+    /// Candidate run (output directory, run.json or run id) instead of measuring the working tree.
+    #[arg(long, value_name = "SPEC")]
+    pub candidate: Option<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: CompareFormat,
+    /// Also write the markdown report (for a pull-request comment) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub significance: SignificanceArgs,
+    #[command(flatten)]
+    pub rounds: RoundsArgs,
+    /// With --baseline-rev: each scenario whose instruction count changed beyond the icount
+    /// threshold runs K more times under callgrind on both sides, with the heap and stack it
+    /// starts from shifted (the child's --perturb 1..=K). A change within the spread those
+    /// placements show is reported as "placement", not gated. 0 turns this off.
+    #[arg(long, value_name = "K", default_value_t = crate::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    pub placement_runs: u32,
+    /// Runs of history to learn thresholds from (with --baseline branch:NAME).
+    #[arg(long, value_name = "N", default_value_t = crate::compare::noise::DEFAULT_WINDOW)]
+    pub history_window: usize,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+/// How `compare` and `check` decide significance.
+#[derive(Debug, clap::Args)]
+pub struct SignificanceArgs {
+    /// Threshold for instruction counts, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
+    pub icount_threshold: f64,
+    /// Threshold for wall time of two separate runs, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
+    pub walltime_threshold: f64,
+    /// Threshold for wall time of two runs measured together in interleaved rounds (the sides
+    /// of `check --baseline-rev`, build variants), judged paired, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
+    pub paired_walltime_threshold: f64,
+    /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
+    pub confidence: f64,
+    /// Confidence level of each paired interval (runs measured together in rounds) with
+    /// --error-control none, in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_PAIRED_CONFIDENCE)]
+    pub paired_confidence: f64,
+    /// How the paired wall-time rows of one comparison share its error rate: holm (the chance
+    /// that any unchanged row is flagged is at most --family-error), fdr (the expected share of
+    /// false alarms among flagged rows is at most --family-error), none (each row alone at
+    /// --paired-confidence).
+    #[arg(long, value_enum, value_name = "METHOD", default_value = "holm")]
+    pub error_control: crate::compare::family::ErrorControl,
+    /// The family error rate of --error-control holm or fdr, in (0, 1).
+    #[arg(long, value_name = "RATE", default_value_t = crate::compare::DEFAULT_FAMILY_ALPHA)]
+    pub family_error: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    /// A table for people.
+    Table,
+    /// GitHub-flavoured markdown for a pull-request comment.
+    Markdown,
+    /// The comparison as JSON.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompareCmd {
+    /// Baseline: an output directory (or its run.json), or a run id from history.
+    pub base: String,
+    /// Candidate: an output directory (or its run.json), or a run id from history.
+    pub cand: String,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: CompareFormat,
+    #[command(flatten)]
+    pub significance: SignificanceArgs,
+    /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
+    /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
+    /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
+    #[arg(long, value_name = "BRANCH")]
+    pub history_branch: Option<String>,
+    /// Runs of history to learn thresholds from.
+    #[arg(long, value_name = "N", default_value_t = crate::compare::noise::DEFAULT_WINDOW)]
+    pub history_window: usize,
+    /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ImportCmd {
+    /// The directory to import.
+    pub dir: PathBuf,
+    /// Git commit the results belong to (for CSV imports, which do not say).
+    #[arg(long)]
+    pub commit: Option<String>,
+    /// Git branch the results belong to (for CSV imports).
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Variant name (for CSV imports) [default: default].
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// History database [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The run record (run.json), schema-versioned.
+    Json,
+    /// Bencher Metric Format (`bencher run --adapter json`).
+    Bmf,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportCmd {
+    /// An output directory (or its run.json), or a run id from history.
+    pub run: String,
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ExportFormat,
+    /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// Instructions per op.
+    Icount,
+    /// Median wall time per op.
+    Walltime,
+    /// Simulated estimated cycles per op (--instrument cache).
+    Cycles,
+    /// Bytes allocated per op (--instrument memory).
+    AllocBytes,
+    /// Allocations per op (--instrument memory).
+    Allocs,
+    /// Peak live heap bytes of one run of the body (--instrument memory).
+    PeakBytes,
+    /// The scenario process's max RSS in KiB (--instrument memory).
+    MaxRss,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HistoryCmd {
+    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// History database [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Only runs of this git branch.
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Only runs of this variant.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// At most this many runs (the newest).
+    #[arg(long, default_value_t = 30)]
+    pub limit: usize,
+    /// Show this scenario's (or party's) series instead of the list of runs.
+    #[arg(long, value_name = "ID")]
+    pub scenario: Option<String>,
+    /// Metric of the series.
+    #[arg(long, value_enum, default_value = "icount")]
+    pub metric: MetricArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstrumentArg {
+    /// Instruction counts under valgrind callgrind: exact and repeatable.
+    Icount,
+    /// Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR per op.
+    Walltime,
+    /// Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, writes, I1/D1/LL
+    /// misses, branches and mispredicts, estimated cycles (L1 + 5·LL + 35·RAM), per op.
+    Cache,
+    /// Allocations, deallocations, reallocations, bytes allocated per op and peak live bytes
+    /// of the body (needs the library's `count-alloc` feature), and the process's max RSS.
+    Memory,
+    /// Hardware counters (perf_event_open) around the body: cycles, instructions, IPC,
+    /// branches, misses, cache and L1d figures, per op; skipped with the reason where the kernel
+    /// refuses them.
+    Perf,
+    /// Valgrind DHAT: total and peak heap bytes and blocks of the whole process.
+    Dhat,
+    /// Instruction counts plus the census: bounds and overflow checks executed per op, from
+    /// the same callgrind run with per-instruction counts (`--dump-instr=yes`).
+    Census,
+    /// Every instrument above.
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A table for people.
+    Table,
+    /// The run record (the same as run.json) on stdout.
+    Json,
+}
+
+/// `run`'s and `variants`' output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// A table for people.
+    Table,
+    /// The run record (the same as run.json) on stdout; with variants, the matrix.
+    Json,
+    /// With variants only: the matrix as GitHub-flavoured markdown.
+    Markdown,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+    /// List the selected scenarios (name, ops, unit, parties) and exit without measuring.
+    #[arg(long)]
+    pub list: bool,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: RunFormat,
+    /// Also write report.html (the HTML report of `costbench report`) into the output
+    /// directory, with changes against the previous run of the same variant and branch in
+    /// history, and history charts.
+    #[arg(long, conflicts_with = "list")]
+    pub html: bool,
+    #[command(flatten)]
+    pub variants: VariantArgs,
+}
+
+/// Which bench target: shared by every command that builds one.
+#[derive(Debug, clap::Args)]
+pub struct TargetArgs {
+    /// Cargo.toml of the crate or workspace that has the bench target [default: ./Cargo.toml].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package that has the bench target, when several do.
+    #[arg(long, short = 'p', value_name = "SPEC")]
+    pub package: Option<String>,
+    /// Bench target (harness = false, main calls `costbench::Suite::main`). Without it:
+    /// `run.bench` from costbench.toml, or the only bench target that depends on costbench.
+    #[arg(long, value_name = "NAME")]
+    pub bench: Option<String>,
+}
+
+/// What to build and how to measure it: shared by `run` and `check`.
+#[derive(Debug, clap::Args)]
+pub struct MeasureArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Run only scenarios whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Instruments to run, comma-separated (or the option repeated); `census,walltime` gives
+    /// checks/op next to time/op.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "icount,walltime"
+    )]
+    pub instrument: Vec<InstrumentArg>,
+    /// Directory for results [default: TARGET_DIR/costbench/results].
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Callgrind children to run at once [default: number of cores]. Wall time always runs one
+    /// scenario at a time.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Wall-time samples per scenario (each a batch of iterations). When given, exactly this
+    /// many are taken; by default 100, fewer if a scenario would take over 5 s.
+    #[arg(long, value_name = "N")]
+    pub iterations_per_scenario: Option<u32>,
+    /// Seconds after which a scenario's child process is killed and the scenario reported failed.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub timeout: u64,
+    /// The CPU that wall-time children run on: `auto` picks the last CPU this process may use,
+    /// a number picks that CPU, `any` leaves it to the scheduler. On one CPU, the builds of a
+    /// paired comparison take turns on the same core and share its speed; on the project's VM
+    /// the two vCPUs changed speed independently, by up to 2x for seconds at a time.
+    #[arg(long, value_name = "CPU|auto|any", default_value = "auto")]
+    pub walltime_cpu: String,
+    /// Function alignment of every build: `64` starts each function (and each block that
+    /// nothing falls into) on a cache line, so that code moved by an unrelated change does not
+    /// move the code measured within its cache lines (never-executed padding: instruction counts
+    /// are unchanged); `off` builds as rustc does.
+    #[arg(long, value_enum, value_name = "64|off", default_value = "64")]
+    pub code_align: crate::cargo::CodeAlign,
+    /// Print only errors (no progress, no table).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Under instruction counting, let getrandom return real random bytes. By default
+    /// costbench preloads a shim that makes it return a fixed sequence, so that std's HashMap
+    /// seeds (and anything else seeded from getrandom) repeat and counts are identical run to run.
+    #[arg(long)]
+    pub real_random: bool,
+    #[command(flatten)]
+    pub history: HistoryArgs,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Build variants")]
+pub struct VariantArgs {
+    /// Build and measure this variant (repeatable, after a preset's; the first of all is the
+    /// baseline): NAME for a
+    /// [variants.NAME] of costbench.toml, 'NAME:' for the plain bench profile, or
+    /// 'NAME:KEY=VALUE,...' with keys overflow-checks, debug-assertions, codegen-units, lto,
+    /// opt-level, panic, incremental, debug, features (-NAME turns a default off),
+    /// no-default-features, rustflags, allocator (system|mimalloc|jemalloc), toolchain. Quote a
+    /// value that holds commas: rustflags='-C target-feature=+avx2,+fma'.
+    #[arg(long = "variant", value_name = "SPEC")]
+    pub variant: Vec<String>,
+    /// A built-in set of variants, measured before any --variant: build-choices (alias
+    /// safety-tax): release against overflow-checks, debug-assertions, codegen-units=1,
+    /// lto=fat, panic=abort, mimalloc and target-cpu=native, one at a time.
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// The variant the others are compared with [default: the first].
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Variant builds to run at once (each cargo build also uses every core).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub build_jobs: usize,
+    #[command(flatten)]
+    pub rounds: RoundsArgs,
+    /// Each scenario whose instruction count differs from the baseline variant's beyond the
+    /// icount threshold (0.2 %) runs K more times under callgrind on every variant, with the heap
+    /// and stack it starts from shifted (the child's --perturb 1..=K); a difference within that
+    /// spread is reported as placement. 0 turns this off.
+    #[arg(long, value_name = "K", default_value_t = crate::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    pub placement_runs: u32,
+}
+
+/// Interleaved wall-time rounds of several builds measured together (`check --baseline-rev`,
+/// variants).
+#[derive(Debug, Clone, clap::Args)]
+pub struct RoundsArgs {
+    /// Interleaved wall-time rounds per scenario before the first look (each round: one short
+    /// process per build, in alternating order, 10 samples after 50 ms of warm-up), so that the
+    /// machine's drift hits every build alike. With two or more builds this replaces
+    /// --iterations-per-scenario.
+    #[arg(long, value_name = "N", default_value_t = crate::run::adaptive::DEFAULT_FIRST_LOOK)]
+    pub rounds: u32,
+    /// Rounds at most: a scenario whose paired interval still straddles the threshold after
+    /// --rounds gets more rounds, up to this many, while --walltime-budget lasts. Equal to
+    /// --rounds for a fixed number.
+    #[arg(long, value_name = "M", default_value_t = crate::run::adaptive::DEFAULT_MAX_ROUNDS)]
+    pub max_rounds: u32,
+    /// Seconds the rounds beyond --rounds may take in all, over every scenario.
+    #[arg(long, value_name = "SECS", default_value_t = crate::run::adaptive::DEFAULT_BUDGET_SECS)]
+    pub walltime_budget: u64,
+    /// The code layout each round of each build runs, so that where the linker put a hot loop is
+    /// part of the spread, not a bias of one build: `shift` moves all code by a seed-chosen
+    /// multiple of 16 bytes (as a pull request moves the code after its edit), `shuffle` puts
+    /// every section in a random order (lld's --shuffle-sections: a far larger change), `off`
+    /// runs the build as cargo linked it.
+    #[arg(long, value_enum, value_name = "MODE", default_value = "shift")]
+    pub layouts: crate::run::layout::LayoutMode,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct HistoryArgs {
+    /// History database [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Do not record this run in the history database.
+    #[arg(long)]
+    pub no_history: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,54 @@
+//! `costbench census`: build the bench target (or take `--binary`), find the bounds and overflow
+//! checks left in it (`census::analyse`), keep those `--filter` selects and print them.
+
+use crate::args::{CensusCmd, Format};
+use crate::options::scenario_filter;
+use anyhow::{bail, Result};
+
+pub(super) fn census(c: CensusCmd) -> Result<i32> {
+    let filter = scenario_filter(c.filter.as_deref())?;
+    let (exe, base) = match c.binary {
+        Some(p) => {
+            if !p.is_file() {
+                bail!("--binary {}: no such file", p.display());
+            }
+            (p, std::env::current_dir().ok())
+        }
+        None => {
+            let target = crate::cargo::resolve(
+                c.target.manifest_path.as_deref(),
+                c.target.package.as_deref(),
+                c.target.bench.as_deref(),
+            )?;
+            let exe = crate::cargo::build(
+                &target,
+                "default",
+                c.format == Format::Json,
+                crate::cargo::CodeAlign::default(),
+            )?;
+            (exe, Some(target.workspace_root))
+        }
+    };
+    let census = crate::census::analyse(&exe)?;
+    let guards: Vec<&crate::census::Guard> = census
+        .guards
+        .iter()
+        .filter(|g| {
+            filter
+                .as_ref()
+                .is_none_or(|f| f.is_match(&g.function) || f.is_match(&g.krate))
+        })
+        .collect();
+    match c.format {
+        Format::Table => print!(
+            "{}",
+            crate::census::report::table(&census, &guards, base.as_deref())
+        ),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&crate::census::report::json(&census, &guards))
+                .expect("JSON values serialise")
+        ),
+    }
+    Ok(crate::exit::OK)
+}

@@ -1,0 +1,104 @@
+//! `costbench compare`: load two runs (directories or run ids), judge them per op
+//! (`compare::compare_with`, thresholds learnt from history with `--history-branch`), attach
+//! the function movers and print the comparison. [`learn_thresholds`] and
+//! [`print_comparison`] are shared with `check`.
+
+use super::{database, load_side};
+use crate::args::{CompareCmd, CompareFormat};
+use crate::model::RunRecord;
+use anyhow::{bail, Result};
+
+pub(super) fn compare(c: CompareCmd) -> Result<i32> {
+    let (base, base_dir) = load_side(
+        "baseline",
+        &c.base,
+        c.db.as_ref(),
+        c.manifest_path.as_deref(),
+    )?;
+    let (cand, cand_dir) = load_side(
+        "candidate",
+        &c.cand,
+        c.db.as_ref(),
+        c.manifest_path.as_deref(),
+    )?;
+    let opts = c.significance.options()?;
+    let historic = match &c.history_branch {
+        Some(branch) => {
+            let path = database(c.db.clone(), c.manifest_path.as_deref())?;
+            learn_thresholds(&path, branch, c.history_window, &base)?
+        }
+        None => crate::compare::noise::HistoricThresholds::default(),
+    };
+    let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
+    crate::compare::functions::attach(&mut cmp, |id| {
+        crate::measure::callgrind::profile::load_both(
+            id,
+            &base,
+            base_dir.as_deref(),
+            &cand,
+            cand_dir.as_deref(),
+        )
+    });
+    print_comparison(&cmp, c.format);
+    Ok(crate::exit::OK)
+}
+
+/// Per-id thresholds from the history of `branch` (runs of `base`'s variant) in the database at
+/// `path`.
+pub(super) fn learn_thresholds(
+    path: &std::path::Path,
+    branch: &str,
+    window: usize,
+    base: &RunRecord,
+) -> Result<crate::compare::noise::HistoricThresholds> {
+    use crate::compare::Instrument;
+    use crate::store::{Metric, RunQuery, Store};
+    if !path.exists() {
+        bail!(
+            "no history database at {} to learn thresholds from",
+            path.display()
+        );
+    }
+    let store = crate::store::sqlite::SqliteStore::open(path)?;
+    let q = RunQuery {
+        branch: Some(branch.to_string()),
+        variant: Some(base.variant.clone()),
+        limit: Some(window),
+    };
+    let mut historic = crate::compare::noise::HistoricThresholds::default();
+    for r in &base.results {
+        for (inst, metric) in [
+            (Instrument::Icount, Metric::Icount),
+            (Instrument::Walltime, Metric::Walltime),
+            (Instrument::Cache, Metric::Cycles),
+            (Instrument::Memory, Metric::AllocBytes),
+            (Instrument::Rss, Metric::MaxRss),
+        ] {
+            let series: Vec<f64> = store
+                .series(&r.id, metric, &q)?
+                .iter()
+                .map(|p| p.per_op)
+                .collect();
+            historic.learn(&r.id, inst, &series);
+        }
+    }
+    if historic.is_empty() {
+        eprintln!(
+            "note: no scenario has {} consecutive runs on branch {branch:?} yet; default thresholds apply",
+            crate::compare::noise::MIN_CHANGES + 1
+        );
+    }
+    Ok(historic)
+}
+
+/// Prints a comparison as `format`.
+pub(super) fn print_comparison(cmp: &crate::compare::Comparison, format: CompareFormat) {
+    match format {
+        CompareFormat::Table => print!("{}", crate::report::comparison::terminal(cmp)),
+        CompareFormat::Markdown => print!("{}", crate::report::markdown::comparison(cmp)),
+        CompareFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(cmp).expect("a comparison always serialises")
+        ),
+    }
+}

@@ -1,0 +1,46 @@
+//! `costbench history`: list the recorded runs, or one scenario's series of per-op figures.
+
+use super::database;
+use crate::args::{HistoryCmd, MetricArg};
+use anyhow::{bail, Result};
+
+pub(super) fn history(h: HistoryCmd) -> Result<i32> {
+    use crate::store::{Metric, RunQuery, Store};
+    let path = database(h.db, h.manifest_path.as_deref())?;
+    if !path.exists() {
+        bail!(
+            "no history database at {}: `costbench run` records every run there (or pass --db PATH)",
+            path.display()
+        );
+    }
+    let store = crate::store::sqlite::SqliteStore::open(&path)?;
+    let q = RunQuery {
+        branch: h.branch,
+        variant: h.variant,
+        limit: Some(h.limit),
+    };
+    match h.scenario {
+        None => print!("{}", crate::report::history::runs(&store.runs(&q)?)),
+        Some(id) => {
+            let metric = match h.metric {
+                MetricArg::Icount => Metric::Icount,
+                MetricArg::Walltime => Metric::Walltime,
+                MetricArg::Cycles => Metric::Cycles,
+                MetricArg::AllocBytes => Metric::AllocBytes,
+                MetricArg::Allocs => Metric::Allocs,
+                MetricArg::PeakBytes => Metric::PeakBytes,
+                MetricArg::MaxRss => Metric::MaxRss,
+            };
+            let points = store.series(&id, metric, &q)?;
+            if points.is_empty() {
+                bail!(
+                    "no {} figures for {id:?} in {}",
+                    metric.as_str(),
+                    path.display()
+                );
+            }
+            print!("{}", crate::report::history::series(&id, metric, &points));
+        }
+    }
+    Ok(crate::exit::OK)
+}

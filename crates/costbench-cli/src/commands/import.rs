@@ -1,0 +1,52 @@
+//! `costbench import`: read an existing output directory (costbench's run.json, or rustls
+//! ci-bench's CSVs) and record it in the history.
+
+use super::database;
+use crate::args::ImportCmd;
+use anyhow::{bail, Context, Result};
+
+pub(super) fn import(i: ImportCmd) -> Result<i32> {
+    use crate::store::Store;
+    let dir = &i.dir;
+    if !dir.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    let run = if dir.join("run.json").exists() {
+        crate::output::load_run(dir)?
+    } else {
+        let read = |name: &str| -> Result<Option<(String, String)>> {
+            let p = dir.join(name);
+            match std::fs::read_to_string(&p) {
+                Ok(t) => Ok(Some((t, p.display().to_string()))),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e).with_context(|| format!("cannot read {}", p.display())),
+            }
+        };
+        let icounts = read("icounts.csv")?;
+        let walltimes = match read("walltime.csv")? {
+            Some(w) => Some(w),
+            None => read("walltimes.csv")?,
+        };
+        let meta = crate::import::ImportMeta {
+            commit: i.commit,
+            branch: i.branch,
+            variant: i.variant,
+            started_at: None,
+        };
+        crate::import::from_csv(
+            icounts.as_ref().map(|(t, f)| (t.as_str(), f.as_str())),
+            walltimes.as_ref().map(|(t, f)| (t.as_str(), f.as_str())),
+            &meta,
+            dir,
+        )?
+    };
+    let db = database(i.db, i.manifest_path.as_deref())?;
+    crate::store::sqlite::SqliteStore::open(&db)?.record(&run)?;
+    println!(
+        "recorded run {} ({} results) in {}",
+        run.run_id,
+        run.results.len(),
+        db.display()
+    );
+    Ok(crate::exit::OK)
+}

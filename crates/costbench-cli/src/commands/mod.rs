@@ -1,0 +1,108 @@
+//! The commands: one file per `costbench` subcommand, each a short function that takes the
+//! validated options (`crate::options`) and wires the layers together: cargo builds, the
+//! measuring engines (`run`, `variants`, `miri`, `census`), history (`store`), judging
+//! (`compare`, `check`) and the renderers (`report`, `html_report`). Printing to stdout, writing
+//! report files and choosing the exit code (`crate::exit`) happen here, never in the engines.
+//!
+//! This module also holds what several commands share: where the history database is
+//! ([`database`]) and how a run named on the command line is loaded ([`load_side`]).
+
+mod census;
+mod check;
+mod compare;
+mod export;
+mod history;
+mod import;
+mod miri;
+mod report;
+mod run;
+mod variants;
+
+use crate::args::{Cli, Command};
+use crate::model::RunRecord;
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+
+/// Runs the parsed command line and returns the process exit code.
+pub(crate) fn execute(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Run(args) if args.variants.any() => variants::variants(args),
+        Command::Run(args) => run::run(args),
+        Command::Variants(args) => variants::variants(args),
+        Command::History(h) => history::history(h),
+        Command::Compare(c) => compare::compare(c),
+        Command::Import(i) => import::import(i),
+        Command::Export(e) => export::export(e),
+        Command::Census(c) => census::census(c),
+        Command::Check(c) => check::check(c),
+        Command::Report(r) => report::report(r),
+        Command::Miri(m) => miri::miri(m),
+    }
+}
+
+/// The database named by `--db`, else the default one under the crate's target directory.
+fn database(db: Option<PathBuf>, manifest_path: Option<&std::path::Path>) -> Result<PathBuf> {
+    if let Some(db) = db {
+        return Ok(db);
+    }
+    let dir = crate::cargo::target_directory(manifest_path)?;
+    Ok(crate::store::default_path(&dir))
+}
+
+/// A run named on the command line: a directory or run.json if that path exists, else a run id
+/// in the history database.
+/// Returns the record and, for a directory, the directory (where its callgrind outputs are).
+fn load_side(
+    what: &str,
+    spec: &str,
+    db: Option<&PathBuf>,
+    manifest: Option<&std::path::Path>,
+) -> Result<(RunRecord, Option<PathBuf>)> {
+    use crate::store::Store;
+    let path = std::path::Path::new(spec);
+    if path.exists() {
+        let dir = if path.is_dir() {
+            path.to_path_buf()
+        } else {
+            path.parent()
+                .unwrap_or(std::path::Path::new("."))
+                .to_path_buf()
+        };
+        return crate::output::load_run(path)
+            .map(|r| (r, Some(dir)))
+            .with_context(|| format!("{what} {spec}"));
+    }
+    let db = database(db.cloned(), manifest).with_context(|| {
+        format!("{what} {spec:?} is not a directory, so it must be a run id from history")
+    })?;
+    if !db.exists() {
+        bail!(
+            "{what} {spec:?}: no such directory, and no history database at {} to look it up as a run id",
+            db.display()
+        );
+    }
+    crate::store::sqlite::SqliteStore::open(&db)?
+        .load(spec)
+        .map(|r| (r, None))
+        .with_context(|| format!("{what} {spec:?} is not a directory"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn bad_values_are_refused() {
+        for args in [
+            &["costbench", "run", "--jobs", "0"][..],
+            &["costbench", "run", "--filter", "("],
+            &["costbench", "run", "--timeout", "0"],
+            &["costbench", "miri", "--timeout", "0"],
+            &["costbench", "miri", "--filter", "("],
+        ] {
+            let cli = Cli::try_parse_from(args).unwrap();
+            assert!(execute(cli).is_err(), "{args:?}");
+        }
+    }
+}

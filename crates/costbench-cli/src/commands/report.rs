@@ -1,0 +1,62 @@
+//! `costbench report`: gather runs (named ones, or the newest in history and the run before it)
+//! and the history charts, render the HTML page (`html_report`) and write it to `--output`.
+
+use super::{database, load_side};
+use crate::args::ReportCmd;
+use anyhow::{bail, Context, Result};
+
+pub(super) fn report(r: ReportCmd) -> Result<i32> {
+    use crate::store::sqlite::SqliteStore;
+    if r.history_limit < 2 {
+        bail!("--history-limit must be at least 2: a chart needs two runs");
+    }
+    let db = if r.no_history && !r.runs.is_empty() {
+        None
+    } else {
+        match database(r.db.clone(), r.manifest_path.as_deref()) {
+            Ok(p) => Some(p),
+            // Without --db the default database is found through cargo; named runs do not need it.
+            Err(e) if r.history || r.runs.is_empty() => return Err(e),
+            Err(_) => None,
+        }
+    };
+    let store = match &db {
+        Some(p) if p.exists() => Some(SqliteStore::open(p)?),
+        Some(p) if r.history || r.runs.is_empty() => bail!(
+            "no history database at {}: `costbench run` records every run there (or pass --db PATH{})",
+            p.display(),
+            if r.runs.is_empty() { ", or name the runs to report" } else { "" }
+        ),
+        _ => None,
+    };
+    let (runs, dirs) = if r.runs.is_empty() {
+        let runs = crate::html_report::latest_runs(store.as_ref().expect("checked above"))?;
+        let dirs = vec![None; runs.len()];
+        (runs, dirs)
+    } else {
+        let mut runs = Vec::new();
+        let mut dirs = Vec::new();
+        for spec in &r.runs {
+            let (run, dir) = load_side("run", spec, r.db.as_ref(), r.manifest_path.as_deref())?;
+            runs.push(run);
+            dirs.push(dir);
+        }
+        (runs, dirs)
+    };
+    let dirs: Vec<Option<&std::path::Path>> = dirs.iter().map(|d| d.as_deref()).collect();
+    let charts = store
+        .as_ref()
+        .filter(|_| !r.no_history)
+        .map(|s| s as &dyn crate::store::Store);
+    let page = crate::html_report::render(&runs, &dirs, charts, r.history_limit)?;
+    crate::output::write_atomic(&r.output, page.as_bytes())
+        .with_context(|| format!("--output {}", r.output.display()))?;
+    println!(
+        "wrote {} ({} KiB, {} run{})",
+        r.output.display(),
+        page.len().div_ceil(1024),
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" }
+    );
+    Ok(crate::exit::OK)
+}

@@ -1,0 +1,51 @@
+//! `costbench variants` (and `costbench run --variant ...`): build and measure every variant
+//! (`variants::run`, measuring through [`super::run::measure_and_record`] so that each variant's
+//! run is recorded in history), write `matrix.json`, print the matrix as `--format` asks, list
+//! failures under `--quiet`, and choose the exit code.
+
+use crate::args::{RunArgs, RunFormat};
+use crate::exit;
+use crate::variants::report;
+use anyhow::Result;
+
+pub(super) fn variants(args: RunArgs) -> Result<i32> {
+    let format = args.format;
+    let (opts, vopts) = args.variant_options()?;
+    let quiet = opts.quiet;
+    let crate::variants::Measured {
+        matrix,
+        records,
+        root,
+    } = crate::variants::run(opts, vopts, super::run::measure_and_record)?;
+    let json = serde_json::to_string_pretty(&matrix).expect("the matrix serialises");
+    crate::output::write_atomic(&root.join("matrix.json"), json.as_bytes())?;
+    match format {
+        RunFormat::Json => println!("{json}"),
+        RunFormat::Markdown => print!("{}", report::markdown(&matrix)),
+        RunFormat::Table if !quiet => {
+            print!("{}", report::table(&matrix));
+            println!("results: {}", root.display());
+        }
+        RunFormat::Table => {}
+    }
+    let failed_scenarios = records.iter().any(|r| r.failed().next().is_some());
+    if quiet {
+        for r in &records {
+            for s in r.failed() {
+                for f in &s.failures {
+                    eprintln!(
+                        "FAILED {} in variant {} ({}, {}): {}",
+                        s.id, r.variant, f.instrument, f.kind, f.message
+                    );
+                }
+            }
+        }
+    }
+    Ok(
+        if failed_scenarios || matrix.build_failures().next().is_some() {
+            exit::FAILURE
+        } else {
+            exit::OK
+        },
+    )
+}

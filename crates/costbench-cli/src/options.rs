@@ -1,0 +1,267 @@
+//! Validation: turns the clap arguments of `args` into the plain option values the engines take
+//! (`RunOptions`, `CompareOptions`, `Rounds`, `MiriOptions`, the instruments, the scenario filter),
+//! refusing bad values with a message that names the option. Nothing here builds, spawns or
+//! prints: a value that passes is one the commands can use as it is.
+
+use crate::args::{
+    InstrumentArg, MeasureArgs, MiriCmd, MiriFormat, RoundsArgs, RunArgs, RunFormat,
+    SignificanceArgs, VariantArgs,
+};
+use crate::run::{Instruments, RunOptions};
+use crate::variants::VariantOptions;
+use anyhow::{bail, Context, Result};
+use std::time::Duration;
+
+impl SignificanceArgs {
+    /// The validated options.
+    pub(crate) fn options(&self) -> Result<crate::compare::CompareOptions> {
+        let opts = crate::compare::CompareOptions {
+            icount_threshold_pct: self.icount_threshold,
+            walltime_threshold_pct: self.walltime_threshold,
+            paired_walltime_threshold_pct: self.paired_walltime_threshold,
+            confidence: self.confidence,
+            paired_confidence: self.paired_confidence,
+            error_control: self.error_control,
+            family_alpha: self.family_error,
+            ..crate::compare::CompareOptions::default()
+        };
+        opts.validate()?;
+        Ok(opts)
+    }
+}
+
+/// `--filter`: a regular expression over scenario names (for `census`, over function and crate
+/// names).
+pub(crate) fn scenario_filter(filter: Option<&str>) -> Result<Option<regex::Regex>> {
+    filter
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))
+}
+
+impl RoundsArgs {
+    /// The validated rounds, judged at `threshold_pct` with the family error rate
+    /// `family_alpha` at the looks.
+    pub(crate) fn rounds(
+        &self,
+        threshold_pct: f64,
+        family_alpha: f64,
+    ) -> Result<crate::run::Rounds> {
+        if self.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
+            bail!(
+                "--rounds must be at least {} for a paired interval",
+                crate::compare::paired::MIN_ROUNDS
+            );
+        }
+        if self.max_rounds < self.rounds {
+            bail!(
+                "--max-rounds ({}) must be at least --rounds ({})",
+                self.max_rounds,
+                self.rounds
+            );
+        }
+        Ok(crate::run::Rounds {
+            rounds: self.rounds,
+            max_rounds: self.max_rounds,
+            budget: Duration::from_secs(self.walltime_budget),
+            threshold_pct,
+            family_alpha,
+            layouts: self.layouts,
+            ..crate::run::Rounds::default()
+        })
+    }
+}
+
+impl VariantArgs {
+    /// Whether any variant option was given: `run` then builds and measures variants.
+    pub(crate) fn any(&self) -> bool {
+        !self.variant.is_empty() || self.preset.is_some() || self.baseline.is_some()
+    }
+}
+
+impl RunArgs {
+    /// The validated options of `costbench run` without variants.
+    pub(crate) fn run_options(self) -> Result<RunOptions> {
+        if self.format == RunFormat::Markdown {
+            bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
+        }
+        self.measure
+            .into_options(self.list, self.format == RunFormat::Json)
+    }
+
+    /// The validated options of `costbench variants` (or `run` with variant options): the
+    /// measuring options, with the rounds judged at the default paired threshold, and the
+    /// variants' own.
+    pub(crate) fn variant_options(self) -> Result<(RunOptions, VariantOptions)> {
+        let v = self.variants.clone();
+        let rounds = v.rounds.rounds(
+            crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
+            crate::compare::DEFAULT_FAMILY_ALPHA,
+        )?;
+        let mut opts = self.measure.into_options(self.list, false)?;
+        opts.rounds = rounds;
+        opts.placement_runs = v.placement_runs;
+        let vopts = VariantOptions {
+            variants: v.variant,
+            preset: v.preset,
+            baseline: v.baseline,
+            build_jobs: v.build_jobs,
+        };
+        Ok((opts, vopts))
+    }
+}
+
+impl MiriCmd {
+    /// The validated options of `costbench miri`.
+    pub(crate) fn options(self) -> Result<crate::miri::MiriOptions> {
+        if self.timeout == 0 {
+            bail!("--timeout must be at least 1 second");
+        }
+        Ok(crate::miri::MiriOptions {
+            filter: scenario_filter(self.filter.as_deref())?,
+            manifest_path: self.target.manifest_path,
+            package: self.target.package,
+            bench: self.target.bench,
+            features: self.features,
+            timeout: Duration::from_secs(self.timeout),
+            json: self.format == MiriFormat::Json,
+            quiet: self.quiet,
+        })
+    }
+}
+
+impl MeasureArgs {
+    /// Validated options; `list_only` and `json` come from the command's own flags.
+    pub(crate) fn into_options(self, list_only: bool, json: bool) -> Result<RunOptions> {
+        if self.jobs == Some(0) {
+            bail!("--jobs must be at least 1");
+        }
+        if self.iterations_per_scenario == Some(0) {
+            bail!("--iterations-per-scenario must be at least 1");
+        }
+        if self.timeout == 0 {
+            bail!("--timeout must be at least 1 second");
+        }
+        let filter = scenario_filter(self.filter.as_deref())?;
+        let walltime_cpu = walltime_cpu(&self.walltime_cpu)?;
+        let jobs = self.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        Ok(RunOptions {
+            manifest_path: self.target.manifest_path,
+            package: self.target.package,
+            bench: self.target.bench,
+            filter,
+            list_only,
+            instruments: instruments(&self.instrument),
+            output_dir: self.output_dir,
+            jobs,
+            samples: self.iterations_per_scenario,
+            timeout: Duration::from_secs(self.timeout),
+            walltime_cpu,
+            code_align: self.code_align,
+            json,
+            quiet: self.quiet,
+            db: self.history.db,
+            record_history: !self.history.no_history,
+            real_random: self.real_random,
+            rounds: crate::run::Rounds::default(),
+            icount_threshold_pct: crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
+            placement_runs: crate::run::placement::DEFAULT_PLACEMENT_RUNS,
+        })
+    }
+}
+
+/// `--walltime-cpu`: the CPU to pin wall-time children to, or `None` for `any`.
+fn walltime_cpu(arg: &str) -> Result<Option<usize>> {
+    let allowed = crate::run::child::allowed_cpus()
+        .context("cannot read which CPUs this process may use (sched_getaffinity)")?;
+    let list = || {
+        allowed
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match arg {
+        "any" => Ok(None),
+        "auto" => Ok(allowed.last().copied()),
+        n => match n.parse::<usize>() {
+            Ok(cpu) if allowed.contains(&cpu) => Ok(Some(cpu)),
+            Ok(cpu) => bail!(
+                "--walltime-cpu {cpu}: this process may not run on CPU {cpu}; it may use {}",
+                list()
+            ),
+            Err(_) => bail!("--walltime-cpu takes a CPU number, `auto` or `any`, not `{n}`"),
+        },
+    }
+}
+
+pub(crate) fn instruments(args: &[InstrumentArg]) -> Instruments {
+    let mut i = Instruments::default();
+    for a in args {
+        match a {
+            InstrumentArg::Icount => i.icount = true,
+            InstrumentArg::Walltime => i.walltime = true,
+            InstrumentArg::Cache => i.cache = true,
+            InstrumentArg::Memory => i.memory = true,
+            InstrumentArg::Perf => i.perf = true,
+            InstrumentArg::Dhat => i.dhat = true,
+            InstrumentArg::Census => i.census = true,
+            InstrumentArg::All => i = Instruments::ALL,
+        }
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn instrument_lists_combine() {
+        let parse = |s: &[&str]| {
+            let mut v = vec!["costbench", "run"];
+            v.extend_from_slice(s);
+            match Cli::try_parse_from(v).unwrap().command {
+                Command::Run(r) => instruments(&r.measure.instrument),
+                _ => unreachable!(),
+            }
+        };
+        assert_eq!(parse(&[]).names(), ["icount", "walltime"]);
+        assert_eq!(
+            parse(&["--instrument", "cache,memory"]).names(),
+            ["cache", "memory"]
+        );
+        assert_eq!(
+            parse(&["--instrument", "perf", "--instrument", "dhat"]).names(),
+            ["dhat", "perf"]
+        );
+        assert_eq!(parse(&["--instrument", "all"]), Instruments::ALL);
+        assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "cycles"]).is_err());
+    }
+
+    #[test]
+    fn instruments_combine() {
+        let set = |args: &[&str]| {
+            let mut v = vec!["costbench", "run"];
+            v.extend_from_slice(args);
+            let Command::Run(r) = Cli::try_parse_from(v).unwrap().command else {
+                unreachable!()
+            };
+            r.measure.into_options(false, false).unwrap().instruments
+        };
+        let i = set(&[]);
+        assert!(
+            i.icount && i.walltime && !i.census,
+            "all = icount + walltime"
+        );
+        let i = set(&["--instrument", "census,walltime"]);
+        assert!(i.census && i.walltime && !i.icount);
+        let i = set(&["--instrument", "census", "--instrument", "icount"]);
+        assert!(i.census && i.icount && !i.walltime);
+        assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "census,nope"]).is_err());
+    }
+}
