@@ -295,6 +295,28 @@ pub struct Counters {
     pub dhat: Option<Dhat>,
 }
 
+/// The events of [`CacheSim`] that the counters table and `counters.csv` show: (event key,
+/// label), in display order.
+pub const CACHE_ROWS: &[(&str, &str)] = &[
+    ("Ir", "instructions"),
+    ("Dr", "data reads"),
+    ("Dw", "data writes"),
+    ("I1mr", "I1 misses"),
+    ("D1mr", "D1 read misses"),
+    ("D1mw", "D1 write misses"),
+    ("ILmr", "LL instr misses"),
+    ("DLmr", "LL read misses"),
+    ("DLmw", "LL write misses"),
+    ("Bc", "cond. branches"),
+    ("Bcm", "cond. mispredicts"),
+    ("Bi", "indirect branches"),
+    ("Bim", "indirect mispredicts"),
+    ("L1hits", "L1 hits"),
+    ("LLhits", "LL hits"),
+    ("RAMhits", "RAM accesses"),
+    ("EstimatedCycles", "est. cycles"),
+];
+
 /// Simulated counters of one run of the body (valgrind's cache and branch model, not the host's
 /// caches): the raw events and the derived figures, totals and per op.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

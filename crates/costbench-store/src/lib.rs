@@ -1,13 +1,18 @@
-//! History of runs behind one small interface, so that the embedded SQLite default and a shared
-//! server database can stand in for each other.
+//! The history of costbench runs behind one small interface, the [`Store`] trait, so that the
+//! embedded SQLite default ([`sqlite`]) and a shared server database can stand in for each
+//! other.
 //!
 //! A store keeps whole run records (self-describing, keyed by their run id, so that records
 //! from many machines merge without conflicts) plus an index of per-op figures for series
-//! queries. It never computes statistics; `compare` does that.
+//! queries. It owns the history database file and nothing else: it never computes statistics
+//! (`costbench-judge` does that), spawns no processes and prints nothing; the run record it
+//! keeps is `costbench-record`'s.
 
 pub mod sqlite;
 
-use crate::model::RunRecord;
+// The model under the name the store has always used (`crate::model::X`).
+use costbench_record::model;
+use model::RunRecord;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 

@@ -19,8 +19,8 @@ pub mod paired;
 pub mod placement;
 mod types;
 
-#[cfg(test)]
-pub(crate) mod testing;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use bootstrap::RatioCi;
 pub use types::*;
