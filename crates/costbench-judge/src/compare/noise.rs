@@ -82,8 +82,9 @@ impl HistoricThresholds {
         }
     }
 
-    /// Sets a threshold directly (tests that need an exact one).
-    #[cfg(test)]
+    /// Sets a threshold directly (tests that need an exact one; with the `testing` feature for
+    /// the tests of the reports).
+    #[cfg(any(test, feature = "testing"))]
     pub fn set(&mut self, id: &str, inst: Instrument, pct: f64, changes: usize) {
         self.map
             .insert((id.to_string(), inst.name()), Learned { pct, changes });
