@@ -10,13 +10,13 @@
 //! two records always give the same [`Comparison`], confidence intervals included. Rendering
 //! lives in `report::comparison` (plain text) and `report::markdown` (PR comments).
 
-pub mod bootstrap;
+pub(crate) mod bootstrap;
 pub mod family;
 pub mod functions;
 mod judge;
 pub mod noise;
 pub mod paired;
-pub mod placement;
+pub(crate) mod placement;
 mod types;
 
 #[cfg(any(test, feature = "testing"))]

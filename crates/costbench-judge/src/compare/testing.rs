@@ -50,27 +50,27 @@ pub fn every_verdict() -> crate::compare::Comparison {
         ],
     );
     let mut c = crate::compare::compare(&base, &cand, &crate::compare::CompareOptions::default());
-    c.functions.push(crate::compare::functions::FunctionChanges {
-        id: "slow".into(),
-        top: vec![
-            crate::compare::functions::FunctionDelta {
-                name: "core::slice::sort".into(),
-                base_self: 400.0,
-                cand_self: 1_200_000.5,
-                base_inclusive: 600.0,
-                cand_inclusive: 1_230_000.0,
-            },
-            crate::compare::functions::FunctionDelta {
-                name: "alloc::vec::Vec<T>::push".into(),
-                base_self: 5.5,
-                cand_self: 0.25,
-                base_inclusive: 5.5,
-                cand_inclusive: 5.5,
-            },
-        ],
-        unavailable: None,
-        placement_note: Some("code moved".into()),
-    });
+    c.functions
+        .push(crate::compare::functions::FunctionChanges {
+            id: "slow".into(),
+            top: vec![
+                crate::compare::functions::FunctionDelta {
+                    name: "core::slice::sort".into(),
+                    base_self: 400.0,
+                    cand_self: 1_200_000.5,
+                    base_inclusive: 600.0,
+                    cand_inclusive: 1_230_000.0,
+                },
+                crate::compare::functions::FunctionDelta {
+                    name: "alloc::vec::Vec<T>::push".into(),
+                    base_self: 5.5,
+                    cand_self: 0.25,
+                    base_inclusive: 5.5,
+                    cand_inclusive: 5.5,
+                },
+            ],
+            unavailable: None,
+            placement_note: Some("code moved".into()),
+        });
     c
 }
-

@@ -10,8 +10,8 @@
 
 use super::format::{Reader, Record};
 use crate::model::RunRecord;
-pub use costbench_record::profile::{FunctionCost, Profile, ScenarioProfile};
 use anyhow::{bail, Context, Result};
+pub use costbench_record::profile::{FunctionCost, Profile, ScenarioProfile};
 use std::path::Path;
 
 /// Reads and parses the callgrind output at `path`.
