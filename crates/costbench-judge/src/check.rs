@@ -24,6 +24,7 @@ pub struct CheckConfig {
     /// Measured ids (globs: `*` matches any run of characters) that never fail the check.
     #[serde(default)]
     pub ignore: Vec<String>,
+    /// The `[[check.limit]]` entries, in file order: later ones override earlier ones.
     #[serde(default)]
     pub limit: Vec<Limit>,
 }
@@ -47,10 +48,13 @@ fn any() -> String {
     "*".into()
 }
 
+/// Which figure a `[[check.limit]]` entry limits.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum LimitMetric {
+    /// Instructions per op.
     Icount,
+    /// Median wall time per op, ns.
     Walltime,
 }
 
@@ -104,7 +108,9 @@ impl CheckConfig {
 /// Why the gate failed for one id and metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Violation {
+    /// The measured id.
     pub id: String,
+    /// The figure that broke the limit.
     pub instrument: Instrument,
     /// `regression` or `hard-limit`.
     pub kind: &'static str,
@@ -119,6 +125,7 @@ pub struct Violation {
 /// The verdict of the gate.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Gate {
+    /// Every broken limit, regressions first, then hard limits.
     pub violations: Vec<Violation>,
     /// Ids with a significant regression that `ignore` excused.
     pub ignored: Vec<String>,
@@ -130,14 +137,20 @@ pub struct Gate {
 /// A row that was neither gated nor unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Note {
+    /// The measured id.
     pub id: String,
+    /// The figure the row compared.
     pub instrument: Instrument,
+    /// `unresolved` or `placement`.
     pub verdict: Verdict,
+    /// The row's change, percent.
     pub change_pct: f64,
+    /// Why the comparison gave that verdict (its row's `reason`).
     pub reason: String,
 }
 
 impl Gate {
+    /// No violations: the check succeeds.
     pub fn passed(&self) -> bool {
         self.violations.is_empty()
     }

@@ -12,6 +12,8 @@
 //! With the `testing` feature, `compare::testing` builds comparisons in code for the tests of
 //! the crates above this one.
 
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod compare;
 

@@ -8,13 +8,16 @@ use serde::Serialize;
 /// Confidence interval of `candidate median / baseline median`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RatioCi {
+    /// Lower bound of the ratio.
     pub low: f64,
+    /// Upper bound of the ratio.
     pub high: f64,
     /// Confidence level, e.g. 0.95.
     pub level: f64,
 }
 
 impl RatioCi {
+    /// Whether the interval includes 1 (no change).
     pub fn contains_one(&self) -> bool {
         self.low <= 1.0 && 1.0 <= self.high
     }

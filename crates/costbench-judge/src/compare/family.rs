@@ -22,6 +22,7 @@ pub enum ErrorControl {
 }
 
 impl ErrorControl {
+    /// The method's name on the command line and in JSON.
     pub fn name(self) -> &'static str {
         match self {
             ErrorControl::Holm => "holm",
