@@ -15,6 +15,8 @@
 //! With the `testing` feature, [`testing`] builds run records in code for the tests of this
 //! crate and of the crates above it.
 
+#![warn(missing_docs)]
+
 pub mod fmt;
 pub mod model;
 pub mod output;

@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+/// An output directory that [`prepare`](OutputDir::prepare) found writable; every result file
+/// of a run goes into it.
 #[derive(Debug, Clone)]
 pub struct OutputDir {
     root: PathBuf,
@@ -32,6 +34,7 @@ impl OutputDir {
         })
     }
 
+    /// The directory.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -55,6 +58,8 @@ impl OutputDir {
         Ok((self.root.join(&rel), rel))
     }
 
+    /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the counters and memory
+    /// CSVs only when their instruments ran.
     pub fn write_all(&self, run: &RunRecord) -> Result<()> {
         let json = serde_json::to_string_pretty(run).expect("a run record always serialises");
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;

@@ -8,7 +8,9 @@ use std::collections::HashMap;
 /// Costs of one function, in the first event of the file (instructions).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FunctionCost {
+    /// Instructions of the function's own code.
     pub self_cost: u64,
+    /// Its own instructions plus those of every call it made.
     pub inclusive: u64,
 }
 
@@ -16,6 +18,7 @@ pub struct FunctionCost {
 /// summed: they cannot be told apart across two builds anyway).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
+    /// Costs of every function by name.
     pub functions: HashMap<String, FunctionCost>,
     /// Calls into each function by name (the `calls=COUNT` lines after `cfn=`): how often it was
     /// entered, whatever its callers.

@@ -74,12 +74,14 @@ pub fn scenario(id: &str) -> ScenarioResult {
     }
 }
 
+/// `r` measuring `ops` ops, what one op is named `unit`.
 pub fn with_ops(mut r: ScenarioResult, ops: u64, unit: &str) -> ScenarioResult {
     r.ops = ops;
     r.unit = unit.into();
     r
 }
 
+/// `r` with an instruction count of `ir_per_op` per op (its callgrind output named after the id).
 pub fn with_icount(mut r: ScenarioResult, ir_per_op: f64) -> ScenarioResult {
     r.icount = Some(Icount {
         ir: (ir_per_op * r.ops as f64).round() as u64,
@@ -106,6 +108,7 @@ pub fn with_walltime(mut r: ScenarioResult, per_op: &[f64]) -> ScenarioResult {
     r
 }
 
+/// `r` with a failure of `instrument` of `kind`, with a two-line message.
 pub fn with_failure(mut r: ScenarioResult, instrument: &str, kind: &str) -> ScenarioResult {
     r.failures.push(Failure {
         instrument: instrument.into(),
