@@ -12,7 +12,7 @@
 //! clocks, no terminal, no statistics beyond the summary of one sample set (judging lives in
 //! `costbench-judge`), and no dependency on any costbench crate but the protocol.
 //!
-//! With the `testing` feature, [`testing`] builds run records in code for the tests of this
+//! With the `testing` feature, `testing` builds run records in code for the tests of this
 //! crate and of the crates above it.
 
 #![warn(missing_docs)]

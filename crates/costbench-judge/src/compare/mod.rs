@@ -72,7 +72,7 @@ fn setup_notes(b: &ScenarioResult, c: &ScenarioResult) -> (Vec<String>, Option<S
 ///   `icount_threshold_pct` (or the id's threshold from history).
 /// - walltime measured in interleaved rounds: the paired signed-rank interval, at the rate the
 ///   family's error control gives the row, against `paired_walltime_threshold_pct`: beyond it a
-///   regression or improvement, inside it unchanged, straddling it unresolved (see [`judge`]).
+///   regression or improvement, inside it unchanged, straddling it unresolved (see `judge`).
 /// - walltime of two separate runs: unresolved unless history gave the id a threshold; then
 ///   significant when the change is beyond it *and* the bootstrap interval of the ratio of
 ///   medians excludes 1 on the side of the change.
