@@ -43,87 +43,8 @@ pub struct Config {
     pub variants: toml::Table,
 }
 
-/// `[check]`: the CI gate's limits.
-#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CheckConfig {
-    /// Measured ids (globs: `*` matches any run of characters) that never fail the check.
-    #[serde(default)]
-    pub ignore: Vec<String>,
-    #[serde(default)]
-    pub limit: Vec<Limit>,
-}
-
-/// One `[[check.limit]]` entry.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Limit {
-    /// Glob over measured ids.
-    #[serde(default = "any")]
-    pub scenario: String,
-    /// `icount` or `walltime`; both when absent.
-    pub metric: Option<LimitMetric>,
-    /// Percent: a significant regression fails the check only when its change exceeds this.
-    pub soft: Option<f64>,
-    /// Absolute per-op ceiling for the candidate (instructions per op, or median ns per op).
-    pub hard: Option<f64>,
-}
-
-fn any() -> String {
-    "*".into()
-}
-
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum LimitMetric {
-    Icount,
-    Walltime,
-}
-
-/// Whether `glob` (`*` matches any run of characters, everything else itself) matches all of `s`.
-pub fn glob_match(glob: &str, s: &str) -> bool {
-    let parts: Vec<&str> = glob.split('*').collect();
-    if parts.len() == 1 {
-        return glob == s;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !s.starts_with(first) || s.len() < first.len() + last.len() || !s.ends_with(last) {
-        return false;
-    }
-    let mut rest = &s[first.len()..s.len() - last.len()];
-    for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
-            Some(i) => rest = &rest[i + mid.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
-impl CheckConfig {
-    fn validate(&self) -> Result<()> {
-        for (i, l) in self.limit.iter().enumerate() {
-            let n = i + 1;
-            if l.soft.is_none() && l.hard.is_none() {
-                anyhow::bail!(
-                    "[[check.limit]] number {n} ({:?}) sets neither soft nor hard",
-                    l.scenario
-                );
-            }
-            if let Some(v) = l.soft.filter(|v| !(v.is_finite() && *v >= 0.0)) {
-                anyhow::bail!(
-                    "[[check.limit]] number {n}: soft must be a percentage of at least 0, not {v}"
-                );
-            }
-            if let Some(v) = l.hard.filter(|v| !(v.is_finite() && *v > 0.0)) {
-                anyhow::bail!(
-                    "[[check.limit]] number {n}: hard must be a positive per-op figure, not {v}"
-                );
-            }
-        }
-        Ok(())
-    }
-}
+// `[check]`'s types and their validation belong to the gate that applies them.
+pub use costbench_judge::check::{glob_match, CheckConfig, Limit, LimitMetric};
 
 #[derive(Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -190,23 +111,6 @@ mod tests {
         ] {
             let e = format!("{:#}", Config::parse(bad).unwrap_err());
             assert!(e.contains(needle), "{bad:?}: {e}");
-        }
-    }
-
-    #[test]
-    fn globs() {
-        for (g, s, m) in [
-            ("*", "anything", true),
-            ("index/*", "index/sum", true),
-            ("index/*", "words/x", false),
-            ("*/checked", "index/sum/checked", true),
-            ("a*b*c", "axxbyyc", true),
-            ("a*b*c", "axxcyyb", false),
-            ("ab*ba", "aba", false),
-            ("exact", "exact", true),
-            ("exact", "exactly", false),
-        ] {
-            assert_eq!(glob_match(g, s), m, "{g} {s}");
         }
     }
 }

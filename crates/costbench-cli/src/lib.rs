@@ -3,36 +3,41 @@
 //! per-op results.
 //!
 //! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
-//! `commands` runs each command, wiring the layers below; `run` schedules and supervises child
+//! `commands` runs each command, wiring the layers; `run` schedules and supervises child
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
 //! `census` finds the bounds and overflow checks left in a binary and joins them with
 //! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML
-//! page; `stats` and `report` are pure functions of their inputs;
-//! `output` writes result files atomically; `miri` runs scenarios under Miri and reads its
-//! verdicts. Only `run`, `measure` and `miri` spawn processes or read clocks.
+//! page; `report` renders, as pure functions of its inputs; `miri` runs scenarios under Miri
+//! and reads its verdicts.
+//!
+//! The layers below are crates of their own, re-exported here under their old paths:
+//! `costbench-record` (`model`, `output`, `fmt`, `stats`, `selection`: the run record and the
+//! output directory), `costbench-judge` (`compare`, `check`: statistics and verdicts, pure) and
+//! `costbench-store` (`store`: history). None of them spawns a process, reads a clock or prints;
+//! in this crate `run`, `measure`, `miri`, `cargo`, `environment` and `variants` spawn
+//! processes (cargo, git, the scenario binaries, valgrind, perf).
 
 pub mod args;
 pub mod cargo;
 pub mod census;
-pub mod check;
 mod commands;
-pub mod compare;
 pub mod config;
 pub mod environment;
-pub mod fmt;
 pub mod html_report;
 pub mod import;
 pub mod measure;
 pub mod miri;
-pub mod model;
 mod options;
-pub mod output;
 pub mod report;
 pub mod run;
-pub mod selection;
-pub mod stats;
-pub mod store;
 pub mod variants;
+
+// The layers below, cut into their own crates, under the paths this crate has always used
+// (`crate::model::X`, `crate::compare::Y`): the record (data and the output directory), judging
+// (statistics, verdicts, the gate) and history.
+pub use costbench_judge::{check, compare};
+pub use costbench_record::{fmt, model, output, selection, stats};
+pub use costbench_store as store;
 
 use std::ffi::OsString;
 

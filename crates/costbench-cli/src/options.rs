@@ -21,7 +21,7 @@ impl SignificanceArgs {
             paired_walltime_threshold_pct: self.paired_walltime_threshold,
             confidence: self.confidence,
             paired_confidence: self.paired_confidence,
-            error_control: self.error_control,
+            error_control: self.error_control.into(),
             family_alpha: self.family_error,
             ..crate::compare::CompareOptions::default()
         };

@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn dynamic_summary_snapshot() {
         use crate::compare::testing::{assert_snapshot, every_figure};
-        assert_snapshot(
+        assert_snapshot!(
             "census_dynamic_summary",
             &dynamic_summary(&every_figure(), None),
         );

@@ -231,7 +231,7 @@ fn gate_and_emit(
         ),
         CompareFormat::Table => {
             print_comparison(&cmp, CompareFormat::Table);
-            print!("{}", crate::check::terminal(&gate));
+            print!("{}", crate::report::check::terminal(&gate));
         }
     }
     Ok(if !gate.passed() {

@@ -77,26 +77,8 @@ pub fn figures(totals: &[(String, u64)], ops: u64, callgrind_out: String) -> Opt
     })
 }
 
-/// Rows of the counters table: (event key, label), in display order.
-pub const ROWS: &[(&str, &str)] = &[
-    ("Ir", "instructions"),
-    ("Dr", "data reads"),
-    ("Dw", "data writes"),
-    ("I1mr", "I1 misses"),
-    ("D1mr", "D1 read misses"),
-    ("D1mw", "D1 write misses"),
-    ("ILmr", "LL instr misses"),
-    ("DLmr", "LL read misses"),
-    ("DLmw", "LL write misses"),
-    ("Bc", "cond. branches"),
-    ("Bcm", "cond. mispredicts"),
-    ("Bi", "indirect branches"),
-    ("Bim", "indirect mispredicts"),
-    ("L1hits", "L1 hits"),
-    ("LLhits", "LL hits"),
-    ("RAMhits", "RAM accesses"),
-    ("EstimatedCycles", "est. cycles"),
-];
+/// Rows of the counters table: the record's [`CACHE_ROWS`](crate::model::CACHE_ROWS).
+pub use crate::model::CACHE_ROWS as ROWS;
 
 #[cfg(test)]
 mod tests {

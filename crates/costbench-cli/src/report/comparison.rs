@@ -305,6 +305,6 @@ mod tests {
 
     #[test]
     fn terminal_snapshot() {
-        assert_snapshot("compare_terminal", &terminal(&every_verdict()));
+        assert_snapshot!("compare_terminal", &terminal(&every_verdict()));
     }
 }

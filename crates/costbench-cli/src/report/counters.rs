@@ -213,7 +213,7 @@ mod tests {
     fn ways_of_one_work_share_a_table() {
         let run = testing::memory_groups();
         let t = tables(&run);
-        crate::compare::testing::assert_snapshot("counters_groups", &t);
+        crate::compare::testing::assert_snapshot!("counters_groups", &t);
         assert!(t.contains("\nalloc/wc\n"), "{t}");
         assert!(!t.contains("other"), "{t}");
         let header = t.lines().nth(2).unwrap();

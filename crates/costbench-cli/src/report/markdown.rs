@@ -737,6 +737,6 @@ Candidate: run c (commit c012345678, branch main, variant release)
     #[test]
     fn comparison_snapshot() {
         let c = crate::compare::testing::every_verdict();
-        crate::compare::testing::assert_snapshot("compare_markdown", &comparison(&c));
+        crate::compare::testing::assert_snapshot!("compare_markdown", &comparison(&c));
     }
 }

@@ -1,6 +1,7 @@
 //! Reports: pure functions from run records, comparisons and Miri reports to text.
 
 pub mod bmf;
+pub mod check;
 pub mod comparison;
 pub mod counters;
 pub mod escape;

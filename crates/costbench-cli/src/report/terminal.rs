@@ -106,9 +106,9 @@ mod tests {
         use crate::compare::testing::{
             assert_snapshot, every_figure, record, scenario, with_icount,
         };
-        assert_snapshot("run_table", &table(&every_figure()));
+        assert_snapshot!("run_table", &table(&every_figure()));
         // Without the census column, counters, residual or failures.
         let plain = record("plain", vec![with_icount(scenario("a/b"), 42.0)]);
-        assert_snapshot("run_table_plain", &table(&plain));
+        assert_snapshot!("run_table_plain", &table(&plain));
     }
 }

@@ -605,8 +605,8 @@ mod tests {
         assert!(t.contains("variant broken (broken) did not build"), "{t}");
         assert!(t.contains("error[E0425]"), "{t}");
         let md = markdown(&m);
-        crate::compare::testing::assert_snapshot("variants_table_ratios", &t);
-        crate::compare::testing::assert_snapshot("variants_markdown_ratios", &md);
+        crate::compare::testing::assert_snapshot!("variants_table_ratios", &t);
+        crate::compare::testing::assert_snapshot!("variants_markdown_ratios", &md);
         assert!(md.contains("**110.00 Ir ×1.100**"), "{md}");
         assert!(md.contains("| oc | oc |"), "{md}");
         let json = serde_json::to_value(&m).unwrap();
@@ -702,8 +702,8 @@ mod tests {
             md.contains("(1 up, 0 down of 3; 1 unresolved, 1 placement not priced)"),
             "{md}"
         );
-        crate::compare::testing::assert_snapshot("variants_table_marks", &t);
-        crate::compare::testing::assert_snapshot("variants_markdown_marks", &md);
+        crate::compare::testing::assert_snapshot!("variants_table_marks", &t);
+        crate::compare::testing::assert_snapshot!("variants_markdown_marks", &md);
         let json = serde_json::to_value(&m).unwrap();
         assert_eq!(json["schema_version"], 2);
         assert_eq!(json["summary"][0]["walltime"]["placement"], 1);

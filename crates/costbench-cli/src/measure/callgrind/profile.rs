@@ -11,27 +11,8 @@
 use super::format::{Reader, Record};
 use crate::model::RunRecord;
 use anyhow::{bail, Context, Result};
-use std::collections::HashMap;
+pub use costbench_record::profile::{FunctionCost, Profile, ScenarioProfile};
 use std::path::Path;
-
-/// Costs of one function, in the first event of the file (instructions).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FunctionCost {
-    pub self_cost: u64,
-    pub inclusive: u64,
-}
-
-/// Every function of a profile by name (functions of the same name in several objects are
-/// summed: they cannot be told apart across two builds anyway).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Profile {
-    pub functions: HashMap<String, FunctionCost>,
-    /// Calls into each function by name (the `calls=COUNT` lines after `cfn=`): how often it was
-    /// entered, whatever its callers.
-    pub calls: HashMap<String, u64>,
-    /// Sum of every self cost: the file's total.
-    pub total: u64,
-}
 
 /// Reads and parses the callgrind output at `path`.
 pub fn read(path: &Path) -> Result<Profile> {
@@ -39,10 +20,6 @@ pub fn read(path: &Path) -> Result<Profile> {
         .with_context(|| format!("cannot read callgrind output {}", path.display()))?;
     parse(&text).with_context(|| format!("in callgrind output {}", path.display()))
 }
-
-/// One scenario's profile in one run, with the ops that run counted (costs per op are the
-/// profile's over these).
-pub type ScenarioProfile = (Profile, u64);
 
 /// The profile of scenario `id` in `run`, with the ops it counted, read from the callgrind
 /// output the run kept in its output directory `dir` (`None` for a run loaded from history, which
@@ -189,5 +166,71 @@ fn=(3) leaf
         assert_eq!(p.total, summary);
         let top = p.functions.iter().max_by_key(|(_, c)| c.self_cost).unwrap();
         assert!(top.0.contains("sort"), "{top:?}");
+    }
+}
+
+/// The per-function diff of `compare::functions` over profiles read by [`parse`]: these tests
+/// need both, so they live in the runner, the one crate that has both.
+#[cfg(test)]
+mod diff_tests {
+    use super::parse;
+    use crate::compare::functions::{placement_note, top_changes};
+
+    #[test]
+    fn a_change_with_more_calls_into_the_allocator_is_real_work() {
+        // The same calls into malloc, more instructions inside it: placement.
+        let p = |calls: u64, inside: u64| {
+            parse(&format!(
+                "events: Ir\nfn=(1) main\n1 10\ncfn=(2) malloc\ncalls={calls} 1\n1 {inside}\nfn=(2)\n1 {inside}\n"
+            ))
+            .unwrap()
+        };
+        assert!(placement_note(&p(4, 100), &p(4, 120), 1, 1).is_some());
+        // One more call: more allocations, not placement.
+        assert!(placement_note(&p(4, 100), &p(5, 120), 1, 1).is_none());
+        assert_eq!(p(4, 100).calls["malloc"], 4);
+    }
+
+    #[test]
+    fn largest_self_change_first_per_op() {
+        let base = parse("events: Ir\nfn=(1) main\ncfn=(2) a\ncalls=1 1\n1 30\n1 10\nfn=(2)\n1 30\nfn=(3) same\n1 5\n").unwrap();
+        let cand = parse("events: Ir\nfn=(1) main\ncfn=(2) a\ncalls=1 1\n1 50\n1 10\nfn=(2)\n1 40\ncfn=(4) new\ncalls=1 1\n1 10\nfn=(4)\n1 10\nfn=(3) same\n1 5\n").unwrap();
+        let top = top_changes(&base, &cand, 10, 10, 10);
+        let names: Vec<&str> = top.iter().map(|d| d.name.as_str()).collect();
+        // a: self 30 -> 40; new: 0 -> 10 (ties on self change: larger inclusive change first,
+        // a's inclusive moved by 20); main: self unchanged, inclusive 40 -> 60; same: unchanged.
+        assert_eq!(names, ["a", "new", "main"]);
+        assert_eq!(top[0].base_self, 3.0);
+        assert_eq!(top[0].cand_inclusive, 5.0);
+        assert_eq!(top_changes(&base, &cand, 10, 10, 1).len(), 1);
+        assert_eq!(placement_note(&base, &cand, 10, 10), None);
+    }
+
+    #[test]
+    fn a_change_inside_allocator_and_memcmp_paths_is_noted() {
+        // (base profile, candidate profile, expected note or None)
+        let base = "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 500\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 100\n";
+        let cases = [
+            // Only malloc and memcmp moved: all of it.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 530\nfn=(3) __memcmp_avx2_movbe\n1 290\nfn=(4) work\n1 100\n",
+                Some("all of the change is in allocator and mem*/str* paths (_int_malloc, __memcmp_avx2_movbe), whose work depends on data placement"),
+            ),
+            // 40 of 42 changed instructions in placement-dependent paths: 95 %.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 540\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 102\n",
+                Some("95 % of the change is in allocator paths (_int_malloc), whose work depends on data placement"),
+            ),
+            // Half of it in the scenario's own code: no note.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 510\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 110\n",
+                None,
+            ),
+        ];
+        let base = parse(base).unwrap();
+        for (cand, want) in cases {
+            let got = placement_note(&base, &parse(cand).unwrap(), 1, 1);
+            assert_eq!(got.as_deref(), want);
+        }
     }
 }

@@ -1,6 +1,7 @@
-//! Run records built in code, for the tests of `compare` and of the comparison reports. Test-only.
+//! Run records built in code, and the snapshot assertion, for the tests of this crate and of the
+//! crates above it (which enable the `testing` feature in their dev-dependencies). Test-only.
+//! Comparisons built in code are `costbench_judge::compare::testing`'s.
 
-use super::bootstrap::SplitMix64;
 use crate::model::{
     Environment, Failure, Git, Host, Icount, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,
     Walltime, SCHEMA, SCHEMA_VERSION,
@@ -73,12 +74,14 @@ pub fn scenario(id: &str) -> ScenarioResult {
     }
 }
 
+/// `r` measuring `ops` ops, what one op is named `unit`.
 pub fn with_ops(mut r: ScenarioResult, ops: u64, unit: &str) -> ScenarioResult {
     r.ops = ops;
     r.unit = unit.into();
     r
 }
 
+/// `r` with an instruction count of `ir_per_op` per op (its callgrind output named after the id).
 pub fn with_icount(mut r: ScenarioResult, ir_per_op: f64) -> ScenarioResult {
     r.icount = Some(Icount {
         ir: (ir_per_op * r.ops as f64).round() as u64,
@@ -105,6 +108,7 @@ pub fn with_walltime(mut r: ScenarioResult, per_op: &[f64]) -> ScenarioResult {
     r
 }
 
+/// `r` with a failure of `instrument` of `kind`, with a two-line message.
 pub fn with_failure(mut r: ScenarioResult, instrument: &str, kind: &str) -> ScenarioResult {
     r.failures.push(Failure {
         instrument: instrument.into(),
@@ -113,14 +117,6 @@ pub fn with_failure(mut r: ScenarioResult, instrument: &str, kind: &str) -> Scen
         stderr_tail: String::new(),
     });
     r
-}
-
-/// `n` samples uniform in `center * (1 ± spread)`, from their own generator: deterministic noise.
-pub fn noisy(center: f64, spread: f64, n: usize, seed: u64) -> Vec<f64> {
-    let mut rng = SplitMix64::new(seed);
-    (0..n)
-        .map(|_| center * (1.0 + spread * (2.0 * rng.unit_f64() - 1.0)))
-        .collect()
 }
 
 /// Wall-time figures of one side of an interleaved session "session": one sample per round,
@@ -165,11 +161,25 @@ pub fn rounds_pair(ratio: f64, wobble: &[f64]) -> (Vec<f64>, Vec<f64>) {
     (base, cand)
 }
 
-/// Compares `got` with the committed snapshot `src/snapshots/NAME.txt` byte for byte, so that a
-/// change to a report's output shows as a reviewed diff of that file. `COSTBENCH_BLESS=1`
-/// (re)writes the snapshot instead.
-pub fn assert_snapshot(name: &str, got: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+/// Compares `got` with the committed snapshot `src/snapshots/NAME.txt` of the crate whose test
+/// calls it, byte for byte, so that a change to a report's output shows as a reviewed diff of
+/// that file. `COSTBENCH_BLESS=1` (re)writes the snapshot instead. A macro so that the snapshot
+/// directory is the calling crate's, not this one's.
+#[macro_export]
+macro_rules! assert_snapshot {
+    ($name:expr, $got:expr $(,)?) => {
+        $crate::testing::assert_snapshot_in(
+            ::std::path::Path::new(env!("CARGO_MANIFEST_DIR")),
+            $name,
+            $got,
+        )
+    };
+}
+pub use crate::assert_snapshot;
+
+/// [`assert_snapshot!`] for the crate whose manifest is in `manifest_dir`.
+pub fn assert_snapshot_in(manifest_dir: &std::path::Path, name: &str, got: &str) {
+    let path = manifest_dir
         .join("src/snapshots")
         .join(format!("{name}.txt"));
     if std::env::var_os("COSTBENCH_BLESS").is_some() {
@@ -236,7 +246,7 @@ pub fn every_figure() -> RunRecord {
         }],
         top_sites: vec![],
     });
-    let per_op: std::collections::BTreeMap<String, f64> = crate::measure::cache::ROWS
+    let per_op: std::collections::BTreeMap<String, f64> = crate::model::CACHE_ROWS
         .iter()
         .enumerate()
         .map(|(k, (key, _))| (key.to_string(), 1234.5 / (k as f64 + 1.0).powi(3)))
@@ -313,65 +323,6 @@ pub fn every_figure() -> RunRecord {
         reason: "perf_event_paranoid is 3".into(),
     });
     run
-}
-
-/// A comparison with a row of every verdict the reports render: instruction-count regressions
-/// and improvements (one with a changed unit), an unchanged row, interleaved wall time judged by
-/// its paired interval, separate-run wall time left unresolved, missing, new and failed
-/// scenarios, and the functions behind a change. For the snapshots of the comparison reports.
-pub fn every_verdict() -> super::Comparison {
-    let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
-    let (base_rounds, cand_rounds) = rounds_pair(1.2, &tight);
-    let base = record(
-        "b",
-        vec![
-            with_icount(scenario("fast"), 1000.0),
-            with_icount(scenario("slow"), 1000.0),
-            with_icount(with_ops(scenario("unit"), 4, "bytes"), 52.25),
-            with_icount(scenario("same"), 1000.0),
-            with_icount(scenario("gone"), 10.0),
-            with_rounds(scenario("paired"), &base_rounds, true, 1),
-            with_walltime(scenario("apart/1"), &noisy(100.0, 0.01, 20, 1)),
-            with_walltime(scenario("apart/2"), &noisy(200.0, 0.01, 20, 2)),
-        ],
-    );
-    let cand = record(
-        "c",
-        vec![
-            with_icount(scenario("fast"), 900.0),
-            with_icount(scenario("slow"), 1_234_567.0),
-            with_icount(with_ops(scenario("unit"), 4, "words"), 60.5),
-            with_icount(scenario("same"), 1000.0),
-            with_icount(scenario("new\u{1b}"), 10.0),
-            with_failure(scenario("broken"), "icount", "panicked"),
-            with_rounds(scenario("paired"), &cand_rounds, true, 1),
-            with_walltime(scenario("apart/1"), &noisy(150.0, 0.01, 20, 1)),
-            with_walltime(scenario("apart/2"), &noisy(300.0, 0.01, 20, 2)),
-        ],
-    );
-    let mut c = super::compare(&base, &cand, &super::CompareOptions::default());
-    c.functions.push(super::functions::FunctionChanges {
-        id: "slow".into(),
-        top: vec![
-            super::functions::FunctionDelta {
-                name: "core::slice::sort".into(),
-                base_self: 400.0,
-                cand_self: 1_200_000.5,
-                base_inclusive: 600.0,
-                cand_inclusive: 1_230_000.0,
-            },
-            super::functions::FunctionDelta {
-                name: "alloc::vec::Vec<T>::push".into(),
-                base_self: 5.5,
-                cand_self: 0.25,
-                base_inclusive: 5.5,
-                cand_inclusive: 5.5,
-            },
-        ],
-        unavailable: None,
-        placement_note: Some("code moved".into()),
-    });
-    c
 }
 
 /// Two ways of one work with memory figures (the second without allocation counts) and a

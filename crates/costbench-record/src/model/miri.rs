@@ -3,6 +3,8 @@
 //! (a verdict's name, whether it fails the command); running Miri and reading its output belong
 //! to `miri`, the tables to `report::miri`. Nothing here spawns, prints or reads files.
 
+#![warn(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 
 /// `schema` of the JSON report.
@@ -13,11 +15,15 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// The JSON report (`--format json`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MiriReport {
+    /// [`SCHEMA`].
     pub schema: String,
+    /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
     /// RFC 3339, UTC.
     pub started_at: String,
+    /// The costbench that ran Miri.
     pub tool: super::Tool,
+    /// The suite and bench target run.
     pub suite: super::SuiteInfo,
     /// Rustup toolchain that ran Miri.
     pub toolchain: String,
@@ -28,7 +34,9 @@ pub struct MiriReport {
     /// Cargo features the bench target was built with (`--features`), if any.
     #[serde(default)]
     pub features: Option<String>,
+    /// Seconds spent in each phase.
     pub timing: Timing,
+    /// One per scenario run, in the listing's order.
     pub results: Vec<MiriResult>,
 }
 
@@ -43,17 +51,20 @@ pub struct Timing {
     pub list_s: f64,
     /// All scenario runs.
     pub scenarios_s: f64,
+    /// Everything, from start to report.
     pub total_s: f64,
 }
 
 /// One scenario's Miri run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MiriResult {
+    /// The scenario's id.
     pub scenario: String,
     /// Parties of a multi-party scenario, run as threads of one Miri process.
     pub parties: Vec<String>,
     /// Wall time of the scenario's Miri process, cargo's freshness check included.
     pub seconds: f64,
+    /// What Miri found.
     #[serde(flatten)]
     pub finding: Finding,
 }
@@ -121,12 +132,18 @@ pub enum Finding {
     },
     /// Miri cannot run the scenario: it performs an operation Miri does not support.
     NotRunnable {
+        /// Which unsupported operation.
         kind: Unsupported,
         /// Miri's message, without the `unsupported operation: ` prefix.
         message: String,
+        /// `file:line:col` Miri points at.
         location: Option<String>,
+        /// Miri's `help:` and `note:` lines (with their own locations).
         notes: Vec<String>,
+        /// First frames of the backtrace, innermost first: `function at file:line:col`.
         backtrace: Vec<String>,
+        /// The innermost frame in the workspace's own code, when the operation is in std or a
+        /// dependency.
         workspace_frame: Option<String>,
     },
     /// The scenario failed for another reason: it panicked, deadlocked, leaked, exhausted a
@@ -135,7 +152,9 @@ pub enum Finding {
         /// `panicked`, `deadlock`, `memory-leak`, `resource-exhaustion`, `abnormal-termination`,
         /// `misuse`, `timed-out`, `error` (Miri's words after `error:`) or `crashed`.
         kind: String,
+        /// The failure's message.
         message: String,
+        /// `file:line:col` of the failure, when it names one.
         location: Option<String>,
         /// The last lines of stderr, for failures whose message is not enough.
         stderr_tail: String,

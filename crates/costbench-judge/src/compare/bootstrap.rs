@@ -8,13 +8,16 @@ use serde::Serialize;
 /// Confidence interval of `candidate median / baseline median`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RatioCi {
+    /// Lower bound of the ratio.
     pub low: f64,
+    /// Upper bound of the ratio.
     pub high: f64,
     /// Confidence level, e.g. 0.95.
     pub level: f64,
 }
 
 impl RatioCi {
+    /// Whether the interval includes 1 (no change).
     pub fn contains_one(&self) -> bool {
         self.low <= 1.0 && 1.0 <= self.high
     }
@@ -44,7 +47,9 @@ impl SplitMix64 {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 
-    /// Uniform in `[0, 1)` with 53 random bits.
+    /// Uniform in `[0, 1)` with 53 random bits. Only the test fixtures' deterministic noise
+    /// (`compare::testing::noisy`) draws these.
+    #[cfg(any(test, feature = "testing"))]
     pub fn unit_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }

@@ -1,14 +1,21 @@
-//! History of runs behind one small interface, so that the embedded SQLite default and a shared
-//! server database can stand in for each other.
+//! The history of costbench runs behind one small interface, the [`Store`] trait, so that the
+//! embedded SQLite default ([`sqlite`]) and a shared server database can stand in for each
+//! other.
 //!
 //! A store keeps whole run records (self-describing, keyed by their run id, so that records
 //! from many machines merge without conflicts) plus an index of per-op figures for series
-//! queries. It never computes statistics; `compare` does that.
+//! queries. It owns the history database file and nothing else: it never computes statistics
+//! (`costbench-judge` does that), spawns no processes and prints nothing; the run record it
+//! keeps is `costbench-record`'s.
+
+#![warn(missing_docs)]
 
 pub mod sqlite;
 
-use crate::model::RunRecord;
+// The model under the name the store has always used (`crate::model::X`).
 use anyhow::Result;
+use costbench_record::model;
+use model::RunRecord;
 use std::path::{Path, PathBuf};
 
 /// The history database used when `--db` is not given.
@@ -19,30 +26,45 @@ pub fn default_path(target_directory: &Path) -> PathBuf {
 /// One run, as listed by [`Store::runs`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
+    /// The run's id (a timestamp plus random bits).
     pub run_id: String,
+    /// When the run started (RFC 3339, UTC).
     pub started_at: String,
+    /// The commit the suite was built from, if it was in a git repository.
     pub commit: Option<String>,
+    /// The branch checked out, if any.
     pub branch: Option<String>,
+    /// Whether the work tree had uncommitted changes.
     pub dirty: bool,
+    /// The build variant measured (`release` unless `costbench variants` chose one).
     pub variant: String,
+    /// The package that holds the bench target.
     pub package: String,
+    /// The bench target.
     pub bench: String,
+    /// How many scenario results the run holds.
     pub scenarios: usize,
+    /// How many of its results failed (under any instrument).
     pub failures: usize,
 }
 
 /// Which runs a query covers, newest first.
 #[derive(Debug, Clone, Default)]
 pub struct RunQuery {
+    /// Only runs on this branch.
     pub branch: Option<String>,
+    /// Only runs of this build variant.
     pub variant: Option<String>,
+    /// At most this many runs (the newest).
     pub limit: Option<usize>,
 }
 
 /// A metric of one measured id: instructions per op, or median wall time per op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
+    /// Instructions per op.
     Icount,
+    /// Median wall time per op, ns.
     Walltime,
     /// Simulated estimated cycles per op.
     Cycles,
@@ -57,6 +79,7 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The metric's name in the database and on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
             Metric::Icount => "icount",
@@ -95,9 +118,13 @@ impl Metric {
 /// One value of a series, from one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeriesPoint {
+    /// The run the value is from.
     pub run_id: String,
+    /// When that run started (RFC 3339, UTC).
     pub started_at: String,
+    /// The commit it measured, if known.
     pub commit: Option<String>,
+    /// The metric's per-op value in that run.
     pub per_op: f64,
 }
 

@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+/// An output directory that [`prepare`](OutputDir::prepare) found writable; every result file
+/// of a run goes into it.
 #[derive(Debug, Clone)]
 pub struct OutputDir {
     root: PathBuf,
@@ -32,6 +34,7 @@ impl OutputDir {
         })
     }
 
+    /// The directory.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -55,6 +58,8 @@ impl OutputDir {
         Ok((self.root.join(&rel), rel))
     }
 
+    /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the counters and memory
+    /// CSVs only when their instruments ran.
     pub fn write_all(&self, run: &RunRecord) -> Result<()> {
         let json = serde_json::to_string_pretty(run).expect("a run record always serialises");
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;
@@ -255,7 +260,7 @@ pub fn memory_csv(run: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::{record, scenario, with_icount};
+    use crate::testing::{record, scenario, with_icount};
 
     #[test]
     fn file_stems_are_safe_and_distinct() {
@@ -289,17 +294,17 @@ mod tests {
 
     #[test]
     fn csv_snapshots() {
-        use crate::compare::testing::{assert_snapshot, every_figure};
+        use crate::testing::{assert_snapshot, every_figure};
         let run = every_figure();
-        assert_snapshot("icounts_csv", &icounts_csv(&run));
-        assert_snapshot("walltime_csv", &walltime_csv(&run));
-        assert_snapshot("counters_csv", &counters_csv(&run));
-        assert_snapshot("memory_csv", &memory_csv(&run));
+        assert_snapshot!("icounts_csv", &icounts_csv(&run));
+        assert_snapshot!("walltime_csv", &walltime_csv(&run));
+        assert_snapshot!("counters_csv", &counters_csv(&run));
+        assert_snapshot!("memory_csv", &memory_csv(&run));
     }
 
     #[test]
     fn memory_csv_leaves_unmeasured_cells_empty() {
-        let csv = memory_csv(&crate::compare::testing::memory_groups());
+        let csv = memory_csv(&crate::testing::memory_groups());
         assert_eq!(csv.lines().count(), 3, "{csv}");
         assert!(
             csv.contains("\nalloc/wc/owned,system,2,0,0,16,160,2000,,,,\n"),

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 /// How the per-row error rate follows from the family's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorControl {
     /// Holm's step-down: the chance that a check flags any unchanged row is at most the
@@ -22,6 +22,7 @@ pub enum ErrorControl {
 }
 
 impl ErrorControl {
+    /// The method's name on the command line and in JSON.
     pub fn name(self) -> &'static str {
         match self {
             ErrorControl::Holm => "holm",

@@ -152,6 +152,7 @@ pub struct Assessment {
     pub ci: RatioCi,
     /// Two-sided exact signed-rank p-value of "no change" ([`signed_rank_p`]).
     pub p_value: f64,
+    /// Whether the interval settles the threshold, and on which side.
     pub resolution: Resolution,
     /// The smallest change (percent, of either sign) that these rounds would flag nine times in
     /// ten: the threshold or the interval's half-width, whichever is larger, plus 1.28 standard

@@ -42,7 +42,9 @@ pub fn threshold_pct(series: &[f64], inst: Instrument) -> Option<f64> {
 /// A threshold learned from history, and how many consecutive changes it was learned from.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Learned {
+    /// The threshold, percent.
     pub pct: f64,
+    /// How many consecutive changes of history it was learned from.
     pub changes: usize,
 }
 
@@ -82,13 +84,15 @@ impl HistoricThresholds {
         }
     }
 
-    /// Sets a threshold directly (tests that need an exact one).
-    #[cfg(test)]
+    /// Sets a threshold directly (tests that need an exact one; with the `testing` feature for
+    /// the tests of the reports).
+    #[cfg(any(test, feature = "testing"))]
     pub fn set(&mut self, id: &str, inst: Instrument, pct: f64, changes: usize) {
         self.map
             .insert((id.to_string(), inst.name()), Learned { pct, changes });
     }
 
+    /// The threshold for `id` under `inst`, percent, if history gave it one.
     pub fn get(&self, id: &str, inst: Instrument) -> Option<f64> {
         self.learned(id, inst).map(|l| l.pct)
     }
@@ -98,10 +102,12 @@ impl HistoricThresholds {
         self.map.get(&(id.to_string(), inst.name())).copied()
     }
 
+    /// How many (id, instrument) thresholds history gave.
     pub fn len(&self) -> usize {
         self.map.len()
     }
 
+    /// Whether history gave no threshold at all.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }

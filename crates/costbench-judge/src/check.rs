@@ -13,15 +13,104 @@
 //!   listed as notes, so a reader knows what the check did not settle.
 
 use crate::compare::{Comparison, Instrument, Verdict};
-use crate::config::{glob_match, CheckConfig, LimitMetric};
 use crate::fmt::fmt_change;
 use crate::model::RunRecord;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// `[check]`: the CI gate's limits.
+#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CheckConfig {
+    /// Measured ids (globs: `*` matches any run of characters) that never fail the check.
+    #[serde(default)]
+    pub ignore: Vec<String>,
+    /// The `[[check.limit]]` entries, in file order: later ones override earlier ones.
+    #[serde(default)]
+    pub limit: Vec<Limit>,
+}
+
+/// One `[[check.limit]]` entry.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Limit {
+    /// Glob over measured ids.
+    #[serde(default = "any")]
+    pub scenario: String,
+    /// `icount` or `walltime`; both when absent.
+    pub metric: Option<LimitMetric>,
+    /// Percent: a significant regression fails the check only when its change exceeds this.
+    pub soft: Option<f64>,
+    /// Absolute per-op ceiling for the candidate (instructions per op, or median ns per op).
+    pub hard: Option<f64>,
+}
+
+fn any() -> String {
+    "*".into()
+}
+
+/// Which figure a `[[check.limit]]` entry limits.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LimitMetric {
+    /// Instructions per op.
+    Icount,
+    /// Median wall time per op, ns.
+    Walltime,
+}
+
+/// Whether `glob` (`*` matches any run of characters, everything else itself) matches all of `s`.
+pub fn glob_match(glob: &str, s: &str) -> bool {
+    let parts: Vec<&str> = glob.split('*').collect();
+    if parts.len() == 1 {
+        return glob == s;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !s.starts_with(first) || s.len() < first.len() + last.len() || !s.ends_with(last) {
+        return false;
+    }
+    let mut rest = &s[first.len()..s.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+impl CheckConfig {
+    /// Refuses entries that limit nothing and limits that are not numbers in range; the
+    /// message names the entry by its position.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        for (i, l) in self.limit.iter().enumerate() {
+            let n = i + 1;
+            if l.soft.is_none() && l.hard.is_none() {
+                anyhow::bail!(
+                    "[[check.limit]] number {n} ({:?}) sets neither soft nor hard",
+                    l.scenario
+                );
+            }
+            if let Some(v) = l.soft.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+                anyhow::bail!(
+                    "[[check.limit]] number {n}: soft must be a percentage of at least 0, not {v}"
+                );
+            }
+            if let Some(v) = l.hard.filter(|v| !(v.is_finite() && *v > 0.0)) {
+                anyhow::bail!(
+                    "[[check.limit]] number {n}: hard must be a positive per-op figure, not {v}"
+                );
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Why the gate failed for one id and metric.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Violation {
+    /// The measured id.
     pub id: String,
+    /// The figure that broke the limit.
     pub instrument: Instrument,
     /// `regression` or `hard-limit`.
     pub kind: &'static str,
@@ -36,6 +125,7 @@ pub struct Violation {
 /// The verdict of the gate.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Gate {
+    /// Every broken limit, regressions first, then hard limits.
     pub violations: Vec<Violation>,
     /// Ids with a significant regression that `ignore` excused.
     pub ignored: Vec<String>,
@@ -47,14 +137,20 @@ pub struct Gate {
 /// A row that was neither gated nor unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Note {
+    /// The measured id.
     pub id: String,
+    /// The figure the row compared.
     pub instrument: Instrument,
+    /// `unresolved` or `placement`.
     pub verdict: Verdict,
+    /// The row's change, percent.
     pub change_pct: f64,
+    /// Why the comparison gave that verdict (its row's `reason`).
     pub reason: String,
 }
 
 impl Gate {
+    /// No violations: the check succeeds.
     pub fn passed(&self) -> bool {
         self.violations.is_empty()
     }
@@ -154,54 +250,24 @@ pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
     gate
 }
 
-/// The gate's verdict for the terminal, after the comparison table.
-pub fn terminal(gate: &Gate) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    if gate.passed() {
-        out.push_str("\ncheck: passed\n");
-    } else {
-        let _ = writeln!(
-            out,
-            "\ncheck: FAILED, {} violation(s):",
-            gate.violations.len()
-        );
-        for v in &gate.violations {
-            let _ = writeln!(
-                out,
-                "  {} ({}): {}",
-                crate::report::escape::clean(&v.id),
-                v.instrument.name(),
-                v.message
-            );
-        }
-    }
-    if !gate.ignored.is_empty() {
-        let ids: Vec<String> = gate
-            .ignored
-            .iter()
-            .map(|i| crate::report::escape::clean(i))
-            .collect();
-        let _ = writeln!(out, "ignored by costbench.toml: {}", ids.join(", "));
-    }
-    if !gate.notes.is_empty() {
-        let n = |v: Verdict| gate.notes.iter().filter(|x| x.verdict == v).count();
-        let _ = writeln!(
-            out,
-            "not gated: {} unresolved, {} placement (listed above with their reasons)",
-            n(Verdict::Unresolved),
-            n(Verdict::Placement)
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::compare::testing::{record, scenario, with_icount};
     use crate::compare::{compare, CompareOptions};
-    use crate::config::Config;
+
+    /// The `[check]` table of a `costbench.toml`, validated as the runner's configuration
+    /// loader validates it.
+    fn check_config(toml: &str) -> CheckConfig {
+        #[derive(Deserialize)]
+        struct File {
+            #[serde(default)]
+            check: CheckConfig,
+        }
+        let cfg = toml::from_str::<File>(toml).unwrap().check;
+        cfg.validate().unwrap();
+        cfg
+    }
 
     fn runs() -> (RunRecord, RunRecord) {
         let base = record(
@@ -227,7 +293,7 @@ mod tests {
     fn gate(toml: &str) -> Gate {
         let (base, cand) = runs();
         let cmp = compare(&base, &cand, &CompareOptions::default());
-        evaluate(&cmp, &cand, &Config::parse(toml).unwrap().check)
+        evaluate(&cmp, &cand, &check_config(toml))
     }
 
     fn ids(g: &Gate) -> Vec<(&str, &str)> {
@@ -252,67 +318,6 @@ mod tests {
     }
 
     #[test]
-    fn unresolved_and_placement_rows_are_notes_never_violations() {
-        use crate::compare::testing::{rounds_pair, with_rounds};
-        // "moved": 7 % slower with identical instructions (placement); "wide": rounds spread
-        // ±14 % (unresolved); "plain": separate-run wall time is not in this session.
-        let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
-        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
-        let side = |pick: usize| {
-            let v = |ratio: f64, w: &[f64]| {
-                let (b, c) = rounds_pair(ratio, w);
-                if pick == 0 {
-                    b
-                } else {
-                    c
-                }
-            };
-            record(
-                "r",
-                vec![
-                    with_rounds(
-                        with_icount(scenario("moved"), 100.0),
-                        &v(1.07, &tight),
-                        true,
-                        1,
-                    ),
-                    with_rounds(scenario("wide"), &v(1.02, &wide), true, 1),
-                ],
-            )
-        };
-        let (base, cand) = (side(0), side(1));
-        let cmp = compare(&base, &cand, &CompareOptions::default());
-        let g = evaluate(&cmp, &cand, &Config::parse("").unwrap().check);
-        assert!(g.passed(), "{g:#?}");
-        let notes: Vec<(&str, Verdict)> =
-            g.notes.iter().map(|n| (n.id.as_str(), n.verdict)).collect();
-        assert_eq!(
-            notes,
-            [("moved", Verdict::Placement), ("wide", Verdict::Unresolved)]
-        );
-        assert_eq!(
-            terminal(&g),
-            "\ncheck: passed\nnot gated: 1 unresolved, 1 placement (listed above with their reasons)\n"
-        );
-        // The comparison's terminal table lists them with their reasons.
-        let text = crate::report::comparison::terminal(&cmp);
-        assert!(
-            text.contains("\nnot gated (1 unresolved, 1 placement):\n  moved (walltime) +7."),
-            "{text}"
-        );
-        assert!(
-            text.contains(" placement: same instructions (+0.00 %); time +7."),
-            "{text}"
-        );
-        assert!(
-            text.contains("  wide (walltime) +")
-                && text.contains(" unresolved: cannot resolve 3 %: ratio ["),
-            "{text}"
-        );
-        assert!(text.contains("no significant change\n"), "{text}");
-    }
-
-    #[test]
     fn soft_limits_ignores_and_hard_limits() {
         let g = gate(
             "[check]\nignore = [\"pipe/*\"]\n\
@@ -328,5 +333,22 @@ mod tests {
         // A soft limit for wall time does not apply to instruction counts.
         let g = gate("[[check.limit]]\nmetric = \"walltime\"\nsoft = 50\n");
         assert_eq!(g.violations.len(), 3);
+    }
+
+    #[test]
+    fn globs() {
+        for (g, s, m) in [
+            ("*", "anything", true),
+            ("index/*", "index/sum", true),
+            ("index/*", "words/x", false),
+            ("*/checked", "index/sum/checked", true),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxcyyb", false),
+            ("ab*ba", "aba", false),
+            ("exact", "exact", true),
+            ("exact", "exactly", false),
+        ] {
+            assert_eq!(glob_match(g, s), m, "{g} {s}");
+        }
     }
 }

@@ -38,6 +38,7 @@ pub const DEFAULT_PAIRED_CONFIDENCE: f64 = 0.99;
 pub const DEFAULT_FAMILY_ALPHA: f64 = 0.05;
 /// Enough resamples for stable 2.5 % and 97.5 % percentiles (50 resamples beyond each bound).
 pub const DEFAULT_RESAMPLES: usize = 2000;
+/// Confidence level of the bootstrap interval of two separate runs' wall time.
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;
 /// Fixed, so that a comparison is reproducible. Every row starts from this seed, so a row's
 /// interval does not depend on which other scenarios the runs contain.
@@ -154,6 +155,7 @@ pub enum Instrument {
 pub const RSS_THRESHOLD_PCT: f64 = 5.0;
 
 impl Instrument {
+    /// Every instrument a comparison can judge, in the order of the rows.
     pub const ALL: [Instrument; 5] = [
         Instrument::Icount,
         Instrument::Walltime,
@@ -203,6 +205,7 @@ impl Instrument {
         }
     }
 
+    /// The per-op figure of `r` under this instrument, if it was measured.
     pub fn per_op(self, r: &ScenarioResult) -> Option<f64> {
         match self {
             Instrument::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
@@ -229,6 +232,7 @@ impl fmt::Display for Instrument {
     }
 }
 
+/// What a comparison concluded about one row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
@@ -254,6 +258,7 @@ impl Verdict {
         matches!(self, Verdict::Regression | Verdict::Improvement)
     }
 
+    /// The verdict's name, as in JSON and the reports.
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Regression => "regression",
@@ -275,12 +280,16 @@ impl fmt::Display for Verdict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
+    /// Only in the baseline.
     Baseline,
+    /// Only in the candidate.
     Candidate,
+    /// In both runs.
     Both,
 }
 
 impl Side {
+    /// The side's name, as in JSON and the reports.
     pub fn name(self) -> &'static str {
         match self {
             Side::Baseline => "baseline",
@@ -299,7 +308,9 @@ impl fmt::Display for Side {
 /// One measured id under one instrument, present and successful in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
+    /// The measured id.
     pub id: String,
+    /// The figure compared.
     pub instrument: Instrument,
     /// What one op is (the candidate's `unit`; see `note` when it changed).
     pub unit: String,
@@ -331,6 +342,7 @@ pub struct Row {
     /// this scenario.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spread_pct: Option<f64>,
+    /// What the comparison concluded.
     pub verdict: Verdict,
     /// Why the verdict, in a few words: "within 0.2 % threshold".
     pub reason: String,
@@ -346,8 +358,11 @@ pub struct Row {
 /// the id (other instruments still are).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FailedEntry {
+    /// The measured id.
     pub id: String,
+    /// The run (or runs) in which the instrument failed.
     pub side: Side,
+    /// The instrument that failed, as the run record names it.
     pub instrument: String,
     /// `panicked`, `timed-out`, ... (from the run record).
     pub kind: String,
@@ -359,6 +374,7 @@ pub struct FailedEntry {
 /// still compared, but may not mean the same thing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SetupChange {
+    /// The measured id.
     pub id: String,
     /// "ops 1000 → 2000", "unit bytes → lookups", "clock monotonic → thread-cpu".
     pub changes: Vec<String>,
@@ -367,7 +383,9 @@ pub struct SetupChange {
 /// An instrument measured for an id in one run only (asked for in one run, skipped in the other).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NotCompared {
+    /// The measured id.
     pub id: String,
+    /// The figure measured in one run only.
     pub instrument: Instrument,
     /// The run that has the figure.
     pub measured_in: Side,
@@ -376,10 +394,15 @@ pub struct NotCompared {
 /// Enough about a run to tell the reader what was compared with what.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunLabel {
+    /// The run's id.
     pub run_id: String,
+    /// The build variant measured.
     pub variant: String,
+    /// The commit the suite was built from, if known.
     pub commit: Option<String>,
+    /// The branch checked out, if any.
     pub branch: Option<String>,
+    /// Whether the work tree had uncommitted changes (shown as `+` after the commit).
     pub dirty: bool,
 }
 
@@ -428,8 +451,11 @@ pub struct Comparison {
     pub schema: &'static str,
     /// [`COMPARISON_SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The baseline run.
     pub base: RunLabel,
+    /// The candidate run.
     pub cand: RunLabel,
+    /// The thresholds, levels and seed the comparison used.
     pub options: CompareOptions,
     /// One per (id, instrument) compared, in the baseline's order, icount before walltime.
     pub rows: Vec<Row>,
@@ -437,8 +463,11 @@ pub struct Comparison {
     pub missing_in_cand: Vec<String>,
     /// Ids of the candidate absent from the baseline, in the candidate's order.
     pub new_in_cand: Vec<String>,
+    /// Instruments that failed for an id in either run, so not compared for it.
     pub failed: Vec<FailedEntry>,
+    /// Ids whose ops, unit or clock changed between the runs.
     pub setup_changes: Vec<SetupChange>,
+    /// Instruments measured for an id in one run only.
     pub not_compared: Vec<NotCompared>,
     /// For significant instruction-count changes: the functions that moved most (filled by
     /// [`attach`](super::functions::attach), from the callgrind outputs the caller loads).
@@ -536,18 +565,25 @@ pub(super) const HISTORY_EVIDENCE: &str = "separate runs: between-run noise from
 /// One function's instructions per op in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FunctionDelta {
+    /// The function's name (demangled), summed over the objects that define it.
     pub name: String,
+    /// Self cost per op in the baseline, instructions.
     pub base_self: f64,
+    /// Self cost per op in the candidate, instructions.
     pub cand_self: f64,
+    /// Inclusive cost per op in the baseline, instructions.
     pub base_inclusive: f64,
+    /// Inclusive cost per op in the candidate, instructions.
     pub cand_inclusive: f64,
 }
 
 impl FunctionDelta {
+    /// Candidate minus baseline self cost per op.
     pub fn self_change(&self) -> f64 {
         self.cand_self - self.base_self
     }
 
+    /// Candidate minus baseline inclusive cost per op.
     pub fn inclusive_change(&self) -> f64 {
         self.cand_inclusive - self.base_inclusive
     }
@@ -556,7 +592,9 @@ impl FunctionDelta {
 /// The functions that moved most in one scenario, or why they are not known.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FunctionChanges {
+    /// The measured id.
     pub id: String,
+    /// The functions that moved most, largest self-cost change first.
     pub top: Vec<FunctionDelta>,
     /// Set when the callgrind outputs could not be read (a run loaded from history keeps none).
     #[serde(skip_serializing_if = "Option::is_none")]

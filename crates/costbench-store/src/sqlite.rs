@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 ";
 
+/// The history in one SQLite file (the default store).
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Connection,
@@ -132,6 +133,7 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -2,12 +2,12 @@
 //! two callgrind function profiles of a scenario, diffed per function, largest self-cost change
 //! first, and a note when nearly all of the change is in functions whose work depends on data
 //! placement (glibc malloc's internals, the mem*/str* families). Pure: the caller reads the
-//! profiles (`measure::callgrind::profile::load`) and passes them in; `Profile` is the only
-//! thing taken from `measure`, as plain data.
+//! profiles (the runner's `measure::callgrind::profile::load`) and passes them in, as the
+//! record's plain-data [`Profile`].
 
 use super::{Comparison, Instrument, Verdict};
 use crate::fmt::fmt_percent;
-use crate::measure::callgrind::profile::{Profile, ScenarioProfile};
+use costbench_record::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
 
 /// Functions listed per scenario: enough to find the cause, short enough for a PR comment.
@@ -254,37 +254,9 @@ pub fn attach(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::callgrind::profile::parse;
 
-    #[test]
-    fn a_change_with_more_calls_into_the_allocator_is_real_work() {
-        // The same calls into malloc, more instructions inside it: placement.
-        let p = |calls: u64, inside: u64| {
-            parse(&format!(
-                "events: Ir\nfn=(1) main\n1 10\ncfn=(2) malloc\ncalls={calls} 1\n1 {inside}\nfn=(2)\n1 {inside}\n"
-            ))
-            .unwrap()
-        };
-        assert!(placement_note(&p(4, 100), &p(4, 120), 1, 1).is_some());
-        // One more call: more allocations, not placement.
-        assert!(placement_note(&p(4, 100), &p(5, 120), 1, 1).is_none());
-        assert_eq!(p(4, 100).calls["malloc"], 4);
-    }
-
-    #[test]
-    fn largest_self_change_first_per_op() {
-        let base = parse("events: Ir\nfn=(1) main\ncfn=(2) a\ncalls=1 1\n1 30\n1 10\nfn=(2)\n1 30\nfn=(3) same\n1 5\n").unwrap();
-        let cand = parse("events: Ir\nfn=(1) main\ncfn=(2) a\ncalls=1 1\n1 50\n1 10\nfn=(2)\n1 40\ncfn=(4) new\ncalls=1 1\n1 10\nfn=(4)\n1 10\nfn=(3) same\n1 5\n").unwrap();
-        let top = top_changes(&base, &cand, 10, 10, 10);
-        let names: Vec<&str> = top.iter().map(|d| d.name.as_str()).collect();
-        // a: self 30 -> 40; new: 0 -> 10 (ties on self change: larger inclusive change first,
-        // a's inclusive moved by 20); main: self unchanged, inclusive 40 -> 60; same: unchanged.
-        assert_eq!(names, ["a", "new", "main"]);
-        assert_eq!(top[0].base_self, 3.0);
-        assert_eq!(top[0].cand_inclusive, 5.0);
-        assert_eq!(top_changes(&base, &cand, 10, 10, 1).len(), 1);
-        assert_eq!(placement_note(&base, &cand, 10, 10), None);
-    }
+    // The tests of the diff over profiles parsed from callgrind text are in the runner, beside
+    // the parser (`measure::callgrind::profile`): this crate reads no callgrind files.
 
     #[test]
     fn placement_dependent_functions_are_recognised() {
@@ -302,34 +274,6 @@ mod tests {
             ("main", None),
         ] {
             assert_eq!(is_placement_dependent(name), family, "{name}");
-        }
-    }
-
-    #[test]
-    fn a_change_inside_allocator_and_memcmp_paths_is_noted() {
-        // (base profile, candidate profile, expected note or None)
-        let base = "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 500\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 100\n";
-        let cases = [
-            // Only malloc and memcmp moved: all of it.
-            (
-                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 530\nfn=(3) __memcmp_avx2_movbe\n1 290\nfn=(4) work\n1 100\n",
-                Some("all of the change is in allocator and mem*/str* paths (_int_malloc, __memcmp_avx2_movbe), whose work depends on data placement"),
-            ),
-            // 40 of 42 changed instructions in placement-dependent paths: 95 %.
-            (
-                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 540\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 102\n",
-                Some("95 % of the change is in allocator paths (_int_malloc), whose work depends on data placement"),
-            ),
-            // Half of it in the scenario's own code: no note.
-            (
-                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 510\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 110\n",
-                None,
-            ),
-        ];
-        let base = parse(base).unwrap();
-        for (cand, want) in cases {
-            let got = placement_note(&base, &parse(cand).unwrap(), 1, 1);
-            assert_eq!(got.as_deref(), want);
         }
     }
 }

@@ -10,17 +10,17 @@
 //! two records always give the same [`Comparison`], confidence intervals included. Rendering
 //! lives in `report::comparison` (plain text) and `report::markdown` (PR comments).
 
-pub mod bootstrap;
+pub(crate) mod bootstrap;
 pub mod family;
 pub mod functions;
 mod judge;
 pub mod noise;
 pub mod paired;
-pub mod placement;
+pub(crate) mod placement;
 mod types;
 
-#[cfg(test)]
-pub(crate) mod testing;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use bootstrap::RatioCi;
 pub use types::*;
@@ -72,7 +72,7 @@ fn setup_notes(b: &ScenarioResult, c: &ScenarioResult) -> (Vec<String>, Option<S
 ///   `icount_threshold_pct` (or the id's threshold from history).
 /// - walltime measured in interleaved rounds: the paired signed-rank interval, at the rate the
 ///   family's error control gives the row, against `paired_walltime_threshold_pct`: beyond it a
-///   regression or improvement, inside it unchanged, straddling it unresolved (see [`judge`]).
+///   regression or improvement, inside it unchanged, straddling it unresolved (see `judge`).
 /// - walltime of two separate runs: unresolved unless history gave the id a threshold; then
 ///   significant when the change is beyond it *and* the bootstrap interval of the ratio of
 ///   medians excludes 1 on the side of the change.

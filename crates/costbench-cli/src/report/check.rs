@@ -1,0 +1,117 @@
+//! The verdict of `costbench check`'s gate ([`Gate`], decided by `check::evaluate`) as text for
+//! the terminal, printed after the comparison table. A pure function of the gate.
+
+use crate::check::Gate;
+use crate::compare::Verdict;
+
+/// The gate's verdict for the terminal, after the comparison table.
+pub fn terminal(gate: &Gate) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    if gate.passed() {
+        out.push_str("\ncheck: passed\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "\ncheck: FAILED, {} violation(s):",
+            gate.violations.len()
+        );
+        for v in &gate.violations {
+            let _ = writeln!(
+                out,
+                "  {} ({}): {}",
+                crate::report::escape::clean(&v.id),
+                v.instrument.name(),
+                v.message
+            );
+        }
+    }
+    if !gate.ignored.is_empty() {
+        let ids: Vec<String> = gate
+            .ignored
+            .iter()
+            .map(|i| crate::report::escape::clean(i))
+            .collect();
+        let _ = writeln!(out, "ignored by costbench.toml: {}", ids.join(", "));
+    }
+    if !gate.notes.is_empty() {
+        let n = |v: Verdict| gate.notes.iter().filter(|x| x.verdict == v).count();
+        let _ = writeln!(
+            out,
+            "not gated: {} unresolved, {} placement (listed above with their reasons)",
+            n(Verdict::Unresolved),
+            n(Verdict::Placement)
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::evaluate;
+    use crate::compare::testing::{record, scenario, with_icount};
+    use crate::compare::{compare, CompareOptions};
+    use crate::config::Config;
+
+    #[test]
+    fn unresolved_and_placement_rows_are_notes_never_violations() {
+        use crate::compare::testing::{rounds_pair, with_rounds};
+        // "moved": 7 % slower with identical instructions (placement); "wide": rounds spread
+        // ±14 % (unresolved); "plain": separate-run wall time is not in this session.
+        let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
+        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
+        let side = |pick: usize| {
+            let v = |ratio: f64, w: &[f64]| {
+                let (b, c) = rounds_pair(ratio, w);
+                if pick == 0 {
+                    b
+                } else {
+                    c
+                }
+            };
+            record(
+                "r",
+                vec![
+                    with_rounds(
+                        with_icount(scenario("moved"), 100.0),
+                        &v(1.07, &tight),
+                        true,
+                        1,
+                    ),
+                    with_rounds(scenario("wide"), &v(1.02, &wide), true, 1),
+                ],
+            )
+        };
+        let (base, cand) = (side(0), side(1));
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        let g = evaluate(&cmp, &cand, &Config::parse("").unwrap().check);
+        assert!(g.passed(), "{g:#?}");
+        let notes: Vec<(&str, Verdict)> =
+            g.notes.iter().map(|n| (n.id.as_str(), n.verdict)).collect();
+        assert_eq!(
+            notes,
+            [("moved", Verdict::Placement), ("wide", Verdict::Unresolved)]
+        );
+        assert_eq!(
+            terminal(&g),
+            "\ncheck: passed\nnot gated: 1 unresolved, 1 placement (listed above with their reasons)\n"
+        );
+        // The comparison's terminal table lists them with their reasons.
+        let text = crate::report::comparison::terminal(&cmp);
+        assert!(
+            text.contains("\nnot gated (1 unresolved, 1 placement):\n  moved (walltime) +7."),
+            "{text}"
+        );
+        assert!(
+            text.contains(" placement: same instructions (+0.00 %); time +7."),
+            "{text}"
+        );
+        assert!(
+            text.contains("  wide (walltime) +")
+                && text.contains(" unresolved: cannot resolve 3 %: ratio ["),
+            "{text}"
+        );
+        assert!(text.contains("no significant change\n"), "{text}");
+    }
+}

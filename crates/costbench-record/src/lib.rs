@@ -1,0 +1,28 @@
+//! The costbench run record and the files of an output directory: the model every other layer
+//! of the runner reads and writes.
+//!
+//! It owns the serde documents and their schemas ([`model`]: the run record, scenario ids,
+//! per-op figures, Miri's report; [`profile`]: a callgrind profile's per-function costs), the
+//! descriptive summary every wall-time figure carries ([`stats`]), the spelling of numbers
+//! shared by verdicts and reports ([`fmt`]), which listed scenarios a filter selects
+//! ([`selection`]), and the output directory: writing `run.json` and its CSV files atomically
+//! and reading `run.json` back with its schema checks ([`output`]).
+//!
+//! It must stay data: serde, files of the output directory, pure functions. No processes, no
+//! clocks, no terminal, no statistics beyond the summary of one sample set (judging lives in
+//! `costbench-judge`), and no dependency on any costbench crate but the protocol.
+//!
+//! With the `testing` feature, `testing` builds run records in code for the tests of this
+//! crate and of the crates above it.
+
+#![warn(missing_docs)]
+
+pub mod fmt;
+pub mod model;
+pub mod output;
+pub mod profile;
+pub mod selection;
+pub mod stats;
+
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
