@@ -70,7 +70,7 @@ impl Session<'_> {
             let _ = std::fs::remove_file(&tmp);
             let census = match (&result, &self.census) {
                 (Ok(_), Some(c)) if s.name != RESIDUAL_SCENARIO => Some(
-                    c.measure(&final_path, s.ops)
+                    c.measure(&final_path, std::fs::read_to_string(&final_path), s.ops)
                         .map(Measured::Census)
                         .map_err(|e| Failure {
                             instrument: "census".into(),

@@ -1,20 +1,20 @@
 //! One side's measuring session: the record being filled, the results directory it is saved
 //! to after every figure, and the plumbing every phase shares (spawning the parties of a
-//! scenario wired by pipes, `--jobs` workers, temporary output files, the census join).
+//! scenario wired by pipes, `--jobs` workers, temporary output files).
 //!
 //! The phases themselves are in [`super::phases`]; reading what a child wrote is
 //! [`super::instrument`]'s. This module owns no instrument and reads no child's output.
 
 use super::binary::Binary;
 use super::child::{self, Outcome, Running};
-use super::instrument::Measured;
+use super::instrument::{CensusJoin, Measured};
 use super::RunOptions;
-use crate::model::{self, Failure, RunRecord};
+use crate::model::{Failure, RunRecord};
 use crate::output::OutputDir;
 use anyhow::{Context, Result};
 use costbench_protocol::{self as proto, ScenarioInfo};
 use indicatif::ProgressBar;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -31,39 +31,6 @@ pub(super) struct Session<'a> {
     /// The binary's guards, when the census runs.
     pub(super) census: Option<CensusJoin>,
     pub(super) progress: ProgressBar,
-}
-
-/// The static census of a scenario binary and how to recognise it in callgrind's output.
-pub(super) struct CensusJoin {
-    guards: crate::census::StaticCensus,
-    /// The binary's path as given to valgrind, and canonical: callgrind names objects by the
-    /// path they were mapped from.
-    exe: PathBuf,
-    canonical: Option<PathBuf>,
-}
-
-impl CensusJoin {
-    pub(super) fn new(guards: crate::census::StaticCensus, exe: &Path) -> CensusJoin {
-        CensusJoin {
-            guards,
-            exe: exe.to_path_buf(),
-            canonical: exe.canonicalize().ok(),
-        }
-    }
-
-    fn is_binary(&self, ob: &str) -> bool {
-        let ob = Path::new(ob);
-        ob == self.exe || self.canonical.as_deref() == Some(ob)
-    }
-
-    /// The census of one measured id from its callgrind output (written with `--dump-instr=yes`).
-    pub(super) fn measure(&self, callgrind_out: &Path, ops: u64) -> Result<model::Census> {
-        let text = std::fs::read_to_string(callgrind_out)
-            .with_context(|| format!("cannot read {}", callgrind_out.display()))?;
-        let counts = crate::census::dynamic::instruction_counts(&text, |ob| self.is_binary(ob))
-            .with_context(|| format!("in callgrind output {}", callgrind_out.display()))?;
-        Ok(crate::census::join(&self.guards, &counts, ops))
-    }
 }
 
 impl Session<'_> {
