@@ -112,7 +112,8 @@ pub(super) fn ended_well(
 }
 
 /// The text of a tool's output file at `path` (named `what` in messages), as
-/// [`callgrind::read_totals`] and [`dhat::read_totals`] word a file they cannot read.
+/// [`crate::measure::callgrind::read_totals`] and [`crate::measure::dhat::read_totals`] word a
+/// file they cannot read.
 pub(super) fn tool_text(
     what: &str,
     path: &Path,
