@@ -46,6 +46,10 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
+/// The instruments that run under valgrind, in the order a warning names them when valgrind is
+/// missing: without valgrind these are skipped and the others still run.
+const UNDER_VALGRIND: [&str; 4] = ["census", "icount", "cache", "dhat"];
+
 /// The instruments asked for (`--instrument`, a comma-separated list).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Instruments {
@@ -91,15 +95,11 @@ impl Instruments {
 
     /// The instruments that need valgrind.
     fn valgrind(self) -> Vec<&'static str> {
-        [
-            ("census", self.census),
-            ("icount", self.icount()),
-            ("cache", self.cache),
-            ("dhat", self.dhat),
-        ]
-        .into_iter()
-        .filter_map(|(n, on)| on.then_some(n))
-        .collect()
+        UNDER_VALGRIND
+            .into_iter()
+            .zip([self.census, self.icount(), self.cache, self.dhat])
+            .filter_map(|(n, on)| on.then_some(n))
+            .collect()
     }
 
     /// Names of the instruments asked for, in the order they run.
@@ -385,7 +385,7 @@ fn new_record(
         .instruments
         .names()
         .into_iter()
-        .filter(|i| valgrind.is_some() || !matches!(*i, "icount" | "cache" | "dhat" | "census"))
+        .filter(|i| valgrind.is_some() || !UNDER_VALGRIND.contains(i))
         .filter(|i| census || *i != "census")
         .map(String::from)
         .collect();
@@ -455,7 +455,7 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressB
         .instruments
         .names()
         .iter()
-        .filter(|i| valgrind || !matches!(**i, "icount" | "cache" | "dhat"))
+        .filter(|i| valgrind || !UNDER_VALGRIND.contains(i))
         // The census rides on the icount run: no phase of its own.
         .filter(|i| **i != "census")
         .count() as u64;
@@ -473,4 +473,32 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressB
             .expect("the template is valid"),
     );
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_census_brings_the_icount_run_and_valgrind_with_it() {
+        let census = Instruments {
+            census: true,
+            walltime: true,
+            ..Instruments::default()
+        };
+        assert!(census.icount());
+        assert_eq!(census.names(), ["icount", "census", "walltime"]);
+        assert_eq!(census.valgrind(), ["census", "icount"]);
+        assert_eq!(
+            Instruments::ALL.names(),
+            ["icount", "census", "cache", "dhat", "memory", "perf", "walltime"]
+        );
+        assert_eq!(Instruments::ALL.valgrind(), UNDER_VALGRIND);
+        let in_process = Instruments {
+            memory: true,
+            perf: true,
+            ..Instruments::default()
+        };
+        assert!(in_process.valgrind().is_empty());
+    }
 }

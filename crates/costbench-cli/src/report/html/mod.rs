@@ -214,16 +214,6 @@ pub(super) fn change_cell(row: Option<&&compare::Row>) -> String {
     }
 }
 
-/// One fact of a scenario section: a name and its value.
-pub(super) fn fact(page: &mut String, name: &str, value: &str) {
-    let _ = write!(
-        page,
-        "<div><span>{}</span><span>{}</span></div>",
-        escape(name),
-        escape(value)
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 //! history bands come in judged.
 
 use super::escape::escape;
-use super::{cell, fact, git_label, short_commit, svg, History};
+use super::{cell, git_label, short_commit, svg, History};
 use crate::compare::{self, Instrument};
 use crate::fmt::{fmt_change, fmt_ir, fmt_ns, fmt_percent, fmt_threshold};
 use crate::model::{RunRecord, ScenarioResult};
@@ -29,6 +29,16 @@ fn metric_fmt(m: Metric) -> fn(f64) -> String {
         Metric::Walltime => fmt_ns,
         _ => fmt_ir,
     }
+}
+
+/// One fact of a scenario section: a name and its value.
+fn fact(page: &mut String, name: &str, value: &str) {
+    let _ = write!(
+        page,
+        "<div><span>{}</span><span>{}</span></div>",
+        escape(name),
+        escape(value)
+    );
 }
 
 /// What the comparison says about one scenario.
