@@ -1,12 +1,13 @@
 //! Gathers what the HTML report shows (the runs, the comparison of the first and last of them,
-//! history series from the store), renders it with `report::html` and writes it atomically.
-//! Shared by `costbench report` and `costbench run --html`; it reads the store but never
-//! measures.
+//! the variants matrix, history series from the store), judges it (which runs are compared, each
+//! history series' threshold and the points that cross it), renders it with `report::html` and
+//! writes it atomically. Shared by `costbench report` and `costbench run --html`; it reads the
+//! store but never measures, and it writes no HTML itself.
 
-use crate::compare::{self, noise::HistoricThresholds, CompareOptions};
+use crate::compare::{self, noise::HistoricThresholds, CompareOptions, Comparison, Instrument};
 use crate::model::RunRecord;
-use crate::report::html::{self, History};
-use crate::store::{Metric, RunQuery, Store};
+use crate::report::html::{self, History, VariantRun};
+use crate::store::{Metric, RunQuery, SeriesPoint, Store};
 use anyhow::{Context, Result};
 use std::path::Path;
 
@@ -25,7 +26,7 @@ pub fn render(
 ) -> Result<String> {
     let last = runs.last().context("no run to report")?;
     // Default thresholds: the same verdicts `costbench compare BASE CAND` prints.
-    let cmp = html::comparison_pair(runs).map(|(b, c)| {
+    let cmp = comparison_pair(runs).map(|(b, c)| {
         let mut cmp = compare::compare_with(
             &runs[b],
             &runs[c],
@@ -43,12 +44,131 @@ pub fn render(
         None => Vec::new(),
     };
     let generated_at = crate::environment::now_rfc3339();
-    Ok(html::render(&html::Input {
+    Ok(page(runs, cmp.as_ref(), &history, &generated_at))
+}
+
+/// The page of `runs` with the changes `comparison` found and judged `history` series: picks
+/// the variants matrix and compares each variant with the baseline variant as `costbench
+/// compare` would, then renders. Pure.
+pub fn page(
+    runs: &[RunRecord],
+    comparison: Option<&Comparison>,
+    history: &[History],
+    generated_at: &str,
+) -> String {
+    let variants = variant_runs(runs);
+    let opts = CompareOptions::default();
+    let none = HistoricThresholds::default();
+    let variants: Vec<VariantRun> = variants
+        .iter()
+        .map(|r| VariantRun {
+            run: r,
+            comparison: compare::compare_with(variants[0], r, &opts, &none),
+        })
+        .collect();
+    html::render(&html::Input {
         runs,
-        comparison: cmp.as_ref(),
-        history: &history,
-        generated_at: &generated_at,
-    }))
+        comparison,
+        variants: &variants,
+        history,
+        generated_at,
+    })
+}
+
+/// Which runs a list of runs compares: `Some((baseline, candidate))` (indices) when there are at
+/// least two and the first and last are of the same variant. Runs of different variants are
+/// shown as a variants matrix instead.
+pub fn comparison_pair(runs: &[RunRecord]) -> Option<(usize, usize)> {
+    let (first, last) = (runs.first()?, runs.last()?);
+    (runs.len() >= 2 && first.variant == last.variant).then(|| (0, runs.len() - 1))
+}
+
+/// The runs of the variants matrix: the last run of every variant, in order of each variant's
+/// first appearance (the first is the baseline variant). Empty with fewer than two variants.
+pub fn variant_runs(runs: &[RunRecord]) -> Vec<&RunRecord> {
+    let mut order: Vec<&str> = Vec::new();
+    for r in runs {
+        if !order.contains(&r.variant.as_str()) {
+            order.push(&r.variant);
+        }
+    }
+    if order.len() < 2 {
+        return Vec::new();
+    }
+    order
+        .iter()
+        .map(|v| {
+            runs.iter()
+                .rev()
+                .find(|r| r.variant == *v)
+                .expect("every variant comes from a run")
+        })
+        .collect()
+}
+
+/// The instrument whose threshold applies to a history metric.
+pub fn metric_instrument(m: Metric) -> Instrument {
+    match m {
+        Metric::Icount => Instrument::Icount,
+        Metric::Walltime => Instrument::Walltime,
+        Metric::Cycles => Instrument::Cache,
+        Metric::AllocBytes | Metric::Allocs | Metric::PeakBytes => Instrument::Memory,
+        Metric::MaxRss => Instrument::Rss,
+    }
+}
+
+/// The threshold a history series is judged against, in percent, and where it came from:
+/// learned from the series itself as `compare --history-branch` learns it (Q3 + 3·IQR of its
+/// changes; for wall time at least the largest change, so that no change between separate runs
+/// that history has already seen counts as evidence) when it is long enough. Else the default
+/// threshold for exact figures; wall time of separate runs without enough history has no
+/// threshold at all (infinite: nothing crosses it), as `compare` gives it no verdict.
+pub fn history_threshold(h: &History) -> (f64, &'static str) {
+    let inst = metric_instrument(h.metric);
+    let values: Vec<f64> = h.points.iter().map(|p| p.per_op).collect();
+    match compare::noise::threshold_pct(&values, inst) {
+        Some(t) => (t, "learned from this history"),
+        None if inst == Instrument::Walltime => (
+            f64::INFINITY,
+            "history too short to judge wall time between runs",
+        ),
+        None => (
+            match inst {
+                Instrument::Icount | Instrument::Cache | Instrument::Memory => {
+                    compare::DEFAULT_ICOUNT_THRESHOLD_PCT
+                }
+                Instrument::Walltime => compare::DEFAULT_WALLTIME_THRESHOLD_PCT,
+                Instrument::Rss => compare::RSS_THRESHOLD_PCT,
+            },
+            "default; history too short to learn one",
+        ),
+    }
+}
+
+/// Indices of the points whose change from the previous point is beyond `threshold_pct`.
+pub fn crossings(points: &[SeriesPoint], threshold_pct: f64) -> Vec<usize> {
+    (1..points.len())
+        .filter(|&i| {
+            let prev = points[i - 1].per_op;
+            prev > 0.0 && (100.0 * (points[i].per_op - prev) / prev).abs() > threshold_pct
+        })
+        .collect()
+}
+
+/// The series of `metric` for `id`, judged: its threshold (see [`history_threshold`]) and the
+/// points that cross it.
+pub fn judged_history(id: String, metric: Metric, points: Vec<SeriesPoint>) -> History {
+    let mut h = History {
+        id,
+        metric,
+        points,
+        threshold_pct: f64::INFINITY,
+        threshold_from: "",
+        crossed: Vec::new(),
+    };
+    (h.threshold_pct, h.threshold_from) = history_threshold(&h);
+    h.crossed = crossings(&h.points, h.threshold_pct);
+    h
 }
 
 /// Every metric the last run measured, per measured id, over the runs of its variant and branch:
@@ -74,11 +194,7 @@ fn history(store: &dyn Store, run: &RunRecord, limit: usize) -> Result<Vec<Histo
                 .series(&r.id, metric, &q)
                 .with_context(|| format!("reading the history of {}", r.id))?;
             if points.len() >= 2 {
-                out.push(History {
-                    id: r.id.clone(),
-                    metric,
-                    points,
-                });
+                out.push(judged_history(r.id.clone(), metric, points));
             }
         }
     }
@@ -148,4 +264,106 @@ pub fn write_for_run(
     let path = out_dir.join("report.html");
     crate::output::write_atomic(&path, page.as_bytes())?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::testing::{noisy, record, scenario, with_icount, with_walltime};
+
+    fn page_of(runs: &[RunRecord], cmp: Option<&Comparison>, history: &[History]) -> String {
+        page(runs, cmp, history, "2026-01-01T00:00:00Z")
+    }
+
+    fn point(run: &str, v: f64) -> SeriesPoint {
+        SeriesPoint {
+            run_id: run.into(),
+            started_at: format!("2026-01-01T00:00:{run}Z"),
+            commit: Some(format!("{run}</title>")),
+            per_op: v,
+        }
+    }
+
+    #[test]
+    fn the_first_and_last_run_of_one_variant_are_compared() {
+        let run = |id: &str, slow: f64, seed: u64| {
+            record(
+                id,
+                vec![
+                    with_walltime(
+                        with_icount(scenario("slower"), 1000.0 * slow),
+                        &noisy(100.0 * slow, 0.01, 30, seed),
+                    ),
+                    with_walltime(
+                        with_icount(scenario("same"), 500.0),
+                        &noisy(50.0, 0.01, 30, seed + 1),
+                    ),
+                ],
+            )
+        };
+        let runs = [run("base", 1.0, 1), run("cand", 1.2, 3)];
+        assert_eq!(comparison_pair(&runs), Some((0, 1)));
+    }
+
+    #[test]
+    fn variants_are_a_heat_map_of_ratios_to_the_first() {
+        let run = |id: &str, variant: &str, ir: f64| {
+            let mut r = record(
+                id,
+                vec![
+                    with_icount(scenario("a"), ir),
+                    with_icount(scenario("b"), 100.0),
+                ],
+            );
+            r.variant = variant.into();
+            r
+        };
+        let runs = [
+            run("1", "default", 100.0),
+            run("2", "lto", 110.0),
+            run("3", "opt-s", 100.0),
+            run("4", "lto", 50.0),
+        ];
+        assert_eq!(comparison_pair(&runs), None);
+        let v = variant_runs(&runs);
+        // The last run of each variant, in order of first appearance.
+        assert_eq!(
+            v.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(),
+            ["1", "4", "3"]
+        );
+        let html = page_of(&runs, None, &[]);
+        assert_eq!(
+            html.matches(r#"data-chart="heatmap" data-series="3""#)
+                .count(),
+            1,
+            "only instruction counts were measured"
+        );
+        assert!(html.contains(">0.500×*<"), "lto halves a: significant");
+        assert!(html.contains(">1.000×<"));
+        assert!(variant_runs(&runs[..1]).is_empty());
+    }
+
+    #[test]
+    fn history_bands_come_from_the_series_and_crossings_are_marked() {
+        let mut points: Vec<SeriesPoint> = (0..12).map(|i| point(&i.to_string(), 100.0)).collect();
+        points.push(point("12", 100.5));
+        let h = judged_history("a".into(), Metric::Icount, points);
+        // A count that never moved: the 0.01 % floor, so +0.5 % crosses it.
+        assert_eq!(history_threshold(&h), (0.01, "learned from this history"));
+        assert_eq!(crossings(&h.points, 0.01), [12]);
+        let short = judged_history("a".into(), Metric::Icount, h.points[..3].to_vec());
+        assert_eq!(
+            history_threshold(&short).0,
+            compare::DEFAULT_ICOUNT_THRESHOLD_PCT
+        );
+        let run = record("r", vec![with_icount(scenario("a"), 100.5)]);
+        let html = page_of(std::slice::from_ref(&run), None, &[h]);
+        assert!(
+            html.contains(
+                r#"data-chart="history" data-series="1" data-points="13" data-crossed="1""#
+            ),
+            "{html}"
+        );
+        assert!(html.contains("band: ±0.01 % around the previous run"));
+    }
 }

@@ -363,7 +363,13 @@ pub fn read_result<T: DeserializeOwned + Versioned>(
     path: impl AsRef<Path>,
 ) -> Result<T, DecodeError> {
     let bytes = std::fs::read(path).map_err(DecodeError::Io)?;
-    let message: T = serde_json::from_slice(&bytes).map_err(DecodeError::Json)?;
+    decode_result(&bytes)
+}
+
+/// A result file's bytes as message `T`, checked for the sender's protocol version: the pure
+/// half of [`read_result`], for callers that read the file themselves.
+pub fn decode_result<T: DeserializeOwned + Versioned>(bytes: &[u8]) -> Result<T, DecodeError> {
+    let message: T = serde_json::from_slice(bytes).map_err(DecodeError::Json)?;
     checked(message)
 }
 

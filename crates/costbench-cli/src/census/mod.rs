@@ -4,8 +4,9 @@
 //! `binary` loads the ELF image and resolves callees (direct, PLT, GOT); `disasm` decodes a
 //! function with `iced-x86`; `classify` names the kind of a panic entry point; `guards` finds
 //! the conditional branches whose failing side only panics; `dynamic` reads callgrind's
-//! per-instruction counts; `report` prints. This module ties them together and attributes each
-//! guard to source lines through the DWARF line tables and inline records (`addr2line`).
+//! per-instruction counts; `crate::report::census` prints. This module ties them together and
+//! attributes each guard to source lines through the DWARF line tables and inline records
+//! (`addr2line`).
 //! Nothing here spawns processes: `run/` runs callgrind and hands the output over.
 
 pub mod binary;
@@ -13,7 +14,6 @@ pub mod classify;
 pub mod disasm;
 pub mod dynamic;
 pub mod guards;
-pub mod report;
 
 use crate::model;
 use anyhow::{Context, Result};

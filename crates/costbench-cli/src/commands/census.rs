@@ -42,11 +42,11 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
     match c.format {
         Format::Table => print!(
             "{}",
-            crate::census::report::table(&census, &guards, base.as_deref())
+            crate::report::census::table(&census, &guards, base.as_deref())
         ),
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&crate::census::report::json(&census, &guards))
+            serde_json::to_string_pretty(&crate::report::census::json(&census, &guards))
                 .expect("JSON values serialise")
         ),
     }

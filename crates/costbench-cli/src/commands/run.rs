@@ -90,7 +90,7 @@ fn print_record(opts: &RunOptions, record: &RunRecord) {
         let cwd = std::env::current_dir().ok();
         print!(
             "{}",
-            crate::census::report::dynamic_summary(record, cwd.as_deref())
+            crate::report::census::dynamic_summary(record, cwd.as_deref())
         );
     } else {
         for r in record.failed() {

@@ -5,7 +5,7 @@
 
 use crate::args::{RunArgs, RunFormat};
 use crate::exit;
-use crate::variants::report;
+use crate::report::variants as report;
 use anyhow::Result;
 
 pub(super) fn variants(args: RunArgs) -> Result<i32> {

@@ -1,6 +1,7 @@
 //! Reports: pure functions from run records, comparisons and Miri reports to text.
 
 pub mod bmf;
+pub mod census;
 pub mod check;
 pub mod comparison;
 pub mod counters;
@@ -11,3 +12,4 @@ pub mod markdown;
 pub mod miri;
 pub mod table;
 pub mod terminal;
+pub mod variants;

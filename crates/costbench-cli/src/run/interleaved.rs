@@ -13,8 +13,10 @@
 //! children and records are `run`'s.
 
 use super::adaptive::{self, Rounds};
+use super::child;
+use super::instrument::{walltime_failure, ChildSamples, Measured};
 use super::layout::Layouts;
-use super::{child, walltime_failure, ChildSamples, Figure, Session};
+use super::session::Session;
 use crate::environment;
 use crate::measure::walltime;
 use anyhow::{Context, Result};
@@ -300,7 +302,7 @@ fn store(
                             p.layout_note = layouts.note().map(str::to_string);
                             p.looks = Some(rounds.looks());
                         }
-                        Figure::Walltime(Box::new(w))
+                        Measured::Walltime(Box::new(w))
                     })
                     .ok_or_else(|| walltime_failure("the child reported no samples", "")),
                 Err(f) => Err(f.clone()),

@@ -9,10 +9,11 @@
 //! off, environment cleared, getrandom pinned); their callgrind outputs are read for the total
 //! and deleted: only the unperturbed run's output is kept for function attribution.
 
-use super::{Session, RESIDUAL_SCENARIO};
+use super::session::Session;
 use crate::measure::callgrind;
 use crate::model::IcountPlacement;
 use anyhow::Result;
+use costbench_protocol::RESIDUAL_SCENARIO;
 use costbench_protocol::{self as proto, Listing, ScenarioInfo};
 
 /// Default of `--placement-runs`: four shifted placements per side and flagged scenario.

@@ -5,7 +5,8 @@
 //! - `spec`: the variant model, parsing and validation (pure);
 //! - `presets`: built-in variant sets;
 //! - `build`: checks against the crate and the machine, and cargo settings per variant;
-//! - `report`: the matrix (pure) in table, markdown and JSON.
+//! - `matrix`: the matrix (pure) and its JSON; `report::variants` renders it as a table or
+//!   markdown.
 //!
 //! Building and measuring are delegated: `cargo::build_with` builds, and the caller's `measure`
 //! (the command's `run::measure_sides` plus history) runs the instruments. Printing the matrix,
@@ -13,8 +14,8 @@
 //! must not import the renderers of `report` or the exit codes of `exit`.
 
 pub mod build;
+pub mod matrix;
 pub mod presets;
-pub mod report;
 pub mod spec;
 
 use crate::cargo::{self, BenchTarget, BuildError};
@@ -129,7 +130,7 @@ fn compiler_errors(stderr: &str) -> String {
 
 struct Outcome {
     built: Option<cargo::Built>,
-    info: Option<report::BuildInfo>,
+    info: Option<matrix::BuildInfo>,
     error: Option<String>,
 }
 
@@ -167,7 +168,7 @@ fn build_all(
                             );
                         }
                         Outcome {
-                            info: Some(report::BuildInfo {
+                            info: Some(matrix::BuildInfo {
                                 seconds,
                                 compiled: b.compiled,
                                 fresh: b.fresh,
@@ -187,7 +188,7 @@ fn build_all(
                         );
                         Outcome {
                             built: None,
-                            info: Some(report::BuildInfo {
+                            info: Some(matrix::BuildInfo {
                                 seconds,
                                 compiled: 0,
                                 fresh: 0,
@@ -226,7 +227,7 @@ fn toolchain_rustc(toolchain: &str) -> Option<String> {
 /// directory that holds one output directory per variant.
 #[derive(Debug)]
 pub struct Measured {
-    pub matrix: report::Matrix,
+    pub matrix: matrix::Matrix,
     pub records: Vec<RunRecord>,
     pub root: PathBuf,
 }
@@ -308,12 +309,12 @@ pub fn run(
             plans.len()
         );
     }
-    let columns: Vec<report::Column> = plans
+    let columns: Vec<matrix::Column> = plans
         .iter()
         .zip(outcomes)
         .map(|(p, o)| {
             let rec = records.iter().find(|r| r.variant == p.variant.name);
-            report::Column {
+            matrix::Column {
                 name: p.variant.name.clone(),
                 settings: p.variant.describe(),
                 spec: p.variant.clone(),
@@ -324,7 +325,7 @@ pub fn run(
             }
         })
         .collect();
-    let matrix = report::matrix(
+    let matrix = matrix::matrix(
         &variants[base].name,
         columns,
         &records,

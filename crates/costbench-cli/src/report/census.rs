@@ -1,8 +1,8 @@
 //! Printing the census: the static census as a table or versioned JSON, and the dynamic census
 //! lines under `costbench run`'s table. Pure functions of their inputs.
 
-use super::classify::Kind;
-use super::{Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION};
+use crate::census::classify::Kind;
+use crate::census::{Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION};
 use crate::fmt::fmt_ir_exact_zero;
 use crate::model::{Census, RunRecord};
 use serde_json::{json, Value};

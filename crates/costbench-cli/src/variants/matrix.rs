@@ -1,24 +1,21 @@
 //! The variant matrix: one row per measured id, one column per variant, each cell the per-op
 //! figure and its ratio to the baseline variant, with significance judged by
 //! [`crate::compare::compare`] for each (baseline, variant) pair; and the price of each variant
-//! (geometric mean of its ratios). Rendered as a terminal table, markdown or versioned JSON.
+//! (geometric mean of its ratios). Serialised as versioned JSON (`matrix.json`); the terminal
+//! table and markdown are `report::variants`'.
 //!
 //! Two variants are two binaries, with the same code-placement effects as two commits: a ratio
 //! whose row `compare` judged unresolved (`?`) or a placement effect (`≈`: same instructions,
 //! time moved) is marked in the matrix and left out of the variant's price, whose text says how
 //! many were left out.
 //!
-//! Pure: a function of the run records and the build outcomes.
+//! Pure: a function of the run records and the build outcomes. Renders nothing.
 
 use super::spec::Variant;
 use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
-use crate::fmt::fmt_ratio_change;
 use crate::model::RunRecord;
-use crate::report::markdown::escape_cell;
-use crate::report::table::{Align, TextTable};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 
 /// `schema` of `matrix.json`.
 pub const SCHEMA: &str = "costbench-variants";
@@ -100,25 +97,6 @@ pub struct Price {
     pub unresolved: usize,
     /// Rows left out of the price: the same instructions, the time moved with placement.
     pub placement: usize,
-}
-
-impl Price {
-    /// "(2↑ 0↓ of 12; 1 unresolved, 3 placement not priced)" with `up` and `down` as given.
-    fn counts(&self, up: &str, down: &str) -> String {
-        let mut s = format!(
-            "({}{up} {}{down} of {}",
-            self.regressions, self.improvements, self.compared
-        );
-        if self.unresolved + self.placement > 0 {
-            let _ = write!(
-                s,
-                "; {} unresolved, {} placement not priced",
-                self.unresolved, self.placement
-            );
-        }
-        s.push(')');
-        s
-    }
 }
 
 /// The verdicts whose ratio is not a price.
@@ -295,233 +273,9 @@ pub fn matrix(
     }
 }
 
-/// The measured columns, in order.
-fn measured_names(m: &Matrix) -> Vec<&str> {
-    m.rows
-        .first()
-        .map(|r| r.cells.iter().map(|c| c.variant.as_str()).collect())
-        .unwrap_or_default()
-}
-
-fn cell_text(c: &Cell, inst: Instrument) -> String {
-    match c.figure(inst) {
-        Some(f) => {
-            let mut s = inst.fmt_value(f.per_op);
-            if let Some(r) = f.ratio {
-                let mark = match f.verdict {
-                    Some(Verdict::Regression | Verdict::Improvement) => "*",
-                    Some(Verdict::Unresolved) => "?",
-                    Some(Verdict::Placement) => "≈",
-                    Some(Verdict::Unchanged) | None => "",
-                };
-                let _ = write!(s, " ×{r:.3}{mark}");
-            }
-            s
-        }
-        None if !c.failed.is_empty() => "FAILED".into(),
-        None => "-".into(),
-    }
-}
-
-/// A column heading for an instrument's price.
-fn short_title(inst: Instrument) -> &'static str {
-    match inst {
-        Instrument::Icount => "instructions",
-        Instrument::Walltime => "time",
-        Instrument::Cache => "est. cycles",
-        Instrument::Memory => "bytes allocated",
-        Instrument::Rss => "max RSS",
-    }
-}
-
-fn instruments(m: &Matrix) -> Vec<Instrument> {
-    Instrument::ALL
-        .into_iter()
-        .filter(|inst| {
-            m.rows
-                .iter()
-                .any(|r| r.cells.iter().any(|c| c.figure(*inst).is_some()))
-        })
-        .collect()
-}
-
-/// The first column (names) left-aligned, figures right-aligned; no blanks at line ends.
-fn align(rows: Vec<Vec<String>>) -> String {
-    let mut rows = rows.into_iter();
-    let mut t = TextTable::new(rows.next().unwrap_or_default(), &[Align::Left]).trim_end();
-    for r in rows {
-        t.row(r);
-    }
-    t.render()
-}
-
-/// The matrix for a terminal.
-pub fn table(m: &Matrix) -> String {
-    let mut out = String::new();
-    let names = measured_names(m);
-    for inst in instruments(m) {
-        let _ = writeln!(
-            out,
-            "{} per op (×ratio to {}; * significant by compare's rules, ? unresolved, ≈ placement \
-             effect: not a price)",
-            inst.title(),
-            m.baseline
-        );
-        let mut rows = vec![std::iter::once("scenario".to_string())
-            .chain(std::iter::once("op".to_string()))
-            .chain(names.iter().map(|n| n.to_string()))
-            .collect::<Vec<_>>()];
-        for r in &m.rows {
-            rows.push(
-                [r.id.clone(), r.unit.clone()]
-                    .into_iter()
-                    .chain(r.cells.iter().map(|c| cell_text(c, inst)))
-                    .collect(),
-            );
-        }
-        out.push_str(&align(rows));
-        out.push('\n');
-    }
-    if !m.summary.is_empty() {
-        let _ = writeln!(
-            out,
-            "Price of each variant against {} (geometric mean of per-op ratios, unresolved and \
-             placement rows left out; significant changes up/down)",
-            m.baseline
-        );
-        let insts = instruments(m);
-        let mut rows = vec![["variant".to_string(), "settings".into()]
-            .into_iter()
-            .chain(insts.iter().map(|i| short_title(*i).to_string()))
-            .collect::<Vec<_>>()];
-        for s in &m.summary {
-            let cell = |p: Option<&Price>| match p {
-                Some(p) if p.compared > 0 => {
-                    format!(
-                        "{} {}",
-                        p.geomean_ratio.map_or("-".into(), fmt_ratio_change),
-                        p.counts("↑", "↓")
-                    )
-                }
-                _ => "-".to_string(),
-            };
-            rows.push(
-                [s.variant.clone(), s.settings.clone()]
-                    .into_iter()
-                    .chain(insts.iter().map(|i| cell(s.prices.get(i.name()))))
-                    .collect(),
-            );
-        }
-        out.push_str(&align(rows));
-    }
-    for c in m.build_failures() {
-        let _ = writeln!(
-            out,
-            "\nvariant {} ({}) did not build and was skipped:\n{}",
-            c.name,
-            c.settings,
-            c.build_error.as_deref().unwrap_or_default()
-        );
-    }
-    out
-}
-
-/// The matrix as GitHub-flavoured markdown (names escaped, as in compare's markdown).
-pub fn markdown(m: &Matrix) -> String {
-    let mut out = String::new();
-    let names = measured_names(m);
-    let _ = writeln!(
-        out,
-        "## Build variants against `{}`\n",
-        escape_cell(&m.baseline).replace('`', "")
-    );
-    if !m.summary.is_empty() {
-        let insts = instruments(m);
-        out.push_str("| variant | settings |");
-        for i in &insts {
-            let _ = write!(out, " {} |", short_title(*i));
-        }
-        out.push_str("\n|---|---|");
-        out.push_str(&"---:|".repeat(insts.len()));
-        out.push('\n');
-        for s in &m.summary {
-            let cell = |p: Option<&Price>| match p {
-                Some(p) if p.compared > 0 => {
-                    format!(
-                        "{} {}",
-                        p.geomean_ratio.map_or("-".into(), fmt_ratio_change),
-                        p.counts(" up,", " down")
-                    )
-                }
-                _ => "–".to_string(),
-            };
-            let _ = write!(
-                out,
-                "| {} | {} |",
-                escape_cell(&s.variant),
-                escape_cell(&s.settings)
-            );
-            for i in &insts {
-                let _ = write!(out, " {} |", cell(s.prices.get(i.name())));
-            }
-            out.push('\n');
-        }
-        out.push_str(
-            "\nGeometric mean of per-op ratios to the baseline, leaving out rows compare could not \
-             resolve and placement effects (same instructions, time moved); up/down count \
-             significant changes.\n\n",
-        );
-    }
-    for inst in instruments(m) {
-        let _ = writeln!(
-            out,
-            "### {} per op\n\nRatio to {}; **bold**: significant by compare's rules; ?: \
-             unresolved, ≈: placement effect (not a price).\n",
-            inst.title(),
-            escape_cell(&m.baseline)
-        );
-        out.push_str("| scenario | op |");
-        for n in &names {
-            let _ = write!(out, " {} |", escape_cell(n));
-        }
-        out.push_str("\n|---|---|");
-        out.push_str(&"---:|".repeat(names.len()));
-        out.push('\n');
-        for r in &m.rows {
-            let _ = write!(out, "| {} | {} |", escape_cell(&r.id), escape_cell(&r.unit));
-            for c in &r.cells {
-                let text = cell_text(c, inst).trim_end_matches('*').to_string();
-                let significant = c
-                    .figure(inst)
-                    .and_then(|f| f.verdict)
-                    .is_some_and(Verdict::is_significant);
-                if significant {
-                    let _ = write!(out, " **{}** |", escape_cell(&text));
-                } else {
-                    let _ = write!(out, " {} |", escape_cell(&text));
-                }
-            }
-            out.push('\n');
-        }
-        out.push('\n');
-    }
-    for c in m.build_failures() {
-        let _ = writeln!(
-            out,
-            "Variant **{}** ({}) did not build and was skipped:\n\n```\n{}\n```\n",
-            escape_cell(&c.name),
-            escape_cell(&c.settings),
-            c.build_error
-                .as_deref()
-                .unwrap_or_default()
-                .replace("```", "ʼʼʼ")
-        );
-    }
-    out
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixtures {
+    //! Matrices the tests here and the renderers' tests (`report::variants`) share.
     use super::*;
     use crate::model::{Icount, ScenarioResult};
 
@@ -563,8 +317,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn cells_carry_ratios_verdicts_and_prices() {
+    /// Instruction counts of "base", "oc" (a +10 %), a variant that did not build, and "fast"
+    /// (a −50 %).
+    pub(crate) fn ratios() -> Matrix {
         let recs = [
             record("base", &[("a", 1000), ("b", 2000)]),
             record("oc", &[("a", 1100), ("b", 2001)]),
@@ -573,52 +328,11 @@ mod tests {
         let mut broken = column("broken");
         broken.build_error = Some("error[E0425]: cannot find value `x`".into());
         let cols = vec![column("base"), column("oc"), broken, column("fast")];
-        let m = matrix("base", cols, &recs, &CompareOptions::default());
-        assert_eq!(m.rows.len(), 2);
-        let a = &m.rows[0];
-        assert_eq!(a.cells.len(), 3, "the broken variant has no cells");
-        assert_eq!(a.cells[0].figure(Instrument::Icount).unwrap().ratio, None);
-        let oc = a.cells[1].figure(Instrument::Icount).unwrap();
-        assert_eq!(oc.per_op, 110.0);
-        assert!((oc.ratio.unwrap() - 1.1).abs() < 1e-12);
-        assert_eq!(oc.verdict, Some(Verdict::Regression));
-        let b_oc = m.rows[1].cells[1].figure(Instrument::Icount).unwrap();
-        assert_eq!(
-            b_oc.verdict,
-            Some(Verdict::Unchanged),
-            "0.05 % is below 0.2 %"
-        );
-        let price = &m.summary[0].prices["icount"];
-        assert_eq!(
-            (price.regressions, price.improvements, price.compared),
-            (1, 0, 2)
-        );
-        let want = (1.1f64 * 1.0005).sqrt();
-        assert!((price.geomean_ratio.unwrap() - want).abs() < 1e-12);
-        assert_eq!(m.summary[1].prices["icount"].improvements, 1);
-        let t = table(&m);
-        assert!(t.contains("110.00 Ir ×1.100*"), "{t}");
-        assert!(
-            t.contains("200.1 Ir ×1.000") || t.contains("200.10 Ir ×1.000"),
-            "{t}"
-        );
-        assert!(t.contains("variant broken (broken) did not build"), "{t}");
-        assert!(t.contains("error[E0425]"), "{t}");
-        let md = markdown(&m);
-        crate::compare::testing::assert_snapshot!("variants_table_ratios", &t);
-        crate::compare::testing::assert_snapshot!("variants_markdown_ratios", &md);
-        assert!(md.contains("**110.00 Ir ×1.100**"), "{md}");
-        assert!(md.contains("| oc | oc |"), "{md}");
-        let json = serde_json::to_value(&m).unwrap();
-        assert_eq!(json["schema"], SCHEMA);
-        assert_eq!(
-            json["rows"][0]["cells"][1]["icount"]["verdict"],
-            "regression"
-        );
+        matrix("base", cols, &recs, &CompareOptions::default())
     }
 
-    #[test]
-    fn placement_and_unresolved_ratios_are_marked_and_not_priced() {
+    /// Wall time of "base" and "s1" in paired rounds (issue 13).
+    pub(crate) fn marks() -> Matrix {
         // Issue 13: two variants are two binaries. "moved": the same instructions, 7 % slower
         // (a link-order shuffle does that); "wide": rounds spread ±14 %; "real": 20 % more
         // instructions and 20 % slower.
@@ -662,12 +376,55 @@ mod tests {
             r
         };
         let recs = [side("base", 0), side("s1", 1)];
-        let m = matrix(
+        matrix(
             "base",
             vec![column("base"), column("s1")],
             &recs,
             &CompareOptions::default(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_carry_ratios_verdicts_and_prices() {
+        let m = fixtures::ratios();
+        assert_eq!(m.rows.len(), 2);
+        let a = &m.rows[0];
+        assert_eq!(a.cells.len(), 3, "the broken variant has no cells");
+        assert_eq!(a.cells[0].figure(Instrument::Icount).unwrap().ratio, None);
+        let oc = a.cells[1].figure(Instrument::Icount).unwrap();
+        assert_eq!(oc.per_op, 110.0);
+        assert!((oc.ratio.unwrap() - 1.1).abs() < 1e-12);
+        assert_eq!(oc.verdict, Some(Verdict::Regression));
+        let b_oc = m.rows[1].cells[1].figure(Instrument::Icount).unwrap();
+        assert_eq!(
+            b_oc.verdict,
+            Some(Verdict::Unchanged),
+            "0.05 % is below 0.2 %"
         );
+        let price = &m.summary[0].prices["icount"];
+        assert_eq!(
+            (price.regressions, price.improvements, price.compared),
+            (1, 0, 2)
+        );
+        let want = (1.1f64 * 1.0005).sqrt();
+        assert!((price.geomean_ratio.unwrap() - want).abs() < 1e-12);
+        assert_eq!(m.summary[1].prices["icount"].improvements, 1);
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["schema"], SCHEMA);
+        assert_eq!(
+            json["rows"][0]["cells"][1]["icount"]["verdict"],
+            "regression"
+        );
+    }
+
+    #[test]
+    fn placement_and_unresolved_ratios_are_marked_and_not_priced() {
+        let m = fixtures::marks();
         let verdict = |row: usize| {
             m.rows[row].cells[1]
                 .figure(Instrument::Walltime)
@@ -690,20 +447,6 @@ mod tests {
         // Only "real" is priced.
         let real = m.rows[2].cells[1].figure(Instrument::Walltime).unwrap();
         assert!((price.geomean_ratio.unwrap() - real.ratio.unwrap()).abs() < 1e-12);
-        let t = table(&m);
-        assert!(t.contains("≈"), "{t}");
-        assert!(t.contains("?"), "{t}");
-        assert!(
-            t.contains("(1↑ 0↓ of 3; 1 unresolved, 1 placement not priced)"),
-            "{t}"
-        );
-        let md = markdown(&m);
-        assert!(
-            md.contains("(1 up, 0 down of 3; 1 unresolved, 1 placement not priced)"),
-            "{md}"
-        );
-        crate::compare::testing::assert_snapshot!("variants_table_marks", &t);
-        crate::compare::testing::assert_snapshot!("variants_markdown_marks", &md);
         let json = serde_json::to_value(&m).unwrap();
         assert_eq!(json["schema_version"], 2);
         assert_eq!(json["summary"][0]["walltime"]["placement"], 1);

@@ -1,0 +1,167 @@
+//! The overview: one table row per measured id of the shown run, its per-op figures and, with a
+//! baseline, the changes (coloured when significant), then what the comparison could not match
+//! and the instruments skipped. Renders only: the comparison comes in judged.
+
+use super::escape::escape;
+use super::{cell, change_cell};
+use crate::compare::{self, Comparison, Instrument};
+use crate::fmt::{fmt_ir, fmt_ns};
+use crate::model::{RunRecord, ScenarioResult};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// The overview section of `run`, with the changes of `cmp` (`rows`: its rows by id and
+/// instrument).
+pub(super) fn overview(
+    page: &mut String,
+    run: &RunRecord,
+    cmp: Option<&Comparison>,
+    rows: &HashMap<(&str, Instrument), &compare::Row>,
+) {
+    page.push_str("<h2 id=\"overview\">Overview</h2>");
+    match cmp {
+        Some(c) => {
+            let _ = write!(
+                page,
+                "<p>Per-op figures of {}, changes against {}: {}. Significant changes are \
+                 coloured (red: costs more, green: costs less); changes the comparison could not \
+                 resolve are marked ?, placement effects (same instructions, time moved) ≈, \
+                 neither is gated; hover a change for the reason and its evidence.</p>",
+                escape(&c.cand.describe()),
+                escape(&c.base.describe()),
+                escape(&c.summary())
+            );
+        }
+        None => page.push_str(
+            "<p class=\"note\">Per-op figures of the run. Give two runs of the same variant \
+             (<code>costbench report BASE CAND</code>) to see the changes.</p>",
+        ),
+    }
+    let has = |f: &dyn Fn(&ScenarioResult) -> bool| run.results.iter().any(f);
+    let cols_census = has(&|r| r.census.is_some());
+    let cols_cache = has(&|r| r.counters.cache.is_some());
+    let cols_alloc = has(&|r| {
+        r.counters
+            .memory
+            .as_ref()
+            .is_some_and(|m| m.allocations.is_some())
+    });
+    let cols_rss = has(&|r| r.counters.memory.is_some());
+    let changes = cmp.is_some();
+    page.push_str("<table class=\"sortable\" id=\"overview-table\"><thead><tr><th>scenario</th><th>ops</th><th class=\"text\">op</th><th>Ir/op</th>");
+    if changes {
+        page.push_str("<th>Δ Ir</th>");
+    }
+    page.push_str("<th>time/op (median)</th><th>IQR</th>");
+    if changes {
+        page.push_str("<th>Δ time</th>");
+    }
+    if cols_census {
+        page.push_str("<th>checks/op</th>");
+    }
+    if cols_cache {
+        page.push_str("<th>est. cycles/op (sim)</th>");
+    }
+    if cols_alloc {
+        page.push_str("<th>bytes alloc/op</th><th>allocs/op</th>");
+    }
+    if cols_rss {
+        page.push_str("<th>max RSS KiB</th>");
+    }
+    page.push_str("<th class=\"text\">status</th></tr></thead><tbody>");
+    for (k, r) in run.results.iter().enumerate() {
+        let _ = write!(
+            page,
+            "<tr><td><a href=\"#s-{k}\">{}</a></td><td data-v=\"{}\">{}</td><td class=\"text\">{}</td>{}",
+            escape(&r.id),
+            r.ops,
+            r.ops,
+            escape(&r.unit),
+            cell(r.icount.as_ref().map(|i| i.ir_per_op), fmt_ir)
+        );
+        if changes {
+            page.push_str(&change_cell(rows.get(&(r.id.as_str(), Instrument::Icount))));
+        }
+        page.push_str(&cell(
+            r.walltime.as_ref().map(|w| w.ns_per_op.median),
+            fmt_ns,
+        ));
+        page.push_str(&cell(
+            r.walltime
+                .as_ref()
+                .filter(|w| w.ns_per_op.median > 0.0)
+                .map(|w| 100.0 * w.ns_per_op.iqr / w.ns_per_op.median),
+            |v| format!("{v:.1} %"),
+        ));
+        if changes {
+            page.push_str(&change_cell(
+                rows.get(&(r.id.as_str(), Instrument::Walltime)),
+            ));
+        }
+        if cols_census {
+            page.push_str(&cell(r.census.as_ref().map(|c| c.checks_per_op), fmt_ir));
+        }
+        if cols_cache {
+            page.push_str(&cell(Instrument::Cache.per_op(r), fmt_ir));
+        }
+        let alloc = r
+            .counters
+            .memory
+            .as_ref()
+            .and_then(|m| m.allocations.as_ref());
+        if cols_alloc {
+            page.push_str(&cell(alloc.map(|a| a.bytes_allocated_per_op), fmt_ir));
+            page.push_str(&cell(alloc.map(|a| a.allocs_per_op), fmt_ir));
+        }
+        if cols_rss {
+            page.push_str(&cell(
+                r.counters.memory.as_ref().map(|m| m.max_rss_kib as f64),
+                |v| format!("{v:.0}"),
+            ));
+        }
+        if r.failures.is_empty() {
+            page.push_str("<td class=\"text\">ok</td></tr>");
+        } else {
+            let what: Vec<String> = r
+                .failures
+                .iter()
+                .map(|f| format!("{} {}", f.instrument, f.kind))
+                .collect();
+            let _ = write!(
+                page,
+                "<td class=\"text failed\">failed: {}</td></tr>",
+                escape(&what.join(", "))
+            );
+        }
+    }
+    page.push_str("</tbody></table>");
+    if let Some(c) = cmp {
+        let mut extra = Vec::new();
+        if !c.missing_in_cand.is_empty() {
+            extra.push(format!(
+                "missing in the candidate: {}",
+                c.missing_in_cand.join(", ")
+            ));
+        }
+        if !c.new_in_cand.is_empty() {
+            extra.push(format!(
+                "new in the candidate: {}",
+                c.new_in_cand.join(", ")
+            ));
+        }
+        for s in &c.setup_changes {
+            extra.push(format!("{} changed setup: {}", s.id, s.changes.join(", ")));
+        }
+        for e in extra {
+            let _ = write!(page, "<p class=\"note\">{}</p>", escape(&e));
+        }
+    }
+    for s in &run.skipped {
+        let _ = write!(
+            page,
+            "<p class=\"note\">skipped instrument {}: {}</p>",
+            escape(&s.instrument),
+            escape(&s.reason)
+        );
+    }
+}

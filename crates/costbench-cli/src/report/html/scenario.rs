@@ -1,0 +1,406 @@
+//! One section per measured id: its facts (per-op figures, changes with their evidence), the
+//! wall-time distribution against the baseline's, the functions behind an instruction-count
+//! change, counters, memory, census, failures and the history charts. Renders only: changes and
+//! history bands come in judged.
+
+use super::escape::escape;
+use super::{cell, git_label, short_commit, svg, History};
+use crate::compare::{self, Instrument};
+use crate::fmt::{fmt_change, fmt_ir, fmt_ns, fmt_percent, fmt_threshold};
+use crate::model::{RunRecord, ScenarioResult};
+use crate::store::Metric;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+fn metric_title(m: Metric) -> &'static str {
+    match m {
+        Metric::Icount => "instructions per op",
+        Metric::Walltime => "median time per op",
+        Metric::Cycles => "estimated cycles per op (simulated)",
+        Metric::AllocBytes => "bytes allocated per op",
+        Metric::Allocs => "allocations per op",
+        Metric::PeakBytes => "peak live heap bytes (run)",
+        Metric::MaxRss => "max RSS, KiB (process)",
+    }
+}
+
+fn metric_fmt(m: Metric) -> fn(f64) -> String {
+    match m {
+        Metric::Walltime => fmt_ns,
+        _ => fmt_ir,
+    }
+}
+
+/// One fact of a scenario section: a name and its value.
+fn fact(page: &mut String, name: &str, value: &str) {
+    let _ = write!(
+        page,
+        "<div><span>{}</span><span>{}</span></div>",
+        escape(name),
+        escape(value)
+    );
+}
+
+/// What the comparison says about one scenario.
+pub(super) struct Changes<'a> {
+    pub(super) rows: &'a HashMap<(&'a str, Instrument), &'a compare::Row>,
+    pub(super) functions: Option<&'a compare::functions::FunctionChanges>,
+}
+
+/// The section of measured id `r` (the `k`th of `run`), with its baseline `base`.
+pub(super) fn scenario(
+    page: &mut String,
+    k: usize,
+    run: &RunRecord,
+    r: &ScenarioResult,
+    base: Option<(&RunRecord, &ScenarioResult)>,
+    changes: Changes,
+    history: &[&History],
+) {
+    let Changes { rows, functions } = changes;
+    let _ = write!(
+        page,
+        "<section class=\"scenario\" id=\"s-{k}\" data-scenario=\"{}\"><h3>{}</h3>\
+         <p class=\"note\">op: {} · {} per run of the body</p><div class=\"facts\">",
+        escape(&r.id),
+        escape(&r.id),
+        escape(&r.unit),
+        r.ops
+    );
+    if let Some(i) = &r.icount {
+        fact(page, "instructions/op", &fmt_ir(i.ir_per_op));
+        fact(page, "instructions/run", &i.ir.to_string());
+    }
+    for inst in Instrument::ALL {
+        if let Some(row) = rows.get(&(r.id.as_str(), inst)) {
+            fact(
+                page,
+                &format!("{} change", inst.name()),
+                &format!(
+                    "{} ({}, {}; evidence: {})",
+                    fmt_change(row.change_pct),
+                    row.verdict.name(),
+                    row.reason,
+                    row.evidence
+                ),
+            );
+        }
+    }
+    if let Some(w) = &r.walltime {
+        let s = &w.ns_per_op;
+        fact(page, "median time/op", &fmt_ns(s.median));
+        fact(
+            page,
+            "min · p95",
+            &format!("{} · {}", fmt_ns(s.min), fmt_ns(s.p95)),
+        );
+        fact(
+            page,
+            "mean ± sd",
+            &format!("{} ± {}", fmt_ns(s.mean), fmt_ns(s.stddev)),
+        );
+        fact(
+            page,
+            "samples × iterations",
+            &format!("{} × {}", w.samples, w.iterations_per_sample),
+        );
+        let o = &s.outliers;
+        fact(
+            page,
+            "outliers (mild · severe)",
+            &format!(
+                "{} · {}",
+                o.low_mild + o.high_mild,
+                o.low_severe + o.high_severe
+            ),
+        );
+        fact(page, "clock", &w.clock);
+    }
+    if let Some(c) = &r.census {
+        let (bounds, bs) = c.per_op_where(|k| k != "overflow");
+        let (overflow, os) = c.per_op_where(|k| k == "overflow");
+        fact(page, "checks/op", &fmt_ir(c.checks_per_op));
+        fact(
+            page,
+            "bounds etc./op",
+            &format!("{} at {bs} sites", fmt_ir(bounds)),
+        );
+        fact(
+            page,
+            "overflow/op",
+            &format!("{} at {os} sites", fmt_ir(overflow)),
+        );
+    }
+    if let Some(m) = &r.counters.memory {
+        fact(page, "allocator", &m.allocator);
+        match &m.allocations {
+            Some(a) => {
+                fact(page, "allocs/op", &fmt_ir(a.allocs_per_op));
+                fact(
+                    page,
+                    "bytes allocated/op",
+                    &fmt_ir(a.bytes_allocated_per_op),
+                );
+                fact(page, "peak live bytes", &a.peak_live_bytes.to_string());
+            }
+            None => fact(
+                page,
+                "allocations",
+                m.not_counted.as_deref().unwrap_or("not counted"),
+            ),
+        }
+        fact(page, "max RSS", &format!("{} KiB", m.max_rss_kib));
+    }
+    if let Some(d) = &r.counters.dhat {
+        fact(
+            page,
+            "DHAT total bytes · blocks",
+            &format!("{} · {}", d.total_bytes, d.total_blocks),
+        );
+        fact(
+            page,
+            "DHAT peak bytes · blocks",
+            &format!("{} · {}", d.peak_bytes, d.peak_blocks),
+        );
+    }
+    page.push_str("</div>");
+    if let Some(wall) = &r.walltime {
+        let samples = r.per_op_samples();
+        let base_samples = base.map(|(_, b)| b.per_op_samples());
+        let w = &wall.ns_per_op;
+        let mut dist = Vec::new();
+        if let (Some(bs), Some((brun, b))) = (&base_samples, base) {
+            if let Some(bw) = &b.walltime {
+                dist.push(svg::Distribution {
+                    label: &brun.variant,
+                    samples: bs,
+                    q1: bw.ns_per_op.q1,
+                    median: bw.ns_per_op.median,
+                    q3: bw.ns_per_op.q3,
+                });
+            }
+        }
+        let cand_label = if dist.is_empty() {
+            "time/op"
+        } else {
+            "candidate"
+        };
+        if let Some(d) = dist.first_mut() {
+            d.label = "baseline";
+        }
+        dist.push(svg::Distribution {
+            label: cand_label,
+            samples: &samples,
+            q1: w.q1,
+            median: w.median,
+            q3: w.q3,
+        });
+        let _ = write!(
+            page,
+            "<figure><figcaption>Wall time per op: box from Q1 to Q3 with the median, whiskers \
+             to the furthest samples within 1.5 IQR, every sample a dot</figcaption>{}</figure>",
+            svg::distribution(&dist, fmt_ns)
+        );
+    }
+    if let Some(f) = functions {
+        function_changes(page, f);
+    }
+    if let Some(c) = &r.counters.cache {
+        page.push_str("<table><thead><tr><th>simulated counter</th><th>per op</th><th>per run</th></tr></thead><tbody>");
+        for (name, v) in &c.per_op {
+            let _ = write!(
+                page,
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(name),
+                fmt_ir(*v),
+                c.totals.get(name).map_or(String::new(), u64::to_string)
+            );
+        }
+        page.push_str("</tbody></table>");
+    }
+    if let Some(p) = &r.counters.perf {
+        page.push_str("<table><thead><tr><th>hardware counter</th><th>per op</th><th>running</th></tr></thead><tbody>");
+        for c in &p.counters {
+            let _ = write!(
+                page,
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&c.name),
+                fmt_ir(c.per_op),
+                fmt_percent(c.running_fraction)
+            );
+        }
+        page.push_str("</tbody></table>");
+        for u in &p.unavailable {
+            let _ = write!(page, "<p class=\"note\">{}</p>", escape(u));
+        }
+    }
+    if let Some(c) = &r.census {
+        if !c.top_sites.is_empty() {
+            page.push_str("<p>Most executed checks:</p><ul class=\"sites\">");
+            for s in &c.top_sites {
+                let place = match (&s.file, s.line) {
+                    (Some(f), Some(l)) => format!("{f}:{l}"),
+                    (Some(f), None) => f.clone(),
+                    _ => s.address.clone(),
+                };
+                let _ = write!(
+                    page,
+                    "<li>{} per op · {} · <code>{}</code> in <code>{}</code></li>",
+                    escape(&fmt_ir(s.per_op)),
+                    escape(&s.kind),
+                    escape(&place),
+                    escape(&s.function)
+                );
+            }
+            page.push_str("</ul>");
+        }
+    }
+    for f in &r.failures {
+        let _ = write!(
+            page,
+            "<p class=\"failed\">{} failed ({}): {}</p>",
+            escape(&f.instrument),
+            escape(&f.kind),
+            escape(&f.message)
+        );
+        if !f.stderr_tail.is_empty() {
+            let _ = write!(page, "<pre>{}</pre>", escape(&f.stderr_tail));
+        }
+    }
+    if !history.is_empty() {
+        page.push_str("<div class=\"charts\">");
+        for h in history {
+            history_chart(page, h);
+        }
+        page.push_str("</div>");
+    }
+    let measured_by: Vec<&str> = [
+        r.icount.as_ref().map(|_| "callgrind"),
+        r.walltime.as_ref().map(|_| "wall clock"),
+        r.counters.cache.as_ref().map(|_| "callgrind cache-sim"),
+        r.counters.perf.as_ref().map(|_| "perf_event_open"),
+        r.counters.memory.as_ref().map(|_| "counting allocator"),
+        r.counters.dhat.as_ref().map(|_| "DHAT"),
+        r.census.as_ref().map(|_| "census"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let _ = write!(
+        page,
+        "<p class=\"provenance\">measured by {} in run {} · variant {} · {} · {} · {} · {}</p></section>",
+        escape(&measured_by.join(", ")),
+        escape(&run.run_id),
+        escape(&run.variant),
+        escape(&git_label(run)),
+        escape(run.environment.rustc.as_deref().unwrap_or("rustc unknown")),
+        escape(run.environment.valgrind.as_deref().unwrap_or("no valgrind")),
+        escape(run.environment.host.cpu.as_deref().unwrap_or("unknown CPU")),
+    );
+}
+
+/// The functions behind a significant instruction-count change, from the two callgrind outputs.
+fn function_changes(page: &mut String, f: &compare::functions::FunctionChanges) {
+    if let Some(why) = &f.unavailable {
+        let _ = write!(
+            page,
+            "<p class=\"note\">functions behind the change: {}</p>",
+            escape(why)
+        );
+        return;
+    }
+    if let Some(note) = &f.placement_note {
+        let _ = write!(page, "<p class=\"note\">{}</p>", escape(note));
+    }
+    page.push_str(
+        "<table class=\"sortable functions\"><thead><tr><th>function (most changed)</th>\
+         <th>self Ir/op</th><th>Δ self</th><th>inclusive Ir/op</th><th>Δ inclusive</th></tr></thead><tbody>",
+    );
+    for d in &f.top {
+        let _ = write!(
+            page,
+            "<tr><td><code>{}</code></td>{}{}{}{}</tr>",
+            escape(&d.name),
+            cell(Some(d.cand_self), fmt_ir),
+            cell(Some(d.self_change()), |v| format!("{v:+.3}")),
+            cell(Some(d.cand_inclusive), fmt_ir),
+            cell(Some(d.inclusive_change()), |v| format!("{v:+.3}")),
+        );
+    }
+    page.push_str("</tbody></table>");
+}
+
+fn history_chart(page: &mut String, h: &History) {
+    let (t, from, crossed) = (h.threshold_pct, h.threshold_from, &h.crossed);
+    let fmt = metric_fmt(h.metric);
+    let points: Vec<svg::HistoryPoint> = h
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let change = if i > 0 && h.points[i - 1].per_op > 0.0 {
+                let prev = h.points[i - 1].per_op;
+                format!(" ({})", fmt_change(100.0 * (p.per_op - prev) / prev))
+            } else {
+                String::new()
+            };
+            svg::HistoryPoint {
+                value: p.per_op,
+                title: format!(
+                    "{} · {} · commit {} · {}{}",
+                    p.run_id,
+                    p.started_at,
+                    p.commit.as_deref().map_or("-", short_commit),
+                    fmt(p.per_op),
+                    change
+                ),
+                crossed: crossed.contains(&i),
+            }
+        })
+        .collect();
+    let first = h.points.first().map_or("", |p| p.started_at.as_str());
+    let last = h.points.last().map_or("", |p| p.started_at.as_str());
+    let band = if t.is_finite() {
+        format!("±{}", fmt_threshold(t))
+    } else {
+        "none".to_string()
+    };
+    let _ = write!(
+        page,
+        "<figure><figcaption>History of {} over {} runs; band: {band} around the previous run ({}); {} crossed it</figcaption>{}</figure>",
+        metric_title(h.metric),
+        h.points.len(),
+        from,
+        crossed.len(),
+        // No band to draw without a threshold.
+        svg::history(&points, if t.is_finite() { t } else { 0.0 }, first, last, fmt)
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functions_behind_a_change_are_listed_with_generic_names_escaped() {
+        let f = compare::functions::FunctionChanges {
+            id: "a".into(),
+            top: vec![compare::functions::FunctionDelta {
+                name: "<alloc::vec::Vec<T> as core::ops::Drop>::drop".into(),
+                base_self: 10.0,
+                cand_self: 12.5,
+                base_inclusive: 20.0,
+                cand_inclusive: 19.0,
+            }],
+            unavailable: None,
+            placement_note: None,
+        };
+        let mut page = String::new();
+        function_changes(&mut page, &f);
+        assert!(
+            page.contains("<code>&lt;alloc::vec::Vec&lt;T&gt; as core::ops::Drop&gt;::drop</code>")
+        );
+        assert!(page.contains(r#"<td data-v="2.5">+2.500</td>"#), "{page}");
+        assert!(page.contains(r#"<td data-v="-1">-1.000</td>"#), "{page}");
+    }
+}
