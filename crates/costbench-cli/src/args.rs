@@ -126,7 +126,8 @@ pub struct ReportCmd {
     /// History database [default: TARGET_DIR/costbench/history.sqlite].
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    /// Cargo.toml whose target directory holds the default database [default: the nearest
+    /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 }
@@ -299,7 +300,8 @@ pub struct CompareCmd {
     /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    /// Cargo.toml whose target directory holds the default database [default: the nearest
+    /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 }
@@ -320,7 +322,8 @@ pub struct ImportCmd {
     /// History database [default: TARGET_DIR/costbench/history.sqlite].
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    /// Cargo.toml whose target directory holds the default database [default: the nearest
+    /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 }
@@ -342,7 +345,8 @@ pub struct ExportCmd {
     /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    /// Cargo.toml whose target directory holds the default database [default: the nearest
+    /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
 }
@@ -367,7 +371,8 @@ pub enum MetricArg {
 
 #[derive(Debug, clap::Args)]
 pub struct HistoryCmd {
-    /// Cargo.toml whose target directory holds the default database [default: ./Cargo.toml].
+    /// Cargo.toml whose target directory holds the default database [default: the nearest
+    /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
     /// History database [default: TARGET_DIR/costbench/history.sqlite].
@@ -456,7 +461,8 @@ pub struct RunArgs {
 /// Which bench target: shared by every command that builds one.
 #[derive(Debug, clap::Args)]
 pub struct TargetArgs {
-    /// Cargo.toml of the crate or workspace that has the bench target [default: ./Cargo.toml].
+    /// Cargo.toml of the crate or workspace that has the bench target [default: the nearest
+    /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
     /// Package that has the bench target, when several do.

@@ -146,18 +146,27 @@ pub fn dependency_features(
         .map(|p| p.features))
 }
 
+/// The nearest `Cargo.toml` at or above `dir`, as cargo finds it: run from `src/` of a package,
+/// that package's manifest (the workspace's comes from `cargo metadata`).
+fn find_manifest(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .map(|d| d.join("Cargo.toml"))
+        .find(|p| p.is_file())
+}
+
 fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
     let manifest = match manifest_path {
         Some(p) => p.to_path_buf(),
         None => {
-            let p = PathBuf::from("Cargo.toml");
-            if !p.exists() {
-                bail!(
-                    "no Cargo.toml in the current directory: run costbench in a crate that has a \
-                     costbench bench target, or pass --manifest-path PATH"
-                );
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            match find_manifest(&cwd) {
+                Some(p) => p,
+                None => bail!(
+                    "no Cargo.toml in {} or any directory above it: run costbench inside a crate \
+                     that has a costbench bench target, or pass --manifest-path PATH",
+                    cwd.display()
+                ),
             }
-            p
         }
     };
     let manifest = manifest
@@ -552,6 +561,25 @@ fn keep_link_command(exe: &Path, link: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_manifest_is_found_upward_from_a_subdirectory_as_cargo_finds_it() {
+        let root = tempfile::tempdir().unwrap();
+        let member = root.path().join("member");
+        std::fs::create_dir_all(member.join("src/deep")).unwrap();
+        std::fs::write(root.path().join("Cargo.toml"), "[workspace]\n").unwrap();
+        std::fs::write(member.join("Cargo.toml"), "[package]\n").unwrap();
+        assert_eq!(
+            find_manifest(&member.join("src/deep")),
+            Some(member.join("Cargo.toml"))
+        );
+        assert_eq!(
+            find_manifest(root.path()),
+            Some(root.path().join("Cargo.toml"))
+        );
+        let outside = tempfile::tempdir().unwrap();
+        assert!(find_manifest(outside.path()).is_none_or(|p| !p.starts_with(outside.path())));
+    }
 
     #[test]
     fn code_alignment_asks_llvm_for_cache_lines_unless_the_user_already_chose() {

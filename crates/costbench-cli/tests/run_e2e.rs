@@ -393,6 +393,20 @@ fn list_names_scenarios_without_measuring() {
     );
 }
 
+/// Issue 16: like cargo, costbench finds the manifest upward from a subdirectory.
+#[test]
+fn list_works_from_a_subdirectory_of_the_crate() {
+    let src = selftest_manifest().parent().unwrap().join("src");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_costbench"))
+        .args(["run", "--bench", "selftest", "--list"])
+        .current_dir(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("calibrate/1000  (1000 iterations)"), "{s}");
+}
+
 #[test]
 fn runs_are_recorded_in_history() {
     let db_dir = tempfile::tempdir().unwrap();
