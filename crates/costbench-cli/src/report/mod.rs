@@ -1,15 +1,9 @@
-//! Reports: pure functions from run records, comparisons and Miri reports to text.
+//! Reports: `costbench-report`'s renderers under the paths this crate has always used
+//! (`crate::report::terminal`, `crate::report::html`, ...), plus the variant matrix's text.
+//!
+//! `variants` stays here until the matrix it renders ([`crate::variants::matrix`], whose
+//! columns carry `variants::spec`'s parsed settings) moves below the runner.
 
-pub mod bmf;
-pub mod census;
-pub mod check;
-pub mod comparison;
-pub mod counters;
-pub mod escape;
-pub mod history;
-pub mod html;
-pub mod markdown;
-pub mod miri;
-pub mod table;
-pub mod terminal;
+pub use costbench_report::*;
+
 pub mod variants;

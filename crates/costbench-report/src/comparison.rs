@@ -5,9 +5,9 @@
 //! reorder the line.
 
 use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use crate::escape::clean;
 use crate::fmt::{fmt_change, fmt_delta, fmt_threshold};
-use crate::report::escape::clean;
-use crate::report::table::{Align, TextTable};
+use crate::table::{Align, TextTable};
 use std::fmt::Write as _;
 
 /// Significant rows as a table (per instrument, largest change first; reason and evidence), then
