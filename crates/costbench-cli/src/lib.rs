@@ -13,8 +13,7 @@
 //! `costbench-record` (`model`, `output`, `fmt`, `stats`, `selection`: the run record and the
 //! output directory), `costbench-judge` (`compare`, `check`: statistics and verdicts, pure) and
 //! `costbench-store` (`store`: history) and `costbench-report` (`report`: every renderer, pure
-//! functions from records and verdicts to text; only the variant matrix's text is still here,
-//! in `report::variants`). None of them spawns a process, reads a clock or prints;
+//! functions from records and verdicts to text). None of them spawns a process, reads a clock or prints;
 //! in this crate `run`, `measure`, `miri`, `cargo`, `environment` and `variants` spawn
 //! processes (cargo, git, the scenario binaries, valgrind, perf).
 
@@ -29,7 +28,6 @@ pub mod import;
 pub mod measure;
 pub mod miri;
 mod options;
-pub mod report;
 pub mod run;
 pub mod variants;
 
@@ -38,6 +36,7 @@ pub mod variants;
 // (statistics, verdicts, the gate) and history.
 pub use costbench_judge::{check, compare};
 pub use costbench_record::{fmt, model, output, selection, stats};
+pub use costbench_report as report;
 pub use costbench_store as store;
 
 use std::ffi::OsString;

@@ -1,6 +1,6 @@
 //! Reports of costbench: pure functions from run records ([`terminal`], [`counters`], [`bmf`]),
 //! comparisons and the gate's verdict ([`comparison`], [`markdown`], [`check`]), history
-//! ([`history`]), the census ([`census`]) and Miri's report ([`miri`]) to text, and the
+//! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report ([`miri`]) to text, and the
 //! self-contained HTML page ([`html`]). [`table`] aligns terminal tables; [`escape`] keeps
 //! recorded strings from breaking the terminal.
 //!
@@ -24,6 +24,7 @@ pub mod markdown;
 pub mod miri;
 pub mod table;
 pub mod terminal;
+pub mod variants;
 
 // The layers below under the names the renderers have always used (`crate::model::X`,
 // `crate::compare::Y`).
