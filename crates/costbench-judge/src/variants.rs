@@ -1,8 +1,8 @@
 //! The variant matrix: one row per measured id, one column per variant, each cell the per-op
 //! figure and its ratio to the baseline variant, with significance judged by
-//! [`compare::compare`](crate::compare::compare) for each (baseline, variant) pair; and the
-//! price of each variant (geometric mean of its ratios). Serialised as versioned JSON
-//! (`matrix.json`); the terminal table and markdown are `costbench-report`'s `variants`'.
+//! [`compare::compare`] for each (baseline, variant) pair; and the price of each variant
+//! (geometric mean of its ratios). Serialised as versioned JSON (`matrix.json`); the terminal
+//! table and markdown are `costbench-report`'s `variants`'.
 //!
 //! Two variants are two binaries, with the same code-placement effects as two commits: a ratio
 //! whose row `compare` judged unresolved (`?`) or a placement effect (`≈`: same instructions,

@@ -1,7 +1,7 @@
 //! Plain-text rendering of a [`Comparison`] for terminals (`costbench compare`, `check`). Pure.
 //!
 //! Scenario names, units and failure messages come from run records and are untrusted: every
-//! one goes through [`clean`], so a name cannot move the cursor, recolour the terminal or
+//! one goes through `escape::clean`, so a name cannot move the cursor, recolour the terminal or
 //! reorder the line.
 
 use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};

@@ -9,10 +9,10 @@
 //! inside a script.
 //!
 //! This file assembles the page and holds the cells every section shares. Sections, one file
-//! each: [`overview`] (every measured id's per-op figures, changes against the baseline coloured
-//! when significant), [`variants`] (a heat map when the runs are of several variants),
-//! [`scenario`] (one section per measured id: wall-time distribution, instruction count and its
-//! change, counters, memory, census, failures, history charts) and [`provenance`] (where every
+//! each: `overview` (every measured id's per-op figures, changes against the baseline coloured
+//! when significant), `variants` (a heat map when the runs are of several variants),
+//! `scenario` (one section per measured id: wall-time distribution, instruction count and its
+//! change, counters, memory, census, failures, history charts) and `provenance` (where every
 //! run came from).
 
 pub mod escape;
