@@ -7,13 +7,13 @@
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
 //! `census` finds the bounds and overflow checks left in a binary and joins them with
 //! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML
-//! page; `report` renders, as pure functions of its inputs; `miri` runs scenarios under Miri
-//! and reads its verdicts.
+//! page; `miri` runs scenarios under Miri and reads its verdicts.
 //!
 //! The layers below are crates of their own, re-exported here under their old paths:
 //! `costbench-record` (`model`, `output`, `fmt`, `stats`, `selection`: the run record and the
 //! output directory), `costbench-judge` (`compare`, `check`: statistics and verdicts, pure) and
-//! `costbench-store` (`store`: history). None of them spawns a process, reads a clock or prints;
+//! `costbench-store` (`store`: history) and `costbench-report` (`report`: every renderer, pure
+//! functions from records and verdicts to text). None of them spawns a process, reads a clock or prints;
 //! in this crate `run`, `measure`, `miri`, `cargo`, `environment` and `variants` spawn
 //! processes (cargo, git, the scenario binaries, valgrind, perf).
 
@@ -28,7 +28,6 @@ pub mod import;
 pub mod measure;
 pub mod miri;
 mod options;
-pub mod report;
 pub mod run;
 pub mod variants;
 
@@ -37,6 +36,7 @@ pub mod variants;
 // (statistics, verdicts, the gate) and history.
 pub use costbench_judge::{check, compare};
 pub use costbench_record::{fmt, model, output, selection, stats};
+pub use costbench_report as report;
 pub use costbench_store as store;
 
 use std::ffi::OsString;

@@ -1,7 +1,8 @@
 //! Statistics and verdicts of costbench: comparing two run records ([`compare`]: thresholds,
 //! the bootstrap, paired signed-rank intervals, family-wise error control, history noise,
-//! placement effects, function movers) and the CI gate of `costbench check` over a comparison
-//! ([`check`]).
+//! placement effects, function movers), the CI gate of `costbench check` over a comparison
+//! ([`check`]) and the matrix of build variants, each judged against a baseline variant
+//! ([`variants`]).
 //!
 //! Pure functions over `costbench-record`'s model: no files, no processes, no clocks, no cargo,
 //! no terminal, no unseeded randomness. The same two records always give the same verdicts,
@@ -9,13 +10,14 @@
 //! job, and so is rendering: reports turn a [`compare::Comparison`] or a [`check::Gate`] into
 //! text.
 //!
-//! With the `testing` feature, `compare::testing` builds comparisons in code for the tests of
-//! the crates above this one.
+//! With the `testing` feature, `compare::testing` builds comparisons in code and
+//! `variants::fixtures` builds matrices, for the tests of the crates above this one.
 
 #![warn(missing_docs)]
 
 pub mod check;
 pub mod compare;
+pub mod variants;
 
 // The model's modules under the names the judging code has always used (`crate::model::X`).
 use costbench_record::{fmt, model, stats};

@@ -5,7 +5,8 @@
 //! per-op figures, Miri's report; [`profile`]: a callgrind profile's per-function costs), the
 //! descriptive summary every wall-time figure carries ([`stats`]), the spelling of numbers
 //! shared by verdicts and reports ([`fmt`]), which listed scenarios a filter selects
-//! ([`selection`]), and the output directory: writing `run.json` and its CSV files atomically
+//! ([`selection`]), the plain data of the census of a binary ([`census`]) of the history of runs
+//! ([`history`]) and of a build variant ([`variant`]), and the output directory: writing `run.json` and its CSV files atomically
 //! and reading `run.json` back with its schema checks ([`output`]).
 //!
 //! It must stay data: serde, files of the output directory, pure functions. No processes, no
@@ -17,12 +18,15 @@
 
 #![warn(missing_docs)]
 
+pub mod census;
 pub mod fmt;
+pub mod history;
 pub mod model;
 pub mod output;
 pub mod profile;
 pub mod selection;
 pub mod stats;
+pub mod variant;
 
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -18,34 +18,13 @@ use costbench_record::model;
 use model::RunRecord;
 use std::path::{Path, PathBuf};
 
+// What a store hands back is plain data of the record crate, so that reports render history
+// without depending on a database; re-exported here under the store's old paths.
+pub use costbench_record::history::{Metric, RunSummary, SeriesPoint};
+
 /// The history database used when `--db` is not given.
 pub fn default_path(target_directory: &Path) -> PathBuf {
     target_directory.join("costbench").join("history.sqlite")
-}
-
-/// One run, as listed by [`Store::runs`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunSummary {
-    /// The run's id (a timestamp plus random bits).
-    pub run_id: String,
-    /// When the run started (RFC 3339, UTC).
-    pub started_at: String,
-    /// The commit the suite was built from, if it was in a git repository.
-    pub commit: Option<String>,
-    /// The branch checked out, if any.
-    pub branch: Option<String>,
-    /// Whether the work tree had uncommitted changes.
-    pub dirty: bool,
-    /// The build variant measured (`release` unless `costbench variants` chose one).
-    pub variant: String,
-    /// The package that holds the bench target.
-    pub package: String,
-    /// The bench target.
-    pub bench: String,
-    /// How many scenario results the run holds.
-    pub scenarios: usize,
-    /// How many of its results failed (under any instrument).
-    pub failures: usize,
 }
 
 /// Which runs a query covers, newest first.
@@ -57,75 +36,6 @@ pub struct RunQuery {
     pub variant: Option<String>,
     /// At most this many runs (the newest).
     pub limit: Option<usize>,
-}
-
-/// A metric of one measured id: instructions per op, or median wall time per op.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// Instructions per op.
-    Icount,
-    /// Median wall time per op, ns.
-    Walltime,
-    /// Simulated estimated cycles per op.
-    Cycles,
-    /// Bytes allocated per op.
-    AllocBytes,
-    /// Allocations per op.
-    Allocs,
-    /// Peak live heap bytes of one run of the body.
-    PeakBytes,
-    /// The process's max RSS, KiB.
-    MaxRss,
-}
-
-impl Metric {
-    /// The metric's name in the database and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Metric::Icount => "icount",
-            Metric::Walltime => "walltime",
-            Metric::Cycles => "cache_cycles",
-            Metric::AllocBytes => "alloc_bytes",
-            Metric::Allocs => "allocs",
-            Metric::PeakBytes => "peak_bytes",
-            Metric::MaxRss => "max_rss_kib",
-        }
-    }
-
-    /// The counter metrics of a result, by name (icount and walltime are recorded on their own).
-    pub fn counters(r: &crate::model::ScenarioResult) -> Vec<(Metric, f64)> {
-        let mut v = Vec::new();
-        let c = &r.counters;
-        if let Some(cy) = c
-            .cache
-            .as_ref()
-            .and_then(|c| c.per_op.get("EstimatedCycles"))
-        {
-            v.push((Metric::Cycles, *cy));
-        }
-        if let Some(m) = &c.memory {
-            if let Some(a) = &m.allocations {
-                v.push((Metric::AllocBytes, a.bytes_allocated_per_op));
-                v.push((Metric::Allocs, a.allocs_per_op));
-                v.push((Metric::PeakBytes, a.peak_live_bytes as f64));
-            }
-            v.push((Metric::MaxRss, m.max_rss_kib as f64));
-        }
-        v
-    }
-}
-
-/// One value of a series, from one run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SeriesPoint {
-    /// The run the value is from.
-    pub run_id: String,
-    /// When that run started (RFC 3339, UTC).
-    pub started_at: String,
-    /// The commit it measured, if known.
-    pub commit: Option<String>,
-    /// The metric's per-op value in that run.
-    pub per_op: f64,
 }
 
 /// Where runs are kept.

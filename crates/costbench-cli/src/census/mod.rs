@@ -2,7 +2,8 @@
 //! (static), and how many of them ran per op in a measured body (dynamic).
 //!
 //! `binary` loads the ELF image and resolves callees (direct, PLT, GOT); `disasm` decodes a
-//! function with `iced-x86`; `classify` names the kind of a panic entry point; `guards` finds
+//! function with `iced-x86`; `classify` names the kind of a panic entry point (it and the
+//! census's data types live in `costbench-record`, re-exported here); `guards` finds
 //! the conditional branches whose failing side only panics; `dynamic` reads callgrind's
 //! per-instruction counts; `crate::report::census` prints. This module ties them together and
 //! attributes each guard to source lines through the DWARF line tables and inline records
@@ -10,7 +11,6 @@
 //! Nothing here spawns processes: `run/` runs callgrind and hands the output over.
 
 pub mod binary;
-pub mod classify;
 pub mod disasm;
 pub mod dynamic;
 pub mod guards;
@@ -18,56 +18,14 @@ pub mod guards;
 use crate::model;
 use anyhow::{Context, Result};
 use classify::Kind;
-use serde::Serialize;
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// `schema` of `costbench census --format json`.
-pub const SCHEMA: &str = "costbench-census";
-/// Bump on any incompatible change of the census JSON.
-pub const SCHEMA_VERSION: u32 = 1;
-/// Top sites kept per measured id in the run record.
-pub const TOP_SITES: usize = 5;
-
-/// One source frame of a guard: innermost (the check's own line) first, then each caller it
-/// was inlined into, with the line of the call.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Frame {
-    pub function: Option<String>,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-}
-
-/// A conditional branch whose failing side only panics: one check that survived optimisation.
-#[derive(Debug, Clone, Serialize)]
-pub struct Guard {
-    /// Address of the branch instruction in the binary (as the ELF file and callgrind give it).
-    #[serde(serialize_with = "hex")]
-    pub address: u64,
-    pub kind: Kind,
-    /// The function (symbol) the branch is in.
-    pub function: String,
-    #[serde(rename = "crate")]
-    pub krate: String,
-    /// Source of the check: the innermost frame's location.
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    /// Innermost first; a check inlined from a helper names the helper and every caller.
-    pub inline_chain: Vec<Frame>,
-}
-
-fn hex<S: serde::Serializer>(v: &u64, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{v:#x}"))
-}
-
-/// Every guard of a binary.
-#[derive(Debug, Clone)]
-pub struct StaticCensus {
-    pub binary: PathBuf,
-    pub functions_scanned: usize,
-    /// Sorted by address.
-    pub guards: Vec<Guard>,
-}
+// The census's plain data (schema, guards, frames, kinds) lives in the record crate, so that
+// the report crate renders it without depending on this one; re-exported under its old paths.
+pub use costbench_record::census::{
+    classify, Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION, TOP_SITES,
+};
 
 /// The crate a demangled function name belongs to: the first path segment, looking inside
 /// `<Type as Trait>` to the first path it names. Names without a path (C functions) are `?`.

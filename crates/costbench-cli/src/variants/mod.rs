@@ -2,11 +2,12 @@
 //! named variant, measure every build in one session, record each run in history under its
 //! variant name, and print the matrix of per-op figures and ratios to the baseline.
 //!
-//! - `spec`: the variant model, parsing and validation (pure);
+//! - `spec`: parsing and validation of variants (pure; the validated `Variant` is
+//!   `costbench-record`'s, re-exported);
 //! - `presets`: built-in variant sets;
 //! - `build`: checks against the crate and the machine, and cargo settings per variant;
-//! - `matrix`: the matrix (pure) and its JSON; `report::variants` renders it as a table or
-//!   markdown.
+//! - `matrix`: `costbench-judge`'s `variants` (the matrix, pure, and its JSON) under its old
+//!   path; `report::variants` renders it as a table or markdown.
 //!
 //! Building and measuring are delegated: `cargo::build_with` builds, and the caller's `measure`
 //! (the command's `run::measure_sides` plus history) runs the instruments. Printing the matrix,
@@ -14,7 +15,8 @@
 //! must not import the renderers of `report` or the exit codes of `exit`.
 
 pub mod build;
-pub mod matrix;
+// The matrix is judging over records: it lives in `costbench-judge`, under its old path here.
+pub use costbench_judge::variants as matrix;
 pub mod presets;
 pub mod spec;
 

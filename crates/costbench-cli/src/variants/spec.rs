@@ -9,7 +9,6 @@
 //! this toolchain installed) live in `build.rs`.
 
 use anyhow::{bail, Result};
-use serde::Serialize;
 
 /// Every key a variant may set, in the order they are described and applied.
 pub const KEYS: &[&str] = &[
@@ -79,111 +78,9 @@ impl Raw {
 /// A variant's settings as written, `(key, value)` in order, not yet validated.
 pub type Settings = Vec<(String, Raw)>;
 
-/// The global allocator a variant's scenarios run with, switched through the `costbench`
-/// library's cargo features (`costbench/mimalloc`, `costbench/jemalloc`); `system` is neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Allocator {
-    System,
-    Mimalloc,
-    Jemalloc,
-}
-
-impl Allocator {
-    pub fn name(self) -> &'static str {
-        match self {
-            Allocator::System => "system",
-            Allocator::Mimalloc => "mimalloc",
-            Allocator::Jemalloc => "jemalloc",
-        }
-    }
-
-    /// The feature of the `costbench` library that installs this allocator.
-    pub fn library_feature(self) -> Option<&'static str> {
-        match self {
-            Allocator::System => None,
-            Allocator::Mimalloc => Some("mimalloc"),
-            Allocator::Jemalloc => Some("jemalloc"),
-        }
-    }
-}
-
-/// One validated build variant.
-///
-/// `profile` holds `(key, TOML literal)` pairs for `cargo --config 'profile.bench.KEY=VALUE'`,
-/// in the order of [`PROFILE_KEYS`]. `panic` is kept there too, but is applied as
-/// `-C panic=...` because cargo ignores the profile's `panic` for bench targets.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Variant {
-    pub name: String,
-    pub profile: Vec<(String, String)>,
-    /// Features to enable (`dep/feature` allowed).
-    pub features: Vec<String>,
-    /// Default features to turn off (written `-NAME` in `features`).
-    pub disabled_features: Vec<String>,
-    pub no_default_features: bool,
-    pub rustflags: Vec<String>,
-    pub allocator: Option<Allocator>,
-    pub toolchain: Option<String>,
-}
-
-impl Variant {
-    /// The plain bench profile: nothing changed.
-    pub fn plain(name: &str) -> Variant {
-        Variant {
-            name: name.to_string(),
-            profile: Vec::new(),
-            features: Vec::new(),
-            disabled_features: Vec::new(),
-            no_default_features: false,
-            rustflags: Vec::new(),
-            allocator: None,
-            toolchain: None,
-        }
-    }
-
-    pub fn profile_value(&self, key: &str) -> Option<&str> {
-        self.profile
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// What the variant changes, as `KEY=VALUE` items ("the plain bench profile" when nothing).
-    pub fn describe(&self) -> String {
-        let mut items: Vec<String> = self
-            .profile
-            .iter()
-            .map(|(k, v)| format!("{k}={}", v.trim_matches('"')))
-            .collect();
-        let feats: Vec<String> = self
-            .features
-            .iter()
-            .cloned()
-            .chain(self.disabled_features.iter().map(|f| format!("-{f}")))
-            .collect();
-        if !feats.is_empty() {
-            items.push(format!("features={}", feats.join(" ")));
-        }
-        if self.no_default_features {
-            items.push("no-default-features=true".into());
-        }
-        if !self.rustflags.is_empty() {
-            items.push(format!("rustflags={}", self.rustflags.join(" ")));
-        }
-        if let Some(a) = self.allocator {
-            items.push(format!("allocator={}", a.name()));
-        }
-        if let Some(t) = &self.toolchain {
-            items.push(format!("toolchain={t}"));
-        }
-        if items.is_empty() {
-            "the plain bench profile".into()
-        } else {
-            items.join(", ")
-        }
-    }
-}
+// The validated variant is plain data of the record crate, so that the variant matrix (judged in
+// `costbench-judge`) can carry it; re-exported here under its old path.
+pub use costbench_record::variant::{Allocator, Variant};
 
 /// Checks a variant name: it names a directory and a history entry.
 pub fn check_name(name: &str) -> Result<()> {

@@ -1,8 +1,8 @@
 //! The variant matrix: one row per measured id, one column per variant, each cell the per-op
 //! figure and its ratio to the baseline variant, with significance judged by
-//! [`crate::compare::compare`] for each (baseline, variant) pair; and the price of each variant
+//! [`compare::compare`] for each (baseline, variant) pair; and the price of each variant
 //! (geometric mean of its ratios). Serialised as versioned JSON (`matrix.json`); the terminal
-//! table and markdown are `report::variants`'.
+//! table and markdown are `costbench-report`'s `variants`'.
 //!
 //! Two variants are two binaries, with the same code-placement effects as two commits: a ratio
 //! whose row `compare` judged unresolved (`?`) or a placement effect (`≈`: same instructions,
@@ -11,9 +11,9 @@
 //!
 //! Pure: a function of the run records and the build outcomes. Renders nothing.
 
-use super::spec::Variant;
 use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
 use crate::model::RunRecord;
+use costbench_record::variant::Variant;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -26,23 +26,30 @@ pub const SCHEMA_VERSION: u32 = 2;
 /// How a variant's build went.
 #[derive(Debug, Clone, Serialize)]
 pub struct BuildInfo {
+    /// How long the build took.
     pub seconds: f64,
     /// Units cargo compiled (0: nothing was rebuilt).
     pub compiled: usize,
+    /// Units cargo found up to date.
     pub fresh: usize,
 }
 
 /// One column: a variant, its settings and what became of it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Column {
+    /// The variant's name.
     pub name: String,
     /// The settings in words (`overflow-checks=true`).
     pub settings: String,
+    /// The variant itself.
     pub spec: Variant,
+    /// How its build went, when it was built.
     pub build: Option<BuildInfo>,
     /// Set when the variant did not build: the compiler's error.
     pub build_error: Option<String>,
+    /// The id of the run that measured it.
     pub run_id: Option<String>,
+    /// The output directory of that run.
     pub output_dir: Option<String>,
 }
 
@@ -53,14 +60,18 @@ pub struct Figure {
     pub per_op: f64,
     /// `per_op / baseline per_op` (absent for the baseline and where it has no figure).
     pub ratio: Option<f64>,
+    /// The change from the baseline, in percent.
     pub change_pct: Option<f64>,
+    /// `compare`'s verdict on the change (absent for the baseline).
     pub verdict: Option<Verdict>,
     /// Wall time: the bootstrap interval of the ratio of medians.
     pub ci: Option<RatioCi>,
 }
 
+/// One variant's figures for one measured id.
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
+    /// The variant (the column's name).
     pub variant: String,
     /// Per instrument name (`icount`, `walltime`, `cache`, `memory`, `rss`): its figure.
     #[serde(flatten)]
@@ -70,15 +81,20 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// The cell's figure under `inst`, if it has one.
     pub fn figure(&self, inst: Instrument) -> Option<&Figure> {
         self.figures.get(inst.name())
     }
 }
 
+/// One measured id across the variants.
 #[derive(Debug, Clone, Serialize)]
 pub struct MatrixRow {
+    /// The measured id.
     pub id: String,
+    /// Ops per run of its body.
     pub ops: u64,
+    /// What one op is.
     pub unit: String,
     /// One cell per measured variant, in column order.
     pub cells: Vec<Cell>,
@@ -90,8 +106,11 @@ pub struct Price {
     /// Geometric mean of the per-op ratios to the baseline, over the rows `compare` resolved
     /// (unresolved and placement rows left out: their ratio is not the variant's price).
     pub geomean_ratio: Option<f64>,
+    /// Rows with a ratio to the baseline.
     pub compared: usize,
+    /// Rows judged significantly slower (or larger) than the baseline.
     pub regressions: usize,
+    /// Rows judged significantly faster (or smaller) than the baseline.
     pub improvements: usize,
     /// Rows left out of the price: the measurement could not resolve them.
     pub unresolved: usize,
@@ -104,28 +123,39 @@ fn not_priced(v: Verdict) -> bool {
     matches!(v, Verdict::Unresolved | Verdict::Placement)
 }
 
+/// One variant's prices, per instrument.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
+    /// The variant.
     pub variant: String,
+    /// Its settings in words.
     pub settings: String,
     /// Per instrument name: the variant's price.
     #[serde(flatten)]
     pub prices: BTreeMap<String, Price>,
 }
 
+/// The whole matrix, as written to `matrix.json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Matrix {
+    /// Always [`SCHEMA`].
     pub schema: String,
+    /// Always [`SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The column ratios are taken against.
     pub baseline: String,
+    /// The options every (baseline, variant) pair was compared with.
     pub compare_options: CompareOptions,
+    /// One column per variant, in the order asked for.
     pub columns: Vec<Column>,
+    /// One row per measured id.
     pub rows: Vec<MatrixRow>,
     /// One entry per measured variant other than the baseline.
     pub summary: Vec<Summary>,
 }
 
 impl Matrix {
+    /// The columns whose variant did not build.
     pub fn build_failures(&self) -> impl Iterator<Item = &Column> {
         self.columns.iter().filter(|c| c.build_error.is_some())
     }
@@ -273,9 +303,9 @@ pub fn matrix(
     }
 }
 
-#[cfg(test)]
-pub(crate) mod fixtures {
-    //! Matrices the tests here and the renderers' tests (`report::variants`) share.
+#[cfg(any(test, feature = "testing"))]
+pub mod fixtures {
+    //! Matrices the tests here and the renderers' tests (`costbench-report`'s `variants`) share.
     use super::*;
     use crate::model::{Icount, ScenarioResult};
 
@@ -319,7 +349,7 @@ pub(crate) mod fixtures {
 
     /// Instruction counts of "base", "oc" (a +10 %), a variant that did not build, and "fast"
     /// (a −50 %).
-    pub(crate) fn ratios() -> Matrix {
+    pub fn ratios() -> Matrix {
         let recs = [
             record("base", &[("a", 1000), ("b", 2000)]),
             record("oc", &[("a", 1100), ("b", 2001)]),
@@ -332,7 +362,7 @@ pub(crate) mod fixtures {
     }
 
     /// Wall time of "base" and "s1" in paired rounds (issue 13).
-    pub(crate) fn marks() -> Matrix {
+    pub fn marks() -> Matrix {
         // Issue 13: two variants are two binaries. "moved": the same instructions, 7 % slower
         // (a link-order shuffle does that); "wide": rounds spread ±14 %; "real": 20 % more
         // instructions and 20 % slower.

@@ -8,7 +8,7 @@ use super::{cell, git_label, short_commit, svg, History};
 use crate::compare::{self, Instrument};
 use crate::fmt::{fmt_change, fmt_ir, fmt_ns, fmt_percent, fmt_threshold};
 use crate::model::{RunRecord, ScenarioResult};
-use crate::store::Metric;
+use costbench_record::history::Metric;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 

@@ -28,7 +28,7 @@ enum Line {
 /// A table of a header row and data rows, rendered with each column as wide as its widest cell.
 ///
 /// ```
-/// use costbench_cli::report::table::{Align, TextTable};
+/// use costbench_report::table::{Align, TextTable};
 /// let mut t = TextTable::new(["name", "Ir/op"], &[Align::Left, Align::Right]);
 /// t.row(["sum", "2003"]);
 /// assert_eq!(t.render(), "name  Ir/op\nsum    2003\n");

@@ -4,15 +4,15 @@
 //!
 //! Pure: [`render`] is a function of its [`Input`]. Choosing which runs to compare, judging them
 //! and the history series, reading runs, querying the history and writing the file belong to
-//! the caller (`crate::html_report`); this module and its sections only render. Every string
+//! the caller (`costbench_cli::html_report`); this module and its sections only render. Every string
 //! that did not come from this module goes through [`escape::escape`], and none is ever put
 //! inside a script.
 //!
 //! This file assembles the page and holds the cells every section shares. Sections, one file
-//! each: [`overview`] (every measured id's per-op figures, changes against the baseline coloured
-//! when significant), [`variants`] (a heat map when the runs are of several variants),
-//! [`scenario`] (one section per measured id: wall-time distribution, instruction count and its
-//! change, counters, memory, census, failures, history charts) and [`provenance`] (where every
+//! each: `overview` (every measured id's per-op figures, changes against the baseline coloured
+//! when significant), `variants` (a heat map when the runs are of several variants),
+//! `scenario` (one section per measured id: wall-time distribution, instruction count and its
+//! change, counters, memory, census, failures, history charts) and `provenance` (where every
 //! run came from).
 
 pub mod escape;
@@ -25,7 +25,7 @@ mod variants;
 use crate::compare::{self, Comparison, Instrument, Verdict};
 use crate::fmt::{fmt_change, fmt_js_number};
 use crate::model::RunRecord;
-use crate::store::{Metric, SeriesPoint};
+use costbench_record::history::{Metric, SeriesPoint};
 use escape::escape;
 use overview::overview;
 use provenance::provenance;
@@ -40,8 +40,11 @@ const JS: &str = include_str!("report.js");
 /// One measured id's series of one metric over recorded runs, oldest first, judged.
 #[derive(Debug, Clone)]
 pub struct History {
+    /// The measured id.
     pub id: String,
+    /// The metric the series follows.
     pub metric: Metric,
+    /// The recorded values, oldest first.
     pub points: Vec<SeriesPoint>,
     /// The band around the previous point a change must leave to count, in percent (infinite:
     /// no band, nothing crosses it).
@@ -56,7 +59,9 @@ pub struct History {
 /// baseline variant's run (the first column, compared with itself).
 #[derive(Debug)]
 pub struct VariantRun<'a> {
+    /// The variant's last run.
     pub run: &'a RunRecord,
+    /// That run against the baseline variant's.
     pub comparison: Comparison,
 }
 
@@ -276,7 +281,7 @@ mod tests {
         run.variant = "<b>variant</b>".into();
         run.environment.git.as_mut().unwrap().branch = Some(INJECTED.into());
         run.environment.host.cpu = Some("<marquee>".into());
-        // Judged as `crate::html_report::judged_history` judges two points: too short to learn a
+        // Judged as `costbench_cli::html_report::judged_history` judges two points: too short to learn a
         // threshold, so the default one, which the +20 % change crosses.
         let h = [History {
             id: INJECTED.into(),
@@ -320,7 +325,7 @@ mod tests {
             )
         };
         let runs = [run("base", 1.0, 1), run("cand", 1.2, 3)];
-        // `crate::html_report::comparison_pair` picks these two (tested there).
+        // `costbench_cli::html_report::comparison_pair` picks these two (tested there).
         let cmp = compare::compare_with(
             &runs[0],
             &runs[1],

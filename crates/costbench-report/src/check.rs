@@ -1,8 +1,8 @@
 //! The verdict of `costbench check`'s gate ([`Gate`], decided by `check::evaluate`) as text for
 //! the terminal, printed after the comparison table. A pure function of the gate.
 
-use crate::check::Gate;
 use crate::compare::Verdict;
+use crate::gate::Gate;
 
 /// The gate's verdict for the terminal, after the comparison table.
 pub fn terminal(gate: &Gate) -> String {
@@ -20,7 +20,7 @@ pub fn terminal(gate: &Gate) -> String {
             let _ = writeln!(
                 out,
                 "  {} ({}): {}",
-                crate::report::escape::clean(&v.id),
+                crate::escape::clean(&v.id),
                 v.instrument.name(),
                 v.message
             );
@@ -30,7 +30,7 @@ pub fn terminal(gate: &Gate) -> String {
         let ids: Vec<String> = gate
             .ignored
             .iter()
-            .map(|i| crate::report::escape::clean(i))
+            .map(|i| crate::escape::clean(i))
             .collect();
         let _ = writeln!(out, "ignored by costbench.toml: {}", ids.join(", "));
     }
@@ -49,10 +49,10 @@ pub fn terminal(gate: &Gate) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::evaluate;
     use crate::compare::testing::{record, scenario, with_icount};
     use crate::compare::{compare, CompareOptions};
-    use crate::config::Config;
+    use crate::gate::evaluate;
+    use crate::gate::CheckConfig;
 
     #[test]
     fn unresolved_and_placement_rows_are_notes_never_violations() {
@@ -85,7 +85,7 @@ mod tests {
         };
         let (base, cand) = (side(0), side(1));
         let cmp = compare(&base, &cand, &CompareOptions::default());
-        let g = evaluate(&cmp, &cand, &Config::parse("").unwrap().check);
+        let g = evaluate(&cmp, &cand, &CheckConfig::default());
         assert!(g.passed(), "{g:#?}");
         let notes: Vec<(&str, Verdict)> =
             g.notes.iter().map(|n| (n.id.as_str(), n.verdict)).collect();
@@ -98,7 +98,7 @@ mod tests {
             "\ncheck: passed\nnot gated: 1 unresolved, 1 placement (listed above with their reasons)\n"
         );
         // The comparison's terminal table lists them with their reasons.
-        let text = crate::report::comparison::terminal(&cmp);
+        let text = crate::comparison::terminal(&cmp);
         assert!(
             text.contains("\nnot gated (1 unresolved, 1 placement):\n  moved (walltime) +7."),
             "{text}"

@@ -1,13 +1,14 @@
 //! Text tables of the history: the list of runs, and one scenario's series.
 
 use crate::fmt::{fmt_ir, fmt_ns};
-use crate::store::{Metric, RunSummary, SeriesPoint};
+use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use std::fmt::Write as _;
 
 fn short(commit: Option<&str>) -> &str {
     commit.map_or("-", |c| &c[..c.len().min(10)])
 }
 
+/// The table of `costbench history runs`: one line per run, newest first as given.
 pub fn runs(runs: &[RunSummary]) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -38,6 +39,7 @@ pub fn runs(runs: &[RunSummary]) -> String {
     s
 }
 
+/// The table of `costbench history series`: one line per recorded value of `id`'s `metric`.
 pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
     let mut s = String::new();
     let what = match metric {

@@ -36,6 +36,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order of the reports.
     pub const ALL: [Kind; 8] = [
         Kind::SliceIndex,
         Kind::SliceRange,

@@ -76,11 +76,15 @@ impl Scale {
 /// One row of a distribution chart: per-op samples of one run.
 #[derive(Debug)]
 pub struct Distribution<'a> {
+    /// The row's label (the run it is from).
     pub label: &'a str,
     /// Per-op value of each sample, in nanoseconds.
     pub samples: &'a [f64],
+    /// First quartile of the samples.
     pub q1: f64,
+    /// Median of the samples.
     pub median: f64,
+    /// Third quartile of the samples.
     pub q3: f64,
 }
 
@@ -227,6 +231,7 @@ fn axis_x(s: &mut String, x: &Scale, top: f64, bottom: f64, fmt: fn(f64) -> Stri
 /// One run's value in a history chart.
 #[derive(Debug)]
 pub struct HistoryPoint {
+    /// The per-op value.
     pub value: f64,
     /// Tooltip: run, commit, value, change (untrusted parts included; escaped here).
     pub title: String,
@@ -362,7 +367,9 @@ pub fn history(
 /// significant.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
+    /// The cell's per-op ratio to the baseline column.
     pub ratio: f64,
+    /// Whether `compare` judged the difference significant.
     pub significant: bool,
     /// Set when `compare` could not resolve the ratio or found it a placement effect: the mark
     /// (`?`, `≈`) and the reason. Such a cell is not shaded: its ratio is not a price.

@@ -1,12 +1,13 @@
-//! The variant matrix ([`crate::variants::matrix`]) as text: a terminal table and markdown,
-//! with each cell's ratio to the baseline variant, its mark (`*` significant, `?` unresolved,
-//! `≈` placement) and each variant's price. Pure: the matrix comes in judged.
+//! The variant matrix (`costbench-judge`'s [`variants`](costbench_judge::variants)) as text: a
+//! terminal table and markdown, with each cell's ratio to the baseline variant, its mark (`*`
+//! significant, `?` unresolved, `≈` placement) and each variant's price. Pure: the matrix comes
+//! in judged.
 
 use crate::compare::{Instrument, Verdict};
 use crate::fmt::fmt_ratio_change;
-use crate::report::markdown::escape_cell;
-use crate::report::table::{Align, TextTable};
-use crate::variants::matrix::{Cell, Matrix, Price};
+use crate::markdown::escape_cell;
+use crate::table::{Align, TextTable};
+use costbench_judge::variants::{Cell, Matrix, Price};
 use std::fmt::Write as _;
 
 /// "(2↑ 0↓ of 12; 1 unresolved, 3 placement not priced)" with `up` and `down` as given.
@@ -254,7 +255,7 @@ pub fn markdown(m: &Matrix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variants::matrix::fixtures;
+    use costbench_judge::variants::fixtures;
 
     #[test]
     fn cells_show_ratios_marks_and_failed_builds() {

@@ -2,7 +2,7 @@
 
 use crate::fmt::{fmt_ir, fmt_ns};
 use crate::model::{RunRecord, ScenarioResult};
-use crate::report::table::{Align, TextTable};
+use crate::table::{Align, TextTable};
 use std::fmt::Write as _;
 
 fn time_cell(r: &ScenarioResult) -> String {
@@ -72,7 +72,7 @@ pub fn table(run: &RunRecord) -> String {
         t.row(row);
     }
     let mut out = t.render();
-    out.push_str(&crate::report::counters::tables(run));
+    out.push_str(&crate::counters::tables(run));
     if let Some(r) = run.harness_residual_ir {
         let _ = writeln!(
             out,

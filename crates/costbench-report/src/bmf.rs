@@ -6,6 +6,7 @@
 use crate::model::RunRecord;
 use serde_json::{json, Map, Value};
 
+/// The run as Bencher Metric Format JSON: per measured id, its per-op figures as measures.
 pub fn bmf(run: &RunRecord) -> Value {
     let mut out = Map::new();
     for r in &run.results {

@@ -8,9 +8,9 @@
 //! side by side.
 
 use crate::fmt::fmt_count;
-use crate::measure::cache;
+use crate::model::CACHE_ROWS;
 use crate::model::{RunRecord, ScenarioResult};
-use crate::report::table::{Align, TextTable};
+use crate::table::{Align, TextTable};
 use std::fmt::Write as _;
 
 /// (group, column) of a measured id: `a/b/c` → (`a/b`, `c`); an id without `/` is its own group.
@@ -39,7 +39,7 @@ fn per_op_cell(v: Option<f64>) -> String {
 /// The sections of one group's table.
 fn sections(cols: &[&ScenarioResult]) -> Vec<(String, Vec<Row>)> {
     let mut out = Vec::new();
-    let rows = cache::ROWS
+    let rows = CACHE_ROWS
         .iter()
         .map(|(key, label)| {
             let cells = cols

@@ -1,13 +1,13 @@
 //! Plain-text rendering of a [`Comparison`] for terminals (`costbench compare`, `check`). Pure.
 //!
 //! Scenario names, units and failure messages come from run records and are untrusted: every
-//! one goes through [`clean`], so a name cannot move the cursor, recolour the terminal or
+//! one goes through `escape::clean`, so a name cannot move the cursor, recolour the terminal or
 //! reorder the line.
 
 use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use crate::escape::clean;
 use crate::fmt::{fmt_change, fmt_delta, fmt_threshold};
-use crate::report::escape::clean;
-use crate::report::table::{Align, TextTable};
+use crate::table::{Align, TextTable};
 use std::fmt::Write as _;
 
 /// Significant rows as a table (per instrument, largest change first; reason and evidence), then

@@ -1,10 +1,10 @@
 //! Printing the census: the static census as a table or versioned JSON, and the dynamic census
 //! lines under `costbench run`'s table. Pure functions of their inputs.
 
-use crate::census::classify::Kind;
-use crate::census::{Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION};
 use crate::fmt::fmt_ir_exact_zero;
 use crate::model::{Census, RunRecord};
+use costbench_record::census::classify::Kind;
+use costbench_record::census::{Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -36,9 +36,7 @@ pub fn escape_cell(s: &str) -> String {
                 out.push(c);
             }
             '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() || crate::report::escape::is_format_control(c) => {
-                out.push('\u{fffd}')
-            }
+            c if c.is_control() || crate::escape::is_format_control(c) => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
@@ -268,12 +266,9 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
     }
 }
 
-/// The comparison as a PR comment: a one-line summary, one section per instrument (significant
-/// changes in a table, largest first; negligible ones folded), then missing, new, failed and
-/// changed scenarios.
 /// The report of `costbench check`: the gate's verdict and its violations first, then the
 /// comparison.
-pub fn check(c: &Comparison, gate: &crate::check::Gate) -> String {
+pub fn check(c: &Comparison, gate: &crate::gate::Gate) -> String {
     let mut out = String::new();
     if gate.passed() {
         out.push_str("### costbench check: passed\n\n");
@@ -314,6 +309,9 @@ pub fn check(c: &Comparison, gate: &crate::check::Gate) -> String {
     out
 }
 
+/// The comparison as a PR comment: a one-line summary, one section per instrument (significant
+/// changes in a table, largest first; negligible ones folded), then missing, new, failed and
+/// changed scenarios.
 pub fn comparison(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "**costbench**: {}\n", c.summary());
@@ -686,8 +684,8 @@ Candidate: run c (commit c012345678, branch main, variant release)
         assert!(wide.contains("layout-sensitive: rounds spread ±"), "{wide}");
         assert_eq!(broken_rows(&md), Vec::<&str>::new());
         // The check's report says the gate passed and what it left open.
-        let cfg = crate::config::Config::parse("").unwrap().check;
-        let gate = crate::check::evaluate(&c, &cand, &cfg);
+        let cfg = crate::gate::CheckConfig::default();
+        let gate = crate::gate::evaluate(&c, &cand, &cfg);
         assert!(gate.passed());
         assert_eq!(gate.notes.len(), 2);
         let md = check(&c, &gate);

@@ -1,0 +1,32 @@
+//! Reports of costbench: pure functions from run records ([`terminal`], [`counters`], [`bmf`]),
+//! comparisons and the gate's verdict ([`comparison`], [`markdown`], [`check`]), history
+//! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report ([`miri`]) to text, and the
+//! self-contained HTML page ([`html`]). [`table`] aligns terminal tables; [`escape`] keeps
+//! recorded strings from breaking the terminal.
+//!
+//! Every function here takes `costbench-record`'s model and `costbench-judge`'s verdicts and
+//! returns a `String` (or a JSON value). Nothing here reads files, spawns processes, reads
+//! clocks, parses command lines or prints: gathering the inputs (output directories, history,
+//! the census of a binary) and writing the text out is the runner's job. The CSV files of an
+//! output directory belong to the record crate, not here.
+
+#![warn(missing_docs)]
+
+pub mod bmf;
+pub mod census;
+pub mod check;
+pub mod comparison;
+pub mod counters;
+pub mod escape;
+pub mod history;
+pub mod html;
+pub mod markdown;
+pub mod miri;
+pub mod table;
+pub mod terminal;
+pub mod variants;
+
+// The layers below under the names the renderers have always used (`crate::model::X`,
+// `crate::compare::Y`).
+use costbench_judge::{check as gate, compare};
+use costbench_record::{fmt, model};
