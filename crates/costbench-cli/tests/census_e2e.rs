@@ -53,15 +53,6 @@ fn census_run(extra: &[&str], env: &[(&str, &str)]) -> (Value, tempfile::TempDir
     (run, dir)
 }
 
-fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
-    run["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id)
-        .unwrap_or_else(|| panic!("no result for {id}"))
-}
-
 /// (checks, sites) of one kind in one measured id's census.
 fn kind(run: &Value, id: &str, kind: &str) -> (u64, u64) {
     let k = result(run, id)["census"]["by_kind"]

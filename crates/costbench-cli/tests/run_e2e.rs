@@ -8,10 +8,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn selftest_manifest() -> PathBuf {
-    workspace().join("suites/selftest/Cargo.toml")
-}
-
 /// `costbench run` on a bench target of the selftest crate, results in a fresh directory.
 fn run_suite(bench: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -28,21 +24,6 @@ fn run_suite(bench: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
     ];
     args.extend_from_slice(extra);
     (costbench(&args), dir)
-}
-
-fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
-    run["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id)
-        .unwrap_or_else(|| panic!("no result for {id}"))
-}
-
-fn ir(run: &Value, id: &str) -> u64 {
-    result(run, id)["icount"]["ir"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no icount for {id}"))
 }
 
 #[test]

@@ -6,27 +6,8 @@ mod common;
 use common::*;
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn selftest_manifest() -> PathBuf {
-    workspace().join("suites/selftest/Cargo.toml")
-}
-
-fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
-    run["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == id)
-        .unwrap_or_else(|| panic!("no result for {id}"))
-}
-
-fn ir(run: &Value, id: &str) -> u64 {
-    result(run, id)["icount"]["ir"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no icount for {id}"))
-}
 
 /// `costbench variants` on the selftest crate with `extra` arguments; results in `dir`.
 fn variants(dir: &Path, extra: &[&str]) -> Output {

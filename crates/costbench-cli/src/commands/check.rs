@@ -198,16 +198,12 @@ fn gate_and_emit(
     (base, base_dir): Side,
     (cand, cand_dir): Side,
 ) -> Result<i32> {
-    let mut cmp: Comparison = crate::compare::compare_with(&base, &cand, opts, historic);
-    crate::compare::functions::attach(&mut cmp, |id| {
-        crate::measure::callgrind::profile::load_both(
-            id,
-            &base,
-            base_dir.as_deref(),
-            &cand,
-            cand_dir.as_deref(),
-        )
-    });
+    let cmp: Comparison = super::judge(
+        (&base, base_dir.as_deref()),
+        (&cand, cand_dir.as_deref()),
+        opts,
+        historic,
+    );
     let gate = crate::check::evaluate(&cmp, &cand, limits);
     if let Some(path) = markdown {
         let md = crate::report::markdown::check(&cmp, &gate);

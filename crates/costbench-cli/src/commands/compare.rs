@@ -29,16 +29,12 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
         }
         None => crate::compare::noise::HistoricThresholds::default(),
     };
-    let mut cmp = crate::compare::compare_with(&base, &cand, &opts, &historic);
-    crate::compare::functions::attach(&mut cmp, |id| {
-        crate::measure::callgrind::profile::load_both(
-            id,
-            &base,
-            base_dir.as_deref(),
-            &cand,
-            cand_dir.as_deref(),
-        )
-    });
+    let cmp = super::judge(
+        (&base, base_dir.as_deref()),
+        (&cand, cand_dir.as_deref()),
+        &opts,
+        &historic,
+    );
     print_comparison(&cmp, c.format);
     Ok(crate::exit::OK)
 }

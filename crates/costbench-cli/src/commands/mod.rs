@@ -5,7 +5,8 @@
 //! report files and choosing the exit code (`crate::exit`) happen here, never in the engines.
 //!
 //! This module also holds what several commands share: where the history database is
-//! ([`database`]) and how a run named on the command line is loaded ([`load_side`]).
+//! ([`database`]), how a run named on the command line is loaded ([`load_side`]) and how two
+//! loaded runs are judged with their function movers ([`judge`]).
 
 mod census;
 mod check;
@@ -85,6 +86,21 @@ fn load_side(
         .load(spec)
         .map(|r| (r, None))
         .with_context(|| format!("{what} {spec:?} is not a directory"))
+}
+
+/// Compares `base` with `cand` and attaches, to every significant instruction-count row, the
+/// functions that moved most, read from the callgrind outputs kept in the runs' directories.
+fn judge(
+    (base, base_dir): (&RunRecord, Option<&std::path::Path>),
+    (cand, cand_dir): (&RunRecord, Option<&std::path::Path>),
+    opts: &crate::compare::CompareOptions,
+    historic: &crate::compare::noise::HistoricThresholds,
+) -> crate::compare::Comparison {
+    let mut cmp = crate::compare::compare_with(base, cand, opts, historic);
+    crate::compare::functions::attach(&mut cmp, |id| {
+        crate::measure::callgrind::profile::load_both(id, base, base_dir, cand, cand_dir)
+    });
+    cmp
 }
 
 #[cfg(test)]

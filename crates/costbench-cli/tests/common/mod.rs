@@ -53,3 +53,25 @@ pub fn stderr(o: &Output) -> String {
 pub fn run_json(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
 }
+
+/// The selftest suite's manifest: scenarios with exactly known costs.
+pub fn selftest_manifest() -> PathBuf {
+    workspace().join("suites/selftest/Cargo.toml")
+}
+
+/// The result of measured id `id` in a run record.
+pub fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id}"))
+}
+
+/// The instruction count of measured id `id` in a run record.
+pub fn ir(run: &Value, id: &str) -> u64 {
+    result(run, id)["icount"]["ir"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no icount for {id}"))
+}
