@@ -250,3 +250,60 @@ fn history_compare_check_and_report_are_the_same_on_sqlite_and_postgres() {
     );
     assert!(err.contains("costbench:***@"), "{err}");
 }
+
+/// `costbench run` records into PostgreSQL named by `COSTBENCH_DB`, and `--html` reads the
+/// history back from there for the report's charts.
+#[test]
+fn run_records_in_postgres_named_by_the_environment() {
+    let Some(pg) = PgCluster::start_or_skip("run_records_in_postgres_named_by_the_environment")
+    else {
+        return;
+    };
+    let url = format!("{}&password={PASSWORD}", pg.new_database());
+    let manifest = selftest_manifest();
+    let mut ids = Vec::new();
+    let mut last = None;
+    for _ in 0..2 {
+        let out = tempfile::tempdir().unwrap();
+        let o = costbench_with_env(
+            &[
+                "run",
+                "--manifest-path",
+                manifest.to_str().unwrap(),
+                "--bench",
+                "selftest",
+                "--instrument",
+                "walltime",
+                "--filter",
+                "^empty$",
+                "--iterations-per-scenario",
+                "3",
+                "--html",
+                "--output-dir",
+                out.path().to_str().unwrap(),
+            ],
+            &[("COSTBENCH_DB", &url)],
+        );
+        let printed = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+        assert!(o.status.success(), "{printed}");
+        assert!(!printed.contains(PASSWORD), "{printed}");
+        ids.push(
+            common::run_json(out.path())["run_id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+        last = Some(out);
+    }
+    let o = costbench_with_env(&["history"], &[("COSTBENCH_DB", &url)]);
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for id in &ids {
+        assert!(listed.contains(id.as_str()), "{id} in:\n{listed}");
+    }
+    let report = std::fs::read_to_string(last.unwrap().path().join("report.html")).unwrap();
+    assert!(
+        report.contains(r#"data-chart="history" data-series="1" data-points="2""#),
+        "the second run's report charts both runs from PostgreSQL"
+    );
+}
