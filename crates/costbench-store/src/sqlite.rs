@@ -50,9 +50,23 @@ impl SqliteStore {
     }
 
     fn init(&self, existed: bool) -> Result<()> {
-        if existed {
+        // A file with no tables yet is new, even when it is not empty: another process creating
+        // the same history at this moment may have written its header and not yet committed its
+        // tables (reading it as foreign would fail that job).
+        let tables: i64 = if existed {
+            self.conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                    [],
+                    |r| r.get(0),
+                )
+                .context("not an SQLite database")?
+        } else {
+            0
+        };
+        if tables > 0 {
             // Look before touching: a database that is not ours must stay as it was.
-            let has_meta = table_exists(&self.conn, "meta").context("not an SQLite database")?;
+            let has_meta = table_exists(&self.conn, "meta")?;
             let app: Option<String> = if has_meta {
                 self.conn
                     .query_row(

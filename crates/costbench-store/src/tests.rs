@@ -184,6 +184,33 @@ fn concurrent_writers_lose_and_double_nothing(at: &Location) {
     assert_eq!(series.len(), WRITERS * RUNS, "index rows (one per run)");
 }
 
+/// Many jobs opening a history that does not exist yet, at the same moment: one history is
+/// created (once migrated), and every job's run is in it.
+fn concurrent_first_opens_create_one_history(at: &Location) {
+    const JOBS: usize = 8;
+    let start = std::sync::Barrier::new(JOBS);
+    std::thread::scope(|s| {
+        for j in 0..JOBS {
+            let start = &start;
+            s.spawn(move || {
+                start.wait();
+                let db = at.open().unwrap_or_else(|e| panic!("job {j}: {e:#}"));
+                db.record(&record(
+                    &format!("j{j}"),
+                    "2026-01-01T00:00:00Z",
+                    "main",
+                    100,
+                ))
+                .unwrap();
+            });
+        }
+    });
+    assert_eq!(
+        at.open().unwrap().runs(&RunQuery::default()).unwrap().len(),
+        JOBS
+    );
+}
+
 fn same_schema_version(at: &Location) {
     at.open().unwrap();
     let v = match at {
@@ -202,6 +229,9 @@ fn suite(fresh: &mut dyn FnMut() -> Location) {
     records_lists_loads_and_queries_series(&fresh());
     concurrent_writers_lose_and_double_nothing(&fresh());
     same_schema_version(&fresh());
+    for _ in 0..5 {
+        concurrent_first_opens_create_one_history(&fresh());
+    }
 }
 
 #[test]
