@@ -5,9 +5,10 @@
 //!
 //! A store keeps whole run records (self-describing, keyed by their run id, so that records
 //! from many machines merge without conflicts) plus an index of per-op figures for series
-//! queries. It owns the history database file and nothing else: it never computes statistics
-//! (`costbench-judge` does that), spawns no processes and prints nothing; the run record it
-//! keeps is `costbench-record`'s.
+//! queries. It owns the history database (a file, or costbench's schema on a server) and
+//! nothing else: it never computes statistics (`costbench-judge` does that), spawns no processes
+//! and prints nothing (save the test-only `pg_cluster`, which starts a throwaway server for the
+//! tests of this crate and the cli); the run record it keeps is `costbench-record`'s.
 
 #![warn(missing_docs)]
 
