@@ -253,3 +253,45 @@ fn bindir() -> Option<PathBuf> {
     }
     std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).find(|d| has_server(d)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether process `pid` is still running (a zombie waiting for its reaper is not).
+    fn running(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            // The state follows the parenthesised command name.
+            stat.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
+        })
+    }
+
+    #[test]
+    fn the_server_is_stopped_and_removed_even_on_panic() {
+        let seen = std::sync::Mutex::new(None);
+        let result = std::panic::catch_unwind(|| {
+            let Some(pg) =
+                PgCluster::start_or_skip("the_server_is_stopped_and_removed_even_on_panic")
+            else {
+                return;
+            };
+            let pid: u32 = std::fs::read_to_string(pg.data_dir().join("postmaster.pid"))
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(running(pid));
+            *seen.lock().unwrap() = Some((pid, pg.dir.path().to_path_buf()));
+            panic!("a failing test, on purpose");
+        });
+        if result.is_ok() {
+            return; // skipped: no server here
+        }
+        let (pid, dir) = seen.into_inner().unwrap().expect("the cluster ran");
+        assert!(!running(pid), "the server {pid} outlived its test");
+        assert!(!dir.exists(), "{} is left behind", dir.display());
+    }
+}
