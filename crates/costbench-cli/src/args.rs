@@ -123,8 +123,14 @@ pub struct ReportCmd {
     /// Runs of history per chart (the newest).
     #[arg(long, value_name = "N", default_value_t = crate::html_report::DEFAULT_HISTORY_LIMIT)]
     pub history_limit: usize,
-    /// History database [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Cargo.toml whose target directory holds the default database [default: the nearest
     /// Cargo.toml at or above the current directory].
@@ -297,8 +303,14 @@ pub struct CompareCmd {
     /// Runs of history to learn thresholds from.
     #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
-    /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database for run ids: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Cargo.toml whose target directory holds the default database [default: the nearest
     /// Cargo.toml at or above the current directory].
@@ -319,8 +331,14 @@ pub struct ImportCmd {
     /// Variant name (for CSV imports) [default: default].
     #[arg(long)]
     pub variant: Option<String>,
-    /// History database [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Cargo.toml whose target directory holds the default database [default: the nearest
     /// Cargo.toml at or above the current directory].
@@ -342,8 +360,14 @@ pub struct ExportCmd {
     pub run: String,
     #[arg(long, value_enum, default_value = "json")]
     pub format: ExportFormat,
-    /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database for run ids: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Cargo.toml whose target directory holds the default database [default: the nearest
     /// Cargo.toml at or above the current directory].
@@ -375,8 +399,14 @@ pub struct HistoryCmd {
     /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
-    /// History database [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Only runs of this git branch.
     #[arg(long)]
@@ -591,8 +621,14 @@ pub struct RoundsArgs {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct HistoryArgs {
-    /// History database [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Do not record this run in the history database.
     #[arg(long)]

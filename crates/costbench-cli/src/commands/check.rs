@@ -132,18 +132,17 @@ fn measure_with_baseline_rev(
 /// sets the thresholds), or a directory or run id.
 fn baseline_run(
     spec: &str,
-    db: &std::path::Path,
+    db: &costbench_store::Location,
     db_arg: Option<&PathBuf>,
     manifest: Option<&std::path::Path>,
     history_window: usize,
 ) -> Result<(Side, HistoricThresholds)> {
-    use costbench_store::Store;
     match spec.strip_prefix("branch:") {
         Some(branch) => {
             if !db.exists() {
-                bail!("--baseline {spec}: no history database at {}", db.display());
+                bail!("--baseline {spec}: no history database at {db}");
             }
-            let store = costbench_store::sqlite::SqliteStore::open(db)?;
+            let store = db.open()?;
             let latest = store
                 .runs(&costbench_store::RunQuery {
                     branch: Some(branch.to_string()),
@@ -153,10 +152,7 @@ fn baseline_run(
                 .into_iter()
                 .next()
                 .with_context(|| {
-                    format!(
-                        "--baseline {spec}: no run of branch {branch:?} in {}",
-                        db.display()
-                    )
+                    format!("--baseline {spec}: no run of branch {branch:?} in {db}")
                 })?;
             let base = store.load(&latest.run_id)?;
             let historic = learn_thresholds(db, branch, history_window, &base)?;

@@ -42,20 +42,17 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
 /// Per-id thresholds from the history of `branch` (runs of `base`'s variant) in the database at
 /// `path`.
 pub(super) fn learn_thresholds(
-    path: &std::path::Path,
+    path: &costbench_store::Location,
     branch: &str,
     window: usize,
     base: &RunRecord,
 ) -> Result<costbench_judge::compare::noise::HistoricThresholds> {
     use costbench_judge::compare::Instrument;
-    use costbench_store::{Metric, RunQuery, Store};
+    use costbench_store::{Metric, RunQuery};
     if !path.exists() {
-        bail!(
-            "no history database at {} to learn thresholds from",
-            path.display()
-        );
+        bail!("no history database at {path} to learn thresholds from");
     }
-    let store = costbench_store::sqlite::SqliteStore::open(path)?;
+    let store = path.open()?;
     let q = RunQuery {
         branch: Some(branch.to_string()),
         variant: Some(base.variant.clone()),

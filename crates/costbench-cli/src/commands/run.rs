@@ -53,12 +53,10 @@ fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
     let record = measure_and_record(&opts, &target, vec![side])?.remove(0);
     print_record(&opts, &record);
     if html {
-        let db = opts.record_history.then(|| {
-            opts.db
-                .clone()
-                .unwrap_or_else(|| costbench_store::default_path(&target.target_directory))
-        });
-        let path = crate::html_report::write_for_run(&record, &out_root, db.as_deref())
+        let db = opts
+            .record_history
+            .then(|| history_location(&opts, &target));
+        let path = crate::html_report::write_for_run(&record, &out_root, db.as_ref())
             .context("writing the HTML report (the run's results are written)")?;
         if !opts.quiet && !opts.json {
             println!("report: {}", path.display());
@@ -116,23 +114,28 @@ pub(super) fn measure_and_record(
     let dirs: Vec<std::path::PathBuf> = sides.iter().map(|s| s.output_dir.clone()).collect();
     let records = costbench_measure::run::measure_sides(opts, target, sides)?;
     if opts.record_history {
-        let db = opts
-            .db
-            .clone()
-            .unwrap_or_else(|| costbench_store::default_path(&target.target_directory));
+        let db = history_location(opts, target);
         for (record, dir) in records.iter().zip(&dirs) {
             // The results are already on disk: a history failure is reported, not fatal to them.
-            costbench_store::sqlite::SqliteStore::open(&db)
-                .and_then(|s| costbench_store::Store::record(&s, record))
-                .with_context(|| {
-                    format!(
-                        "the run's results are in {}, but recording it in the history failed",
-                        dir.display()
-                    )
-                })?;
+            db.open().and_then(|s| s.record(record)).with_context(|| {
+                format!(
+                    "the run's results are in {}, but recording it in the history failed",
+                    dir.display()
+                )
+            })?;
         }
     }
     Ok(records)
+}
+
+/// Where `run` records: `--db` (or `COSTBENCH_DB`), else the default file in the target directory.
+fn history_location(opts: &RunOptions, target: &BenchTarget) -> costbench_store::Location {
+    match &opts.db {
+        Some(db) => costbench_store::Location::parse(db),
+        None => costbench_store::Location::Sqlite(costbench_store::default_path(
+            &target.target_directory,
+        )),
+    }
 }
 
 /// `--list`: one line per selected scenario (name, ops, unit, parties).
