@@ -195,6 +195,17 @@ pub struct CheckCmd {
     /// Also write the markdown report (for a pull-request comment) to this file.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Also write the result as JUnit XML to this file, for CI systems that read test reports:
+    /// one testsuite per instrument, one testcase per scenario, a failure for each violation of
+    /// the gate, skipped for unresolved rows.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// GitHub Actions output. auto: when GITHUB_ACTIONS=true, print ::error annotations for
+    /// regressions, broken limits and failed scenarios and ::warning for unresolved rows (on
+    /// stderr), and when GITHUB_STEP_SUMMARY is set, append the markdown report to that file.
+    /// on: the annotations outside GitHub Actions too. off: neither.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub github: GithubArg,
     #[command(flatten)]
     pub significance: SignificanceArgs,
     #[command(flatten)]
@@ -269,6 +280,19 @@ impl From<ErrorControlArg> for crate::compare::family::ErrorControl {
     }
 }
 
+/// `check --github`: when to speak GitHub Actions' language. The variants' comments are the help
+/// text of the possible values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GithubArg {
+    /// Annotations when GITHUB_ACTIONS=true; the job summary when GITHUB_STEP_SUMMARY is set.
+    Auto,
+    /// Annotations wherever check runs; the job summary when GITHUB_STEP_SUMMARY is set.
+    On,
+    /// Neither annotations nor the job summary (for example in the jobs of a sharded check whose
+    /// merged check reports).
+    Off,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CompareFormat {
     /// A table for people.
@@ -287,6 +311,11 @@ pub struct CompareCmd {
     pub cand: String,
     #[arg(long, value_enum, default_value = "table")]
     pub format: CompareFormat,
+    /// Also write the comparison as JUnit XML to this file: one testsuite per instrument, one
+    /// testcase per scenario, a failure for each significant regression, skipped for unresolved
+    /// rows.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     #[command(flatten)]
     pub significance: SignificanceArgs,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the

@@ -7,7 +7,8 @@
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
 //! `census` finds the bounds and overflow checks left in a binary and joins them with
 //! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML
-//! page; `miri` runs scenarios under Miri and reads its verdicts.
+//! page; `miri` runs scenarios under Miri and reads its verdicts; `github` reads GitHub Actions'
+//! environment for `check` and appends its job summary.
 //!
 //! The layers below are crates of their own, re-exported here under their old paths:
 //! `costbench-record` (`model`, `output`, `fmt`, `stats`, `selection`: the run record and the
@@ -23,6 +24,7 @@ pub mod census;
 mod commands;
 pub mod config;
 pub mod environment;
+pub mod github;
 pub mod html_report;
 pub mod import;
 pub mod measure;
