@@ -124,9 +124,19 @@ mod tests {
         for (mode, set, annotate, file) in [
             (GithubArg::Auto, &actions[..], true, summary.clone()),
             (GithubArg::Auto, &[][..], false, None),
-            (GithubArg::Auto, &[("GITHUB_ACTIONS", "false")][..], false, None),
+            (
+                GithubArg::Auto,
+                &[("GITHUB_ACTIONS", "false")][..],
+                false,
+                None,
+            ),
             (GithubArg::Auto, &actions[1..], false, summary.clone()),
-            (GithubArg::Auto, &[("GITHUB_STEP_SUMMARY", "")][..], false, None),
+            (
+                GithubArg::Auto,
+                &[("GITHUB_STEP_SUMMARY", "")][..],
+                false,
+                None,
+            ),
             (GithubArg::On, &[][..], true, None),
             (GithubArg::On, &actions[..], true, summary.clone()),
             (GithubArg::Off, &actions[..], false, None),
@@ -205,10 +215,7 @@ mod tests {
             config_file_in(&ws, dir.path()).as_deref(),
             Some("crates/suite/costbench.toml")
         );
-        assert_eq!(
-            config_file_in(&ws, &ws).as_deref(),
-            Some("costbench.toml")
-        );
+        assert_eq!(config_file_in(&ws, &ws).as_deref(), Some("costbench.toml"));
         let elsewhere = tempfile::tempdir().unwrap();
         assert_eq!(config_file_in(&ws, elsewhere.path()), None, "outside");
     }

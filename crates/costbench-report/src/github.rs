@@ -304,7 +304,8 @@ mod tests {
         assert!(
             warnings
                 .iter()
-                .any(|w| w.starts_with("::warning title=costbench%3A gone missing in the candidate::")),
+                .any(|w| w
+                    .starts_with("::warning title=costbench%3A gone missing in the candidate::")),
             "{text}"
         );
         // Every line is one command: nothing in a name can start another.
@@ -335,11 +336,15 @@ mod tests {
         let ids: Vec<String> = (0..25).map(|i| format!("s{i:02}")).collect();
         let base = record(
             "b",
-            ids.iter().map(|i| with_icount(scenario(i), 100.0)).collect(),
+            ids.iter()
+                .map(|i| with_icount(scenario(i), 100.0))
+                .collect(),
         );
         let cand = record(
             "c",
-            ids.iter().map(|i| with_icount(scenario(i), 150.0)).collect(),
+            ids.iter()
+                .map(|i| with_icount(scenario(i), 150.0))
+                .collect(),
         );
         let c = compare(&base, &cand, &CompareOptions::default());
         let gate = evaluate(&c, &cand, &CheckConfig::default());

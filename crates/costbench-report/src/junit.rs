@@ -94,11 +94,7 @@ fn details(r: &Row) -> String {
 }
 
 fn violation_failure(vs: &[&Violation], row: Option<&Row>) -> Outcome {
-    let kind = vs
-        .iter()
-        .map(|v| v.kind)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let kind = vs.iter().map(|v| v.kind).collect::<Vec<_>>().join(", ");
     let what: Vec<String> = vs.iter().map(|v| v.message.clone()).collect();
     let message = match row {
         Some(r) => format!("{}: {}", figures(r), what.join("; ")),
@@ -408,12 +404,18 @@ mod tests {
                         .children()
                         .find(|n| n.is_element())
                         .map_or("", |n| n.tag_name().name());
-                    (c.attribute("name").unwrap().to_string(), outcome.to_string())
+                    (
+                        c.attribute("name").unwrap().to_string(),
+                        outcome.to_string(),
+                    )
                 })
                 .collect();
             let n = |what: &str| cases.iter().filter(|(_, o)| o == what).count();
             let counts = [cases.len(), n("failure"), n("error"), n("skipped")];
-            for (i, attr) in ["tests", "failures", "errors", "skipped"].iter().enumerate() {
+            for (i, attr) in ["tests", "failures", "errors", "skipped"]
+                .iter()
+                .enumerate()
+            {
                 assert_eq!(
                     s.attribute(*attr).unwrap().parse::<usize>().unwrap(),
                     counts[i],
@@ -424,7 +426,10 @@ mod tests {
             }
             out.push((s.attribute("name").unwrap().to_string(), cases));
         }
-        for (i, attr) in ["tests", "failures", "errors", "skipped"].iter().enumerate() {
+        for (i, attr) in ["tests", "failures", "errors", "skipped"]
+            .iter()
+            .enumerate()
+        {
             assert_eq!(root.attribute(*attr).unwrap(), totals[i].to_string());
         }
         out
@@ -455,7 +460,11 @@ mod tests {
         let names: Vec<&str> = suites.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
-            ["costbench.icount", "costbench.walltime", "costbench.scenarios"]
+            [
+                "costbench.icount",
+                "costbench.walltime",
+                "costbench.scenarios"
+            ]
         );
         let outcome = |suite: usize, id: &str| -> &str {
             &suites[suite]
@@ -479,7 +488,10 @@ mod tests {
             suites[1].1.iter().find(|(n, _)| n == "paired").unwrap().1,
             "failure"
         );
-        assert!(xml.contains("<testsuites name=\"costbench compare\""), "{xml}");
+        assert!(
+            xml.contains("<testsuites name=\"costbench compare\""),
+            "{xml}"
+        );
     }
 
     #[test]
