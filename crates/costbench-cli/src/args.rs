@@ -79,6 +79,9 @@ pub enum Command {
     /// Only regressions and hard limits fail the check. Rows the comparison could not resolve,
     /// and placement effects (the same instructions, the time moved), are listed as notes; wall
     /// time of separate runs without history is never judged.
+    ///
+    /// In GitHub Actions the markdown report is appended to the job summary and the violations
+    /// become annotations (--github); --junit writes JUnit XML for other CI systems.
     Check(CheckCmd),
     /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
     /// variants and history.
