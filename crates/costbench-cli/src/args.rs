@@ -79,6 +79,9 @@ pub enum Command {
     /// Only regressions and hard limits fail the check. Rows the comparison could not resolve,
     /// and placement effects (the same instructions, the time moved), are listed as notes; wall
     /// time of separate runs without history is never judged.
+    ///
+    /// In GitHub Actions the markdown report is appended to the job summary and the violations
+    /// become annotations (--github); --junit writes JUnit XML for other CI systems.
     Check(CheckCmd),
     /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
     /// variants and history.
@@ -201,6 +204,17 @@ pub struct CheckCmd {
     /// Also write the markdown report (for a pull-request comment) to this file.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Also write the result as JUnit XML to this file, for CI systems that read test reports:
+    /// one testsuite per instrument, one testcase per scenario, a failure for each violation of
+    /// the gate, skipped for unresolved rows.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// GitHub Actions output. auto: when GITHUB_ACTIONS=true, print ::error annotations for
+    /// regressions, broken limits and failed scenarios and ::warning for unresolved rows (on
+    /// stderr), and when GITHUB_STEP_SUMMARY is set, append the markdown report to that file.
+    /// on: the annotations outside GitHub Actions too. off: neither.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub github: GithubArg,
     #[command(flatten)]
     pub significance: SignificanceArgs,
     #[command(flatten)]
@@ -275,6 +289,19 @@ impl From<ErrorControlArg> for costbench_judge::compare::family::ErrorControl {
     }
 }
 
+/// `check --github`: when to speak GitHub Actions' language. The variants' comments are the help
+/// text of the possible values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GithubArg {
+    /// Annotations when GITHUB_ACTIONS=true; the job summary when GITHUB_STEP_SUMMARY is set.
+    Auto,
+    /// Annotations wherever check runs; the job summary when GITHUB_STEP_SUMMARY is set.
+    On,
+    /// Neither annotations nor the job summary (for example in the jobs of a sharded check whose
+    /// merged check reports).
+    Off,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CompareFormat {
     /// A table for people.
@@ -293,6 +320,11 @@ pub struct CompareCmd {
     pub cand: String,
     #[arg(long, value_enum, default_value = "table")]
     pub format: CompareFormat,
+    /// Also write the comparison as JUnit XML to this file: one testsuite per instrument, one
+    /// testcase per scenario, a failure for each significant regression, skipped for unresolved
+    /// rows.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     #[command(flatten)]
     pub significance: SignificanceArgs,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the

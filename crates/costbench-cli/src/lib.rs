@@ -4,7 +4,8 @@
 //!
 //! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
 //! `commands` runs each command (one short file each), wiring the layers below; `html_report`
-//! gathers runs and history for the HTML page; `import` reads other tools' result files.
+//! gathers runs and history for the HTML page; `import` reads other tools' result files;
+//! `github` reads GitHub Actions' environment for `check` and appends its job summary.
 //!
 //! The layers, each a crate, with dependencies running only downward:
 //! - `costbench-measure`: cargo builds, child processes, the instruments, the census, Miri,
@@ -17,6 +18,7 @@
 
 pub mod args;
 mod commands;
+pub mod github;
 pub mod html_report;
 pub mod import;
 mod options;

@@ -154,7 +154,14 @@ impl MeasureArgs {
             filter,
             list_only,
             instruments: instruments(&self.instrument),
-            output_dir: self.output_dir,
+            // Absolute: the children run in the package's directory (the baseline's in its
+            // worktree), where a relative `--output-dir results` would name another directory.
+            output_dir: self
+                .output_dir
+                .map(|d| {
+                    std::path::absolute(&d).with_context(|| format!("--output-dir {}", d.display()))
+                })
+                .transpose()?,
             jobs,
             samples: self.iterations_per_scenario,
             timeout: Duration::from_secs(self.timeout),
@@ -219,6 +226,23 @@ mod tests {
     use super::*;
     use crate::args::{Cli, Command};
     use clap::Parser;
+
+    /// Issue 15: `check --baseline-rev REV --output-dir results` in a CI workflow measured the
+    /// baseline in its worktree, which took `results` as its own (callgrind could not write).
+    #[test]
+    fn a_relative_output_dir_is_made_absolute() {
+        let Command::Run(r) = Cli::try_parse_from(["costbench", "run", "--output-dir", "results"])
+            .unwrap()
+            .command
+        else {
+            unreachable!()
+        };
+        let opts = r.measure.into_options(false, false).unwrap();
+        assert_eq!(
+            opts.output_dir,
+            Some(std::env::current_dir().unwrap().join("results"))
+        );
+    }
 
     #[test]
     fn instrument_lists_combine() {

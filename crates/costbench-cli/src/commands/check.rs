@@ -4,8 +4,9 @@
 //!    `--baseline` (a directory, a run id, or `branch:NAME` with its history's thresholds) and
 //!    [`candidate_run`] loads `--candidate` or measures the working tree;
 //! 2. judging: `compare::compare_with` and the function movers;
-//! 3. [`gate_and_emit`]: the gate of `[check]` in costbench.toml, the `--markdown` file, the
-//!    report on stdout and the exit code (3 on a regression or a broken hard limit).
+//! 3. [`gate_and_emit`]: the gate of `[check]` in costbench.toml, the `--markdown` and
+//!    `--junit` files, the report on stdout, GitHub Actions' job summary and annotations
+//!    (`crate::github`), and the exit code (3 on a regression or a broken hard limit).
 
 use super::compare::{learn_thresholds, print_comparison};
 use super::load_side;
@@ -65,16 +66,28 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         };
         (base, cand, historic)
     };
-    let markdown = c.markdown.as_deref();
-    gate_and_emit(
-        c.format,
-        markdown,
-        &opts,
-        &historic,
-        &config.check,
-        base,
-        cand,
-    )
+    let outputs = Outputs {
+        format: c.format,
+        markdown: c.markdown,
+        junit: c.junit,
+        github: crate::github::Github::from_env(c.github),
+        config_file: crate::github::config_file(&target.workspace_root),
+    };
+    gate_and_emit(&outputs, &opts, &historic, &config.check, base, cand)
+}
+
+/// Where and how `check` reports, besides its exit code.
+struct Outputs {
+    /// The report on stdout.
+    format: CompareFormat,
+    /// `--markdown FILE`.
+    markdown: Option<PathBuf>,
+    /// `--junit FILE`.
+    junit: Option<PathBuf>,
+    /// Annotations and the job summary (`--github`, GitHub Actions' environment).
+    github: crate::github::Github,
+    /// costbench.toml as annotations name it, if there is one.
+    config_file: Option<String>,
 }
 
 /// `--baseline-rev`: builds the revision from a worktree and the working tree, and measures
@@ -183,11 +196,11 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
     Ok((cand, Some(out)))
 }
 
-/// Judges the sides, applies the gate, writes `--markdown`, prints the report as `--format`
-/// asks and returns the exit code.
+/// Judges the sides, applies the gate, writes `--markdown`, `--junit` and the job summary,
+/// prints the report as `--format` asks (and GitHub's annotations on stderr) and returns the
+/// exit code.
 fn gate_and_emit(
-    format: CompareFormat,
-    markdown: Option<&std::path::Path>,
+    out: &Outputs,
     opts: &CompareOptions,
     historic: &HistoricThresholds,
     limits: &costbench_measure::config::CheckConfig,
@@ -201,13 +214,34 @@ fn gate_and_emit(
         historic,
     );
     let gate = costbench_judge::check::evaluate(&cmp, &cand, limits);
-    if let Some(path) = markdown {
-        let md = costbench_report::markdown::check(&cmp, &gate);
+    let md = costbench_report::markdown::check(&cmp, &gate);
+    if let Some(path) = &out.markdown {
         costbench_record::output::write_atomic(path, md.as_bytes())
             .with_context(|| format!("--markdown {}", path.display()))?;
     }
-    match format {
-        CompareFormat::Markdown => print!("{}", costbench_report::markdown::check(&cmp, &gate)),
+    if let Some(path) = &out.junit {
+        let xml = costbench_report::junit::junit(&cmp, Some(&gate));
+        costbench_record::output::write_atomic(path, xml.as_bytes())
+            .with_context(|| format!("--junit {}", path.display()))?;
+    }
+    if let Some(path) = &out.github.step_summary {
+        // The job summary is a courtesy: the check's verdict must not depend on it.
+        if let Err(e) = crate::github::append_step_summary(path, &md) {
+            let msg = format!(
+                "could not append the report to GITHUB_STEP_SUMMARY ({}): {e}; the check goes on",
+                path.display()
+            );
+            eprintln!("warning: {msg}");
+            if out.github.annotate {
+                eprintln!(
+                    "::warning title=costbench job summary::{}",
+                    costbench_report::github::escape_data(&msg)
+                );
+            }
+        }
+    }
+    match out.format {
+        CompareFormat::Markdown => print!("{md}"),
         CompareFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
@@ -225,6 +259,16 @@ fn gate_and_emit(
             print_comparison(&cmp, CompareFormat::Table);
             print!("{}", costbench_report::check::terminal(&gate));
         }
+    }
+    if out.github.annotate {
+        use std::io::Write as _;
+        // On stderr, which GitHub reads for workflow commands as it reads stdout, so that a JSON
+        // report on stdout stays JSON.
+        let _ = std::io::stdout().flush();
+        eprint!(
+            "{}",
+            costbench_report::github::annotations(&cmp, &gate, out.config_file.as_deref())
+        );
     }
     Ok(if !gate.passed() {
         crate::exit::REGRESSION

@@ -1,11 +1,11 @@
 //! `costbench compare`: load two runs (directories or run ids), judge them per op
 //! (`compare::compare_with`, thresholds learnt from history with `--history-branch`), attach
-//! the function movers and print the comparison. [`learn_thresholds`] and
+//! the function movers, print the comparison and write `--junit`. [`learn_thresholds`] and
 //! [`print_comparison`] are shared with `check`.
 
 use super::{database, load_side};
 use crate::args::{CompareCmd, CompareFormat};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use costbench_record::model::RunRecord;
 
 pub(super) fn compare(c: CompareCmd) -> Result<i32> {
@@ -35,6 +35,11 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
         &opts,
         &historic,
     );
+    if let Some(path) = &c.junit {
+        let xml = costbench_report::junit::junit(&cmp, None);
+        costbench_record::output::write_atomic(path, xml.as_bytes())
+            .with_context(|| format!("--junit {}", path.display()))?;
+    }
     print_comparison(&cmp, c.format);
     Ok(crate::exit::OK)
 }
