@@ -363,6 +363,7 @@ mod tests {
                 rustc: None,
                 valgrind: None,
                 host: Host {
+                    name: None,
                     cpu: None,
                     cores: 2,
                     os: None,
@@ -386,6 +387,8 @@ mod tests {
             },
             skipped: vec![],
             harness_residual_ir: Some(2),
+            shard: None,
+            merged: None,
             results: vec![ScenarioResult {
                 id: "s".into(),
                 scenario: "s".into(),

@@ -421,6 +421,8 @@ fn new_record(
         },
         skipped,
         harness_residual_ir: None,
+        shard: None,
+        merged: None,
         results: selected
             .iter()
             .flat_map(|s| {
