@@ -43,6 +43,8 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         run_opts.bench.as_deref(),
     )?;
     let config = crate::config::Config::load(&target.workspace_root)?;
+    let shard_db = super::database(db_arg.clone(), manifest.as_deref())?;
+    super::shard::load_costs(&mut run_opts, &shard_db)?;
     let (base, cand, historic) = if let Some(rev) = &c.baseline_rev {
         let (base, cand) = measure_with_baseline_rev(&run_opts, &target, rev)?;
         (base, cand, HistoricThresholds::default())
@@ -187,6 +189,26 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
     Ok((cand, Some(out)))
 }
 
+/// With `--shard`, the baseline's rows that this shard did not measure: those are other shards'
+/// to judge. Rows of scenarios the candidate's suite no longer selects at all are shard 1's, so
+/// that exactly one shard reports them as missing.
+fn shard_of_baseline(mut base: RunRecord, cand: &RunRecord) -> RunRecord {
+    let Some(shard) = &cand.shard else {
+        return base;
+    };
+    let measured: std::collections::HashSet<&str> =
+        cand.results.iter().map(|r| r.scenario.as_str()).collect();
+    let unit = |scenario: &str| {
+        shard.selected.iter().any(|u| {
+            u == scenario || u.strip_suffix(scenario).is_some_and(|v| v.ends_with('/'))
+        })
+    };
+    base.results.retain(|r| {
+        measured.contains(r.scenario.as_str()) || (shard.index == 1 && !unit(&r.scenario))
+    });
+    base
+}
+
 /// Judges the sides, applies the gate, writes `--markdown`, prints the report as `--format`
 /// asks and returns the exit code.
 fn gate_and_emit(
@@ -198,6 +220,7 @@ fn gate_and_emit(
     (base, base_dir): Side,
     (cand, cand_dir): Side,
 ) -> Result<i32> {
+    let base = shard_of_baseline(base, &cand);
     let cmp: Comparison = super::judge(
         (&base, base_dir.as_deref()),
         (&cand, cand_dir.as_deref()),

@@ -16,7 +16,9 @@ mod history;
 mod import;
 mod miri;
 mod report;
+mod merge;
 mod run;
+mod shard;
 mod variants;
 
 use crate::args::{Cli, Command};
@@ -38,6 +40,7 @@ pub(crate) fn execute(cli: Cli) -> Result<i32> {
         Command::Check(c) => check::check(c),
         Command::Report(r) => report::report(r),
         Command::Miri(m) => miri::miri(m),
+        Command::Merge(m) => merge::merge(m),
     }
 }
 

@@ -20,12 +20,17 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
 }
 
 /// Build → measure → record → print → `report.html` (with `html`) → exit code.
-fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
+fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
     let target = cargo::resolve(
         opts.manifest_path.as_deref(),
         opts.package.as_deref(),
         opts.bench.as_deref(),
     )?;
+    let db = opts
+        .db
+        .clone()
+        .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
+    super::shard::load_costs(&mut opts, &db)?;
     let out_root = opts
         .output_dir
         .clone()
