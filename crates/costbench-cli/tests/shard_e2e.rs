@@ -32,7 +32,13 @@ fn run_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
 }
 
 fn merge(dirs: &[PathBuf], out: &Path) -> std::process::Output {
-    let mut args = vec!["merge", "--no-history", "--quiet", "--output", out.to_str().unwrap()];
+    let mut args = vec![
+        "merge",
+        "--no-history",
+        "--quiet",
+        "--output",
+        out.to_str().unwrap(),
+    ];
     args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
     costbench(&args)
 }
@@ -84,7 +90,10 @@ fn issue_15_three_icount_shards_merge_into_the_unsharded_run() {
     assert_eq!(ids(&merged), ids(&whole), "the unsharded run's order");
     for id in ids(&whole) {
         assert_eq!(ir(&merged, &id), ir(&whole, &id), "{id}");
-        let rel = result(&merged, &id)["icount"]["callgrind_out"].as_str().unwrap().to_string();
+        let rel = result(&merged, &id)["icount"]["callgrind_out"]
+            .as_str()
+            .unwrap()
+            .to_string();
         assert!(out_dir.join(&rel).is_file(), "{rel} copied");
     }
     assert_eq!(merged["harness_residual_ir"], whole["harness_residual_ir"]);
@@ -153,7 +162,12 @@ fn issue_15_walltime_shards_keep_their_provenance() {
         .map(|s| s.trim().to_string())
         .ok();
     for id in ids(&merged) {
-        assert!(result(&merged, &id)["walltime"]["samples"].as_u64().unwrap() == 5);
+        assert!(
+            result(&merged, &id)["walltime"]["samples"]
+                .as_u64()
+                .unwrap()
+                == 5
+        );
         let owner: Vec<&Value> = shards
             .iter()
             .filter(|s| s["ids"].as_array().unwrap().iter().any(|i| *i == *id))
@@ -163,9 +177,30 @@ fn issue_15_walltime_shards_keep_their_provenance() {
             assert_eq!(owner[0]["host"]["name"], h.as_str(), "{id}: its machine");
         }
     }
+    // Recorded in history like a measured run (the merged run's own id, every row).
+    let db = tmp.path().join("h.sqlite");
+    let again = tmp.path().join("merged-again");
+    let mut args = vec![
+        "merge",
+        "--quiet",
+        "--db",
+        db.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ];
+    args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+    let out = costbench(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run_id = run_json(&again)["run_id"].as_str().unwrap().to_string();
+    let out = costbench(&["history", "--db", db.to_str().unwrap()]);
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && listed.contains(&run_id), "{listed}");
     // Merged wall time is walltime.csv's too.
     assert_eq!(
-        std::fs::read_to_string(out_dir.join("walltime.csv")).unwrap().lines().count(),
+        std::fs::read_to_string(out_dir.join("walltime.csv"))
+            .unwrap()
+            .lines()
+            .count(),
         selected
     );
 }

@@ -22,10 +22,10 @@
 pub mod census;
 pub mod fmt;
 pub mod history;
+pub mod merge;
 pub mod model;
 pub mod output;
 pub mod profile;
-pub mod merge;
 pub mod selection;
 pub mod shard;
 pub mod stats;

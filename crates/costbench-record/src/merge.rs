@@ -9,7 +9,9 @@
 //! the directories, copies the instruments' files (callgrind, cache, DHAT outputs) and writes
 //! the merged directory atomically through [`OutputDir`].
 
-use crate::model::{Merged, MergedShard, RunRecord, ScenarioResult, Skipped, SCHEMA, SCHEMA_VERSION};
+use crate::model::{
+    Merged, MergedShard, RunRecord, ScenarioResult, Skipped, SCHEMA, SCHEMA_VERSION,
+};
 use crate::output::{load_run, OutputDir};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
@@ -46,12 +48,15 @@ fn identity(r: &RunRecord) -> Vec<(&'static str, String)> {
         ("timeout", format!("{} s", s.timeout_secs)),
         (
             "samples",
-            s.samples.map_or_else(|| "default".into(), |n| n.to_string()),
+            s.samples
+                .map_or_else(|| "default".into(), |n| n.to_string()),
         ),
         ("code alignment", opt(&s.code_align)),
         (
             "shard count",
-            r.shard.as_ref().map_or_else(String::new, |x| x.count.to_string()),
+            r.shard
+                .as_ref()
+                .map_or_else(String::new, |x| x.count.to_string()),
         ),
         (
             "assignment",
@@ -277,7 +282,9 @@ mod tests {
     fn shard(k: u32, n: u32, ids: &[&str], selected: &[&str]) -> RunRecord {
         let mut r = record(
             &format!("run{k}"),
-            ids.iter().map(|i| with_icount(scenario(i), 100.0)).collect(),
+            ids.iter()
+                .map(|i| with_icount(scenario(i), 100.0))
+                .collect(),
         );
         r.shard = Some(ShardInfo {
             index: k,
@@ -320,8 +327,7 @@ mod tests {
         assert_eq!(m.host_of("a").name.as_deref(), Some("host2"));
         assert_eq!(m.host_of("b").name.as_deref(), Some("host1"));
         // Round trip through JSON: the new fields read back.
-        let back: RunRecord =
-            serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        let back: RunRecord = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
         assert_eq!(back, m);
     }
 
@@ -333,7 +339,9 @@ mod tests {
         other_commit.environment.git.as_mut().unwrap().commit = "feedface".into();
         let e = err(vec![shard(1, 2, &["a", "c"], &sel), other_commit]);
         assert!(
-            e.contains("differ in git commit") && e.contains("out/shard1") && e.contains("out/shard2"),
+            e.contains("differ in git commit")
+                && e.contains("out/shard1")
+                && e.contains("out/shard2"),
             "{e}"
         );
         let mut other_tool = shard(2, 2, &["b"], &sel);
@@ -358,7 +366,10 @@ mod tests {
         );
         let e = err(vec![shard(1, 2, &["a"], &sel), shard(1, 2, &["b"], &sel)]);
         assert!(e.contains("shard 1/2 is given twice"), "{e}");
-        let e = err(vec![shard(1, 2, &["a", "b"], &sel), shard(2, 2, &["b"], &sel)]);
+        let e = err(vec![
+            shard(1, 2, &["a", "b"], &sel),
+            shard(2, 2, &["b"], &sel),
+        ]);
         assert!(
             e.contains("scenario b is in shard 1/2 (out/shard1) and shard 2/2 (out/shard2)"),
             "{e}"
@@ -387,7 +398,11 @@ mod tests {
                 res.icount.as_mut().unwrap().callgrind_out = rel;
             }
             // Every shard measures the residual scenario: the same file name in both.
-            std::fs::write(d.join("callgrind/costbench%3A%3Aresidual.out"), format!("{k}")).unwrap();
+            std::fs::write(
+                d.join("callgrind/costbench%3A%3Aresidual.out"),
+                format!("{k}"),
+            )
+            .unwrap();
             out.write_all(&r).unwrap();
             dirs.push(d);
         }
@@ -399,8 +414,19 @@ mod tests {
             "a,100\nb,100\n"
         );
         for id in ["a", "b"] {
-            let rel = &m.results.iter().find(|r| r.id == id).unwrap().icount.as_ref().unwrap().callgrind_out;
-            assert_eq!(std::fs::read_to_string(out.join(rel)).unwrap(), format!("profile of {id}"));
+            let rel = &m
+                .results
+                .iter()
+                .find(|r| r.id == id)
+                .unwrap()
+                .icount
+                .as_ref()
+                .unwrap()
+                .callgrind_out;
+            assert_eq!(
+                std::fs::read_to_string(out.join(rel)).unwrap(),
+                format!("profile of {id}")
+            );
         }
         assert_eq!(
             std::fs::read_to_string(out.join("callgrind/costbench%3A%3Aresidual.out")).unwrap(),

@@ -161,7 +161,10 @@ pub fn partition(
             known.len(),
             units.len()
         ),
-        None => format!("balanced by count (no history for any of {} units)", units.len()),
+        None => format!(
+            "balanced by count (no history for any of {} units)",
+            units.len()
+        ),
     };
     Partition {
         shard_of,
@@ -203,7 +206,11 @@ mod tests {
         // Sorted by name (a b c d e), dealt to the least-loaded shard: a→1 b→2 c→1 d→2 e→1.
         assert_eq!(p.units_of(&units, 1), ["e", "a", "c"]);
         assert_eq!(p.units_of(&units, 2), ["d", "b"]);
-        assert!(p.assignment.starts_with("balanced by count"), "{}", p.assignment);
+        assert!(
+            p.assignment.starts_with("balanced by count"),
+            "{}",
+            p.assignment
+        );
     }
 
     #[test]
@@ -224,7 +231,11 @@ mod tests {
         assert_eq!(p.units_of(&units, 2)[..2], ["m1", "m2"]);
         let load = |k| -> f64 { p.units_of(&units, k).iter().map(|u| c[*u]).sum() };
         assert_eq!(load(1), load(2), "{p:?}");
-        assert!(p.assignment.contains("test costs; 7 of 7 units known"), "{}", p.assignment);
+        assert!(
+            p.assignment.contains("test costs; 7 of 7 units known"),
+            "{}",
+            p.assignment
+        );
     }
 
     #[test]
@@ -277,7 +288,11 @@ mod tests {
         // b (1000) alone; a, c and new (at the median, 10) together.
         assert_eq!(p.units_of(&units, 1), ["b"]);
         assert_eq!(p.units_of(&units, 2), ["a", "c", "new"]);
-        assert!(p.assignment.contains("3 of 4 units known"), "{}", p.assignment);
+        assert!(
+            p.assignment.contains("3 of 4 units known"),
+            "{}",
+            p.assignment
+        );
     }
 
     #[test]

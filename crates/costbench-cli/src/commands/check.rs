@@ -199,9 +199,10 @@ fn shard_of_baseline(mut base: RunRecord, cand: &RunRecord) -> RunRecord {
     let measured: std::collections::HashSet<&str> =
         cand.results.iter().map(|r| r.scenario.as_str()).collect();
     let unit = |scenario: &str| {
-        shard.selected.iter().any(|u| {
-            u == scenario || u.strip_suffix(scenario).is_some_and(|v| v.ends_with('/'))
-        })
+        shard
+            .selected
+            .iter()
+            .any(|u| u == scenario || u.strip_suffix(scenario).is_some_and(|v| v.ends_with('/')))
     };
     base.results.retain(|r| {
         measured.contains(r.scenario.as_str()) || (shard.index == 1 && !unit(&r.scenario))
@@ -260,4 +261,42 @@ fn gate_and_emit(
     } else {
         crate::exit::OK
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ShardInfo;
+    use costbench_record::testing::{record, scenario};
+
+    /// Issue 15: a sharded check judges only its own scenarios; baseline rows that no shard's
+    /// selection has (removed scenarios) are shard 1's to report.
+    #[test]
+    fn issue_15_a_sharded_check_judges_its_own_rows() {
+        let base = record("b", ["a", "b", "c", "gone"].map(scenario).to_vec());
+        let cand = |k: u32, ids: &[&str]| {
+            let mut c = record("c", ids.iter().map(|i| scenario(i)).collect());
+            c.shard = Some(ShardInfo {
+                index: k,
+                count: 2,
+                assignment: String::new(),
+                selected: vec!["a".into(), "b".into(), "c".into()],
+            });
+            c
+        };
+        let ids = |r: RunRecord| r.results.into_iter().map(|x| x.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &cand(1, &["a", "c"]))),
+            ["a", "c", "gone"]
+        );
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &cand(2, &["b"]))),
+            ["b"]
+        );
+        // Unsharded: the whole baseline.
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &record("c", vec![]))).len(),
+            4
+        );
+    }
 }

@@ -13,11 +13,8 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
             .join("costbench")
             .join("merged"),
     };
-    let record = costbench_record::merge::merge_dirs(
-        &m.dirs,
-        &out,
-        &crate::environment::new_run_id(),
-    )?;
+    let record =
+        costbench_record::merge::merge_dirs(&m.dirs, &out, &crate::environment::new_run_id())?;
     if !m.history.no_history {
         let db = super::database(m.history.db.clone(), m.manifest_path.as_deref())?;
         crate::store::sqlite::SqliteStore::open(&db)

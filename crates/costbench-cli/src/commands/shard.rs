@@ -26,8 +26,12 @@ pub(super) fn load_costs(opts: &mut RunOptions, db: &Path) -> Result<()> {
     if !db.exists() {
         return Ok(());
     }
-    let store = crate::store::sqlite::SqliteStore::open(db)
-        .with_context(|| format!("--shard: reading costs from the history at {}", db.display()))?;
+    let store = crate::store::sqlite::SqliteStore::open(db).with_context(|| {
+        format!(
+            "--shard: reading costs from the history at {}",
+            db.display()
+        )
+    })?;
     let runs = store.runs(&RunQuery {
         limit: Some(HISTORY_RUNS),
         ..RunQuery::default()

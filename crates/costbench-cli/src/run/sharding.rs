@@ -59,7 +59,12 @@ pub fn apply(
     if let Some((assignment, _)) = &plan.whole_variants {
         return selections
             .iter()
-            .map(|sel| info(assignment.clone(), sel.iter().map(|s| s.name.clone()).collect()))
+            .map(|sel| {
+                info(
+                    assignment.clone(),
+                    sel.iter().map(|s| s.name.clone()).collect(),
+                )
+            })
             .collect();
     }
     let (cells, all) = units(labels, selections);
@@ -93,7 +98,10 @@ pub fn apply(
             // shards restores its order: the scenarios, or this variant's cells.
             let selected = if cells {
                 all.iter()
-                    .filter(|u| u.strip_prefix(label.as_str()).is_some_and(|r| r.starts_with('/')))
+                    .filter(|u| {
+                        u.strip_prefix(label.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                    })
                     .cloned()
                     .collect()
             } else {

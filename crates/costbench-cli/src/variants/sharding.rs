@@ -35,7 +35,10 @@ pub(super) fn whole_variants(
     let p = partition(
         &names,
         &costs,
-        &format!("whole variants, each the sum of its scenarios' {}", plan.source),
+        &format!(
+            "whole variants, each the sum of its scenarios' {}",
+            plan.source
+        ),
         plan.shard.count,
     );
     let mine = p.units_of(&names, plan.shard.index);

@@ -203,18 +203,18 @@ pub fn compare_with(
                             "not compared: different machines".into(),
                         )
                     } else {
-                    match judge::paired_rounds(b, c) {
-                        // Judged in the second pass, with every other paired row.
-                        Some(rounds) => {
-                            let j = judge::pending_paired(&rounds, bv, cv, opts);
-                            pending.push((out.rows.len(), rounds));
-                            j
+                        match judge::paired_rounds(b, c) {
+                            // Judged in the second pass, with every other paired row.
+                            Some(rounds) => {
+                                let j = judge::pending_paired(&rounds, bv, cv, opts);
+                                pending.push((out.rows.len(), rounds));
+                                j
+                            }
+                            None => {
+                                let learned = historic.learned(&b.id, inst);
+                                judge::unpaired(b, c, bv, cv, learned, opts)
+                            }
                         }
-                        None => {
-                            let learned = historic.learned(&b.id, inst);
-                            judge::unpaired(b, c, bv, cv, learned, opts)
-                        }
-                    }
                     }
                 }
             };

@@ -492,7 +492,8 @@ impl Host {
     /// Whether two hosts are known to be different machines: different host names, or (where a
     /// name is missing, as in older records) different CPU models. Unknown is not different.
     pub fn differs_from(&self, other: &Host) -> bool {
-        let differ = |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
+        let differ =
+            |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
         differ(&self.name, &other.name) || differ(&self.cpu, &other.cpu)
     }
 }
