@@ -42,7 +42,12 @@ fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
             cwd: target.package_dir.clone(),
         };
         let listing = bin.list(opts.timeout)?;
-        print_list(&select(&listing, opts.filter.as_ref())?);
+        // With --shard: this job's scenarios, so that a CI matrix can show its split.
+        let mut selected = vec![select(&listing, opts.filter.as_ref())?];
+        if let Some(plan) = &opts.shard {
+            crate::run::sharding::apply(plan, &["default".into()], &mut selected);
+        }
+        print_list(&selected[0]);
         return Ok(exit::OK);
     }
     // Checked before building: a wrong output directory should not cost a build.

@@ -1,5 +1,5 @@
-//! `--shard K/N` in a measuring session: which of the selected scenarios (or, for build
-//! variants, which `VARIANT/SCENARIO` cells) this job measures, and the `shard` field each
+//! `--shard K/N` in a measuring session: which of the selected scenarios (for build variants:
+//! which `VARIANT/SCENARIO` cells, a scenario's cells together) this job measures, and the `shard` field each
 //! side's record carries. The partition itself is `costbench_record::shard::partition` (pure);
 //! the costs come from history, read by the commands ([`ShardPlan::costs`]), since this module
 //! must not open the store.
@@ -22,29 +22,29 @@ pub struct ShardPlan {
     pub whole_variants: Option<(String, Vec<String>)>,
 }
 
-/// The units of a session of `labels.len()` sides: scenario names when every side has the same
-/// label (one run, or both sides of `check --baseline-rev`), else `LABEL/SCENARIO` cells.
-fn units(labels: &[String], selections: &[Vec<&ScenarioInfo>]) -> (bool, Vec<String>) {
+/// The scenarios of a session in first-seen order over its sides, and whether its sides are
+/// build variants (their labels differ: the record's units are then `LABEL/SCENARIO` cells).
+fn scenarios(labels: &[String], selections: &[Vec<&ScenarioInfo>]) -> (bool, Vec<String>) {
     let cells = labels.iter().any(|l| *l != labels[0]);
     let mut out: Vec<String> = Vec::new();
-    for (label, sel) in labels.iter().zip(selections) {
+    for sel in selections {
         for s in sel {
-            let u = if cells {
-                format!("{label}/{}", s.name)
-            } else {
-                s.name.clone()
-            };
-            if !out.contains(&u) {
-                out.push(u);
+            if !out.contains(&s.name) {
+                out.push(s.name.clone());
             }
         }
     }
     (cells, out)
 }
 
-/// Keeps in each side's selection only this shard's units and returns each side's `shard`
+/// Keeps in each side's selection only this shard's scenarios and returns each side's `shard`
 /// field. Every job of one CI matrix computes the same partition from the same listing and
 /// history.
+///
+/// With build variants, the cells of one scenario stay together: every job that splits cells
+/// (fewer variants than shards) builds every variant anyway, and a scenario's cells measured in
+/// one job are paired on one machine, so every ratio to the baseline stays judgeable. A
+/// scenario's cost is then the sum of its cells' costs.
 pub fn apply(
     plan: &ShardPlan,
     labels: &[String],
@@ -59,51 +59,42 @@ pub fn apply(
     if let Some((assignment, _)) = &plan.whole_variants {
         return selections
             .iter()
-            .map(|sel| {
-                info(
-                    assignment.clone(),
-                    sel.iter().map(|s| s.name.clone()).collect(),
-                )
-            })
+            .map(|sel| info(assignment.clone(), sel.iter().map(|s| s.name.clone()).collect()))
             .collect();
     }
-    let (cells, all) = units(labels, selections);
-    let costs: BTreeMap<String, f64> = if cells {
-        plan.costs.clone()
-    } else {
-        // Plain runs are recorded as variant `default`.
-        plan.costs
+    let (cells, all) = scenarios(labels, selections);
+    let mut distinct: Vec<&String> = labels.iter().collect();
+    distinct.sort();
+    distinct.dedup();
+    let mut costs: BTreeMap<String, f64> = BTreeMap::new();
+    for name in &all {
+        let known: Vec<f64> = distinct
             .iter()
-            .filter_map(|(k, v)| k.strip_prefix("default/").map(|s| (s.to_string(), *v)))
-            .collect()
-    };
+            .filter_map(|l| plan.costs.get(&format!("{l}/{name}")).copied())
+            .collect();
+        if !known.is_empty() {
+            costs.insert(name.clone(), known.iter().sum());
+        }
+    }
     let refs: Vec<&str> = all.iter().map(String::as_str).collect();
     let p = partition(&refs, &costs, &plan.source, plan.shard.count);
     let mine: std::collections::HashSet<&str> =
         p.units_of(&refs, plan.shard.index).into_iter().collect();
-    for (label, sel) in labels.iter().zip(selections.iter_mut()) {
-        sel.retain(|s| {
-            let u = if cells {
-                format!("{label}/{}", s.name)
-            } else {
-                s.name.clone()
-            };
-            mine.contains(u.as_str())
-        });
+    let before: Vec<Vec<String>> = selections
+        .iter()
+        .map(|sel| sel.iter().map(|s| s.name.clone()).collect())
+        .collect();
+    for sel in selections.iter_mut() {
+        sel.retain(|s| mine.contains(s.name.as_str()));
     }
     labels
         .iter()
-        .map(|label| {
-            // Each side's record lists the units of its own kind, so that merging that side's
-            // shards restores its order: the scenarios, or this variant's cells.
+        .zip(before)
+        .map(|(label, names)| {
+            // Each side's record lists its whole selection in its own kind of unit, so that
+            // merging that side's shards restores its order: the scenarios, or its cells.
             let selected = if cells {
-                all.iter()
-                    .filter(|u| {
-                        u.strip_prefix(label.as_str())
-                            .is_some_and(|r| r.starts_with('/'))
-                    })
-                    .cloned()
-                    .collect()
+                names.iter().map(|n| format!("{label}/{n}")).collect()
             } else {
                 all.clone()
             };

@@ -1,8 +1,8 @@
 //! `variants --shard K/N`: with at least as many variants as shards, whole variants go to
 //! shards (each job builds only its own variants: the builds are the dearest part of a variants
 //! session), balanced by their cells' history cost, by count otherwise. With fewer variants
-//! than shards every job builds every variant and the `VARIANT/SCENARIO` cells are split
-//! (`run::sharding`).
+//! than shards every job builds every variant and the `VARIANT/SCENARIO` cells are split by
+//! scenario, a scenario's cells together so that its ratios stay paired (`run::sharding`).
 
 use super::spec::Variant;
 use crate::run::RunOptions;
