@@ -8,6 +8,8 @@
 #     the shards reuse those builds, so each shard's CI time is its measured time plus the build
 #     times of its variants (every CI job builds cold).
 # Usage: scripts/shards.sh [OUT_DIR]   (default: target/costbench/shards-measure)
+# Environment: SHARDS (default 4); VARIANTS, the variants options (default --preset safety-tax);
+# PART=2 skips part 1.
 # Needs valgrind. Takes tens of minutes; run it on an otherwise idle machine for honest figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,12 +17,16 @@ cd "$(dirname "$0")/.."
 OUT=$(realpath -m "${1:-target/costbench/shards-measure}")
 BIN=${COSTBENCH:-target/debug/costbench}
 [ -x "$BIN" ] || cargo build -p costbench-cli
-rm -rf "$OUT"; mkdir -p "$OUT"
+mkdir -p "$OUT"
 now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc; }
 
+N=${SHARDS:-4}
+read -r -a VOPTS <<< "${VARIANTS:---preset safety-tax}"
+if [ "${PART:-}" != 2 ]; then
 echo "== 1. selftest: 3 icount shards merged vs unsharded"
 S=(--manifest-path suites/selftest/Cargo.toml --bench selftest --instrument icount --no-history --quiet)
+rm -rf "$OUT/selftest"
 "$BIN" run "${S[@]}" --output-dir "$OUT/selftest/whole"
 for k in 1 2 3; do "$BIN" run "${S[@]}" --shard "$k/3" --output-dir "$OUT/selftest/s$k"; done
 "$BIN" merge --no-history --quiet --output "$OUT/selftest/merged" "$OUT"/selftest/s{1,2,3}
@@ -30,9 +36,11 @@ else
   echo "DIFFERENT"; diff "$OUT/selftest/whole/icounts.csv" "$OUT/selftest/merged/icounts.csv" || true
 fi
 
-echo "== 2. built-in suite, --preset safety-tax: one job, then 4 shards"
-mkdir -p "$OUT/builtin"
-V=(variants --preset safety-tax --no-history --format json)
+fi
+
+echo "== 2. built-in suite, ${VOPTS[*]}: one job, then $N shards"
+rm -rf "$OUT/builtin"; mkdir -p "$OUT/builtin"
+V=(variants "${VOPTS[@]}" --no-history --format json)
 t0=$(now)
 "$BIN" "${V[@]}" --output-dir "$OUT/builtin/one" > "$OUT/builtin/one.json" 2> "$OUT/builtin/one.log"
 t1=$(now)
@@ -40,9 +48,9 @@ one=$(secs "$t0" "$t1")
 echo "one job: $one s (builds and measurement)"
 grep '^built variant\|^variants:' "$OUT/builtin/one.log" || true
 slowest=0
-for k in 1 2 3 4; do
+for k in $(seq 1 "$N"); do
   t0=$(now)
-  "$BIN" "${V[@]}" --shard "$k/4" --output-dir "$OUT/builtin/s$k" > "$OUT/builtin/s$k.json" 2> "$OUT/builtin/s$k.log"
+  "$BIN" "${V[@]}" --shard "$k/$N" --output-dir "$OUT/builtin/s$k" > "$OUT/builtin/s$k.json" 2> "$OUT/builtin/s$k.log"
   t1=$(now)
   m=$(secs "$t0" "$t1")
   build=0
@@ -51,7 +59,7 @@ for k in 1 2 3 4; do
     build=$(echo "$build + ${b:-0}" | bc)
   done
   total=$(echo "$m + $build" | bc)
-  echo "shard $k/4: measured $m s here (builds reused), + $build s of cold builds = $total s; variants: $(grep -o '^built variant [^ ]*' "$OUT/builtin/s$k.log" | awk '{print $3}' | tr '\n' ' ')"
+  echo "shard $k/$N: measured $m s here (builds reused), + $build s of cold builds = $total s; variants: $(grep -o '^built variant [^ ]*' "$OUT/builtin/s$k.log" | awk '{print $3}' | tr '\n' ' ')"
   if (( $(echo "$total > $slowest" | bc) )); then slowest=$total; fi
 done
 echo "slowest shard: $slowest s; one job: $one s; ratio $(echo "scale=3; $slowest / $one" | bc)"

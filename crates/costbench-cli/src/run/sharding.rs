@@ -59,7 +59,12 @@ pub fn apply(
     if let Some((assignment, _)) = &plan.whole_variants {
         return selections
             .iter()
-            .map(|sel| info(assignment.clone(), sel.iter().map(|s| s.name.clone()).collect()))
+            .map(|sel| {
+                info(
+                    assignment.clone(),
+                    sel.iter().map(|s| s.name.clone()).collect(),
+                )
+            })
             .collect();
     }
     let (cells, all) = scenarios(labels, selections);
@@ -101,4 +106,70 @@ pub fn apply(
             info(p.assignment.clone(), selected)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str) -> ScenarioInfo {
+        ScenarioInfo {
+            name: name.into(),
+            ops: 1,
+            unit: "op".into(),
+            parties: vec![],
+            internal: false,
+        }
+    }
+
+    fn plan(k: u32, n: u32, costs: &[(&str, f64)]) -> ShardPlan {
+        ShardPlan {
+            shard: Shard { index: k, count: n },
+            costs: costs.iter().map(|(c, v)| (c.to_string(), *v)).collect(),
+            source: "test".into(),
+            whole_variants: None,
+        }
+    }
+
+    #[test]
+    fn variant_cells_of_one_scenario_stay_together_and_costs_add_up() {
+        let all: Vec<ScenarioInfo> = ["a", "b", "c"].map(info).to_vec();
+        let labels = vec!["release".to_string(), "lto".to_string()];
+        // b is dear in both variants: alone on one shard; a and c together on the other.
+        let costs = [
+            ("release/b", 500.0),
+            ("lto/b", 500.0),
+            ("release/a", 400.0),
+            ("lto/c", 400.0),
+        ];
+        let mut mine = Vec::new();
+        for k in 1..=2 {
+            let mut sel: Vec<Vec<&ScenarioInfo>> = vec![all.iter().collect(), all.iter().collect()];
+            let infos = apply(&plan(k, 2, &costs), &labels, &mut sel);
+            assert_eq!(sel[0].len(), sel[1].len(), "a scenario's cells together");
+            assert_eq!(infos[1].selected, ["lto/a", "lto/b", "lto/c"]);
+            assert_eq!(infos[0].assignment, infos[1].assignment);
+            mine.push(sel[0].iter().map(|s| s.name.clone()).collect::<Vec<_>>());
+        }
+        assert_eq!(mine, [vec!["b"], vec!["a", "c"]]);
+    }
+
+    #[test]
+    fn plain_runs_use_the_default_variants_costs_and_list_scenarios() {
+        let all: Vec<ScenarioInfo> = ["a", "b", "c"].map(info).to_vec();
+        let labels = vec!["default".to_string(), "default".to_string()];
+        let costs = [("default/c", 900.0), ("other/a", 5000.0)];
+        let mut sel: Vec<Vec<&ScenarioInfo>> = vec![all.iter().collect(), all.iter().collect()];
+        let infos = apply(&plan(1, 2, &costs), &labels, &mut sel);
+        assert_eq!(infos[0].selected, ["a", "b", "c"]);
+        assert!(
+            infos[0].assignment.contains("1 of 3 units known"),
+            "{}",
+            infos[0].assignment
+        );
+        let names: Vec<&str> = sel[0].iter().map(|s| s.name.as_str()).collect();
+        // Unknown a and b cost the known median (c's 900): all equal, dealt by name. Had
+        // another variant's cost of a (5000) counted, a would sit alone on shard 1.
+        assert_eq!(names, ["a", "c"]);
+    }
 }
