@@ -118,6 +118,40 @@ fn issue_15_three_icount_shards_merge_into_the_unsharded_run() {
     for row in cmp["rows"].as_array().unwrap() {
         assert_eq!(row["verdict"], "unchanged", "{row}");
     }
+    // check --shard measures and judges only its own scenarios: none of the others is missing.
+    let manifest = selftest_manifest();
+    let check_dir = tmp.path().join("check-s2");
+    let out = costbench(&[
+        "check",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        "selftest",
+        "--instrument",
+        "icount",
+        "--no-history",
+        "--baseline",
+        tmp.path().join("whole").to_str().unwrap(),
+        "--shard",
+        "2/3",
+        "--output-dir",
+        check_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let check: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let judged: Vec<&str> = check["comparison"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(judged, ids(&run_json(&dirs[1])), "shard 2's rows");
+    assert_eq!(
+        check["comparison"]["missing_in_cand"],
+        serde_json::json!([])
+    );
     // Refusals: a missing shard, a shard twice, a run that is not a shard.
     let e = stderr(&merge(&dirs[..2], &tmp.path().join("m2")));
     assert!(e.contains("shard 3/3 missing"), "{e}");
