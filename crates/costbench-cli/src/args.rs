@@ -105,6 +105,35 @@ pub enum Command {
     /// not fail the command. MIRIFLAGS is passed through; COSTBENCH_MIRI_TOOLCHAIN picks another
     /// toolchain than nightly.
     Miri(MiriCmd),
+    /// Join the output directories of the shards of one sharded run (`--shard K/N`) into one run.
+    ///
+    /// The merged directory has the same files as an unsharded run (run.json, icounts.csv,
+    /// walltime.csv, counters.csv, memory.csv, callgrind/, callgrind-cache/, dhat/) and is an
+    /// ordinary run for compare, check, history and report; run.json keeps which shard and
+    /// machine measured each row, and wall time measured on different machines is never
+    /// compared. Refuses shards of different commits, toolchains, suites, variants, settings,
+    /// instruments, shard counts or partitions, a missing or duplicated shard, and a scenario
+    /// measured twice. Records the merged run in history unless --no-history.
+    Merge(MergeCmd),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeCmd {
+    /// The shards' output directories (each holding a run.json written with --shard K/N).
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Directory for the merged run [default: TARGET_DIR/costbench/merged].
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default output and database [default: the
+    /// nearest Cargo.toml at or above the current directory].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Print only errors.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub history: HistoryArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -587,6 +616,12 @@ pub struct MeasureArgs {
     /// seeds (and anything else seeded from getrandom) repeat and counts are identical run to run.
     #[arg(long)]
     pub real_random: bool,
+    /// Measure only shard K of N (1-based: 1/3, 2/3, 3/3), for a CI matrix of N jobs: every
+    /// job computes the same stable partition of the selected scenarios (with variants, of the
+    /// variant × scenario cells), balanced by their cost in history (--db) where there is one,
+    /// by count otherwise, and records it in run.json; `costbench merge` joins the shards.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     #[command(flatten)]
     pub history: HistoryArgs,
 }

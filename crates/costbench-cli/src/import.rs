@@ -162,6 +162,7 @@ pub fn from_csv(
             rustc: None,
             valgrind: None,
             host: model::Host {
+                name: None,
                 cpu: None,
                 cores: 0,
                 os: None,
@@ -185,6 +186,8 @@ pub fn from_csv(
         },
         skipped: Vec::new(),
         harness_residual_ir: None,
+        shard: None,
+        merged: None,
         results,
     })
 }

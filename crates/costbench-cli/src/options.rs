@@ -144,6 +144,18 @@ impl MeasureArgs {
         }
         let filter = scenario_filter(self.filter.as_deref())?;
         let walltime_cpu = walltime_cpu(&self.walltime_cpu)?;
+        let shard = self
+            .shard
+            .as_deref()
+            .map(costbench_record::shard::Shard::parse)
+            .transpose()?
+            .map(|shard| costbench_measure::run::sharding::ShardPlan {
+                shard,
+                // Filled from history by the command, which knows the database.
+                costs: Default::default(),
+                source: String::new(),
+                whole_variants: None,
+            });
         let jobs = self.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
@@ -175,6 +187,7 @@ impl MeasureArgs {
             rounds: costbench_measure::run::Rounds::default(),
             icount_threshold_pct: costbench_judge::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
             placement_runs: costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS,
+            shard,
         })
     }
 }

@@ -31,6 +31,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
             rustc: None,
             valgrind: None,
             host: Host {
+                name: None,
                 cpu: None,
                 cores: 1,
                 os: None,
@@ -55,6 +56,8 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
         skipped: vec![],
         harness_residual_ir: None,
         results,
+        shard: None,
+        merged: None,
     }
 }
 

@@ -29,6 +29,7 @@ pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> R
             rustc: None,
             valgrind: None,
             host: Host {
+                name: None,
                 cpu: None,
                 cores: 2,
                 os: None,
@@ -52,6 +53,8 @@ pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> R
         },
         skipped: vec![],
         harness_residual_ir: Some(2),
+        shard: None,
+        merged: None,
         results: vec![ScenarioResult {
             id: "s".into(),
             scenario: "s".into(),

@@ -44,6 +44,8 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         run_opts.bench.as_deref(),
     )?;
     let config = costbench_measure::config::Config::load(&target.workspace_root)?;
+    let shard_db = super::database(db_arg.clone(), manifest.as_deref())?;
+    super::shard::load_costs(&mut run_opts, &shard_db)?;
     let (base, cand, historic) = if let Some(rev) = &c.baseline_rev {
         let (base, cand) = measure_with_baseline_rev(&run_opts, &target, rev)?;
         (base, cand, HistoricThresholds::default())
@@ -196,6 +198,27 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
     Ok((cand, Some(out)))
 }
 
+/// With `--shard`, the baseline's rows that this shard did not measure: those are other shards'
+/// to judge. Rows of scenarios the candidate's suite no longer selects at all are shard 1's, so
+/// that exactly one shard reports them as missing.
+fn shard_of_baseline(mut base: RunRecord, cand: &RunRecord) -> RunRecord {
+    let Some(shard) = &cand.shard else {
+        return base;
+    };
+    let measured: std::collections::HashSet<&str> =
+        cand.results.iter().map(|r| r.scenario.as_str()).collect();
+    let unit = |scenario: &str| {
+        shard
+            .selected
+            .iter()
+            .any(|u| u == scenario || u.strip_suffix(scenario).is_some_and(|v| v.ends_with('/')))
+    };
+    base.results.retain(|r| {
+        measured.contains(r.scenario.as_str()) || (shard.index == 1 && !unit(&r.scenario))
+    });
+    base
+}
+
 /// Judges the sides, applies the gate, writes `--markdown`, `--junit` and the job summary,
 /// prints the report as `--format` asks (and GitHub's annotations on stderr) and returns the
 /// exit code.
@@ -207,6 +230,7 @@ fn gate_and_emit(
     (base, base_dir): Side,
     (cand, cand_dir): Side,
 ) -> Result<i32> {
+    let base = shard_of_baseline(base, &cand);
     let cmp: Comparison = super::judge(
         (&base, base_dir.as_deref()),
         (&cand, cand_dir.as_deref()),
@@ -277,4 +301,42 @@ fn gate_and_emit(
     } else {
         crate::exit::OK
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costbench_record::model::ShardInfo;
+    use costbench_record::testing::{record, scenario};
+
+    /// Issue 15: a sharded check judges only its own scenarios; baseline rows that no shard's
+    /// selection has (removed scenarios) are shard 1's to report.
+    #[test]
+    fn issue_15_a_sharded_check_judges_its_own_rows() {
+        let base = record("b", ["a", "b", "c", "gone"].map(scenario).to_vec());
+        let cand = |k: u32, ids: &[&str]| {
+            let mut c = record("c", ids.iter().map(|i| scenario(i)).collect());
+            c.shard = Some(ShardInfo {
+                index: k,
+                count: 2,
+                assignment: String::new(),
+                selected: vec!["a".into(), "b".into(), "c".into()],
+            });
+            c
+        };
+        let ids = |r: RunRecord| r.results.into_iter().map(|x| x.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &cand(1, &["a", "c"]))),
+            ["a", "c", "gone"]
+        );
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &cand(2, &["b"]))),
+            ["b"]
+        );
+        // Unsharded: the whole baseline.
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &record("c", vec![]))).len(),
+            4
+        );
+    }
 }

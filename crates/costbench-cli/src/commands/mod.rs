@@ -14,9 +14,11 @@ mod compare;
 mod export;
 mod history;
 mod import;
+mod merge;
 mod miri;
 mod report;
 mod run;
+mod shard;
 mod variants;
 
 use crate::args::{Cli, Command};
@@ -39,6 +41,7 @@ pub(crate) fn execute(cli: Cli) -> Result<i32> {
         Command::Check(c) => check::check(c),
         Command::Report(r) => report::report(r),
         Command::Miri(m) => miri::miri(m),
+        Command::Merge(m) => merge::merge(m),
     }
 }
 

@@ -21,12 +21,14 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
 }
 
 /// Build → measure → record → print → `report.html` (with `html`) → exit code.
-fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
+fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
     let target = cargo::resolve(
         opts.manifest_path.as_deref(),
         opts.package.as_deref(),
         opts.bench.as_deref(),
     )?;
+    let db = history_location(&opts, &target);
+    super::shard::load_costs(&mut opts, &db)?;
     let out_root = opts
         .output_dir
         .clone()
@@ -38,7 +40,12 @@ fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
             cwd: target.package_dir.clone(),
         };
         let listing = bin.list(opts.timeout)?;
-        print_list(&select(&listing, opts.filter.as_ref())?);
+        // With --shard: this job's scenarios, so that a CI matrix can show its split.
+        let mut selected = vec![select(&listing, opts.filter.as_ref())?];
+        if let Some(plan) = &opts.shard {
+            costbench_measure::run::sharding::apply(plan, &["default".into()], &mut selected);
+        }
+        print_list(&selected[0]);
         return Ok(exit::OK);
     }
     // Checked before building: a wrong output directory should not cost a build.

@@ -25,6 +25,7 @@ pub mod layout;
 mod phases;
 pub mod placement;
 mod session;
+pub mod sharding;
 
 pub use adaptive::Rounds;
 pub use binary::Binary;
@@ -151,6 +152,8 @@ pub struct RunOptions {
     pub icount_threshold_pct: f64,
     /// Perturbed callgrind runs per side for such ids (`--placement-runs`; 0 = none).
     pub placement_runs: u32,
+    /// `--shard K/N`: measure only this job's share of the scenarios (or variant cells).
+    pub shard: Option<sharding::ShardPlan>,
 }
 
 /// One build of the bench target to measure: a build variant, or one side of a paired A/B
@@ -205,13 +208,18 @@ pub fn measure_sides(
                 .with_context(|| format!("side {:?}", s.label))
         })
         .collect::<Result<Vec<_>>>()?;
-    let selections = listings
+    let mut selections = listings
         .iter()
         .zip(&sides)
         .map(|(l, s)| {
             select(l, opts.filter.as_ref()).with_context(|| format!("side {:?}", s.label))
         })
         .collect::<Result<Vec<_>>>()?;
+    let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
+    let shard_infos = opts
+        .shard
+        .as_ref()
+        .map(|plan| sharding::apply(plan, &labels, &mut selections));
     let mut skipped = Vec::new();
     let needs_valgrind = opts.instruments.valgrind();
     let valgrind = if needs_valgrind.is_empty() {
@@ -291,6 +299,7 @@ pub fn measure_sides(
                 skipped,
             );
             record.variant = side.label.clone();
+            record.shard = shard_infos.as_ref().map(|i| i[k].clone());
             Session {
                 opts,
                 bin: &bins[k],
@@ -420,6 +429,8 @@ fn new_record(
         },
         skipped,
         harness_residual_ir: None,
+        shard: None,
+        merged: None,
         results: selected
             .iter()
             .flat_map(|s| {

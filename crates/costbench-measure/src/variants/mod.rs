@@ -18,6 +18,7 @@ pub mod build;
 // The matrix is judging over records: it lives in `costbench-judge`, under its old path here.
 pub use costbench_judge::variants as matrix;
 pub mod presets;
+mod sharding;
 pub mod spec;
 
 use crate::cargo::{self, BenchTarget, BuildError};
@@ -260,6 +261,7 @@ pub fn run(
         vopts.preset.as_deref(),
         vopts.baseline.as_deref(),
     )?;
+    let (variants, base) = sharding::whole_variants(&mut opts, variants, base);
     let plans = build::plan(&target, &variants, opts.code_align)?;
     let root = opts
         .output_dir
