@@ -1,6 +1,7 @@
 //! Talking to cargo: find the bench target (`cargo metadata`), read the features it and its
-//! dependencies offer, and build it (`cargo rustc --profile bench`, with a build variant's
-//! settings), returning the executable's path.
+//! dependencies offer, and build it (`cargo rustc --profile bench`, or the user's `--profile`,
+//! with the user's feature and lock-file flags and a build variant's settings), returning the
+//! executable's path.
 //!
 //! Builds go to their own target directory (`TARGET/costbench/build/VARIANT`) with debug line
 //! tables forced on, so that costbench's profile settings never invalidate the user's own builds,
@@ -123,10 +124,12 @@ pub fn features(target: &BenchTarget) -> Result<Features> {
 pub fn dependency_features(
     target: &BenchTarget,
     dep: &str,
+    lock: LockFlags,
 ) -> Result<Option<BTreeMap<String, Vec<String>>>> {
     let out = cargo()
         .args(["metadata", "--format-version", "1", "--manifest-path"])
         .arg(&target.manifest_path)
+        .args(lock.args())
         .stderr(Stdio::piped())
         .output()
         .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
@@ -281,6 +284,79 @@ struct ArtifactMessage {
     executable: Option<PathBuf>,
 }
 
+/// The cargo profile builds use unless `--profile` names another: optimised like release, and
+/// cargo's own choice for benchmarks.
+pub const DEFAULT_PROFILE: &str = "bench";
+
+/// The user's cargo flags (`--features`, `--all-features`, `--no-default-features`,
+/// `--profile`, `--locked`, `--offline`, `--frozen`), validated (`options`): what every cargo
+/// command costbench runs for one command line gets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CargoFlags {
+    /// Features to activate, one per item (the command line's lists split).
+    pub features: Vec<String>,
+    pub all_features: bool,
+    pub no_default_features: bool,
+    /// `None`: [`DEFAULT_PROFILE`].
+    pub profile: Option<String>,
+    pub lock: LockFlags,
+}
+
+impl CargoFlags {
+    /// The profile to build with.
+    pub fn profile(&self) -> &str {
+        self.profile.as_deref().unwrap_or(DEFAULT_PROFILE)
+    }
+
+    /// The feature arguments for cargo, as the user gave them.
+    pub fn feature_args(&self) -> Vec<String> {
+        feature_args(
+            &self.features,
+            self.all_features,
+            self.no_default_features,
+        )
+    }
+}
+
+/// `--features`, `--all-features` and `--no-default-features` for cargo.
+fn feature_args(features: &[String], all: bool, no_default: bool) -> Vec<String> {
+    let mut args = Vec::new();
+    if all {
+        args.push("--all-features".to_string());
+    }
+    if no_default {
+        args.push("--no-default-features".to_string());
+    }
+    if !features.is_empty() {
+        args.push("--features".to_string());
+        args.push(features.join(","));
+    }
+    args
+}
+
+/// `--locked`, `--offline`, `--frozen`: how cargo may touch `Cargo.lock` and the network. Given
+/// to every cargo command that resolves or builds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LockFlags {
+    pub locked: bool,
+    pub offline: bool,
+    pub frozen: bool,
+}
+
+impl LockFlags {
+    /// The flags for cargo.
+    pub fn args(self) -> Vec<&'static str> {
+        [
+            ("--locked", self.locked),
+            ("--offline", self.offline),
+            ("--frozen", self.frozen),
+        ]
+        .into_iter()
+        .filter_map(|(a, on)| on.then_some(a))
+        .collect()
+    }
+}
+
 /// Where the compiler starts functions and the blocks that nothing falls into (`--code-align`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum CodeAlign {
@@ -326,8 +402,13 @@ pub struct BuildSettings {
     pub toolchain: Option<String>,
     /// `--config` values (`profile.bench.lto="fat"`).
     pub config: Vec<String>,
+    /// Every feature to activate: the user's `--features` and a variant's own.
     pub features: Vec<String>,
     pub no_default_features: bool,
+    pub all_features: bool,
+    /// `--profile`; `None` is [`DEFAULT_PROFILE`].
+    pub profile: Option<String>,
+    pub lock: LockFlags,
     /// Extra flags for rustc, appended to any `RUSTFLAGS` already set.
     pub rustflags: Vec<String>,
     /// `--target TRIPLE`: with it, rustflags reach only the target's code, not build scripts and
@@ -368,16 +449,22 @@ impl std::fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
-/// Builds the bench target with the bench profile (optimised, line tables on) into
-/// `TARGET/costbench/build/VARIANT` and returns the executable.
+/// Builds the bench target as `flags` say (by default with the bench profile: optimised, line
+/// tables on) into `TARGET/costbench/build/VARIANT` and returns the executable.
 pub fn build(
     target: &BenchTarget,
     variant: &str,
+    flags: &CargoFlags,
     quiet: bool,
     code_align: CodeAlign,
 ) -> Result<PathBuf> {
     let settings = BuildSettings {
         variant: variant.to_string(),
+        features: flags.features.clone(),
+        no_default_features: flags.no_default_features,
+        all_features: flags.all_features,
+        profile: flags.profile.clone(),
+        lock: flags.lock,
         capture_stderr: quiet,
         code_align,
         ..BuildSettings::default()
@@ -386,12 +473,13 @@ pub fn build(
         Ok(b) => Ok(b.exe),
         Err(e) => match e.downcast::<BuildError>() {
             Ok(be) => Err(anyhow!(
-                "building bench target {} of package {} failed ({}){}{}",
+                "building bench target {} of package {} failed ({}){}{}{}",
                 target.bench,
                 target.package,
                 be.status,
                 if be.stderr.is_empty() { "" } else { ":\n" },
-                be.stderr.trim_end()
+                be.stderr.trim_end(),
+                profile_hint(flags.profile(), &be.stderr)
             )),
             Err(e) => Err(e),
         },
@@ -423,25 +511,26 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         .join("costbench")
         .join("build")
         .join(&settings.variant);
+    let profile = settings.profile.as_deref().unwrap_or(DEFAULT_PROFILE);
     let mut cmd = cargo_for(settings.toolchain.as_deref());
     cmd.args([
         "rustc",
         "--profile",
-        "bench",
+        profile,
         "--message-format=json-render-diagnostics",
     ])
     .arg("--manifest-path")
     .arg(&target.manifest_path)
-    .args(["--package", &target.package, "--bench", &target.bench]);
+    .args(["--package", &target.package, "--bench", &target.bench])
+    .args(settings.lock.args());
     for c in &settings.config {
         cmd.arg("--config").arg(c);
     }
-    if settings.no_default_features {
-        cmd.arg("--no-default-features");
-    }
-    if !settings.features.is_empty() {
-        cmd.arg("--features").arg(settings.features.join(","));
-    }
+    cmd.args(feature_args(
+        &settings.features,
+        settings.all_features,
+        settings.no_default_features,
+    ));
     if let Some(t) = &settings.target_triple {
         cmd.args(["--target", t]);
     }
@@ -465,9 +554,13 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
     // After `--`: for the bench target only (its dependencies' objects are already in their
     // rlibs, which the link command names).
     cmd.args(["--", "-C", "save-temps", "--print", "link-args"]);
+    let env_profile = profile_env_name(profile);
     cmd.env("CARGO_TARGET_DIR", &target_dir)
-        .env("CARGO_PROFILE_BENCH_DEBUG", "line-tables-only")
-        .env("CARGO_PROFILE_BENCH_STRIP", "none")
+        .env(
+            format!("CARGO_PROFILE_{env_profile}_DEBUG"),
+            "line-tables-only",
+        )
+        .env(format!("CARGO_PROFILE_{env_profile}_STRIP"), "none")
         .stdout(Stdio::piped())
         .stderr(if settings.capture_stderr {
             Stdio::piped()
@@ -524,6 +617,30 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
             target.bench
         ),
     }
+}
+
+/// Cargo's built-in profiles: every other must be defined with `inherits`.
+const BUILT_IN_PROFILES: [&str; 4] = ["dev", "release", "test", "bench"];
+
+/// For a failed build with a profile of the user's own: what cargo's complaint about a missing
+/// `inherits` means here. costbench sets the profile's `debug` and `strip` (through
+/// `CARGO_PROFILE_<NAME>_*`), which to cargo makes an undefined profile look defined but
+/// incomplete.
+fn profile_hint(profile: &str, stderr: &str) -> String {
+    if BUILT_IN_PROFILES.contains(&profile) || !(stderr.is_empty() || stderr.contains("inherits"))
+    {
+        return String::new();
+    }
+    format!(
+        "\nhint: --profile {profile} must be defined in the workspace's Cargo.toml (or a cargo \
+         config) as [profile.{profile}] with `inherits = \"bench\"` (or another profile)"
+    )
+}
+
+/// A profile's name as cargo's `CARGO_PROFILE_<name>_<KEY>` variables spell it: upper case,
+/// `-` as `_`.
+fn profile_env_name(profile: &str) -> String {
+    profile.to_ascii_uppercase().replace('-', "_")
 }
 
 /// After the bench target was compiled: stores its link command beside `exe` (or removes a stale
@@ -599,6 +716,35 @@ mod tests {
             "llvm-args=-align-all-functions=5".to_string(),
         ];
         assert!(CodeAlign::CacheLine.flags(&user).is_empty());
+    }
+
+    #[test]
+    fn the_users_cargo_flags_become_cargos_arguments() {
+        let flags = CargoFlags {
+            features: vec!["extra".into(), "costbench/mimalloc".into()],
+            all_features: true,
+            no_default_features: true,
+            profile: Some("bench-lto".into()),
+            lock: LockFlags {
+                locked: true,
+                offline: false,
+                frozen: true,
+            },
+        };
+        assert_eq!(
+            flags.feature_args(),
+            [
+                "--all-features",
+                "--no-default-features",
+                "--features",
+                "extra,costbench/mimalloc"
+            ]
+        );
+        assert_eq!(flags.lock.args(), ["--locked", "--frozen"]);
+        assert_eq!(flags.profile(), "bench-lto");
+        assert_eq!(profile_env_name(flags.profile()), "BENCH_LTO");
+        assert_eq!(CargoFlags::default().profile(), "bench");
+        assert!(CargoFlags::default().feature_args().is_empty());
     }
 
     fn meta() -> Metadata {

@@ -93,13 +93,22 @@ fn measure_with_baseline_rev(
     eprintln!("check: building the baseline ({rev}) and the candidate (working tree)");
     // Its own build directory: cargo names a workspace member's artifacts without its path,
     // so two checkouts built in one directory overwrite each other's binaries.
+    // Both sides with the user's cargo flags: the same features and profile, so that only the
+    // source differs.
     let base_exe = crate::cargo::build(
         &base_target,
         crate::run::baseline::BUILD_VARIANT,
+        &run_opts.cargo,
         true,
         run_opts.code_align,
     )?;
-    let cand_exe = crate::cargo::build(target, "default", true, run_opts.code_align)?;
+    let cand_exe = crate::cargo::build(
+        target,
+        "default",
+        &run_opts.cargo,
+        true,
+        run_opts.code_align,
+    )?;
     let sides = vec![
         crate::run::SideSpec {
             label: "default".into(),
@@ -175,7 +184,13 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
-    let exe = crate::cargo::build(target, "default", true, run_opts.code_align)?;
+    let exe = crate::cargo::build(
+        target,
+        "default",
+        &run_opts.cargo,
+        true,
+        run_opts.code_align,
+    )?;
     let side = crate::run::SideSpec {
         label: "default".into(),
         exe,

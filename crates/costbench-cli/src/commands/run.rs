@@ -31,7 +31,7 @@ fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
     if opts.list_only {
-        let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
+        let exe = cargo::build(&target, "default", &opts.cargo, opts.quiet, opts.code_align)?;
         let bin = Binary {
             exe,
             cwd: target.package_dir.clone(),
@@ -42,7 +42,7 @@ fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
     }
     // Checked before building: a wrong output directory should not cost a build.
     OutputDir::prepare(&out_root)?;
-    let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
+    let exe = cargo::build(&target, "default", &opts.cargo, opts.quiet, opts.code_align)?;
     let side = SideSpec {
         label: "default".into(),
         exe,

@@ -260,7 +260,7 @@ pub fn run(
         vopts.preset.as_deref(),
         vopts.baseline.as_deref(),
     )?;
-    let plans = build::plan(&target, &variants, opts.code_align)?;
+    let plans = build::plan(&target, &variants, &opts.cargo, opts.code_align)?;
     let root = opts
         .output_dir
         .clone()
