@@ -19,6 +19,10 @@ Exit codes:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Coloring: auto, always, never [default: CARGO_TERM_COLOR, else auto; auto colours a
+    /// terminal unless NO_COLOR is set]. Given to cargo too.
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<crate::terminal::ColorWhen>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -414,8 +414,11 @@ pub struct BuildSettings {
     /// `--target TRIPLE`: with it, rustflags reach only the target's code, not build scripts and
     /// proc macros (which `-C panic=abort` or `-C target-cpu=native` must not touch).
     pub target_triple: Option<String>,
-    /// Capture cargo's stderr (returned in the error on failure) instead of showing it live.
+    /// Capture cargo's stderr (returned in the error on failure) instead of leaving it to cargo.
     pub capture_stderr: bool,
+    /// With `capture_stderr`: also show cargo's lines on costbench's stderr as they come
+    /// (cargo's status lines, `Compiling ...`, in the colours `--color` chose).
+    pub echo_stderr: bool,
     /// Function and block alignment.
     pub code_align: CodeAlign,
 }
@@ -458,6 +461,25 @@ pub fn build(
     quiet: bool,
     code_align: CodeAlign,
 ) -> Result<PathBuf> {
+    if !quiet {
+        let mut how = format!("profile {}", flags.profile());
+        if flags.all_features {
+            how.push_str(", all features");
+        }
+        if flags.no_default_features {
+            how.push_str(", no default features");
+        }
+        if !flags.features.is_empty() {
+            how.push_str(&format!(", features {}", flags.features.join(",")));
+        }
+        crate::terminal::status(
+            "Building",
+            format!(
+                "bench target {} of package {} ({how})",
+                target.bench, target.package
+            ),
+        );
+    }
     let settings = BuildSettings {
         variant: variant.to_string(),
         features: flags.features.clone(),
@@ -522,6 +544,7 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
     .arg("--manifest-path")
     .arg(&target.manifest_path)
     .args(["--package", &target.package, "--bench", &target.bench])
+    .args(["--color", crate::terminal::cargo_color()])
     .args(settings.lock.args());
     for c in &settings.config {
         cmd.arg("--config").arg(c);
@@ -567,13 +590,18 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         } else {
             Stdio::inherit()
         });
-    let out = cmd
-        .output()
-        .context("cannot run `cargo rustc`: is cargo installed and on PATH?")?;
+    let out = if settings.capture_stderr && settings.echo_stderr {
+        crate::build_output::output_echoing_stderr(&mut cmd)
+    } else {
+        cmd.output()
+    }
+    .context("cannot run `cargo rustc`: is cargo installed and on PATH?")?;
     if !out.status.success() {
+        // Kept without colour: it goes into error messages and the variant matrix's JSON.
+        let stderr = String::from_utf8_lossy(&out.stderr);
         return Err(BuildError {
             status: out.status.to_string(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stderr: anstream::adapter::strip_str(&stderr).to_string(),
         }
         .into());
     }

@@ -5,7 +5,7 @@
 //! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
 //! `commands` runs each command, wiring the layers; `run` schedules and supervises child
 //! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
-//! `census` finds the bounds and overflow checks left in a binary and joins them with
+//! `terminal` resolves `--color` and prints cargo-style status lines; `census` finds the bounds and overflow checks left in a binary and joins them with
 //! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML
 //! page; `miri` runs scenarios under Miri and reads its verdicts.
 //!
@@ -18,6 +18,7 @@
 //! processes (cargo, git, the scenario binaries, valgrind, perf).
 
 pub mod args;
+pub mod build_output;
 pub mod cargo;
 pub mod census;
 mod commands;
@@ -29,6 +30,7 @@ pub mod measure;
 pub mod miri;
 mod options;
 pub mod run;
+pub mod terminal;
 pub mod variants;
 
 // The layers below, cut into their own crates, under the paths this crate has always used
@@ -78,10 +80,15 @@ where
             return code;
         }
     };
+    if let Err(e) = terminal::init(cli.color) {
+        eprintln!("error: {e:#}");
+        return exit::USAGE;
+    }
     match commands::execute(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            let red = costbench_report::style::BAD;
+            anstream::eprintln!("{red}error{red:#}: {e:#}");
             exit::FAILURE
         }
     }

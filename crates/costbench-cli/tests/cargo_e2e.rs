@@ -199,3 +199,98 @@ fn offline_reaches_cargo() {
         "cargo's own message: {e}"
     );
 }
+
+/// Two output directories whose `slow` scenario regressed by 20 % in instructions per op.
+fn regressed_runs() -> tempfile::TempDir {
+    use costbench_judge::compare::testing::{record, scenario, with_icount};
+    let dir = tempfile::tempdir().unwrap();
+    for (name, ir) in [("base", 1000.0), ("cand", 1200.0)] {
+        let run = record(name, vec![with_icount(scenario("slow"), ir)]);
+        costbench_record::output::OutputDir::prepare(&dir.path().join(name))
+            .unwrap()
+            .write_all(&run)
+            .unwrap();
+    }
+    dir
+}
+
+/// `costbench compare base cand` with `args` and `env` (CARGO_TERM_COLOR and NO_COLOR removed
+/// unless given): its stdout.
+fn compare_output(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_costbench"));
+    cmd.arg("compare")
+        .arg(dir.join("base"))
+        .arg(dir.join("cand"))
+        .args(args)
+        .env_remove("CARGO_TERM_COLOR")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+const RED_REGRESSION: &str = "\x1b[1m\x1b[31mregression\x1b[0m";
+
+#[test]
+fn color_follows_the_flag_then_cargo_term_color_and_is_off_in_a_pipe_by_default() {
+    let dir = regressed_runs();
+    let d = dir.path();
+    let plain = compare_output(d, &[], &[]);
+    assert!(plain.contains("regression") && !plain.contains('\x1b'), "{plain}");
+    let always = compare_output(d, &["--color", "always"], &[]);
+    assert!(always.contains(RED_REGRESSION), "{always}");
+    assert!(compare_output(d, &[], &[("CARGO_TERM_COLOR", "always")]).contains(RED_REGRESSION));
+    // The flag wins over the variable, as in cargo, both ways.
+    let never = compare_output(d, &["--color", "never"], &[("CARGO_TERM_COLOR", "always")]);
+    assert!(!never.contains('\x1b'), "{never}");
+    let forced = compare_output(d, &["--color", "always"], &[("CARGO_TERM_COLOR", "never")]);
+    assert!(forced.contains(RED_REGRESSION), "{forced}");
+    // A global option: before the command too.
+    let out = costbench(&["--color", "never", "compare", "x", "y", "--help"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = costbench_with_env(&["history", "--limit", "1"], &[("CARGO_TERM_COLOR", "yes")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("CARGO_TERM_COLOR=\"yes\""), "{}", stderr(&out));
+}
+
+#[test]
+fn auto_colours_a_terminal_unless_no_color_is_set() {
+    // `script` gives the command a pseudo-terminal, as an interactive shell would.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: `script` (util-linux) is not installed; this test needs a terminal");
+        return;
+    }
+    let dir = regressed_runs();
+    let on_terminal = |no_color: Option<&str>| {
+        let line = format!(
+            "{} compare {} {}",
+            env!("CARGO_BIN_EXE_costbench"),
+            dir.path().join("base").display(),
+            dir.path().join("cand").display()
+        );
+        let mut cmd = std::process::Command::new("script");
+        cmd.args(["-qec", &line, "/dev/null"])
+            .env_remove("CARGO_TERM_COLOR")
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env("TERM", "xterm-256color");
+        if let Some(v) = no_color {
+            cmd.env("NO_COLOR", v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let coloured = on_terminal(None);
+    assert!(coloured.contains(RED_REGRESSION), "{coloured:?}");
+    let plain = on_terminal(Some("1"));
+    assert!(plain.contains("regression") && !plain.contains('\x1b'), "{plain:?}");
+}

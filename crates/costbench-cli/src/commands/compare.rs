@@ -90,7 +90,10 @@ pub(super) fn learn_thresholds(
 /// Prints a comparison as `format`.
 pub(super) fn print_comparison(cmp: &crate::compare::Comparison, format: CompareFormat) {
     match format {
-        CompareFormat::Table => print!("{}", crate::report::comparison::terminal(cmp)),
+        CompareFormat::Table => anstream::print!(
+            "{}",
+            crate::report::comparison::terminal_styled(cmp, crate::terminal::stdout_styling())
+        ),
         CompareFormat::Markdown => print!("{}", crate::report::markdown::comparison(cmp)),
         CompareFormat::Json => println!(
             "{}",

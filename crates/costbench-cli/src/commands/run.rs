@@ -49,7 +49,29 @@ fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
         output_dir: out_root.clone(),
         target: None,
     };
+    let start = std::time::Instant::now();
+    if !opts.quiet {
+        crate::terminal::status(
+            "Measuring",
+            format!(
+                "bench target {}: {}",
+                target.bench,
+                opts.instruments.names().join(", ")
+            ),
+        );
+    }
     let record = measure_and_record(&opts, &target, vec![side])?.remove(0);
+    if !opts.quiet {
+        crate::terminal::status(
+            "Finished",
+            format!(
+                "{} measured ids in {:.1} s; results in {}",
+                record.results.len(),
+                start.elapsed().as_secs_f64(),
+                out_root.display()
+            ),
+        );
+    }
     print_record(&opts, &record);
     if html {
         let db = opts.record_history.then(|| {

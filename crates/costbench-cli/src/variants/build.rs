@@ -220,6 +220,7 @@ pub fn plan(
             rustflags,
             target_triple: Some(host),
             capture_stderr: true,
+            echo_stderr: false,
             code_align,
         };
         plans.push(Plan {

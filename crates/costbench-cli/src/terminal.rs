@@ -1,0 +1,108 @@
+//! The terminal: `--color` resolved as cargo resolves it, and costbench's own status lines in
+//! cargo's style (a green bold verb right-aligned in 12 columns, `   Measuring 12 scenarios`).
+//!
+//! The choice is made once, at start-up ([`init`]): the flag, else `CARGO_TERM_COLOR`, else
+//! auto; under auto, colour only on a terminal and never with `NO_COLOR` set (anstream's rules,
+//! which are cargo's). It is installed as anstream's global choice, so `anstream::eprintln!`
+//! strips colour where it must not go; renderers are pure and get a [`Styling`] from
+//! [`stdout_styling`]; cargo gets the same answer through `--color` ([`cargo_color`]).
+
+use anyhow::{bail, Result};
+use costbench_report::style::Styling;
+use std::fmt::Display;
+
+/// `--color`: when to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always, even into a pipe or file.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The choice from the flag and `CARGO_TERM_COLOR` (its value, when set): the flag wins, then
+/// the variable, then auto.
+pub fn resolve(flag: Option<ColorWhen>, cargo_term_color: Option<&str>) -> Result<ColorWhen> {
+    if let Some(f) = flag {
+        return Ok(f);
+    }
+    match cargo_term_color {
+        None | Some("") => Ok(ColorWhen::Auto),
+        Some("auto") => Ok(ColorWhen::Auto),
+        Some("always") => Ok(ColorWhen::Always),
+        Some("never") => Ok(ColorWhen::Never),
+        Some(other) => bail!(
+            "CARGO_TERM_COLOR={other:?}: it must be auto, always or never (as for cargo); \
+             or pass --color"
+        ),
+    }
+}
+
+/// Installs the choice for everything costbench writes (see the module's comment).
+pub fn init(flag: Option<ColorWhen>) -> Result<()> {
+    let env = std::env::var("CARGO_TERM_COLOR").ok();
+    let choice = match resolve(flag, env.as_deref())? {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    };
+    choice.write_global();
+    Ok(())
+}
+
+fn coloured(choice: anstream::ColorChoice) -> bool {
+    !matches!(choice, anstream::ColorChoice::Never)
+}
+
+/// Whether text on stdout is coloured, for the renderers.
+pub fn stdout_styling() -> Styling {
+    if coloured(anstream::AutoStream::choice(&std::io::stdout())) {
+        Styling::Ansi
+    } else {
+        Styling::Plain
+    }
+}
+
+/// `--color` for cargo: what costbench's own stderr gets, so that cargo's lines and ours agree
+/// (cargo's stderr may be a pipe costbench reads, where cargo's own auto would say never).
+pub fn cargo_color() -> &'static str {
+    if coloured(anstream::AutoStream::choice(&std::io::stderr())) {
+        "always"
+    } else {
+        "never"
+    }
+}
+
+/// Cargo's style of a status verb (its `HEADER`): bright green, bold.
+const HEADER: anstyle::Style = anstyle::AnsiColor::BrightGreen.on_default().bold();
+
+/// A cargo-style status line on stderr: `verb` in cargo's green bold, right-aligned in 12
+/// columns, so that it lines up with cargo's own `Compiling` and `Finished` lines.
+pub fn status(verb: &str, message: impl Display) {
+    let style = HEADER;
+    anstream::eprintln!("{style}{verb:>12}{style:#} {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flag_beats_cargo_term_color_which_beats_auto() {
+        assert_eq!(resolve(None, None).unwrap(), ColorWhen::Auto);
+        assert_eq!(resolve(None, Some("always")).unwrap(), ColorWhen::Always);
+        assert_eq!(resolve(None, Some("never")).unwrap(), ColorWhen::Never);
+        assert_eq!(
+            resolve(Some(ColorWhen::Always), Some("never")).unwrap(),
+            ColorWhen::Always
+        );
+        assert_eq!(
+            resolve(Some(ColorWhen::Auto), Some("always")).unwrap(),
+            ColorWhen::Auto
+        );
+        let e = resolve(None, Some("yes")).unwrap_err().to_string();
+        assert!(e.contains("CARGO_TERM_COLOR=\"yes\""), "{e}");
+    }
+}
