@@ -16,37 +16,106 @@
 
 use crate::config::Config;
 use anyhow::{anyhow, bail, Context, Result};
-use serde::Deserialize;
+use cargo_metadata::{Message, MetadataCommand, TargetKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-#[derive(Debug, Deserialize)]
+/// What costbench reads of `cargo metadata` (parsed by the `cargo_metadata` crate): the
+/// packages with their bench targets, the target directory and the workspace root.
+#[derive(Debug)]
 struct Metadata {
     packages: Vec<Package>,
     target_directory: PathBuf,
     workspace_root: PathBuf,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct Package {
     name: String,
     manifest_path: PathBuf,
     dependencies: Vec<Dependency>,
     targets: Vec<Target>,
-    #[serde(default)]
     features: BTreeMap<String, Vec<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct Dependency {
     name: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct Target {
     name: String,
     kind: Vec<String>,
+}
+
+impl From<cargo_metadata::Metadata> for Metadata {
+    fn from(m: cargo_metadata::Metadata) -> Self {
+        Metadata {
+            packages: m
+                .packages
+                .into_iter()
+                .map(|p| Package {
+                    name: p.name.to_string(),
+                    manifest_path: p.manifest_path.into_std_path_buf(),
+                    dependencies: p
+                        .dependencies
+                        .into_iter()
+                        .map(|d| Dependency { name: d.name })
+                        .collect(),
+                    targets: p
+                        .targets
+                        .into_iter()
+                        .map(|t| Target {
+                            kind: t.kind.iter().map(ToString::to_string).collect(),
+                            name: t.name,
+                        })
+                        .collect(),
+                    features: p.features,
+                })
+                .collect(),
+            target_directory: m.target_directory.into_std_path_buf(),
+            workspace_root: m.workspace_root.into_std_path_buf(),
+        }
+    }
+}
+
+/// `cargo metadata` of `manifest` (`--no-deps` unless the dependency graph is wanted), with
+/// cargo's own message when it fails.
+fn cargo_metadata(
+    manifest: &Path,
+    no_deps: bool,
+    lock: LockFlags,
+) -> Result<cargo_metadata::Metadata> {
+    let mut mc = MetadataCommand::new();
+    mc.manifest_path(manifest).other_options(
+        lock.args()
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    );
+    if no_deps {
+        mc.no_deps();
+    }
+    let out = mc
+        .cargo_command()
+        .stderr(Stdio::piped())
+        .output()
+        .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
+    if !out.status.success() {
+        bail!(
+            "`cargo metadata` failed for {}:\n{}",
+            manifest.display(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = stdout
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .context("`cargo metadata` printed no JSON")?;
+    MetadataCommand::parse(json).context("cannot parse `cargo metadata` output")
 }
 
 /// The bench target chosen for a run.
@@ -126,26 +195,11 @@ pub fn dependency_features(
     dep: &str,
     lock: LockFlags,
 ) -> Result<Option<BTreeMap<String, Vec<String>>>> {
-    let out = cargo()
-        .args(["metadata", "--format-version", "1", "--manifest-path"])
-        .arg(&target.manifest_path)
-        .args(lock.args())
-        .stderr(Stdio::piped())
-        .output()
-        .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
-    if !out.status.success() {
-        bail!(
-            "`cargo metadata` failed for {}:\n{}",
-            target.manifest_path.display(),
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        );
-    }
-    let meta: Metadata =
-        serde_json::from_slice(&out.stdout).context("cannot parse `cargo metadata` output")?;
+    let meta = cargo_metadata(&target.manifest_path, false, lock)?;
     Ok(meta
         .packages
         .into_iter()
-        .find(|p| p.name == dep)
+        .find(|p| *p.name == dep)
         .map(|p| p.features))
 }
 
@@ -175,28 +229,9 @@ fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
     let manifest = manifest
         .canonicalize()
         .with_context(|| format!("cannot find manifest {}", manifest.display()))?;
-    let out = cargo()
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--manifest-path",
-        ])
-        .arg(&manifest)
-        .stderr(Stdio::piped())
-        .output()
-        .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
-    if !out.status.success() {
-        bail!(
-            "`cargo metadata` failed for {}:\n{}",
-            manifest.display(),
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        );
-    }
-    let meta: Metadata =
-        serde_json::from_slice(&out.stdout).context("cannot parse `cargo metadata` output")?;
-    Ok((manifest, meta))
+    // `--no-deps` resolves nothing, so it needs neither the lock file nor the network.
+    let meta = cargo_metadata(&manifest, true, LockFlags::default())?;
+    Ok((manifest, meta.into()))
 }
 
 fn choose(
@@ -274,14 +309,6 @@ fn choose(
         workspace_root: meta.workspace_root.clone(),
         target_directory: meta.target_directory.clone(),
     })
-}
-
-#[derive(Debug, Deserialize)]
-struct ArtifactMessage {
-    reason: String,
-    fresh: Option<bool>,
-    target: Option<Target>,
-    executable: Option<PathBuf>,
 }
 
 /// The cargo profile builds use unless `--profile` names another: optimised like release, and
@@ -605,34 +632,36 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         }
         .into());
     }
-    let stdout = String::from_utf8_lossy(&out.stdout);
     let (mut compiled, mut fresh, mut exe, mut bench_fresh) = (0, 0, None, true);
     // rustc's printed link command: the one line of stdout that is not a JSON message.
     let mut link = None;
-    for line in stdout.lines() {
-        let Ok(msg) = serde_json::from_str::<ArtifactMessage>(line) else {
-            if !line.starts_with('{') && line.contains("\"-o\"") {
-                link = Some(line);
+    for msg in Message::parse_stream(out.stdout.as_slice()) {
+        let msg = msg.context("cannot read `cargo rustc`'s output")?;
+        let artifact = match msg {
+            Message::TextLine(line) => {
+                if !line.starts_with('{') && line.contains("\"-o\"") {
+                    link = Some(line);
+                }
+                continue;
             }
-            continue;
+            Message::CompilerArtifact(a) => a,
+            _ => continue,
         };
-        if msg.reason != "compiler-artifact" {
-            continue;
-        }
-        if msg.fresh == Some(true) {
+        if artifact.fresh {
             fresh += 1;
         } else {
             compiled += 1;
         }
-        if let (Some(t), Some(e)) = (msg.target, msg.executable) {
-            if t.name == target.bench && t.kind.iter().any(|k| k == "bench") {
-                exe = Some(e);
-                bench_fresh = msg.fresh == Some(true);
+        if let Some(e) = artifact.executable {
+            let t = &artifact.target;
+            if t.name == target.bench && t.is_kind(TargetKind::Bench) {
+                exe = Some(e.into_std_path_buf());
+                bench_fresh = artifact.fresh;
             }
         }
     }
     if let (Some(exe), false) = (&exe, bench_fresh) {
-        keep_link_command(exe, link);
+        keep_link_command(exe, link.as_deref());
     }
     match exe {
         Some(exe) => Ok(Built {
