@@ -465,10 +465,6 @@ pub struct RunArgs {
 /// options are cargo's own, under the headings cargo's `--help` gives them.
 #[derive(Debug, clap::Args)]
 pub struct TargetArgs {
-    /// Cargo.toml of the crate or workspace that has the bench target [default: the nearest
-    /// Cargo.toml at or above the current directory].
-    #[arg(long, value_name = "PATH", help_heading = "Manifest Options")]
-    pub manifest_path: Option<PathBuf>,
     /// Package that has the bench target, when several do.
     #[arg(
         long,
@@ -481,8 +477,14 @@ pub struct TargetArgs {
     /// `run.bench` from costbench.toml, or the only bench target that depends on costbench.
     #[arg(long, value_name = "NAME", help_heading = "Target Selection")]
     pub bench: Option<String>,
+    // After package and target selection and cargo's flags, so that the headings come in
+    // cargo's order (clap orders them by first use).
     #[command(flatten)]
     pub cargo: CargoArgs,
+    /// Cargo.toml of the crate or workspace that has the bench target [default: the nearest
+    /// Cargo.toml at or above the current directory].
+    #[arg(long, value_name = "PATH", help_heading = "Manifest Options")]
+    pub manifest_path: Option<PathBuf>,
 }
 
 /// Cargo's feature selection, profile and lock-file flags, passed to every cargo command
@@ -509,7 +511,11 @@ pub struct CargoArgs {
     /// Build with this cargo profile [default: bench, which inherits release; `miri`: the test
     /// profile]. costbench forces line tables on (debug = "line-tables-only") and strip off in
     /// it, so that callgrind and the census can name source lines.
-    #[arg(long, value_name = "PROFILE-NAME", help_heading = "Compilation Options")]
+    #[arg(
+        long,
+        value_name = "PROFILE-NAME",
+        help_heading = "Compilation Options"
+    )]
     pub profile: Option<String>,
     /// Assert that `Cargo.lock` will remain unchanged.
     #[arg(long, help_heading = "Manifest Options")]

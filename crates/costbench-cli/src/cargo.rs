@@ -337,11 +337,7 @@ impl CargoFlags {
 
     /// The feature arguments for cargo, as the user gave them.
     pub fn feature_args(&self) -> Vec<String> {
-        feature_args(
-            &self.features,
-            self.all_features,
-            self.no_default_features,
-        )
+        feature_args(&self.features, self.all_features, self.no_default_features)
     }
 }
 
@@ -684,8 +680,7 @@ const BUILT_IN_PROFILES: [&str; 4] = ["dev", "release", "test", "bench"];
 /// `CARGO_PROFILE_<NAME>_*`), which to cargo makes an undefined profile look defined but
 /// incomplete.
 fn profile_hint(profile: &str, stderr: &str) -> String {
-    if BUILT_IN_PROFILES.contains(&profile) || !(stderr.is_empty() || stderr.contains("inherits"))
-    {
+    if BUILT_IN_PROFILES.contains(&profile) || !(stderr.is_empty() || stderr.contains("inherits")) {
         return String::new();
     }
     format!(

@@ -310,18 +310,20 @@ mod tests {
                     Command::Miri(m) => m.target.cargo,
                     _ => unreachable!(),
                 };
-                assert_eq!(
-                    cargo.flags().ok(),
-                    from_run.as_ref().ok().cloned(),
-                    "{v:?}"
-                );
+                assert_eq!(cargo.flags().ok(), from_run.as_ref().ok().cloned(), "{v:?}");
             }
             from_run
         };
         let f = flags(&["--features", "a,b c", "-F", "dep/x", "--all-features"]).unwrap();
         assert_eq!(f.features, ["a", "b", "c", "dep/x"]);
         assert!(f.all_features && !f.no_default_features);
-        let f = flags(&["--no-default-features", "--profile", "bench-lto", "--frozen"]).unwrap();
+        let f = flags(&[
+            "--no-default-features",
+            "--profile",
+            "bench-lto",
+            "--frozen",
+        ])
+        .unwrap();
         assert!(f.no_default_features && f.lock.frozen && !f.lock.locked);
         assert_eq!(f.profile(), "bench-lto");
         let f = flags(&["--locked", "--offline"]).unwrap();
@@ -329,15 +331,10 @@ mod tests {
         assert_eq!(f.profile(), "bench");
         let e = flags(&["--profile", "my profile"]).unwrap_err().to_string();
         assert!(e.contains("--profile \"my profile\""), "{e}");
-        assert!(Cli::try_parse_from([
-            "costbench",
-            "census",
-            "--binary",
-            "x",
-            "--features",
-            "a"
-        ])
-        .is_err());
+        assert!(
+            Cli::try_parse_from(["costbench", "census", "--binary", "x", "--features", "a"])
+                .is_err()
+        );
     }
 
     #[test]

@@ -61,7 +61,10 @@ fn a_scenario_that_exists_only_under_a_feature_is_listed_and_measured_with_featu
     assert!(out.status.success(), "{}", stderr(&out));
     let run = run_json(dir.path());
     assert_eq!(run["settings"]["features"], serde_json::json!(["extra"]));
-    assert!(run["settings"].get("profile").is_none(), "the default profile");
+    assert!(
+        run["settings"].get("profile").is_none(),
+        "the default profile"
+    );
     if valgrind {
         // calibrated_loop::<3000>: exactly 2 * 3000 + 1 instructions.
         assert_eq!(ir(&run, "feature/extra") - ir(&run, "empty"), 6001);
@@ -240,7 +243,10 @@ fn color_follows_the_flag_then_cargo_term_color_and_is_off_in_a_pipe_by_default(
     let dir = regressed_runs();
     let d = dir.path();
     let plain = compare_output(d, &[], &[]);
-    assert!(plain.contains("regression") && !plain.contains('\x1b'), "{plain}");
+    assert!(
+        plain.contains("regression") && !plain.contains('\x1b'),
+        "{plain}"
+    );
     let always = compare_output(d, &["--color", "always"], &[]);
     assert!(always.contains(RED_REGRESSION), "{always}");
     assert!(compare_output(d, &[], &[("CARGO_TERM_COLOR", "always")]).contains(RED_REGRESSION));
@@ -254,7 +260,11 @@ fn color_follows_the_flag_then_cargo_term_color_and_is_off_in_a_pipe_by_default(
     assert!(out.status.success(), "{}", stderr(&out));
     let out = costbench_with_env(&["history", "--limit", "1"], &[("CARGO_TERM_COLOR", "yes")]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("CARGO_TERM_COLOR=\"yes\""), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("CARGO_TERM_COLOR=\"yes\""),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -292,5 +302,8 @@ fn auto_colours_a_terminal_unless_no_color_is_set() {
     let coloured = on_terminal(None);
     assert!(coloured.contains(RED_REGRESSION), "{coloured:?}");
     let plain = on_terminal(Some("1"));
-    assert!(plain.contains("regression") && !plain.contains('\x1b'), "{plain:?}");
+    assert!(
+        plain.contains("regression") && !plain.contains('\x1b'),
+        "{plain:?}"
+    );
 }

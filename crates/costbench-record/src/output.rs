@@ -234,7 +234,13 @@ pub fn counters_csv(run: &RunRecord) -> String {
     for r in &run.results {
         if let Some(c) = &r.counters.cache {
             for (k, v) in &c.totals {
-                let row = [&r.id, "simulated", k, &v.to_string(), &c.per_op[k].to_string()];
+                let row = [
+                    &r.id,
+                    "simulated",
+                    k,
+                    &v.to_string(),
+                    &c.per_op[k].to_string(),
+                ];
                 csv_row(&mut w, row);
             }
         }
@@ -370,7 +376,10 @@ mod tests {
                 .collect();
             assert!(names.iter().any(|n| n == odd), "{file}: {names:?}");
         }
-        assert!(icounts_csv(&run).contains("\nplain,"), "plain names stay bare");
+        assert!(
+            icounts_csv(&run).contains("\nplain,"),
+            "plain names stay bare"
+        );
     }
 
     #[test]

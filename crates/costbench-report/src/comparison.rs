@@ -6,8 +6,8 @@
 
 use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
 use crate::escape::clean;
-use crate::style::Styling;
 use crate::fmt::{fmt_change, fmt_delta, fmt_threshold};
+use crate::style::Styling;
 use crate::table::{Align, TextTable};
 use std::fmt::Write as _;
 
@@ -252,8 +252,14 @@ mod tests {
         // Coloured: regression red, improvement green, and once the colours are taken out, the
         // same text, columns aligned as in the plain table.
         let styled = terminal_styled(&cmp, Styling::Ansi);
-        assert!(styled.contains("\x1b[1m\x1b[31mregression\x1b[0m"), "{styled}");
-        assert!(styled.contains("\x1b[1m\x1b[32mimprovement\x1b[0m"), "{styled}");
+        assert!(
+            styled.contains("\x1b[1m\x1b[31mregression\x1b[0m"),
+            "{styled}"
+        );
+        assert!(
+            styled.contains("\x1b[1m\x1b[32mimprovement\x1b[0m"),
+            "{styled}"
+        );
         let mut stripped = String::new();
         let mut in_escape = false;
         for ch in styled.chars() {

@@ -144,7 +144,10 @@ fn measure_with_baseline_rev(
     let mut records = measure_and_record(run_opts, target, sides)?;
     let cand = records.pop().expect("two sides");
     let base = records.pop().expect("two sides");
-    status("Finished", format!("measuring; results in {}", root.display()));
+    status(
+        "Finished",
+        format!("measuring; results in {}", root.display()),
+    );
     Ok((
         (base, Some(root.join("baseline"))),
         (cand, Some(root.join("candidate"))),

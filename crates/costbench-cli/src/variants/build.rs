@@ -283,11 +283,8 @@ mod tests {
             },
             ..Default::default()
         };
-        let plans = plan_selftest(
-            &["plain:", "longer:features=longer extra,lto=fat"],
-            &user,
-        )
-        .unwrap();
+        let plans =
+            plan_selftest(&["plain:", "longer:features=longer extra,lto=fat"], &user).unwrap();
         assert_eq!(plans[0].settings.features, ["extra"]);
         assert_eq!(plans[1].settings.features, ["extra", "longer"]);
         assert_eq!(plans[1].settings.config, ["profile.release.lto=\"fat\""]);
@@ -303,7 +300,10 @@ mod tests {
         let e = plan_selftest(&["off:features=-longer"], &user)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("package costbench-selftest has no feature \"nope\""), "{e}");
+        assert!(
+            e.contains("package costbench-selftest has no feature \"nope\""),
+            "{e}"
+        );
         assert!(e.contains("--all-features turns every feature on"), "{e}");
     }
 

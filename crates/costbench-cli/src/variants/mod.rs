@@ -169,13 +169,13 @@ fn build_all(
                             crate::terminal::status(
                                 "Finished",
                                 format!(
-                                "variant {name} in {seconds:.1} s ({})",
-                                if b.compiled == 0 {
-                                    "nothing rebuilt".to_string()
-                                } else {
-                                    format!("{} units compiled", b.compiled)
-                                }
-                            ),
+                                    "variant {name} in {seconds:.1} s ({})",
+                                    if b.compiled == 0 {
+                                        "nothing rebuilt".to_string()
+                                    } else {
+                                        format!("{} units compiled", b.compiled)
+                                    }
+                                ),
                             );
                         }
                         Outcome {
