@@ -697,7 +697,9 @@ fn profile_env_name(profile: &str) -> String {
 
 /// After the bench target was compiled: stores its link command beside `exe` (or removes a stale
 /// one when rustc printed none), and deletes what `-C save-temps` keeps that no relink needs: the
-/// LLVM bitcode (tens of megabytes) and the temporary directories of earlier compilations.
+/// LLVM bitcode (tens of megabytes) and the temporary directories of earlier compilations that
+/// no kept link command (this executable's or another's in the same directory, built with other
+/// features or another profile) links from.
 fn keep_link_command(exe: &Path, link: Option<&str>) {
     let file = crate::run::layout::link_args_path(exe);
     // Best effort: without the file, layouts are off with a note saying why.
@@ -711,7 +713,18 @@ fn keep_link_command(exe: &Path, link: Option<&str>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    for e in entries.flatten() {
+    let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
+    // Every kept link command in this directory, this build's and those of other builds of the
+    // bench target (other features or profiles give other executables in the same `deps/`):
+    // a temporary directory any of them links from must stay.
+    let suffix = crate::run::layout::LINK_ARGS_SUFFIX;
+    let mut commands: Vec<String> = link.iter().map(|l| l.to_string()).collect();
+    for e in &entries {
+        if e.file_name().to_string_lossy().ends_with(suffix) {
+            commands.extend(std::fs::read_to_string(e.path()).ok());
+        }
+    }
+    for e in entries {
         let path = e.path();
         let Some(n) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
@@ -720,7 +733,10 @@ fn keep_link_command(exe: &Path, link: Option<&str>) {
             let _ = std::fs::remove_file(&path);
         } else if n.starts_with("rustc")
             && e.file_type().is_ok_and(|t| t.is_dir())
-            && link.is_some_and(|l| !l.contains(&*path.to_string_lossy()))
+            && link.is_some()
+            && !commands
+                .iter()
+                .any(|l| l.contains(&*path.to_string_lossy()))
         {
             let _ = std::fs::remove_dir_all(&path);
         }
