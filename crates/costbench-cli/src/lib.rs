@@ -61,14 +61,20 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    use clap::Parser;
+    use clap::{CommandFactory, FromArgMatches};
     // Printing into a closed pipe (`costbench compare ... | head`) should end the program
     // quietly, as it does for other command-line tools, not panic.
     // SAFETY: restoring the default disposition of a signal at start-up, before any threads.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match crate::args::Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // Help and usage errors in the colours `--color` asks for, before the command line is parsed.
+    let command = crate::args::Cli::command().color(terminal::clap_color(&args));
+    let parsed = command
+        .try_get_matches_from(args)
+        .and_then(|m| crate::args::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {

@@ -40,6 +40,31 @@ pub fn resolve(flag: Option<ColorWhen>, cargo_term_color: Option<&str>) -> Resul
     }
 }
 
+/// The choice for clap's own help and usage errors, printed before [`init`] can run: the last
+/// `--color WHEN` or `--color=WHEN` among `args`, else `CARGO_TERM_COLOR`, else auto (a value
+/// clap will refuse counts as auto: clap says what is wrong with it).
+pub fn clap_color(args: &[std::ffi::OsString]) -> clap::ColorChoice {
+    let mut flag = None;
+    let mut words = args.iter().map(|a| a.to_string_lossy());
+    while let Some(w) = words.next() {
+        if w == "--" {
+            break;
+        }
+        let value = match w.strip_prefix("--color") {
+            Some("") => words.next().map(|v| v.into_owned()),
+            Some(v) => v.strip_prefix('=').map(str::to_string),
+            None => continue,
+        };
+        flag = value.and_then(|v| clap::ValueEnum::from_str(&v, false).ok());
+    }
+    let env = std::env::var("CARGO_TERM_COLOR").ok();
+    match resolve(flag, env.as_deref()).unwrap_or(ColorWhen::Auto) {
+        ColorWhen::Auto => clap::ColorChoice::Auto,
+        ColorWhen::Always => clap::ColorChoice::Always,
+        ColorWhen::Never => clap::ColorChoice::Never,
+    }
+}
+
 /// Installs the choice for everything costbench writes (see the module's comment).
 pub fn init(flag: Option<ColorWhen>) -> Result<()> {
     let env = std::env::var("CARGO_TERM_COLOR").ok();
@@ -88,6 +113,19 @@ pub fn status(verb: &str, message: impl Display) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clap_gets_the_flag_from_the_raw_command_line() {
+        let args = |a: &[&str]| -> Vec<std::ffi::OsString> { a.iter().map(Into::into).collect() };
+        assert_eq!(
+            clap_color(&args(&["costbench", "--color", "always", "run", "--help"])),
+            clap::ColorChoice::Always
+        );
+        assert_eq!(
+            clap_color(&args(&["costbench", "run", "--color=never"])),
+            clap::ColorChoice::Never
+        );
+    }
 
     #[test]
     fn the_flag_beats_cargo_term_color_which_beats_auto() {

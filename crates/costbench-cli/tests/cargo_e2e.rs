@@ -255,9 +255,12 @@ fn color_follows_the_flag_then_cargo_term_color_and_is_off_in_a_pipe_by_default(
     assert!(!never.contains('\x1b'), "{never}");
     let forced = compare_output(d, &["--color", "always"], &[("CARGO_TERM_COLOR", "never")]);
     assert!(forced.contains(RED_REGRESSION), "{forced}");
-    // A global option: before the command too.
+    // A global option, before the command too; clap's help follows it.
     let out = costbench(&["--color", "never", "compare", "x", "y", "--help"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!out.stdout.contains(&b'\x1b'));
+    let out = costbench(&["--color", "always", "run", "--help"]);
+    assert!(out.stdout.contains(&b'\x1b'), "help in colour");
     let out = costbench_with_env(&["history", "--limit", "1"], &[("CARGO_TERM_COLOR", "yes")]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
