@@ -19,6 +19,10 @@ Exit codes:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Coloring: auto, always, never [default: CARGO_TERM_COLOR, else auto; auto colours a
+    /// terminal unless NO_COLOR is set]. Given to cargo too.
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<crate::terminal::ColorWhen>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -185,10 +189,6 @@ pub struct MiriCmd {
     /// Check only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    /// Cargo features to build the bench target's package with (comma-separated), as for
-    /// `cargo --features`.
-    #[arg(long, value_name = "FEATURES")]
-    pub features: Option<String>,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
     pub format: MiriFormat,
@@ -205,7 +205,10 @@ pub struct CensusCmd {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Analyse this binary instead of building a bench target.
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["manifest_path", "package", "bench"])]
+    #[arg(long, value_name = "PATH", conflicts_with_all = [
+        "manifest_path", "package", "bench", "features", "all_features", "no_default_features",
+        "profile", "locked", "offline", "frozen",
+    ])]
     pub binary: Option<PathBuf>,
     /// Only guards in functions whose demangled name, or whose crate, matches this regular
     /// expression.
@@ -549,20 +552,71 @@ pub struct RunArgs {
     pub variants: VariantArgs,
 }
 
-/// Which bench target: shared by every command that builds one.
+/// Which bench target, and how cargo builds it: shared by every command that builds one. The
+/// options are cargo's own, under the headings cargo's `--help` gives them.
 #[derive(Debug, clap::Args)]
 pub struct TargetArgs {
-    /// Cargo.toml of the crate or workspace that has the bench target [default: the nearest
-    /// Cargo.toml at or above the current directory].
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
     /// Package that has the bench target, when several do.
-    #[arg(long, short = 'p', value_name = "SPEC")]
+    #[arg(
+        long,
+        short = 'p',
+        value_name = "SPEC",
+        help_heading = "Package Selection"
+    )]
     pub package: Option<String>,
     /// Bench target (harness = false, main calls `costbench::Suite::main`). Without it:
     /// `run.bench` from costbench.toml, or the only bench target that depends on costbench.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Target Selection")]
     pub bench: Option<String>,
+    // After package and target selection and cargo's flags, so that the headings come in
+    // cargo's order (clap orders them by first use).
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// Cargo.toml of the crate or workspace that has the bench target [default: the nearest
+    /// Cargo.toml at or above the current directory].
+    #[arg(long, value_name = "PATH", help_heading = "Manifest Options")]
+    pub manifest_path: Option<PathBuf>,
+}
+
+/// Cargo's feature selection, profile and lock-file flags, passed to every cargo command
+/// costbench runs for the bench target (`cargo metadata`, the build, `cargo miri`), with
+/// cargo's meaning. The build directory stays costbench's own (`TARGET/costbench/build/...`,
+/// under `CARGO_TARGET_DIR` or the workspace's target directory).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CargoArgs {
+    /// Space or comma separated list of features to activate (repeatable); `DEP/FEAT` for a
+    /// dependency's. With variants, added to every variant's own features.
+    #[arg(
+        long,
+        short = 'F',
+        value_name = "FEATURES",
+        help_heading = "Feature Selection"
+    )]
+    pub features: Vec<String>,
+    /// Activate all available features of the bench target's package.
+    #[arg(long, help_heading = "Feature Selection")]
+    pub all_features: bool,
+    /// Do not activate the `default` feature of the bench target's package.
+    #[arg(long, help_heading = "Feature Selection")]
+    pub no_default_features: bool,
+    /// Build with this cargo profile [default: bench, which inherits release; `miri`: the test
+    /// profile]. costbench forces line tables on (debug = "line-tables-only") and strip off in
+    /// it, so that callgrind and the census can name source lines.
+    #[arg(
+        long,
+        value_name = "PROFILE-NAME",
+        help_heading = "Compilation Options"
+    )]
+    pub profile: Option<String>,
+    /// Assert that `Cargo.lock` will remain unchanged.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub locked: bool,
+    /// Run without accessing the network.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub offline: bool,
+    /// Equivalent to specifying both --locked and --offline.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub frozen: bool,
 }
 
 /// What to build and how to measure it: shared by `run` and `check`.

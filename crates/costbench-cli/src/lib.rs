@@ -5,6 +5,7 @@
 //! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
 //! `commands` runs each command (one short file each), wiring the layers below; `html_report`
 //! gathers runs and history for the HTML page; `import` reads other tools' result files;
+//! `terminal` resolves `--color` as cargo does;
 //! `github` reads GitHub Actions' environment for `check` and appends its job summary.
 //!
 //! The layers, each a crate, with dependencies running only downward:
@@ -22,6 +23,7 @@ pub mod github;
 pub mod html_report;
 pub mod import;
 mod options;
+pub mod terminal;
 
 use std::ffi::OsString;
 
@@ -43,14 +45,20 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    use clap::Parser;
+    use clap::{CommandFactory, FromArgMatches};
     // Printing into a closed pipe (`costbench compare ... | head`) should end the program
     // quietly, as it does for other command-line tools, not panic.
     // SAFETY: restoring the default disposition of a signal at start-up, before any threads.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match crate::args::Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // Help and usage errors in the colours `--color` asks for, before the command line is parsed.
+    let command = crate::args::Cli::command().color(terminal::clap_color(&args));
+    let parsed = command
+        .try_get_matches_from(args)
+        .and_then(|m| crate::args::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -62,10 +70,15 @@ where
             return code;
         }
     };
+    if let Err(e) = terminal::init(cli.color) {
+        eprintln!("error: {e:#}");
+        return exit::USAGE;
+    }
     match commands::execute(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            let red = costbench_report::style::BAD;
+            anstream::eprintln!("{red}error{red:#}: {e:#}");
             exit::FAILURE
         }
     }

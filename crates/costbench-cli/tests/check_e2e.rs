@@ -124,8 +124,6 @@ fn check_env(
             "selftest",
             "--baseline-rev",
             rev,
-            "--filter",
-            "^knob/",
             "--format",
             "json",
             "--no-history",
@@ -133,6 +131,12 @@ fn check_env(
         ])
         .arg(out)
         .args(extra)
+        // The knob scenario unless the test chose others.
+        .args(if extra.contains(&"--filter") {
+            &[][..]
+        } else {
+            &["--filter", "^knob/"][..]
+        })
         .output()
         .expect("costbench runs");
     let json = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
@@ -258,6 +262,34 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     assert!(md.starts_with("### costbench check: passed"), "{md}");
     assert!(md.contains("Functions that moved most"), "{md}");
     github_judging_only(repo.path(), out.path());
+
+    // Issue 16: the baseline revision is built with the user's cargo flags too, so a scenario
+    // that exists only under a feature is measured on both sides, with the same exact count.
+    let (o, json) = check(
+        repo.path(),
+        out.path(),
+        &[
+            "--instrument",
+            "icount",
+            "--features",
+            "extra",
+            "--filter",
+            "^feature/extra$",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json["passed"], true);
+    let (base, cand) = (
+        run_json(&out.path().join("baseline")),
+        run_json(&out.path().join("candidate")),
+    );
+    assert_eq!(ir(&base, "feature/extra"), ir(&cand, "feature/extra"));
+    assert_eq!(base["settings"]["features"], serde_json::json!(["extra"]));
 
     // Wall time of both builds in interleaved rounds, judged paired; a fixed number of rounds.
     let (o, json) = check(

@@ -3,7 +3,8 @@
 //! [`junit`], GitHub Actions' workflow commands in [`github`]), history
 //! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report ([`miri`]) to text, and the
 //! self-contained HTML page ([`html`]). [`table`] aligns terminal tables; [`escape`] keeps
-//! recorded strings from breaking the terminal.
+//! recorded strings from breaking the terminal; [`style`] colours terminal text when the caller
+//! asks for it.
 //!
 //! Every function here takes `costbench-record`'s model and `costbench-judge`'s verdicts and
 //! returns a `String` (or a JSON value). Nothing here reads files, spawns processes, reads
@@ -25,6 +26,7 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod miri;
+pub mod style;
 pub mod table;
 pub mod terminal;
 pub mod variants;

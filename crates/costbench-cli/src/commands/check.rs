@@ -36,7 +36,9 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     run_opts.rounds = rounds;
     run_opts.icount_threshold_pct = opts.icount_threshold_pct;
     run_opts.placement_runs = c.placement_runs;
-    // Reports go to stdout; the runs' own tables would only be in the way.
+    // Reports go to stdout; the runs' own tables would only be in the way. Builds and status
+    // lines on stderr follow the user's --quiet.
+    let quiet = run_opts.quiet;
     run_opts.quiet = true;
     let target = costbench_measure::cargo::resolve(
         run_opts.manifest_path.as_deref(),
@@ -47,7 +49,7 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     let shard_db = super::database(db_arg.clone(), manifest.as_deref())?;
     super::shard::load_costs(&mut run_opts, &shard_db)?;
     let (base, cand, historic) = if let Some(rev) = &c.baseline_rev {
-        let (base, cand) = measure_with_baseline_rev(&run_opts, &target, rev)?;
+        let (base, cand) = measure_with_baseline_rev(&run_opts, &target, rev, quiet)?;
         (base, cand, HistoricThresholds::default())
     } else {
         let spec = c
@@ -64,7 +66,7 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         )?;
         let cand = match &c.candidate {
             Some(spec) => load_side("candidate", spec, db_arg.as_ref(), manifest.as_deref())?,
-            None => candidate_run(&run_opts, &target)?,
+            None => candidate_run(&run_opts, &target, quiet)?,
         };
         (base, cand, historic)
     };
@@ -98,23 +100,41 @@ fn measure_with_baseline_rev(
     run_opts: &RunOptions,
     target: &BenchTarget,
     rev: &str,
+    quiet: bool,
 ) -> Result<(Side, Side)> {
+    let status = |verb: &str, what: String| {
+        if !quiet {
+            costbench_measure::terminal::status(verb, what);
+        }
+    };
     let rounds = &run_opts.rounds;
     let root = run_opts
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("check"));
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
-    eprintln!("check: building the baseline ({rev}) and the candidate (working tree)");
+    status(
+        "Checking",
+        format!("the baseline ({rev}) against the candidate (working tree)"),
+    );
     // Its own build directory: cargo names a workspace member's artifacts without its path,
     // so two checkouts built in one directory overwrite each other's binaries.
+    // Both sides with the user's cargo flags: the same features and profile, so that only the
+    // source differs.
     let base_exe = costbench_measure::cargo::build(
         &base_target,
         costbench_measure::run::baseline::BUILD_VARIANT,
-        true,
+        &run_opts.cargo,
+        quiet,
         run_opts.code_align,
     )?;
-    let cand_exe = costbench_measure::cargo::build(target, "default", true, run_opts.code_align)?;
+    let cand_exe = costbench_measure::cargo::build(
+        target,
+        "default",
+        &run_opts.cargo,
+        quiet,
+        run_opts.code_align,
+    )?;
     let sides = vec![
         costbench_measure::run::SideSpec {
             label: "default".into(),
@@ -129,14 +149,20 @@ fn measure_with_baseline_rev(
             target: None,
         },
     ];
-    eprintln!(
-        "check: measuring both, wall time in {} to {} interleaved rounds",
-        rounds.rounds, rounds.max_rounds
+    status(
+        "Measuring",
+        format!(
+            "both, wall time in {} to {} interleaved rounds",
+            rounds.rounds, rounds.max_rounds
+        ),
     );
     let mut records = measure_and_record(run_opts, target, sides)?;
     let cand = records.pop().expect("two sides");
     let base = records.pop().expect("two sides");
-    eprintln!("check: results in {}", root.display());
+    status(
+        "Finished",
+        format!("measuring; results in {}", root.display()),
+    );
     Ok((
         (base, Some(root.join("baseline"))),
         (cand, Some(root.join("candidate"))),
@@ -181,12 +207,18 @@ fn baseline_run(
 }
 
 /// The candidate measured now from the working tree.
-fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
+fn candidate_run(run_opts: &RunOptions, target: &BenchTarget, quiet: bool) -> Result<Side> {
     let out = run_opts
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
-    let exe = costbench_measure::cargo::build(target, "default", true, run_opts.code_align)?;
+    let exe = costbench_measure::cargo::build(
+        target,
+        "default",
+        &run_opts.cargo,
+        quiet,
+        run_opts.code_align,
+    )?;
     let side = costbench_measure::run::SideSpec {
         label: "default".into(),
         exe,
@@ -194,7 +226,12 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
         target: None,
     };
     let cand = measure_and_record(run_opts, target, vec![side])?.remove(0);
-    eprintln!("check: candidate results in {}", out.display());
+    if !quiet {
+        costbench_measure::terminal::status(
+            "Finished",
+            format!("measuring the candidate; results in {}", out.display()),
+        );
+    }
     Ok((cand, Some(out)))
 }
 
@@ -281,7 +318,11 @@ fn gate_and_emit(
         ),
         CompareFormat::Table => {
             print_comparison(&cmp, CompareFormat::Table);
-            print!("{}", costbench_report::check::terminal(&gate));
+            let styling = crate::terminal::stdout_styling();
+            anstream::print!(
+                "{}",
+                costbench_report::check::terminal_styled(&gate, styling)
+            );
         }
     }
     if out.github.annotate {

@@ -92,7 +92,10 @@ pub(super) fn learn_thresholds(
 /// Prints a comparison as `format`.
 pub(super) fn print_comparison(cmp: &costbench_judge::compare::Comparison, format: CompareFormat) {
     match format {
-        CompareFormat::Table => print!("{}", costbench_report::comparison::terminal(cmp)),
+        CompareFormat::Table => anstream::print!(
+            "{}",
+            costbench_report::comparison::terminal_styled(cmp, crate::terminal::stdout_styling())
+        ),
         CompareFormat::Markdown => print!("{}", costbench_report::markdown::comparison(cmp)),
         CompareFormat::Json => println!(
             "{}",

@@ -34,7 +34,7 @@ fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
     if opts.list_only {
-        let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
+        let exe = cargo::build(&target, "default", &opts.cargo, opts.quiet, opts.code_align)?;
         let bin = Binary {
             exe,
             cwd: target.package_dir.clone(),
@@ -50,14 +50,36 @@ fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
     }
     // Checked before building: a wrong output directory should not cost a build.
     OutputDir::prepare(&out_root)?;
-    let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
+    let exe = cargo::build(&target, "default", &opts.cargo, opts.quiet, opts.code_align)?;
     let side = SideSpec {
         label: "default".into(),
         exe,
         output_dir: out_root.clone(),
         target: None,
     };
+    let start = std::time::Instant::now();
+    if !opts.quiet {
+        costbench_measure::terminal::status(
+            "Measuring",
+            format!(
+                "bench target {}: {}",
+                target.bench,
+                opts.instruments.names().join(", ")
+            ),
+        );
+    }
     let record = measure_and_record(&opts, &target, vec![side])?.remove(0);
+    if !opts.quiet {
+        costbench_measure::terminal::status(
+            "Finished",
+            format!(
+                "{} measured ids in {:.1} s; results in {}",
+                record.results.len(),
+                start.elapsed().as_secs_f64(),
+                out_root.display()
+            ),
+        );
+    }
     print_record(&opts, &record);
     if html {
         let db = opts

@@ -122,6 +122,8 @@ impl Instruments {
 /// Validated options of `costbench run`.
 #[derive(Debug)]
 pub struct RunOptions {
+    /// The user's cargo flags (features, profile, lock file), for every build of the run.
+    pub cargo: cargo::CargoFlags,
     pub manifest_path: Option<PathBuf>,
     pub package: Option<String>,
     pub bench: Option<String>,
@@ -426,6 +428,10 @@ fn new_record(
             samples: opts.samples,
             walltime_cpu: opts.walltime_cpu.filter(|_| opts.instruments.walltime),
             code_align: Some(opts.code_align.name().to_string()),
+            features: opts.cargo.features.clone(),
+            all_features: opts.cargo.all_features,
+            no_default_features: opts.cargo.no_default_features,
+            profile: opts.cargo.profile.clone(),
         },
         skipped,
         harness_residual_ir: None,

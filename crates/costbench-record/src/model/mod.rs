@@ -146,6 +146,19 @@ pub struct Settings {
     /// written before the option existed (built as "off").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_align: Option<String>,
+    /// Cargo features activated with `--features` (each item alone; a build variant's own are
+    /// in its matrix column); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
+    /// `--all-features`; absent when not given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_features: bool,
+    /// `--no-default-features`; absent when not given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_default_features: bool,
+    /// The cargo profile of the build (`--profile`); absent for the default, `bench`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
