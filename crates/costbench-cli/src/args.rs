@@ -522,7 +522,8 @@ pub struct MeasureArgs {
     pub quiet: bool,
     /// Under instruction counting, let getrandom return real random bytes. By default
     /// costbench preloads a shim that makes it return a fixed sequence, so that std's HashMap
-    /// seeds (and anything else seeded from getrandom) repeat and counts are identical run to run.
+    /// seeds (and anything else seeded from getrandom, the libc wrapper or `syscall()`: ring's
+    /// keys and nonces too) repeat and counts are identical run to run.
     #[arg(long)]
     pub real_random: bool,
     #[command(flatten)]

@@ -120,7 +120,10 @@ fn rules() -> Vec<Rule> {
             select: vec![
                 ("EventID", Equals("4688".into())),
                 ("NewProcessName", EndsWith(lower("\\powershell.exe"))),
-                ("CommandLine", re(r"(?i)\s-(e|en|enc|enco|encodedcommand)\s+[A-Za-z0-9+/=]{16,}")),
+                (
+                    "CommandLine",
+                    re(r"(?i)\s-(e|en|enc|enco|encodedcommand)\s+[A-Za-z0-9+/=]{16,}"),
+                ),
             ],
             filter: vec![],
         },
@@ -136,7 +139,10 @@ fn rules() -> Vec<Rule> {
             title: "Process from a temp directory",
             select: vec![
                 ("EventID", Equals("4688".into())),
-                ("NewProcessName", Contains(lower("\\AppData\\Local\\Temp\\"))),
+                (
+                    "NewProcessName",
+                    Contains(lower("\\AppData\\Local\\Temp\\")),
+                ),
             ],
             filter: vec![("ParentProcessName", EndsWith(lower("\\msiexec.exe")))],
         },
@@ -194,7 +200,14 @@ fn lines(n: usize) -> Vec<String> {
         x ^= x << 17;
         x
     };
-    let users = ["alice", "bob", "admin2", "svc_backup", "WKS-07$", "administrator"];
+    let users = [
+        "alice",
+        "bob",
+        "admin2",
+        "svc_backup",
+        "WKS-07$",
+        "administrator",
+    ];
     let images = [
         "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe",
         "C:\\Windows\\System32\\certutil.exe",

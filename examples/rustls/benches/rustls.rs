@@ -207,7 +207,9 @@ fn server_config(p: Params, kind: Kind) -> Arc<ServerConfig> {
     match kind {
         Kind::SessionId => cfg.session_storage = ServerSessionMemoryCache::new(128),
         Kind::Tickets => cfg.ticketer = provider::Ticketer::new().expect("ticketer"),
-        Kind::NoResume | Kind::Transfer => cfg.session_storage = Arc::new(NoServerSessionStorage {}),
+        Kind::NoResume | Kind::Transfer => {
+            cfg.session_storage = Arc::new(NoServerSessionStorage {})
+        }
     }
     Arc::new(cfg)
 }
