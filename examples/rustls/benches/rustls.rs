@@ -18,9 +18,10 @@
 //!   system call, which the runner answers with a fixed sequence under instruction counting;
 //! - the configs' time provider returns a fixed `UnixTime`, so certificate validity and ticket
 //!   ages are computed on the same instant every run;
-//! - every flight of handshake messages, and every record batch of the transfer, goes over the
-//!   pipe as one length-prefixed frame read whole before rustls sees it (ci-bench's transport), so
-//!   rustls' buffers grow the same way however the kernel splits the bytes.
+//! - every flight of handshake messages, and every record of the transfer, goes over the pipe as
+//!   one length-prefixed frame read whole before rustls sees it (ci-bench's transport), so
+//!   rustls' buffers grow the same way however the kernel splits the bytes; in the transfer the
+//!   client acknowledges each frame (see [`ACK`]), so the number of `read` calls is fixed too.
 //!
 //! The certificates under `certs/` were made once with `openssl` (a CA and a `localhost`
 //! end-entity certificate per key type, valid until 2126) and are committed, so that no key is
@@ -304,6 +305,13 @@ impl Io {
 /// before the server has finished the last (ci-bench's `sync_before_resumed_handshake`).
 const SYNC: u8 = 42;
 
+/// The byte the client sends back for each record frame of the transfer. With it the server
+/// writes each frame into an empty pipe, and Linux copies a write that fits the pipe under the
+/// pipe's lock, so the client reads every frame whole with one `read` call. Without it the
+/// kernel's timing decides how many `read` calls a frame takes (46 instructions each): the
+/// client's count of a transfer then moved by a few multiples of 46 from run to run.
+const ACK: u8 = 6;
+
 fn add_group(suite: &mut Suite, p: Params) {
     let kinds = [
         ("handshake_no_resume", Kind::NoResume),
@@ -343,6 +351,7 @@ fn add_group(suite: &mut Suite, p: Params) {
                             let mut got = 0;
                             while got < TRANSFER_BYTES {
                                 got += io.recv(&mut c).expect("receive records");
+                                io.link.write_all(&[ACK]).expect("acknowledge");
                             }
                             assert_eq!(got, TRANSFER_BYTES);
                             got
@@ -372,6 +381,9 @@ fn add_group(suite: &mut Suite, p: Params) {
                             for _ in 0..TRANSFER_BYTES / RECORD {
                                 s.writer().write_all(&record).expect("queue plaintext");
                                 io.send(&mut s).expect("send records");
+                                let mut ack = [0u8];
+                                io.link.read_exact(&mut ack).expect("acknowledgement");
+                                assert_eq!(ack[0], ACK);
                             }
                         })
                     }
