@@ -217,7 +217,7 @@ fn capnp_example_unaligned_side_is_clean_under_miri() {
 }
 
 /// The logscan example: every scenario measured, and a scan costs what parsing and matching
-/// cost together (within the harness's few instructions).
+/// cost together plus freeing the records.
 #[test]
 fn logscan_example_measures_parse_match_and_scan() {
     if !valgrind_available() {
@@ -237,9 +237,11 @@ fn logscan_example_measures_parse_match_and_scan() {
     // 2,000 lines: parsing allocates and hashes every field, matching runs 8 rules per line.
     assert!(parse > 2_000 * 500, "parse: {parse}");
     assert!(matching > 2_000 * 500, "match: {matching}");
+    // The scan parses, matches and then frees the records inside the measured body (the parse
+    // scenario's records are dropped after it): more than both, and not by half again.
     let sum = parse + matching;
     assert!(
-        scan.abs_diff(sum) < sum / 10,
+        scan > sum && scan < sum + sum / 2,
         "scan {scan} vs parse + match {sum}"
     );
 }
