@@ -245,21 +245,3 @@ fn logscan_example_measures_parse_match_and_scan() {
         "scan {scan} vs parse + match {sum}"
     );
 }
-
-/// Whether nightly's Miri works here (as in miri_e2e.rs); says SKIPPED when it does not.
-fn miri_available() -> bool {
-    let ok = std::process::Command::new("cargo")
-        .args(["+nightly", "miri", "setup"])
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .env_remove("CARGO")
-        .env_remove("RUSTC")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!(
-            "SKIPPED: Miri is not installed or cannot build its sysroot \
-             (rustup toolchain install nightly --component miri,rust-src); this test needs it"
-        );
-    }
-    ok
-}
