@@ -27,10 +27,16 @@ int getentropy(void *buf, size_t n) {
     return 0;
 }
 
+static long (*next_syscall)(long, ...);
+
+/* Looked up when the library loads, so that no dlsym runs inside a measured region. */
+__attribute__((constructor)) static void find_next_syscall(void) {
+    next_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+}
+
 /* syscall(2) takes up to six word-sized arguments; reading six whatever the call passed is what
  * libc's own syscall() does on x86-64 and aarch64 (unused ones are ignored by the kernel). */
 long syscall(long number, ...) {
-    static long (*next)(long, ...);
     va_list ap;
     long a[6];
     va_start(ap, number);
@@ -39,6 +45,6 @@ long syscall(long number, ...) {
 #ifdef SYS_getrandom
     if (number == SYS_getrandom) return getrandom((void *)a[0], (size_t)a[1], (unsigned int)a[2]);
 #endif
-    if (!next) next = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
-    return next(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    if (!next_syscall) find_next_syscall();
+    return next_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
