@@ -179,7 +179,10 @@ fn capnp_example_shows_the_unaligned_features_exact_cost_per_message() {
     };
     let (a, u) = (total("aligned"), total("unaligned"));
     assert!(a > 64 * 1000, "reading 64 messages: {a} instructions");
-    assert_ne!(a, u, "the feature changes what a read costs");
+    // The default build checks the segment's alignment for every pointer it follows
+    // (`ReaderArenaImpl::get_segment`); the unaligned build has no such check. (3,554
+    // instructions per message with capnp 0.27.3 and Rust 1.95: the README's figure.)
+    assert!(u < a, "unaligned {u} is cheaper than aligned {a}");
     // The misaligned read exists only where capnp accepts it.
     let mis = row("read/misaligned");
     let has = |variant: &str| {
