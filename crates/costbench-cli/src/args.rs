@@ -667,7 +667,8 @@ pub struct MeasureArgs {
     pub quiet: bool,
     /// Under instruction counting, let getrandom return real random bytes. By default
     /// costbench preloads a shim that makes it return a fixed sequence, so that std's HashMap
-    /// seeds (and anything else seeded from getrandom) repeat and counts are identical run to run.
+    /// seeds (and anything else seeded from getrandom, the libc wrapper or `syscall()`: ring's
+    /// keys and nonces too) repeat and counts are identical run to run.
     #[arg(long)]
     pub real_random: bool,
     /// Measure only shard K of N (1-based: 1/3, 2/3, 3/3), for a CI matrix of N jobs: every

@@ -10,28 +10,6 @@ use serde_json::Value;
 
 use std::process::{Command, Output};
 
-/// Whether the toolchain `costbench miri` would use (`COSTBENCH_MIRI_TOOLCHAIN`, default
-/// nightly) has a working Miri: `cargo miri setup` succeeds (it needs the miri and rust-src
-/// components, and builds Miri's sysroot the first time).
-fn miri_available() -> bool {
-    let toolchain =
-        std::env::var("COSTBENCH_MIRI_TOOLCHAIN").unwrap_or_else(|_| "nightly".to_string());
-    let ok = Command::new("cargo")
-        .args([&format!("+{toolchain}"), "miri", "setup"])
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .env_remove("CARGO")
-        .env_remove("RUSTC")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!(
-            "SKIPPED: Miri is not installed or cannot build its sysroot \
-             (rustup toolchain install nightly --component miri,rust-src); this test needs it"
-        );
-    }
-    ok
-}
-
 /// `costbench miri --format json` on `package`'s bench target `bench`.
 fn miri_json(package: &str, bench: &str, filter: Option<&str>) -> (Output, Value) {
     let manifest = workspace().join("Cargo.toml");

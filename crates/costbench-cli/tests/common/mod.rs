@@ -1,5 +1,5 @@
-//! Helpers shared by the end-to-end tests: where the workspace is, whether valgrind is here, and
-//! running the real `costbench` binary. Each test file uses some of them.
+//! Helpers shared by the end-to-end tests: where the workspace is, whether valgrind and Miri are
+//! here, and running the real `costbench` binary. Each test file uses some of them.
 #![allow(dead_code)]
 
 use serde_json::Value;
@@ -74,4 +74,26 @@ pub fn ir(run: &Value, id: &str) -> u64 {
     result(run, id)["icount"]["ir"]
         .as_u64()
         .unwrap_or_else(|| panic!("no icount for {id}"))
+}
+
+/// Whether the toolchain `costbench miri` would use (`COSTBENCH_MIRI_TOOLCHAIN`, default
+/// nightly) has a working Miri: `cargo miri setup` succeeds (it needs the miri and rust-src
+/// components, and builds Miri's sysroot the first time).
+pub fn miri_available() -> bool {
+    let toolchain =
+        std::env::var("COSTBENCH_MIRI_TOOLCHAIN").unwrap_or_else(|_| "nightly".to_string());
+    let ok = Command::new("cargo")
+        .args([&format!("+{toolchain}"), "miri", "setup"])
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO")
+        .env_remove("RUSTC")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "SKIPPED: Miri is not installed or cannot build its sysroot \
+             (rustup toolchain install nightly --component miri,rust-src); this test needs it"
+        );
+    }
+    ok
 }

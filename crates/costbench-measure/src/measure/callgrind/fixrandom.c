@@ -1,8 +1,17 @@
 /* Preloaded into scenario processes under instruction counting (costbench, measure/callgrind).
  * Replaces getrandom(2)'s libc wrapper with a fixed byte sequence, so that std's HashMap seeds
  * (RandomState) and other code seeded from getrandom behave the same in every run and the
- * instruction counts repeat exactly. Never used for wall time; never use it for secrets. */
+ * instruction counts repeat exactly. Never used for wall time; never use it for secrets.
+ *
+ * Code that makes the system call through libc's generic syscall() instead of the wrapper (the
+ * getrandom crate before 0.3, and so ring's SystemRandom: TLS key shares, ECDSA nonces, ticket
+ * keys) gets the same sequence: syscall() is interposed too, and every other system call is
+ * passed on to libc's. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 ssize_t getrandom(void *buf, size_t n, unsigned int flags) {
@@ -16,4 +25,26 @@ int getentropy(void *buf, size_t n) {
     if (n > 256) return -1;
     getrandom(buf, n, 0);
     return 0;
+}
+
+static long (*next_syscall)(long, ...);
+
+/* Looked up when the library loads, so that no dlsym runs inside a measured region. */
+__attribute__((constructor)) static void find_next_syscall(void) {
+    next_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+}
+
+/* syscall(2) takes up to six word-sized arguments; reading six whatever the call passed is what
+ * libc's own syscall() does on x86-64 and aarch64 (unused ones are ignored by the kernel). */
+long syscall(long number, ...) {
+    va_list ap;
+    long a[6];
+    va_start(ap, number);
+    for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
+    va_end(ap);
+#ifdef SYS_getrandom
+    if (number == SYS_getrandom) return getrandom((void *)a[0], (size_t)a[1], (unsigned int)a[2]);
+#endif
+    if (!next_syscall) find_next_syscall();
+    return next_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

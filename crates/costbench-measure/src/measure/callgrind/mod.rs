@@ -124,6 +124,8 @@ pub fn fixed_random_library(cache_dir: &Path) -> std::result::Result<PathBuf, St
         .args(["-shared", "-fPIC", "-O2", "-o"])
         .arg(&tmp_lib)
         .arg(src.path())
+        // dlsym, for the interposed syscall() to reach libc's (in libc itself since glibc 2.34).
+        .arg("-ldl")
         .output()
         .map_err(|e| format!("cannot run the C compiler {:?}: {e}", cc))?;
     if !out.status.success() {
