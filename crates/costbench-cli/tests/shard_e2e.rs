@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 /// `costbench run --shard K/N` into `dir`, no history.
 fn run_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
     let manifest = selftest_manifest();
+    // A history of its own that does not exist, so that the split is by count whatever other
+    // tests recorded in the workspace's default history (shards read costs from history even
+    // when --no-history keeps them from recording).
+    let db = dir.with_extension("history.sqlite");
     let mut args = vec![
         "run",
         "--manifest-path",
@@ -20,6 +24,8 @@ fn run_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
         "--output-dir",
         dir.to_str().unwrap(),
         "--no-history",
+        "--db",
+        db.to_str().unwrap(),
         "--quiet",
     ];
     if let Some(s) = shard {
