@@ -60,6 +60,11 @@ where
     T: Into<OsString> + Clone,
 {
     use clap::Parser;
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // The janitor a measuring run starts (`run::cancel`): not a command, never shown.
+    if args.get(1).is_some_and(|a| a == run::cancel::JANITOR_ARG) {
+        return run::cancel::janitor_main();
+    }
     // Printing into a closed pipe (`costbench compare ... | head`) should end the program
     // quietly, as it does for other command-line tools, not panic.
     // SAFETY: restoring the default disposition of a signal at start-up, before any threads.
@@ -78,11 +83,27 @@ where
             return code;
         }
     };
-    match commands::execute(cli) {
+    let result = commands::execute(cli);
+    // A run stopped by Ctrl-C or SIGTERM ends as a shell reports it: 128 + the signal.
+    if let Some(i) = result.as_ref().err().and_then(|e| {
+        e.chain()
+            .find_map(|c| c.downcast_ref::<run::cancel::Interrupted>())
+    }) {
+        eprintln!("{i}");
+        return i.exit_code();
+    }
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             exit::FAILURE
         }
+    };
+    match run::cancel::interrupted() {
+        Some(signal) => {
+            eprintln!("interrupted ({})", run::cancel::signal_name(signal));
+            128 + signal
+        }
+        None => code,
     }
 }

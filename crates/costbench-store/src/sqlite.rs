@@ -348,6 +348,7 @@ mod tests {
             run_id: run_id.into(),
             started_at: started_at.into(),
             finished_at: None,
+            interrupted: None,
             tool: Tool {
                 name: "costbench".into(),
                 version: "0.1.0".into(),
