@@ -204,10 +204,10 @@ pub struct CheckCmd {
     /// threshold runs K more times under callgrind on both sides, with the heap and stack it
     /// starts from shifted (the child's --perturb 1..=K). A change within the spread those
     /// placements show is reported as "placement", not gated. 0 turns this off.
-    #[arg(long, value_name = "K", default_value_t = crate::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    #[arg(long, value_name = "K", default_value_t = costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS)]
     pub placement_runs: u32,
     /// Runs of history to learn thresholds from (with --baseline branch:NAME).
-    #[arg(long, value_name = "N", default_value_t = crate::compare::noise::DEFAULT_WINDOW)]
+    #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
     #[command(flatten)]
     pub measure: MeasureArgs,
@@ -217,21 +217,21 @@ pub struct CheckCmd {
 #[derive(Debug, clap::Args)]
 pub struct SignificanceArgs {
     /// Threshold for instruction counts, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
+    #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
     pub icount_threshold: f64,
     /// Threshold for wall time of two separate runs, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
+    #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
     pub walltime_threshold: f64,
     /// Threshold for wall time of two runs measured together in interleaved rounds (the sides
     /// of `check --baseline-rev`, build variants), judged paired, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
+    #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
     pub paired_walltime_threshold: f64,
     /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
-    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_CONFIDENCE)]
+    #[arg(long, value_name = "LEVEL", default_value_t = costbench_judge::compare::DEFAULT_CONFIDENCE)]
     pub confidence: f64,
     /// Confidence level of each paired interval (runs measured together in rounds) with
     /// --error-control none, in (0, 1).
-    #[arg(long, value_name = "LEVEL", default_value_t = crate::compare::DEFAULT_PAIRED_CONFIDENCE)]
+    #[arg(long, value_name = "LEVEL", default_value_t = costbench_judge::compare::DEFAULT_PAIRED_CONFIDENCE)]
     pub paired_confidence: f64,
     /// How the paired wall-time rows of one comparison share its error rate: holm (the chance
     /// that any unchanged row is flagged is at most --family-error), fdr (the expected share of
@@ -240,11 +240,11 @@ pub struct SignificanceArgs {
     #[arg(long, value_enum, value_name = "METHOD", default_value = "holm")]
     pub error_control: ErrorControlArg,
     /// The family error rate of --error-control holm or fdr, in (0, 1).
-    #[arg(long, value_name = "RATE", default_value_t = crate::compare::DEFAULT_FAMILY_ALPHA)]
+    #[arg(long, value_name = "RATE", default_value_t = costbench_judge::compare::DEFAULT_FAMILY_ALPHA)]
     pub family_error: f64,
 }
 
-/// `--error-control`: [`ErrorControl`](crate::compare::family::ErrorControl) as clap spells it
+/// `--error-control`: [`ErrorControl`](costbench_judge::compare::family::ErrorControl) as clap spells it
 /// (the judging crate knows nothing of the command line). The variants' comments are the help
 /// text of the possible values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -260,7 +260,7 @@ pub enum ErrorControlArg {
     None,
 }
 
-impl From<ErrorControlArg> for crate::compare::family::ErrorControl {
+impl From<ErrorControlArg> for costbench_judge::compare::family::ErrorControl {
     fn from(arg: ErrorControlArg) -> Self {
         match arg {
             ErrorControlArg::Holm => Self::Holm,
@@ -296,7 +296,7 @@ pub struct CompareCmd {
     #[arg(long, value_name = "BRANCH")]
     pub history_branch: Option<String>,
     /// Runs of history to learn thresholds from.
-    #[arg(long, value_name = "N", default_value_t = crate::compare::noise::DEFAULT_WINDOW)]
+    #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
     /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
     #[arg(long, value_name = "PATH")]
@@ -517,7 +517,7 @@ pub struct MeasureArgs {
     /// move the code measured within its cache lines (never-executed padding: instruction counts
     /// are unchanged); `off` builds as rustc does.
     #[arg(long, value_enum, value_name = "64|off", default_value = "64")]
-    pub code_align: crate::cargo::CodeAlign,
+    pub code_align: CodeAlignArg,
     /// Print only errors (no progress, no table).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -559,7 +559,7 @@ pub struct VariantArgs {
     /// icount threshold (0.2 %) runs K more times under callgrind on every variant, with the heap
     /// and stack it starts from shifted (the child's --perturb 1..=K); a difference within that
     /// spread is reported as placement. 0 turns this off.
-    #[arg(long, value_name = "K", default_value_t = crate::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    #[arg(long, value_name = "K", default_value_t = costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS)]
     pub placement_runs: u32,
 }
 
@@ -571,15 +571,15 @@ pub struct RoundsArgs {
     /// process per build, in alternating order, 10 samples after 50 ms of warm-up), so that the
     /// machine's drift hits every build alike. With two or more builds this replaces
     /// --iterations-per-scenario.
-    #[arg(long, value_name = "N", default_value_t = crate::run::adaptive::DEFAULT_FIRST_LOOK)]
+    #[arg(long, value_name = "N", default_value_t = costbench_measure::run::adaptive::DEFAULT_FIRST_LOOK)]
     pub rounds: u32,
     /// Rounds at most: a scenario whose paired interval still straddles the threshold after
     /// --rounds gets more rounds, up to this many, while --walltime-budget lasts. Equal to
     /// --rounds for a fixed number.
-    #[arg(long, value_name = "M", default_value_t = crate::run::adaptive::DEFAULT_MAX_ROUNDS)]
+    #[arg(long, value_name = "M", default_value_t = costbench_measure::run::adaptive::DEFAULT_MAX_ROUNDS)]
     pub max_rounds: u32,
     /// Seconds the rounds beyond --rounds may take in all, over every scenario.
-    #[arg(long, value_name = "SECS", default_value_t = crate::run::adaptive::DEFAULT_BUDGET_SECS)]
+    #[arg(long, value_name = "SECS", default_value_t = costbench_measure::run::adaptive::DEFAULT_BUDGET_SECS)]
     pub walltime_budget: u64,
     /// The code layout each round of each build runs, so that where the linker put a hot loop is
     /// part of the spread, not a bias of one build: `shift` moves all code by a seed-chosen
@@ -587,7 +587,7 @@ pub struct RoundsArgs {
     /// every section in a random order (lld's --shuffle-sections: a far larger change), `off`
     /// runs the build as cargo linked it.
     #[arg(long, value_enum, value_name = "MODE", default_value = "shift")]
-    pub layouts: crate::run::layout::LayoutMode,
+    pub layouts: LayoutArg,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -608,5 +608,48 @@ mod tests {
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+}
+
+/// `--code-align`'s values (the measuring crate's `cargo::CodeAlign` knows nothing of clap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CodeAlignArg {
+    /// On 64-byte (cache-line) boundaries: a function that did not change then sits the same
+    /// way in every cache line and fetch block, however much code before it moved. The padding
+    /// is never executed, so instruction counts are those of a plain build.
+    #[value(name = "64")]
+    CacheLine,
+    /// As rustc and LLVM place them (functions on 16 bytes).
+    Off,
+}
+
+impl From<CodeAlignArg> for costbench_measure::cargo::CodeAlign {
+    fn from(arg: CodeAlignArg) -> Self {
+        match arg {
+            CodeAlignArg::CacheLine => Self::CacheLine,
+            CodeAlignArg::Off => Self::Off,
+        }
+    }
+}
+
+/// `--layouts`' values (the measuring crate's `run::layout::LayoutMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// Every function moved by the same seed-chosen multiple of 16 bytes (a padding section in
+    /// front of the code): the alignment changes a pull request causes downstream of its edit.
+    Shift,
+    /// Every input section in a seed-chosen random order (lld's `--shuffle-sections`).
+    Shuffle,
+    /// Every round runs the build as cargo linked it.
+    Off,
+}
+
+impl From<LayoutArg> for costbench_measure::run::layout::LayoutMode {
+    fn from(arg: LayoutArg) -> Self {
+        match arg {
+            LayoutArg::Shift => Self::Shift,
+            LayoutArg::Shuffle => Self::Shuffle,
+            LayoutArg::Off => Self::Off,
+        }
     }
 }

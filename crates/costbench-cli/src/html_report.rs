@@ -4,11 +4,13 @@
 //! writes it atomically. Shared by `costbench report` and `costbench run --html`; it reads the
 //! store but never measures, and it writes no HTML itself.
 
-use crate::compare::{self, noise::HistoricThresholds, CompareOptions, Comparison, Instrument};
-use crate::model::RunRecord;
-use crate::report::html::{self, History, VariantRun};
-use crate::store::{Metric, RunQuery, SeriesPoint, Store};
 use anyhow::{Context, Result};
+use costbench_judge::compare::{
+    self, noise::HistoricThresholds, CompareOptions, Comparison, Instrument,
+};
+use costbench_record::model::RunRecord;
+use costbench_report::html::{self, History, VariantRun};
+use costbench_store::{Metric, RunQuery, SeriesPoint, Store};
 use std::path::Path;
 
 /// Runs of history a chart shows by default.
@@ -35,7 +37,13 @@ pub fn render(
         );
         let dir = |k: usize| dirs.get(k).copied().flatten();
         compare::functions::attach(&mut cmp, |id| {
-            crate::measure::callgrind::profile::load_both(id, &runs[b], dir(b), &runs[c], dir(c))
+            costbench_measure::measure::callgrind::profile::load_both(
+                id,
+                &runs[b],
+                dir(b),
+                &runs[c],
+                dir(c),
+            )
         });
         cmp
     });
@@ -43,7 +51,7 @@ pub fn render(
         Some(s) => history(s, last, history_limit)?,
         None => Vec::new(),
     };
-    let generated_at = crate::environment::now_rfc3339();
+    let generated_at = costbench_measure::environment::now_rfc3339();
     Ok(page(runs, cmp.as_ref(), &history, &generated_at))
 }
 
@@ -244,7 +252,7 @@ pub fn write_for_run(
     db: Option<&Path>,
 ) -> Result<std::path::PathBuf> {
     let store = match db.filter(|p| p.exists()) {
-        Some(p) => Some(crate::store::sqlite::SqliteStore::open(p)?),
+        Some(p) => Some(costbench_store::sqlite::SqliteStore::open(p)?),
         None => None,
     };
     let mut runs = Vec::new();
@@ -262,14 +270,14 @@ pub fn write_for_run(
         DEFAULT_HISTORY_LIMIT,
     )?;
     let path = out_dir.join("report.html");
-    crate::output::write_atomic(&path, page.as_bytes())?;
+    costbench_record::output::write_atomic(&path, page.as_bytes())?;
     Ok(path)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::{noisy, record, scenario, with_icount, with_walltime};
+    use costbench_judge::compare::testing::{noisy, record, scenario, with_icount, with_walltime};
 
     fn page_of(runs: &[RunRecord], cmp: Option<&Comparison>, history: &[History]) -> String {
         page(runs, cmp, history, "2026-01-01T00:00:00Z")

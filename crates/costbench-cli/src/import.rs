@@ -3,8 +3,8 @@
 //! (`name,ns_1,...,ns_N`, written as `walltime.csv` or `walltimes.csv`). Pure parsing: the
 //! caller reads the files and records the result.
 
-use crate::model::{self, Icount, RunRecord, ScenarioResult};
 use anyhow::{bail, Context, Result};
+use costbench_record::model::{self, Icount, RunRecord, ScenarioResult};
 use std::path::Path;
 
 /// What the files themselves do not say about the run.
@@ -128,7 +128,7 @@ pub fn from_csv(
                 iterations_per_sample: 1,
                 warmup_iterations: 0,
                 clock_overhead_ns: 0.0,
-                ns_per_op: crate::stats::summarize(&ns),
+                ns_per_op: costbench_record::stats::summarize(&ns),
                 iteration_ns: ns,
                 paired: None,
             });
@@ -141,11 +141,11 @@ pub fn from_csv(
     Ok(RunRecord {
         schema: model::SCHEMA.into(),
         schema_version: model::SCHEMA_VERSION,
-        run_id: crate::environment::new_run_id(),
+        run_id: costbench_measure::environment::new_run_id(),
         started_at: meta
             .started_at
             .clone()
-            .unwrap_or_else(crate::environment::now_rfc3339),
+            .unwrap_or_else(costbench_measure::environment::now_rfc3339),
         finished_at: None,
         interrupted: None,
         tool: model::Tool {

@@ -1,44 +1,27 @@
-//! The costbench runner: builds a bench target written with the `costbench` library, runs every
-//! scenario in its own child process under the chosen instruments, and writes and prints the
-//! per-op results.
+//! The costbench runner: the command line over the library crates. It builds a bench target
+//! written with the `costbench` library, runs every scenario in its own child process under the
+//! chosen instruments, and writes, stores, compares and prints the per-op results.
 //!
 //! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
-//! `commands` runs each command, wiring the layers; `run` schedules and supervises child
-//! processes; `measure` owns the instruments (what to spawn, how to read what they wrote);
-//! `census` finds the bounds and overflow checks left in a binary and joins them with
-//! callgrind's per-instruction counts; `html_report` gathers runs and history for the HTML
-//! page; `miri` runs scenarios under Miri and reads its verdicts.
+//! `commands` runs each command (one short file each), wiring the layers below; `html_report`
+//! gathers runs and history for the HTML page; `import` reads other tools' result files.
 //!
-//! The layers below are crates of their own, re-exported here under their old paths:
-//! `costbench-record` (`model`, `output`, `fmt`, `stats`, `selection`: the run record and the
-//! output directory), `costbench-judge` (`compare`, `check`: statistics and verdicts, pure) and
-//! `costbench-store` (`store`: history) and `costbench-report` (`report`: every renderer, pure
-//! functions from records and verdicts to text). None of them spawns a process, reads a clock or prints;
-//! in this crate `run`, `measure`, `miri`, `cargo`, `environment` and `variants` spawn
-//! processes (cargo, git, the scenario binaries, valgrind, perf).
+//! The layers, each a crate, with dependencies running only downward:
+//! - `costbench-measure`: cargo builds, child processes, the instruments, the census, Miri,
+//!   variants. The only layer that spawns processes or reads clocks.
+//! - `costbench-store`: history behind one trait (SQLite).
+//! - `costbench-report`: every renderer, pure functions from records and verdicts to text.
+//! - `costbench-judge`: statistics and verdicts, pure.
+//! - `costbench-record`: the run record and the output directory (data, CSV and JSON).
+//! - `costbench-protocol`: the versioned wire protocol between the runner and scenario binaries.
 
 pub mod args;
-pub mod cargo;
-pub mod census;
 mod commands;
-pub mod config;
-pub mod environment;
 pub mod html_report;
 pub mod import;
-pub mod measure;
-pub mod miri;
 mod options;
-pub mod run;
-pub mod variants;
 
-// The layers below, cut into their own crates, under the paths this crate has always used
-// (`crate::model::X`, `crate::compare::Y`): the record (data and the output directory), judging
-// (statistics, verdicts, the gate) and history.
-pub use costbench_judge::{check, compare};
-pub use costbench_record::{fmt, model, output, selection, stats};
-pub use costbench_report as report;
-pub use costbench_store as store;
-
+use costbench_measure::run::cancel;
 use std::ffi::OsString;
 
 /// Exit codes, documented in `costbench --help` and the README.
@@ -62,8 +45,8 @@ where
     use clap::Parser;
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     // The janitor a measuring run starts (`run::cancel`): not a command, never shown.
-    if args.get(1).is_some_and(|a| a == run::cancel::JANITOR_ARG) {
-        return run::cancel::janitor_main();
+    if args.get(1).is_some_and(|a| a == cancel::JANITOR_ARG) {
+        return cancel::janitor_main();
     }
     // Printing into a closed pipe (`costbench compare ... | head`) should end the program
     // quietly, as it does for other command-line tools, not panic.
@@ -87,7 +70,7 @@ where
     // A run stopped by Ctrl-C or SIGTERM ends as a shell reports it: 128 + the signal.
     if let Some(i) = result.as_ref().err().and_then(|e| {
         e.chain()
-            .find_map(|c| c.downcast_ref::<run::cancel::Interrupted>())
+            .find_map(|c| c.downcast_ref::<cancel::Interrupted>())
     }) {
         eprintln!("{i}");
         return i.exit_code();
@@ -99,9 +82,9 @@ where
             exit::FAILURE
         }
     };
-    match run::cancel::interrupted() {
+    match cancel::interrupted() {
         Some(signal) => {
-            eprintln!("interrupted ({})", run::cancel::signal_name(signal));
+            eprintln!("interrupted ({})", cancel::signal_name(signal));
             128 + signal
         }
         None => code,

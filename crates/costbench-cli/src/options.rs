@@ -7,15 +7,15 @@ use crate::args::{
     InstrumentArg, MeasureArgs, MiriCmd, MiriFormat, RoundsArgs, RunArgs, RunFormat,
     SignificanceArgs, VariantArgs,
 };
-use crate::run::{Instruments, RunOptions};
-use crate::variants::VariantOptions;
 use anyhow::{bail, Context, Result};
+use costbench_measure::run::{Instruments, RunOptions};
+use costbench_measure::variants::VariantOptions;
 use std::time::Duration;
 
 impl SignificanceArgs {
     /// The validated options.
-    pub(crate) fn options(&self) -> Result<crate::compare::CompareOptions> {
-        let opts = crate::compare::CompareOptions {
+    pub(crate) fn options(&self) -> Result<costbench_judge::compare::CompareOptions> {
+        let opts = costbench_judge::compare::CompareOptions {
             icount_threshold_pct: self.icount_threshold,
             walltime_threshold_pct: self.walltime_threshold,
             paired_walltime_threshold_pct: self.paired_walltime_threshold,
@@ -23,7 +23,7 @@ impl SignificanceArgs {
             paired_confidence: self.paired_confidence,
             error_control: self.error_control.into(),
             family_alpha: self.family_error,
-            ..crate::compare::CompareOptions::default()
+            ..costbench_judge::compare::CompareOptions::default()
         };
         opts.validate()?;
         Ok(opts)
@@ -46,11 +46,11 @@ impl RoundsArgs {
         &self,
         threshold_pct: f64,
         family_alpha: f64,
-    ) -> Result<crate::run::Rounds> {
-        if self.rounds < crate::compare::paired::MIN_ROUNDS as u32 {
+    ) -> Result<costbench_measure::run::Rounds> {
+        if self.rounds < costbench_judge::compare::paired::MIN_ROUNDS as u32 {
             bail!(
                 "--rounds must be at least {} for a paired interval",
-                crate::compare::paired::MIN_ROUNDS
+                costbench_judge::compare::paired::MIN_ROUNDS
             );
         }
         if self.max_rounds < self.rounds {
@@ -60,14 +60,14 @@ impl RoundsArgs {
                 self.rounds
             );
         }
-        Ok(crate::run::Rounds {
+        Ok(costbench_measure::run::Rounds {
             rounds: self.rounds,
             max_rounds: self.max_rounds,
             budget: Duration::from_secs(self.walltime_budget),
             threshold_pct,
             family_alpha,
-            layouts: self.layouts,
-            ..crate::run::Rounds::default()
+            layouts: self.layouts.into(),
+            ..costbench_measure::run::Rounds::default()
         })
     }
 }
@@ -95,8 +95,8 @@ impl RunArgs {
     pub(crate) fn variant_options(self) -> Result<(RunOptions, VariantOptions)> {
         let v = self.variants.clone();
         let rounds = v.rounds.rounds(
-            crate::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
-            crate::compare::DEFAULT_FAMILY_ALPHA,
+            costbench_judge::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
+            costbench_judge::compare::DEFAULT_FAMILY_ALPHA,
         )?;
         let mut opts = self.measure.into_options(self.list, false)?;
         opts.rounds = rounds;
@@ -113,11 +113,11 @@ impl RunArgs {
 
 impl MiriCmd {
     /// The validated options of `costbench miri`.
-    pub(crate) fn options(self) -> Result<crate::miri::MiriOptions> {
+    pub(crate) fn options(self) -> Result<costbench_measure::miri::MiriOptions> {
         if self.timeout == 0 {
             bail!("--timeout must be at least 1 second");
         }
-        Ok(crate::miri::MiriOptions {
+        Ok(costbench_measure::miri::MiriOptions {
             filter: scenario_filter(self.filter.as_deref())?,
             manifest_path: self.target.manifest_path,
             package: self.target.package,
@@ -159,22 +159,22 @@ impl MeasureArgs {
             samples: self.iterations_per_scenario,
             timeout: Duration::from_secs(self.timeout),
             walltime_cpu,
-            code_align: self.code_align,
+            code_align: self.code_align.into(),
             json,
             quiet: self.quiet,
             db: self.history.db,
             record_history: !self.history.no_history,
             real_random: self.real_random,
-            rounds: crate::run::Rounds::default(),
-            icount_threshold_pct: crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
-            placement_runs: crate::run::placement::DEFAULT_PLACEMENT_RUNS,
+            rounds: costbench_measure::run::Rounds::default(),
+            icount_threshold_pct: costbench_judge::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
+            placement_runs: costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS,
         })
     }
 }
 
 /// `--walltime-cpu`: the CPU to pin wall-time children to, or `None` for `any`.
 fn walltime_cpu(arg: &str) -> Result<Option<usize>> {
-    let allowed = crate::run::child::allowed_cpus()
+    let allowed = costbench_measure::run::child::allowed_cpus()
         .context("cannot read which CPUs this process may use (sched_getaffinity)")?;
     let list = || {
         allowed

@@ -15,22 +15,22 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
             (p, std::env::current_dir().ok())
         }
         None => {
-            let target = crate::cargo::resolve(
+            let target = costbench_measure::cargo::resolve(
                 c.target.manifest_path.as_deref(),
                 c.target.package.as_deref(),
                 c.target.bench.as_deref(),
             )?;
-            let exe = crate::cargo::build(
+            let exe = costbench_measure::cargo::build(
                 &target,
                 "default",
                 c.format == Format::Json,
-                crate::cargo::CodeAlign::default(),
+                costbench_measure::cargo::CodeAlign::default(),
             )?;
             (exe, Some(target.workspace_root))
         }
     };
-    let census = crate::census::analyse(&exe)?;
-    let guards: Vec<&crate::census::Guard> = census
+    let census = costbench_measure::census::analyse(&exe)?;
+    let guards: Vec<&costbench_measure::census::Guard> = census
         .guards
         .iter()
         .filter(|g| {
@@ -42,11 +42,11 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
     match c.format {
         Format::Table => print!(
             "{}",
-            crate::report::census::table(&census, &guards, base.as_deref())
+            costbench_report::census::table(&census, &guards, base.as_deref())
         ),
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&crate::report::census::json(&census, &guards))
+            serde_json::to_string_pretty(&costbench_report::census::json(&census, &guards))
                 .expect("JSON values serialise")
         ),
     }

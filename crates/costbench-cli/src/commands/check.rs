@@ -11,12 +11,12 @@ use super::compare::{learn_thresholds, print_comparison};
 use super::load_side;
 use super::run::measure_and_record;
 use crate::args::{CheckCmd, CompareFormat};
-use crate::cargo::BenchTarget;
-use crate::compare::noise::HistoricThresholds;
-use crate::compare::{CompareOptions, Comparison};
-use crate::model::RunRecord;
-use crate::run::RunOptions;
 use anyhow::{bail, Context, Result};
+use costbench_judge::compare::noise::HistoricThresholds;
+use costbench_judge::compare::{CompareOptions, Comparison};
+use costbench_measure::cargo::BenchTarget;
+use costbench_measure::run::RunOptions;
+use costbench_record::model::RunRecord;
 use std::path::PathBuf;
 
 /// A side of the comparison: its run and, for a directory, where its callgrind outputs are.
@@ -37,12 +37,12 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     run_opts.placement_runs = c.placement_runs;
     // Reports go to stdout; the runs' own tables would only be in the way.
     run_opts.quiet = true;
-    let target = crate::cargo::resolve(
+    let target = costbench_measure::cargo::resolve(
         run_opts.manifest_path.as_deref(),
         run_opts.package.as_deref(),
         run_opts.bench.as_deref(),
     )?;
-    let config = crate::config::Config::load(&target.workspace_root)?;
+    let config = costbench_measure::config::Config::load(&target.workspace_root)?;
     let (base, cand, historic) = if let Some(rev) = &c.baseline_rev {
         let (base, cand) = measure_with_baseline_rev(&run_opts, &target, rev)?;
         (base, cand, HistoricThresholds::default())
@@ -89,25 +89,25 @@ fn measure_with_baseline_rev(
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("check"));
-    let base_target = crate::run::baseline::checkout(target, rev)?;
+    let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
     eprintln!("check: building the baseline ({rev}) and the candidate (working tree)");
     // Its own build directory: cargo names a workspace member's artifacts without its path,
     // so two checkouts built in one directory overwrite each other's binaries.
-    let base_exe = crate::cargo::build(
+    let base_exe = costbench_measure::cargo::build(
         &base_target,
-        crate::run::baseline::BUILD_VARIANT,
+        costbench_measure::run::baseline::BUILD_VARIANT,
         true,
         run_opts.code_align,
     )?;
-    let cand_exe = crate::cargo::build(target, "default", true, run_opts.code_align)?;
+    let cand_exe = costbench_measure::cargo::build(target, "default", true, run_opts.code_align)?;
     let sides = vec![
-        crate::run::SideSpec {
+        costbench_measure::run::SideSpec {
             label: "default".into(),
             exe: base_exe,
             output_dir: root.join("baseline"),
             target: Some(base_target),
         },
-        crate::run::SideSpec {
+        costbench_measure::run::SideSpec {
             label: "default".into(),
             exe: cand_exe,
             output_dir: root.join("candidate"),
@@ -137,15 +137,15 @@ fn baseline_run(
     manifest: Option<&std::path::Path>,
     history_window: usize,
 ) -> Result<(Side, HistoricThresholds)> {
-    use crate::store::Store;
+    use costbench_store::Store;
     match spec.strip_prefix("branch:") {
         Some(branch) => {
             if !db.exists() {
                 bail!("--baseline {spec}: no history database at {}", db.display());
             }
-            let store = crate::store::sqlite::SqliteStore::open(db)?;
+            let store = costbench_store::sqlite::SqliteStore::open(db)?;
             let latest = store
-                .runs(&crate::store::RunQuery {
+                .runs(&costbench_store::RunQuery {
                     branch: Some(branch.to_string()),
                     variant: Some("default".into()),
                     limit: Some(1),
@@ -175,8 +175,8 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
-    let exe = crate::cargo::build(target, "default", true, run_opts.code_align)?;
-    let side = crate::run::SideSpec {
+    let exe = costbench_measure::cargo::build(target, "default", true, run_opts.code_align)?;
+    let side = costbench_measure::run::SideSpec {
         label: "default".into(),
         exe,
         output_dir: out.clone(),
@@ -194,7 +194,7 @@ fn gate_and_emit(
     markdown: Option<&std::path::Path>,
     opts: &CompareOptions,
     historic: &HistoricThresholds,
-    limits: &crate::config::CheckConfig,
+    limits: &costbench_measure::config::CheckConfig,
     (base, base_dir): Side,
     (cand, cand_dir): Side,
 ) -> Result<i32> {
@@ -204,14 +204,14 @@ fn gate_and_emit(
         opts,
         historic,
     );
-    let gate = crate::check::evaluate(&cmp, &cand, limits);
+    let gate = costbench_judge::check::evaluate(&cmp, &cand, limits);
     if let Some(path) = markdown {
-        let md = crate::report::markdown::check(&cmp, &gate);
-        crate::output::write_atomic(path, md.as_bytes())
+        let md = costbench_report::markdown::check(&cmp, &gate);
+        costbench_record::output::write_atomic(path, md.as_bytes())
             .with_context(|| format!("--markdown {}", path.display()))?;
     }
     match format {
-        CompareFormat::Markdown => print!("{}", crate::report::markdown::check(&cmp, &gate)),
+        CompareFormat::Markdown => print!("{}", costbench_report::markdown::check(&cmp, &gate)),
         CompareFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
@@ -227,7 +227,7 @@ fn gate_and_emit(
         ),
         CompareFormat::Table => {
             print_comparison(&cmp, CompareFormat::Table);
-            print!("{}", crate::report::check::terminal(&gate));
+            print!("{}", costbench_report::check::terminal(&gate));
         }
     }
     Ok(if !gate.passed() {

@@ -5,8 +5,8 @@
 
 use super::{database, load_side};
 use crate::args::{CompareCmd, CompareFormat};
-use crate::model::RunRecord;
 use anyhow::{bail, Result};
+use costbench_record::model::RunRecord;
 
 pub(super) fn compare(c: CompareCmd) -> Result<i32> {
     let (base, base_dir) = load_side(
@@ -27,7 +27,7 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
             let path = database(c.db.clone(), c.manifest_path.as_deref())?;
             learn_thresholds(&path, branch, c.history_window, &base)?
         }
-        None => crate::compare::noise::HistoricThresholds::default(),
+        None => costbench_judge::compare::noise::HistoricThresholds::default(),
     };
     let cmp = super::judge(
         (&base, base_dir.as_deref()),
@@ -46,22 +46,22 @@ pub(super) fn learn_thresholds(
     branch: &str,
     window: usize,
     base: &RunRecord,
-) -> Result<crate::compare::noise::HistoricThresholds> {
-    use crate::compare::Instrument;
-    use crate::store::{Metric, RunQuery, Store};
+) -> Result<costbench_judge::compare::noise::HistoricThresholds> {
+    use costbench_judge::compare::Instrument;
+    use costbench_store::{Metric, RunQuery, Store};
     if !path.exists() {
         bail!(
             "no history database at {} to learn thresholds from",
             path.display()
         );
     }
-    let store = crate::store::sqlite::SqliteStore::open(path)?;
+    let store = costbench_store::sqlite::SqliteStore::open(path)?;
     let q = RunQuery {
         branch: Some(branch.to_string()),
         variant: Some(base.variant.clone()),
         limit: Some(window),
     };
-    let mut historic = crate::compare::noise::HistoricThresholds::default();
+    let mut historic = costbench_judge::compare::noise::HistoricThresholds::default();
     for r in &base.results {
         for (inst, metric) in [
             (Instrument::Icount, Metric::Icount),
@@ -81,17 +81,17 @@ pub(super) fn learn_thresholds(
     if historic.is_empty() {
         eprintln!(
             "note: no scenario has {} consecutive runs on branch {branch:?} yet; default thresholds apply",
-            crate::compare::noise::MIN_CHANGES + 1
+            costbench_judge::compare::noise::MIN_CHANGES + 1
         );
     }
     Ok(historic)
 }
 
 /// Prints a comparison as `format`.
-pub(super) fn print_comparison(cmp: &crate::compare::Comparison, format: CompareFormat) {
+pub(super) fn print_comparison(cmp: &costbench_judge::compare::Comparison, format: CompareFormat) {
     match format {
-        CompareFormat::Table => print!("{}", crate::report::comparison::terminal(cmp)),
-        CompareFormat::Markdown => print!("{}", crate::report::markdown::comparison(cmp)),
+        CompareFormat::Table => print!("{}", costbench_report::comparison::terminal(cmp)),
+        CompareFormat::Markdown => print!("{}", costbench_report::markdown::comparison(cmp)),
         CompareFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(cmp).expect("a comparison always serialises")

@@ -9,7 +9,7 @@ pub(super) fn export(e: ExportCmd) -> Result<i32> {
     let (run, _) = load_side("run", &e.run, e.db.as_ref(), e.manifest_path.as_deref())?;
     let value = match e.format {
         ExportFormat::Json => serde_json::to_value(&run).expect("a run record always serialises"),
-        ExportFormat::Bmf => crate::report::bmf::bmf(&run),
+        ExportFormat::Bmf => costbench_report::bmf::bmf(&run),
     };
     println!(
         "{}",

@@ -5,7 +5,7 @@ use crate::args::{HistoryCmd, MetricArg};
 use anyhow::{bail, Result};
 
 pub(super) fn history(h: HistoryCmd) -> Result<i32> {
-    use crate::store::{Metric, RunQuery, Store};
+    use costbench_store::{Metric, RunQuery, Store};
     let path = database(h.db, h.manifest_path.as_deref())?;
     if !path.exists() {
         bail!(
@@ -13,14 +13,14 @@ pub(super) fn history(h: HistoryCmd) -> Result<i32> {
             path.display()
         );
     }
-    let store = crate::store::sqlite::SqliteStore::open(&path)?;
+    let store = costbench_store::sqlite::SqliteStore::open(&path)?;
     let q = RunQuery {
         branch: h.branch,
         variant: h.variant,
         limit: Some(h.limit),
     };
     match h.scenario {
-        None => print!("{}", crate::report::history::runs(&store.runs(&q)?)),
+        None => print!("{}", costbench_report::history::runs(&store.runs(&q)?)),
         Some(id) => {
             let metric = match h.metric {
                 MetricArg::Icount => Metric::Icount,
@@ -39,7 +39,10 @@ pub(super) fn history(h: HistoryCmd) -> Result<i32> {
                     path.display()
                 );
             }
-            print!("{}", crate::report::history::series(&id, metric, &points));
+            print!(
+                "{}",
+                costbench_report::history::series(&id, metric, &points)
+            );
         }
     }
     Ok(crate::exit::OK)

@@ -6,13 +6,13 @@ use crate::args::ImportCmd;
 use anyhow::{bail, Context, Result};
 
 pub(super) fn import(i: ImportCmd) -> Result<i32> {
-    use crate::store::Store;
+    use costbench_store::Store;
     let dir = &i.dir;
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
     }
     let run = if dir.join("run.json").exists() {
-        crate::output::load_run(dir)?
+        costbench_record::output::load_run(dir)?
     } else {
         let read = |name: &str| -> Result<Option<(String, String)>> {
             let p = dir.join(name);
@@ -41,7 +41,7 @@ pub(super) fn import(i: ImportCmd) -> Result<i32> {
         )?
     };
     let db = database(i.db, i.manifest_path.as_deref())?;
-    crate::store::sqlite::SqliteStore::open(&db)?.record(&run)?;
+    costbench_store::sqlite::SqliteStore::open(&db)?.record(&run)?;
     println!(
         "recorded run {} ({} results) in {}",
         run.run_id,

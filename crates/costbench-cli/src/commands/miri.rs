@@ -9,10 +9,10 @@ use anyhow::Result;
 pub(super) fn miri(m: MiriCmd) -> Result<i32> {
     let opts = m.options()?;
     let (json, quiet) = (opts.json, opts.quiet);
-    let report = match crate::miri::run(opts) {
+    let report = match costbench_measure::miri::run(opts) {
         Ok(report) => report,
         // Not an error of the run: the message is the whole answer, without "error:".
-        Err(e) => match e.downcast_ref::<crate::miri::NotInstalled>() {
+        Err(e) => match e.downcast_ref::<costbench_measure::miri::NotInstalled>() {
             Some(missing) => {
                 eprintln!("{missing}");
                 return Ok(exit::FAILURE);
@@ -26,10 +26,10 @@ pub(super) fn miri(m: MiriCmd) -> Result<i32> {
             serde_json::to_string_pretty(&report).expect("a Miri report always serialises")
         );
     } else if !quiet {
-        print!("{}", crate::report::miri::table(&report));
+        print!("{}", costbench_report::miri::table(&report));
     } else {
         for r in report.results.iter().filter(|r| r.finding.is_problem()) {
-            eprintln!("{}", crate::report::miri::one_line(r));
+            eprintln!("{}", costbench_report::miri::one_line(r));
         }
     }
     Ok(if report.has_problems() {

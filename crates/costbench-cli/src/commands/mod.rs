@@ -20,8 +20,8 @@ mod run;
 mod variants;
 
 use crate::args::{Cli, Command};
-use crate::model::RunRecord;
 use anyhow::{bail, Context, Result};
+use costbench_record::model::RunRecord;
 use std::path::PathBuf;
 
 /// Runs the parsed command line and returns the process exit code.
@@ -46,8 +46,8 @@ fn database(db: Option<PathBuf>, manifest_path: Option<&std::path::Path>) -> Res
     if let Some(db) = db {
         return Ok(db);
     }
-    let dir = crate::cargo::target_directory(manifest_path)?;
-    Ok(crate::store::default_path(&dir))
+    let dir = costbench_measure::cargo::target_directory(manifest_path)?;
+    Ok(costbench_store::default_path(&dir))
 }
 
 /// A run named on the command line: a directory or run.json if that path exists, else a run id
@@ -59,7 +59,7 @@ fn load_side(
     db: Option<&PathBuf>,
     manifest: Option<&std::path::Path>,
 ) -> Result<(RunRecord, Option<PathBuf>)> {
-    use crate::store::Store;
+    use costbench_store::Store;
     let path = std::path::Path::new(spec);
     if path.exists() {
         let dir = if path.is_dir() {
@@ -69,7 +69,7 @@ fn load_side(
                 .unwrap_or(std::path::Path::new("."))
                 .to_path_buf()
         };
-        return crate::output::load_run(path)
+        return costbench_record::output::load_run(path)
             .map(|r| (r, Some(dir)))
             .with_context(|| format!("{what} {spec}"));
     }
@@ -82,7 +82,7 @@ fn load_side(
             db.display()
         );
     }
-    crate::store::sqlite::SqliteStore::open(&db)?
+    costbench_store::sqlite::SqliteStore::open(&db)?
         .load(spec)
         .map(|r| (r, None))
         .with_context(|| format!("{what} {spec:?} is not a directory"))
@@ -93,12 +93,14 @@ fn load_side(
 fn judge(
     (base, base_dir): (&RunRecord, Option<&std::path::Path>),
     (cand, cand_dir): (&RunRecord, Option<&std::path::Path>),
-    opts: &crate::compare::CompareOptions,
-    historic: &crate::compare::noise::HistoricThresholds,
-) -> crate::compare::Comparison {
-    let mut cmp = crate::compare::compare_with(base, cand, opts, historic);
-    crate::compare::functions::attach(&mut cmp, |id| {
-        crate::measure::callgrind::profile::load_both(id, base, base_dir, cand, cand_dir)
+    opts: &costbench_judge::compare::CompareOptions,
+    historic: &costbench_judge::compare::noise::HistoricThresholds,
+) -> costbench_judge::compare::Comparison {
+    let mut cmp = costbench_judge::compare::compare_with(base, cand, opts, historic);
+    costbench_judge::compare::functions::attach(&mut cmp, |id| {
+        costbench_measure::measure::callgrind::profile::load_both(
+            id, base, base_dir, cand, cand_dir,
+        )
     });
     cmp
 }

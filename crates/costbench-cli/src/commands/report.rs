@@ -6,7 +6,7 @@ use crate::args::ReportCmd;
 use anyhow::{bail, Context, Result};
 
 pub(super) fn report(r: ReportCmd) -> Result<i32> {
-    use crate::store::sqlite::SqliteStore;
+    use costbench_store::sqlite::SqliteStore;
     if r.history_limit < 2 {
         bail!("--history-limit must be at least 2: a chart needs two runs");
     }
@@ -47,9 +47,9 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
     let charts = store
         .as_ref()
         .filter(|_| !r.no_history)
-        .map(|s| s as &dyn crate::store::Store);
+        .map(|s| s as &dyn costbench_store::Store);
     let page = crate::html_report::render(&runs, &dirs, charts, r.history_limit)?;
-    crate::output::write_atomic(&r.output, page.as_bytes())
+    costbench_record::output::write_atomic(&r.output, page.as_bytes())
         .with_context(|| format!("--output {}", r.output.display()))?;
     println!(
         "wrote {} ({} KiB, {} run{})",

@@ -4,14 +4,15 @@
 //! and `variants` share, so that every measured run lands in history the same way.
 
 use crate::args::RunArgs;
-use crate::cargo::{self, BenchTarget};
 use crate::exit;
-use crate::model::RunRecord;
-use crate::output::OutputDir;
-use crate::report;
-use crate::run::{select, Binary, RunOptions, SideSpec};
 use anyhow::{Context, Result};
+use costbench_measure::cargo::{self, BenchTarget};
+use costbench_measure::run::{Binary, RunOptions, SideSpec};
 use costbench_protocol::ScenarioInfo;
+use costbench_record::model::RunRecord;
+use costbench_record::output::OutputDir;
+use costbench_record::selection::select;
+use costbench_report as report;
 
 /// `costbench run` without variants.
 pub(super) fn run(args: RunArgs) -> Result<i32> {
@@ -55,7 +56,7 @@ fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
         let db = opts.record_history.then(|| {
             opts.db
                 .clone()
-                .unwrap_or_else(|| crate::store::default_path(&target.target_directory))
+                .unwrap_or_else(|| costbench_store::default_path(&target.target_directory))
         });
         let path = crate::html_report::write_for_run(&record, &out_root, db.as_deref())
             .context("writing the HTML report (the run's results are written)")?;
@@ -90,7 +91,7 @@ fn print_record(opts: &RunOptions, record: &RunRecord) {
         let cwd = std::env::current_dir().ok();
         print!(
             "{}",
-            crate::report::census::dynamic_summary(record, cwd.as_deref())
+            costbench_report::census::dynamic_summary(record, cwd.as_deref())
         );
     } else {
         for r in record.failed() {
@@ -113,16 +114,16 @@ pub(super) fn measure_and_record(
     sides: Vec<SideSpec>,
 ) -> Result<Vec<RunRecord>> {
     let dirs: Vec<std::path::PathBuf> = sides.iter().map(|s| s.output_dir.clone()).collect();
-    let records = crate::run::measure_sides(opts, target, sides)?;
+    let records = costbench_measure::run::measure_sides(opts, target, sides)?;
     if opts.record_history {
         let db = opts
             .db
             .clone()
-            .unwrap_or_else(|| crate::store::default_path(&target.target_directory));
+            .unwrap_or_else(|| costbench_store::default_path(&target.target_directory));
         for (record, dir) in records.iter().zip(&dirs) {
             // The results are already on disk: a history failure is reported, not fatal to them.
-            crate::store::sqlite::SqliteStore::open(&db)
-                .and_then(|s| crate::store::Store::record(&s, record))
+            costbench_store::sqlite::SqliteStore::open(&db)
+                .and_then(|s| costbench_store::Store::record(&s, record))
                 .with_context(|| {
                     format!(
                         "the run's results are in {}, but recording it in the history failed",

@@ -5,20 +5,20 @@
 
 use crate::args::{RunArgs, RunFormat};
 use crate::exit;
-use crate::report::variants as report;
 use anyhow::Result;
+use costbench_report::variants as report;
 
 pub(super) fn variants(args: RunArgs) -> Result<i32> {
     let format = args.format;
     let (opts, vopts) = args.variant_options()?;
     let quiet = opts.quiet;
-    let crate::variants::Measured {
+    let costbench_measure::variants::Measured {
         matrix,
         records,
         root,
-    } = crate::variants::run(opts, vopts, super::run::measure_and_record)?;
+    } = costbench_measure::variants::run(opts, vopts, super::run::measure_and_record)?;
     let json = serde_json::to_string_pretty(&matrix).expect("the matrix serialises");
-    crate::output::write_atomic(&root.join("matrix.json"), json.as_bytes())?;
+    costbench_record::output::write_atomic(&root.join("matrix.json"), json.as_bytes())?;
     match format {
         RunFormat::Json => println!("{json}"),
         RunFormat::Markdown => print!("{}", report::markdown(&matrix)),

@@ -1,0 +1,313 @@
+//! The census of bounds and overflow checks: which checks survived optimisation in a binary
+//! (static), and how many of them ran per op in a measured body (dynamic).
+//!
+//! `binary` loads the ELF image and resolves callees (direct, PLT, GOT); `disasm` decodes a
+//! function with `iced-x86`; `classify` names the kind of a panic entry point (it and the
+//! census's data types live in `costbench-record`, re-exported here); `guards` finds
+//! the conditional branches whose failing side only panics; `dynamic` reads callgrind's
+//! per-instruction counts; `costbench_report::census` prints. This module ties them together and
+//! attributes each guard to source lines through the DWARF line tables and inline records
+//! (`addr2line`).
+//! Nothing here spawns processes: `run/` runs callgrind and hands the output over.
+
+pub mod binary;
+pub mod disasm;
+pub mod dynamic;
+pub mod guards;
+
+use anyhow::{Context, Result};
+use classify::Kind;
+use costbench_record::model;
+use std::borrow::Cow;
+use std::path::Path;
+
+// The census's plain data (schema, guards, frames, kinds) lives in the record crate, so that
+// the report crate renders it without depending on this one; re-exported under its old paths.
+pub use costbench_record::census::{
+    classify, Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION, TOP_SITES,
+};
+
+/// The crate a demangled function name belongs to: the first path segment, looking inside
+/// `<Type as Trait>` to the first path it names. Names without a path (C functions) are `?`.
+pub fn crate_of(name: &str) -> String {
+    let bytes = name.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            if name[i..].starts_with("::") {
+                return name[start..i].to_string();
+            }
+        } else {
+            i += 1;
+        }
+    }
+    "?".into()
+}
+
+/// Reads the binary at `path` and finds every guard in it.
+pub fn analyse(path: &Path) -> Result<StaticCensus> {
+    let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let image = binary::Image::parse(&data, path)?;
+    let raws: Vec<Vec<disasm::Raw>> = image
+        .functions
+        .iter()
+        .map(|f| disasm::decode(&image, f))
+        .collect();
+    let diverging = diverging_functions(&image.functions, &raws);
+    let found: Vec<(usize, guards::FoundGuard)> = raws
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, raw)| {
+            guards::find(&disasm::lower(raw, &diverging))
+                .into_iter()
+                .map(move |g| (fi, g))
+        })
+        .collect();
+    let lines = Lines::load(&image.file)
+        .with_context(|| format!("cannot read the debug info of {}", path.display()))?;
+    let mut guards: Vec<Guard> = found
+        .into_iter()
+        .map(|(fi, g)| {
+            let f = &image.functions[fi];
+            let chain = lines.frames(g.addr);
+            Guard {
+                address: g.addr,
+                kind: g.kind,
+                function: f.name.clone(),
+                krate: crate_of(&f.name),
+                file: chain.first().and_then(|c| c.file.clone()),
+                line: chain.first().and_then(|c| c.line),
+                inline_chain: chain,
+            }
+        })
+        .collect();
+    guards.sort_by_key(|g| g.address);
+    Ok(StaticCensus {
+        binary: path.to_path_buf(),
+        functions_scanned: image.functions.len(),
+        guards,
+    })
+}
+
+/// Functions that panic on every path (`fn fail() -> ! { panic!(..) }`, and std's own
+/// wrappers around the panic entry points), with the kind they panic with: a call to one is a
+/// failing side like a call to a panic entry point. Found by iterating to a fixpoint, since a
+/// function can diverge by calling another that does; only the callers of a newly found one are
+/// looked at again.
+fn diverging_functions(
+    functions: &[binary::Function],
+    raws: &[Vec<disasm::Raw>],
+) -> std::collections::HashMap<u64, Kind> {
+    use std::collections::HashMap;
+    let index: HashMap<u64, usize> = functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.addr, i))
+        .collect();
+    let mut callers: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, raw) in raws.iter().enumerate() {
+        for callee in disasm::unnamed_exits(raw) {
+            if index.contains_key(&callee) {
+                callers.entry(callee).or_default().push(i);
+            }
+        }
+    }
+    let mut diverging = HashMap::new();
+    let mut work: Vec<usize> = (0..functions.len()).rev().collect();
+    let mut queued = vec![true; functions.len()];
+    while let Some(i) = work.pop() {
+        queued[i] = false;
+        let addr = functions[i].addr;
+        if diverging.contains_key(&addr) {
+            continue;
+        }
+        if let Some(kind) = guards::analyse(&disasm::lower(&raws[i], &diverging)).diverges {
+            diverging.insert(addr, kind);
+            for &c in callers.get(&addr).into_iter().flatten() {
+                if !queued[c] {
+                    queued[c] = true;
+                    work.push(c);
+                }
+            }
+        }
+    }
+    diverging
+}
+
+/// DWARF line tables and inline records of a binary, for naming source lines.
+struct Lines<'a> {
+    ctx: Option<addr2line::Context<gimli::EndianSlice<'a, gimli::RunTimeEndian>>>,
+}
+
+impl<'a> Lines<'a> {
+    fn load(file: &'a object::File<'a>) -> Result<Lines<'a>> {
+        use object::{Object, ObjectSection};
+        if file.section_by_name(".debug_line").is_none() {
+            // Without line tables the census still counts; it just cannot name lines.
+            return Ok(Lines { ctx: None });
+        }
+        // Plain sections borrow from the file; compressed ones are decompressed once and leaked,
+        // which is fine for a census that runs once per process.
+        let load = |id: gimli::SectionId| -> std::result::Result<&'a [u8], gimli::Error> {
+            Ok(match file.section_by_name(id.name()) {
+                Some(s) => match s.uncompressed_data() {
+                    Ok(Cow::Borrowed(b)) => b,
+                    Ok(Cow::Owned(v)) => Box::leak(v.into_boxed_slice()),
+                    Err(_) => &[],
+                },
+                None => &[],
+            })
+        };
+        let endian = if object::Object::is_little_endian(file) {
+            gimli::RunTimeEndian::Little
+        } else {
+            gimli::RunTimeEndian::Big
+        };
+        let dwarf = gimli::Dwarf::load(|id| load(id).map(|b| gimli::EndianSlice::new(b, endian)))?;
+        Ok(Lines {
+            ctx: Some(addr2line::Context::from_dwarf(dwarf)?),
+        })
+    }
+
+    /// Source frames at `addr`, innermost first; empty when the debug info does not say.
+    fn frames(&self, addr: u64) -> Vec<Frame> {
+        let Some(ctx) = &self.ctx else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let Ok(mut it) = ctx.find_frames(addr).skip_all_loads() else {
+            return out;
+        };
+        while let Ok(Some(f)) = it.next() {
+            out.push(Frame {
+                function: f
+                    .function
+                    .as_ref()
+                    .and_then(|n| n.raw_name().ok())
+                    .map(|n| binary::demangle(&n)),
+                file: f.location.as_ref().and_then(|l| l.file).map(str::to_string),
+                line: f.location.as_ref().and_then(|l| l.line),
+            });
+        }
+        out
+    }
+}
+
+/// Joins callgrind's per-address counts of one measured body with the binary's guards.
+pub fn join(census: &StaticCensus, counts: &dynamic::Counts, ops: u64) -> model::Census {
+    let per_op = |n: u64| n as f64 / ops.max(1) as f64;
+    let mut executed: Vec<(&Guard, u64)> = census
+        .guards
+        .iter()
+        .filter_map(|g| counts.get(&g.address).map(|&n| (g, n)))
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    let by_kind = Kind::ALL
+        .iter()
+        .map(|&k| {
+            let (checks, sites) = executed
+                .iter()
+                .filter(|(g, _)| g.kind == k)
+                .fold((0u64, 0usize), |(c, s), (_, n)| (c + n, s + 1));
+            model::CensusKind {
+                kind: k.as_str().into(),
+                checks,
+                checks_per_op: per_op(checks),
+                sites,
+            }
+        })
+        .collect();
+    let checks: u64 = executed.iter().map(|(_, n)| n).sum();
+    let sites = executed.len();
+    executed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.address.cmp(&b.0.address)));
+    let top_sites = executed
+        .iter()
+        .take(TOP_SITES)
+        .map(|(g, n)| model::CensusSite {
+            address: format!("{:#x}", g.address),
+            kind: g.kind.as_str().into(),
+            function: g.function.clone(),
+            file: g.file.clone(),
+            line: g.line,
+            inline_chain: g
+                .inline_chain
+                .iter()
+                .map(|f| model::CensusFrame {
+                    function: f.function.clone(),
+                    file: f.file.clone(),
+                    line: f.line,
+                })
+                .collect(),
+            executions: *n,
+            per_op: per_op(*n),
+        })
+        .collect();
+    model::Census {
+        checks,
+        checks_per_op: per_op(checks),
+        sites,
+        by_kind,
+        top_sites,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crate_names() {
+        assert_eq!(crate_of("core::panicking::panic_fmt"), "core");
+        assert_eq!(
+            crate_of("<alloc::vec::Vec<T,A> as core::ops::drop::Drop>::drop"),
+            "alloc"
+        );
+        assert_eq!(crate_of("<&T as core::fmt::Debug>::fmt"), "core");
+        assert_eq!(crate_of("my_crate::f::{{closure}}"), "my_crate");
+        assert_eq!(crate_of("memcpy"), "?");
+    }
+
+    fn guard(addr: u64, kind: Kind) -> Guard {
+        Guard {
+            address: addr,
+            kind,
+            function: "f".into(),
+            krate: "c".into(),
+            file: Some("src/lib.rs".into()),
+            line: Some(3),
+            inline_chain: vec![],
+        }
+    }
+
+    #[test]
+    fn join_counts_executions_per_kind_and_site() {
+        let census = StaticCensus {
+            binary: "b".into(),
+            functions_scanned: 1,
+            guards: vec![
+                guard(0x10, Kind::SliceIndex),
+                guard(0x20, Kind::SliceIndex),
+                guard(0x30, Kind::Overflow),
+                guard(0x40, Kind::Unwrap),
+            ],
+        };
+        let counts: dynamic::Counts = [(0x10, 600), (0x20, 400), (0x30, 1000), (0x15, 7)]
+            .into_iter()
+            .collect();
+        let c = join(&census, &counts, 100);
+        assert_eq!(c.checks, 2000);
+        assert_eq!(c.checks_per_op, 20.0);
+        assert_eq!(c.sites, 3);
+        let idx = c.by_kind.iter().find(|k| k.kind == "slice-index").unwrap();
+        assert_eq!((idx.checks, idx.sites), (1000, 2));
+        let unwrap = c.by_kind.iter().find(|k| k.kind == "unwrap").unwrap();
+        assert_eq!((unwrap.checks, unwrap.sites), (0, 0));
+        assert_eq!(c.top_sites[0].address, "0x30");
+        assert_eq!(c.top_sites[1].executions, 600);
+    }
+}

@@ -1,0 +1,138 @@
+//! Provenance of a run: tool versions, host, and the measured crate's git state. Each probe that
+//! fails yields `None`: a missing git or rustc never stops a run.
+
+use costbench_record::model::{Environment, Git, Host};
+use std::path::Path;
+use std::process::Command;
+
+fn first_line(cmd: &mut Command) -> Option<String> {
+    let out = cmd.output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let s = String::from_utf8_lossy(&out.stdout);
+    let line = s.lines().next()?.trim();
+    (!line.is_empty()).then(|| line.to_string())
+}
+
+pub fn rustc_version() -> Option<String> {
+    first_line(
+        Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())).arg("--version"),
+    )
+}
+
+pub fn collect(workspace_root: &Path, valgrind: Option<String>) -> Environment {
+    Environment {
+        rustc: rustc_version(),
+        valgrind,
+        host: host(),
+        git: git(workspace_root),
+    }
+}
+
+fn host() -> Host {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    });
+    let os = std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+                .map(|v| v.trim_matches('"').to_string())
+        });
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .ok()
+        .map(|s| s.trim().to_string());
+    Host {
+        cpu,
+        cores: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        os,
+        kernel,
+        arch: std::env::consts::ARCH.to_string(),
+    }
+}
+
+fn git(dir: &Path) -> Option<Git> {
+    let git = |args: &[&str]| first_line(Command::new("git").arg("-C").arg(dir).args(args));
+    let commit = git(&["rev-parse", "HEAD"])?;
+    let branch = git(&["rev-parse", "--abbrev-ref", "HEAD"]).filter(|b| b != "HEAD");
+    let dirty = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .output()
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(false);
+    Some(Git {
+        commit,
+        branch,
+        dirty,
+    })
+}
+
+/// Now, as RFC 3339 in UTC with second precision.
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    rfc3339(secs)
+}
+
+/// Seconds since the Unix epoch as RFC 3339 UTC (days-to-civil after H. Hinnant).
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// A run id: UTC timestamp plus 32 random bits, unique without any shared counter.
+pub fn new_run_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    let stamp: String = now_rfc3339()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    format!("{stamp}-{:08x}", h.finish() as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_000_000), "2026-11-18T11:06:40Z");
+    }
+
+    #[test]
+    fn run_ids_differ() {
+        assert_ne!(new_run_id(), new_run_id());
+    }
+}

@@ -1,0 +1,236 @@
+//! Per-function costs from a callgrind output file: each function's self cost (what its own
+//! instructions cost) and inclusive cost (self plus its calls), for the first event (`Ir`), and
+//! the calls into each function; and loading the profile a run kept for one scenario.
+//! The format itself (name compression, positions, `calls=` and the inclusive cost line after
+//! it) is read by [`super::format`]; this module only sums what it reports.
+//!
+//! Only functions that ran inside the measured region have self costs: callgrind counts nothing
+//! outside it, so the callers that lead to the region (`main`, `lang_start`) show only
+//! inclusive costs.
+
+use super::format::{Reader, Record};
+use anyhow::{bail, Context, Result};
+use costbench_record::model::RunRecord;
+pub use costbench_record::profile::{FunctionCost, Profile, ScenarioProfile};
+use std::path::Path;
+
+/// Reads and parses the callgrind output at `path`.
+pub fn read(path: &Path) -> Result<Profile> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read callgrind output {}", path.display()))?;
+    parse(&text).with_context(|| format!("in callgrind output {}", path.display()))
+}
+
+/// The profile of scenario `id` in `run`, with the ops it counted, read from the callgrind
+/// output the run kept in its output directory `dir` (`None` for a run loaded from history, which
+/// keeps none). The error says why there is none, for the comparison's "unavailable" note.
+pub fn load(run: &RunRecord, dir: Option<&Path>, id: &str) -> Result<ScenarioProfile, String> {
+    let r = run.results.iter().find(|r| r.id == id).ok_or("no result")?;
+    let ic = r.icount.as_ref().ok_or("no instruction count")?;
+    let dir = dir.ok_or("the run was loaded from history, which keeps no callgrind output")?;
+    read(&dir.join(&ic.callgrind_out))
+        .map(|p| (p, r.ops))
+        .map_err(|e| format!("{e:#}"))
+}
+
+/// [`load`] for both sides of a comparison: the argument `compare::functions::attach` takes.
+/// The baseline's error wins when both sides have none.
+pub fn load_both(
+    id: &str,
+    base: &RunRecord,
+    base_dir: Option<&Path>,
+    cand: &RunRecord,
+    cand_dir: Option<&Path>,
+) -> Result<(ScenarioProfile, ScenarioProfile), String> {
+    match (load(base, base_dir, id), load(cand, cand_dir, id)) {
+        (Ok(b), Ok(c)) => Ok((b, c)),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
+}
+
+/// Parses the text of a callgrind output file.
+pub fn parse(text: &str) -> Result<Profile> {
+    let mut reader = Reader::new(text);
+    let mut profile = Profile::default();
+    while let Some(record) = reader.read()? {
+        match record {
+            Record::Function => {
+                let f = reader.function().expect("a fn= record names its function");
+                profile.functions.entry(f.to_string()).or_default();
+            }
+            Record::Calls { count } => {
+                if let Some(c) = reader.callee() {
+                    *profile.calls.entry(c.to_string()).or_default() += count;
+                }
+            }
+            Record::Cost(line) => {
+                let Some(f) = reader.function() else {
+                    bail!("line {}: cost line before any fn=", line.line_no);
+                };
+                // The first event: the one the profile is of.
+                let cost = line.event(0)?;
+                let entry = profile.functions.entry(f.to_string()).or_default();
+                entry.inclusive += cost;
+                // A call's cost line is the callee's inclusive cost: the caller's inclusive only.
+                if !line.call {
+                    entry.self_cost += cost;
+                    profile.total += cost;
+                }
+            }
+            _ => {}
+        }
+    }
+    if reader.events().is_none() {
+        bail!("no `events:` line: not a callgrind output file");
+    }
+    Ok(profile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn self_and_inclusive_costs() {
+        let text = "\
+version: 1
+positions: line
+events: Ir
+summary: 60
+
+ob=(1) /bin/x
+fl=(1) a.rs
+fn=(1) main
+cfn=(2) work
+calls=1 10
+5 50
+6 10
+
+fn=(2)
+10 30
++1 10
+cfn=(3) leaf
+calls=2 20
+* 10
+
+fn=(3) leaf
+20 10
+";
+        let p = parse(text).unwrap();
+        assert_eq!(p.total, 60);
+        assert_eq!(
+            p.functions["main"],
+            FunctionCost {
+                self_cost: 10,
+                inclusive: 60
+            }
+        );
+        assert_eq!(
+            p.functions["work"],
+            FunctionCost {
+                self_cost: 40,
+                inclusive: 50
+            }
+        );
+        assert_eq!(
+            p.functions["leaf"],
+            FunctionCost {
+                self_cost: 10,
+                inclusive: 10
+            }
+        );
+    }
+
+    #[test]
+    fn instr_positions_and_errors() {
+        let text = "positions: instr line\nevents: Ir\nfn=(1) f\n0x10 3 7\n+2 * 5\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.functions["f"].self_cost, 12);
+        assert!(parse("hello").is_err());
+        let e = parse("events: Ir\nfn=(4)\n").unwrap_err();
+        assert!(format!("{e:#}").contains("used before"), "{e:#}");
+        let e = parse("events: Ir\n5 10\n").unwrap_err();
+        assert!(format!("{e:#}").contains("before any fn="), "{e:#}");
+    }
+
+    #[test]
+    fn real_output_sums_to_its_total() {
+        let p = parse(include_str!("testdata/sort.callgrind.out")).unwrap();
+        let summary: u64 = include_str!("testdata/sort.callgrind.out")
+            .lines()
+            .find_map(|l| l.strip_prefix("summary: "))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(p.total, summary);
+        let top = p.functions.iter().max_by_key(|(_, c)| c.self_cost).unwrap();
+        assert!(top.0.contains("sort"), "{top:?}");
+    }
+}
+
+/// The per-function diff of `compare::functions` over profiles read by [`parse`]: these tests
+/// need both, so they live in the runner, the one crate that has both.
+#[cfg(test)]
+mod diff_tests {
+    use super::parse;
+    use costbench_judge::compare::functions::{placement_note, top_changes};
+
+    #[test]
+    fn a_change_with_more_calls_into_the_allocator_is_real_work() {
+        // The same calls into malloc, more instructions inside it: placement.
+        let p = |calls: u64, inside: u64| {
+            parse(&format!(
+                "events: Ir\nfn=(1) main\n1 10\ncfn=(2) malloc\ncalls={calls} 1\n1 {inside}\nfn=(2)\n1 {inside}\n"
+            ))
+            .unwrap()
+        };
+        assert!(placement_note(&p(4, 100), &p(4, 120), 1, 1).is_some());
+        // One more call: more allocations, not placement.
+        assert!(placement_note(&p(4, 100), &p(5, 120), 1, 1).is_none());
+        assert_eq!(p(4, 100).calls["malloc"], 4);
+    }
+
+    #[test]
+    fn largest_self_change_first_per_op() {
+        let base = parse("events: Ir\nfn=(1) main\ncfn=(2) a\ncalls=1 1\n1 30\n1 10\nfn=(2)\n1 30\nfn=(3) same\n1 5\n").unwrap();
+        let cand = parse("events: Ir\nfn=(1) main\ncfn=(2) a\ncalls=1 1\n1 50\n1 10\nfn=(2)\n1 40\ncfn=(4) new\ncalls=1 1\n1 10\nfn=(4)\n1 10\nfn=(3) same\n1 5\n").unwrap();
+        let top = top_changes(&base, &cand, 10, 10, 10);
+        let names: Vec<&str> = top.iter().map(|d| d.name.as_str()).collect();
+        // a: self 30 -> 40; new: 0 -> 10 (ties on self change: larger inclusive change first,
+        // a's inclusive moved by 20); main: self unchanged, inclusive 40 -> 60; same: unchanged.
+        assert_eq!(names, ["a", "new", "main"]);
+        assert_eq!(top[0].base_self, 3.0);
+        assert_eq!(top[0].cand_inclusive, 5.0);
+        assert_eq!(top_changes(&base, &cand, 10, 10, 1).len(), 1);
+        assert_eq!(placement_note(&base, &cand, 10, 10), None);
+    }
+
+    #[test]
+    fn a_change_inside_allocator_and_memcmp_paths_is_noted() {
+        // (base profile, candidate profile, expected note or None)
+        let base = "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 500\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 100\n";
+        let cases = [
+            // Only malloc and memcmp moved: all of it.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 530\nfn=(3) __memcmp_avx2_movbe\n1 290\nfn=(4) work\n1 100\n",
+                Some("all of the change is in allocator and mem*/str* paths (_int_malloc, __memcmp_avx2_movbe), whose work depends on data placement"),
+            ),
+            // 40 of 42 changed instructions in placement-dependent paths: 95 %.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 540\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 102\n",
+                Some("95 % of the change is in allocator paths (_int_malloc), whose work depends on data placement"),
+            ),
+            // Half of it in the scenario's own code: no note.
+            (
+                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 510\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 110\n",
+                None,
+            ),
+        ];
+        let base = parse(base).unwrap();
+        for (cand, want) in cases {
+            let got = placement_note(&base, &parse(cand).unwrap(), 1, 1);
+            assert_eq!(got.as_deref(), want);
+        }
+    }
+}

@@ -1,0 +1,571 @@
+//! Measuring: list the scenarios of built bench targets, run the instruments and write the
+//! results ([`measure_sides`]). Instruction counts, simulated counters, DHAT and allocation counts run in
+//! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
+//! time afterwards, with nothing else of ours running.
+//!
+//! Building, printing, `--html`, history and exit codes are the commands' (`commands::run`,
+//! `commands::check`, `commands::variants`): this module returns records and must not import
+//! `report`, `html_report`, `store` or `exit`.
+//!
+//! This file schedules (which phase runs when, for which side) and builds each side's empty
+//! record. The rest, in the order a run meets it: [`binary`] lists a build's scenarios;
+//! [`session`] holds one side's record and the plumbing every phase shares; [`phases`] runs one
+//! instrument each (instruction counts and census, cache, DHAT, memory, perf, wall time);
+//! [`instrument`] reads what a child wrote, as pure functions; [`interleaved`], [`adaptive`],
+//! [`layout`] and [`placement`] measure several sides against each other; [`child`]
+//! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
+
+pub mod adaptive;
+pub mod baseline;
+mod binary;
+pub mod cancel;
+pub mod child;
+mod instrument;
+mod interleaved;
+pub mod layout;
+mod phases;
+pub mod placement;
+mod session;
+
+pub use adaptive::Rounds;
+pub use binary::Binary;
+
+use costbench_record::selection::select;
+
+use crate::cargo::{self, BenchTarget};
+use crate::environment;
+use crate::measure::callgrind;
+use anyhow::{bail, Context, Result};
+use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};
+use costbench_record::model::{self, RunRecord, ScenarioResult};
+use costbench_record::output::OutputDir;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use instrument::{CensusJoin, InProcess, Tool};
+use session::Session;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The instruments that run under valgrind, in the order a warning names them when valgrind is
+/// missing: without valgrind these are skipped and the others still run.
+const UNDER_VALGRIND: [&str; 4] = ["census", "icount", "cache", "dhat"];
+
+/// The instruments asked for (`--instrument`, a comma-separated list).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Instruments {
+    pub icount: bool,
+    pub walltime: bool,
+    /// Simulated caches and branches under callgrind.
+    pub cache: bool,
+    /// Allocation counts and max RSS, in process.
+    pub memory: bool,
+    /// Hardware counters, in process.
+    pub perf: bool,
+    /// Valgrind's DHAT heap profile.
+    pub dhat: bool,
+    /// Bounds and overflow checks executed per op. It rides on the icount run (callgrind with
+    /// per-instruction counts, which leave the instruction count unchanged), so it implies icount.
+    pub census: bool,
+}
+
+impl Instruments {
+    /// Every instrument, in the order they run.
+    pub const ALL: Instruments = Instruments {
+        icount: true,
+        walltime: true,
+        cache: true,
+        memory: true,
+        perf: true,
+        dhat: true,
+        census: true,
+    };
+
+    /// Whether the icount run happens (asked for, or carrying the census).
+    pub fn icount(self) -> bool {
+        self.icount || self.census
+    }
+
+    pub fn census(self) -> bool {
+        self.census
+    }
+
+    pub fn walltime(self) -> bool {
+        self.walltime
+    }
+
+    /// The instruments that need valgrind.
+    fn valgrind(self) -> Vec<&'static str> {
+        UNDER_VALGRIND
+            .into_iter()
+            .zip([self.census, self.icount(), self.cache, self.dhat])
+            .filter_map(|(n, on)| on.then_some(n))
+            .collect()
+    }
+
+    /// Names of the instruments asked for, in the order they run.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            ("icount", self.icount()),
+            ("census", self.census),
+            ("cache", self.cache),
+            ("dhat", self.dhat),
+            ("memory", self.memory),
+            ("perf", self.perf),
+            ("walltime", self.walltime),
+        ]
+        .into_iter()
+        .filter_map(|(n, on)| on.then_some(n))
+        .collect()
+    }
+}
+
+/// Validated options of `costbench run`.
+#[derive(Debug)]
+pub struct RunOptions {
+    pub manifest_path: Option<PathBuf>,
+    pub package: Option<String>,
+    pub bench: Option<String>,
+    pub filter: Option<regex::Regex>,
+    pub list_only: bool,
+    pub instruments: Instruments,
+    pub output_dir: Option<PathBuf>,
+    pub jobs: usize,
+    pub samples: Option<u32>,
+    pub timeout: Duration,
+    /// The CPU every wall-time child is pinned to (`--walltime-cpu`); `None` lets it move.
+    pub walltime_cpu: Option<usize>,
+    /// Function alignment of the builds (`--code-align`).
+    pub code_align: cargo::CodeAlign,
+    pub json: bool,
+    pub quiet: bool,
+    /// History database; `None` is the default path under the target directory. Read by the
+    /// commands, which record each measured run there.
+    pub db: Option<PathBuf>,
+    /// Record each measured run in the history (the commands do; `--no-history` turns it off).
+    pub record_history: bool,
+    /// Leave getrandom alone under callgrind.
+    pub real_random: bool,
+    /// Wall-time rounds when several sides are measured together.
+    pub rounds: Rounds,
+    /// With several sides: an id whose instructions per op differ between the first side and
+    /// another by more than this (percent) gets data-placement runs.
+    pub icount_threshold_pct: f64,
+    /// Perturbed callgrind runs per side for such ids (`--placement-runs`; 0 = none).
+    pub placement_runs: u32,
+}
+
+/// One build of the bench target to measure: a build variant, or one side of a paired A/B
+/// comparison.
+#[derive(Debug, Clone)]
+pub struct SideSpec {
+    /// Written to the run record's `variant`.
+    pub label: String,
+    /// The built scenario binary.
+    pub exe: PathBuf,
+    /// Where this side's results go.
+    pub output_dir: PathBuf,
+    /// The source this side was built from, when it is not the run's target (the baseline
+    /// checkout of an A/B comparison): its package directory is the scenarios' working directory
+    /// and its git state is recorded.
+    pub target: Option<BenchTarget>,
+}
+
+/// Measures the selected scenarios of every side: instruction counts side after side (counts do
+/// not depend on load), then wall time. With one side wall time runs as in a plain run (one
+/// process per scenario, all samples in it). With several, wall time runs in interleaved rounds:
+/// for every scenario, each round runs a short child of every side at once, the children taking
+/// turns sample by sample through a token ring (who goes first alternates, ABBA), so that the
+/// machine's drift and bursts of load hit every side alike. Multi-party scenarios, and libraries
+/// too old for the ring, take turns round by round instead. Each side's figures
+/// then carry the per-round figures and a shared pairing id, from which `compare` judges the
+/// sides with a paired test.
+///
+/// Every side's output directory is written atomically after each scenario. Returns the records
+/// in the order of `sides`; recording them in the history is the caller's (the commands') job.
+pub fn measure_sides(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    sides: Vec<SideSpec>,
+) -> Result<Vec<RunRecord>> {
+    let outs = sides
+        .iter()
+        .map(|s| OutputDir::prepare(&s.output_dir))
+        .collect::<Result<Vec<_>>>()?;
+    cancel::catch_signals();
+    if let Err(why) = cancel::start_janitor() {
+        eprintln!(
+            "warning: {why}; if this run is killed, its temporary files stay until the next run into the same directory"
+        );
+    }
+    let _tmp_dirs = TmpDirs::create(&outs)?;
+    let bins: Vec<Binary> = sides
+        .iter()
+        .map(|s| Binary {
+            exe: s.exe.clone(),
+            cwd: s.target.as_ref().unwrap_or(target).package_dir.clone(),
+        })
+        .collect();
+    let listings = bins
+        .iter()
+        .zip(&sides)
+        .map(|(b, s)| {
+            b.list(opts.timeout)
+                .with_context(|| format!("side {:?}", s.label))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let selections = listings
+        .iter()
+        .zip(&sides)
+        .map(|(l, s)| {
+            select(l, opts.filter.as_ref()).with_context(|| format!("side {:?}", s.label))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut skipped = Vec::new();
+    let needs_valgrind = opts.instruments.valgrind();
+    let valgrind = if needs_valgrind.is_empty() {
+        None
+    } else {
+        match callgrind::detect() {
+            Ok(v) => Some(v),
+            // Nothing else was asked for: the run cannot do anything useful.
+            Err(reason) if needs_valgrind.len() == opts.instruments.names().len() => {
+                bail!("{reason}")
+            }
+            Err(reason) => {
+                eprintln!(
+                    "warning: {} skipped: {reason}; the other instruments still run",
+                    needs_valgrind.join(", ")
+                );
+                for inst in needs_valgrind {
+                    skipped.push(model::Skipped {
+                        instrument: inst.into(),
+                        reason: reason.clone(),
+                    });
+                }
+                None
+            }
+        }
+    };
+    let fixed_random = match (&valgrind, opts.real_random) {
+        (Some(_), false) => {
+            let cache = target.target_directory.join("costbench").join("cache");
+            match callgrind::fixed_random_library(&cache) {
+                Ok(lib) => Some(lib),
+                Err(why) => {
+                    eprintln!(
+                        "warning: {why}; instruction counts of code seeded from getrandom (std's HashMap) may drift between runs"
+                    );
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    // The census needs each binary's guards before any callgrind output can be joined with them.
+    let censuses: Vec<(Option<CensusJoin>, Option<model::Skipped>)> = bins
+        .iter()
+        .map(|b| match &valgrind {
+            Some(_) if opts.instruments.census() => match crate::census::analyse(&b.exe) {
+                Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
+                Err(e) => {
+                    let reason = format!("{e:#}");
+                    eprintln!("warning: census skipped: {reason}; instruction counts still run");
+                    let skip = model::Skipped {
+                        instrument: "census".into(),
+                        reason,
+                    };
+                    (None, Some(skip))
+                }
+            },
+            _ => (None, None),
+        })
+        .collect();
+    let total: usize = selections.iter().map(Vec::len).sum();
+    let progress = progress_bar(opts, total, valgrind.is_some());
+    let sessions: Vec<Session> = sides
+        .iter()
+        .zip(censuses)
+        .enumerate()
+        .map(|(k, (side, (census, census_skipped)))| {
+            let mut skipped = skipped.clone();
+            skipped.extend(census_skipped);
+            let mut record = new_record(
+                opts,
+                side.target.as_ref().unwrap_or(target),
+                &listings[k],
+                &selections[k],
+                valgrind.as_ref(),
+                census.is_some(),
+                skipped,
+            );
+            record.variant = side.label.clone();
+            Session {
+                opts,
+                bin: &bins[k],
+                out: &outs[k],
+                record: Mutex::new(record),
+                fixed_random: fixed_random.clone(),
+                census,
+                progress: progress.clone(),
+            }
+        })
+        .collect();
+    // The phases, until they end or a signal stops them; either way, what finished is written.
+    let measured = (|| -> Result<()> {
+        for s in &sessions {
+            s.save()?;
+        }
+        if let Some(vg) = &valgrind {
+            for (k, s) in sessions.iter().enumerate() {
+                if opts.instruments.icount() {
+                    if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
+                        // With several builds, one that valgrind cannot run (a target-cpu=native build
+                        // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
+                        // other builds their results: its counts fail, its wall time still runs.
+                        if sessions.len() == 1 || cancel::interrupted().is_some() {
+                            return Err(e);
+                        }
+                        eprintln!(
+                            "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
+                            sides[k].label
+                        );
+                        s.fail_icount(&format!("{e:#}"))?;
+                    }
+                }
+                if opts.instruments.cache {
+                    s.parallel_phase(&selections[k], |sc, job| {
+                        s.callgrind_scenario(vg, Tool::Cache, sc, job)
+                    })?;
+                }
+                if opts.instruments.dhat {
+                    s.parallel_phase(&selections[k], |sc, job| {
+                        s.callgrind_scenario(vg, Tool::Dhat, sc, job)
+                    })?;
+                }
+            }
+            // Needs every side's counts: which ids changed decides what runs again, perturbed.
+            placement::phase(&sessions, &listings, &selections, vg)?;
+        }
+        for (k, s) in sessions.iter().enumerate() {
+            if opts.instruments.memory {
+                s.parallel_phase(&selections[k], |sc, job| {
+                    s.in_process_scenario(InProcess::Memory, sc, job)
+                })?;
+            }
+            if opts.instruments.perf {
+                s.perf_phase(&listings[k], &selections[k])?;
+            }
+        }
+        if opts.instruments.walltime {
+            if let [one] = sessions.as_slice() {
+                one.walltime_phase(&selections[0])?;
+            } else {
+                // A token ring needs every side's library to know `--lockstep` (a baseline revision
+                // may predate it); without it, sides take turns round by round.
+                let lockstep = listings.iter().all(|l| {
+                    l.capabilities
+                        .iter()
+                        .any(|c| c == proto::CAPABILITY_LOCKSTEP)
+                });
+                interleaved::walltime_interleaved(&sessions, &selections, &opts.rounds, lockstep)?;
+            }
+        }
+        Ok(())
+    })();
+    progress.finish_and_clear();
+    if let Some(signal) = cancel::interrupted() {
+        return Err(interrupted(signal, &sessions, &outs));
+    }
+    measured?;
+    let mut records = Vec::new();
+    for (s, out) in sessions.into_iter().zip(&outs) {
+        let mut record = s.record.into_inner().expect("no worker panicked");
+        record.finished_at = Some(environment::now_rfc3339());
+        out.write_all(&record)?;
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// The run's temporary directories, one per output directory: registered with the janitor
+/// while the run lasts, and removed when it ends, however it ends.
+struct TmpDirs<'a>(&'a [OutputDir]);
+
+impl<'a> TmpDirs<'a> {
+    fn create(outs: &'a [OutputDir]) -> Result<TmpDirs<'a>> {
+        let dirs = TmpDirs(outs);
+        for o in outs {
+            cancel::register_dir(o.tmp_dir()?);
+        }
+        Ok(dirs)
+    }
+}
+
+impl Drop for TmpDirs<'_> {
+    fn drop(&mut self) {
+        for o in self.0 {
+            o.remove_tmp_dir();
+            cancel::unregister_dir(o.tmp_dir_path());
+        }
+    }
+}
+
+/// Marks every side's record as interrupted by `signal`, writes it (the figures that finished
+/// stay), and returns the error that ends the command with 128 + `signal`.
+fn interrupted(signal: i32, sessions: &[Session], outs: &[OutputDir]) -> anyhow::Error {
+    let (mut kept, mut scenarios) = (0, 0);
+    for (s, out) in sessions.iter().zip(outs) {
+        let mut record = s.record.lock().unwrap_or_else(|e| e.into_inner());
+        let (finished, all) = record.finished_scenarios();
+        record.interrupted = Some(model::Interruption {
+            signal: cancel::signal_name(signal).into(),
+            finished_scenarios: finished,
+            scenarios: all,
+        });
+        record.finished_at = Some(environment::now_rfc3339());
+        if let Err(e) = out.write_all(&record) {
+            eprintln!("warning: cannot write what the interrupted run finished: {e:#}");
+        }
+        kept += finished;
+        scenarios += all;
+    }
+    cancel::Interrupted {
+        signal,
+        kept,
+        scenarios,
+        results: outs.iter().map(|o| o.root().to_path_buf()).collect(),
+    }
+    .into()
+}
+
+fn new_record(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    listing: &Listing,
+    selected: &[&ScenarioInfo],
+    valgrind: Option<&callgrind::Valgrind>,
+    census: bool,
+    skipped: Vec<model::Skipped>,
+) -> RunRecord {
+    let instruments = opts
+        .instruments
+        .names()
+        .into_iter()
+        .filter(|i| valgrind.is_some() || !UNDER_VALGRIND.contains(i))
+        .filter(|i| census || *i != "census")
+        .map(String::from)
+        .collect();
+    RunRecord {
+        schema: model::SCHEMA.into(),
+        schema_version: model::SCHEMA_VERSION,
+        run_id: environment::new_run_id(),
+        started_at: environment::now_rfc3339(),
+        finished_at: None,
+        interrupted: None,
+        tool: model::Tool {
+            name: "costbench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            protocol: PROTOCOL_VERSION,
+        },
+        suite: model::SuiteInfo {
+            package: target.package.clone(),
+            bench: target.bench.clone(),
+            library_version: listing.library_version.clone(),
+        },
+        variant: "default".into(),
+        environment: environment::collect(
+            &target.workspace_root,
+            valgrind.map(|v| v.version.clone()),
+        ),
+        settings: model::Settings {
+            instruments,
+            filter: opts.filter.as_ref().map(|f| f.as_str().to_string()),
+            jobs: opts.jobs,
+            timeout_secs: opts.timeout.as_secs(),
+            samples: opts.samples,
+            walltime_cpu: opts.walltime_cpu.filter(|_| opts.instruments.walltime),
+            code_align: Some(opts.code_align.name().to_string()),
+        },
+        skipped,
+        harness_residual_ir: None,
+        results: selected
+            .iter()
+            .flat_map(|s| {
+                let parties: Vec<Option<String>> = if s.parties.is_empty() {
+                    vec![None]
+                } else {
+                    s.parties.iter().cloned().map(Some).collect()
+                };
+                parties.into_iter().map(move |p| ScenarioResult {
+                    id: match &p {
+                        Some(p) => proto::party_id(&s.name, p),
+                        None => s.name.clone(),
+                    },
+                    scenario: s.name.clone(),
+                    party: p,
+                    ops: s.ops,
+                    unit: s.unit.clone(),
+                    icount: None,
+                    walltime: None,
+                    counters: Default::default(),
+                    census: None,
+                    failures: Vec::new(),
+                })
+            })
+            .collect(),
+    }
+}
+
+fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressBar {
+    let per_instrument = measured as u64;
+    let phases = opts
+        .instruments
+        .names()
+        .iter()
+        .filter(|i| valgrind || !UNDER_VALGRIND.contains(i))
+        // The census rides on the icount run: no phase of its own.
+        .filter(|i| **i != "census")
+        .count() as u64;
+    let total = per_instrument * phases;
+    let bar = ProgressBar::with_draw_target(
+        Some(total),
+        if opts.quiet || opts.json {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("the template is valid"),
+    );
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_census_brings_the_icount_run_and_valgrind_with_it() {
+        let census = Instruments {
+            census: true,
+            walltime: true,
+            ..Instruments::default()
+        };
+        assert!(census.icount());
+        assert_eq!(census.names(), ["icount", "census", "walltime"]);
+        assert_eq!(census.valgrind(), ["census", "icount"]);
+        assert_eq!(
+            Instruments::ALL.names(),
+            ["icount", "census", "cache", "dhat", "memory", "perf", "walltime"]
+        );
+        assert_eq!(Instruments::ALL.valgrind(), UNDER_VALGRIND);
+        let in_process = Instruments {
+            memory: true,
+            perf: true,
+            ..Instruments::default()
+        };
+        assert!(in_process.valgrind().is_empty());
+    }
+}

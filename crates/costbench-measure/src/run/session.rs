@@ -1,0 +1,212 @@
+//! One side's measuring session: the record being filled, the results directory it is saved
+//! to after every figure, and the plumbing every phase shares (spawning the parties of a
+//! scenario wired by pipes, `--jobs` workers, temporary output files).
+//!
+//! The phases themselves are in [`super::phases`]; reading what a child wrote is
+//! [`super::instrument`]'s. This module owns no instrument and reads no child's output.
+
+use super::binary::Binary;
+use super::child::{self, Outcome, Running};
+use super::instrument::{CensusJoin, Measured};
+use super::RunOptions;
+use anyhow::{Context, Result};
+use costbench_protocol::{self as proto, ScenarioInfo};
+use costbench_record::model::{Failure, RunRecord};
+use costbench_record::output::OutputDir;
+use indicatif::ProgressBar;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// One side being measured: its options, binary, results directory and record.
+pub(super) struct Session<'a> {
+    pub(super) opts: &'a RunOptions,
+    pub(super) bin: &'a Binary,
+    pub(super) out: &'a OutputDir,
+    pub(super) record: Mutex<RunRecord>,
+    /// Preloaded under callgrind so that getrandom is the same in every run.
+    pub(super) fixed_random: Option<PathBuf>,
+    /// The binary's guards, when the census runs.
+    pub(super) census: Option<CensusJoin>,
+    pub(super) progress: ProgressBar,
+}
+
+impl Session<'_> {
+    /// Records `why` as the icount failure of every id that has no count yet.
+    pub(super) fn fail_icount(&self, why: &str) -> Result<()> {
+        {
+            let mut record = self.record.lock().expect("no worker panicked");
+            let (message, tail) = why.split_once('\n').unwrap_or((why, ""));
+            for r in &mut record.results {
+                if r.icount.is_none() && !r.failures.iter().any(|f| f.instrument == "icount") {
+                    r.failures.push(Failure {
+                        instrument: "icount".into(),
+                        kind: "no-measurement".into(),
+                        message: message.to_string(),
+                        stderr_tail: tail.to_string(),
+                    });
+                }
+            }
+        }
+        self.save()
+    }
+
+    pub(super) fn save(&self) -> Result<()> {
+        let record = self.record.lock().expect("no worker panicked");
+        self.out.write_all(&record)
+    }
+
+    /// Stores what an instrument produced for `id` (a figure or a failure) and saves the files.
+    /// Once the run was interrupted, stores nothing (the children were killed by us, not by
+    /// their scenarios) and fails, so that the phase stops.
+    pub(super) fn store(
+        &self,
+        id: &str,
+        result: std::result::Result<Measured, Failure>,
+    ) -> Result<()> {
+        if let Some(sig) = super::cancel::interrupted() {
+            anyhow::bail!("interrupted by {}", super::cancel::signal_name(sig));
+        }
+        {
+            let mut record = self.record.lock().expect("no worker panicked");
+            let r = record
+                .results
+                .iter_mut()
+                .find(|r| r.id == id)
+                .expect("results are pre-populated for every measured id");
+            match result {
+                Ok(Measured::Icount(i)) => r.icount = Some(i),
+                Ok(Measured::Walltime(w)) => r.walltime = Some(*w),
+                Ok(Measured::Census(c)) => r.census = Some(c),
+                Ok(Measured::Cache(c)) => r.counters.cache = Some(c),
+                Ok(Measured::Memory(m)) => r.counters.memory = Some(m),
+                Ok(Measured::Perf(p)) => r.counters.perf = Some(p),
+                Ok(Measured::Dhat(d)) => r.counters.dhat = Some(d),
+                Err(f) => r.failures.push(f),
+            }
+        }
+        self.save()
+    }
+
+    /// Runs every party of `s` at once, one process each, wired together by pipes (a
+    /// single-process scenario is one party). `command(i, id, args)` makes the command for party
+    /// `i` (measured id `id`) from the child's argument list.
+    pub(super) fn spawn_parties(
+        &self,
+        s: &ScenarioInfo,
+        mode: &str,
+        command: &dyn Fn(usize, &str, Vec<String>) -> Command,
+    ) -> Result<Vec<(String, Outcome)>> {
+        let parties: Vec<Option<&str>> = if s.parties.is_empty() {
+            vec![None]
+        } else {
+            s.parties.iter().map(|p| Some(p.as_str())).collect()
+        };
+        // pipes[i][j]: carries bytes from party i to party j.
+        let n = parties.len();
+        let mut pipes: Vec<Vec<Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>>> =
+            (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
+        for (i, row) in pipes.iter_mut().enumerate() {
+            for (j, slot) in row.iter_mut().enumerate() {
+                if i != j {
+                    *slot = Some(child::pipe().context("cannot create a pipe")?);
+                }
+            }
+        }
+        let start = Instant::now();
+        let mut running = Vec::new();
+        let mut ids = Vec::new();
+        for (i, party) in parties.iter().enumerate() {
+            let id = match party {
+                Some(p) => proto::party_id(&s.name, p),
+                None => s.name.clone(),
+            };
+            let mut args = self.bin.child_args(mode);
+            args.push(s.name.clone());
+            let mut fds = Vec::new();
+            if let Some(p) = party {
+                args.extend(["--party".to_string(), p.to_string()]);
+                let mut next_fd = 3;
+                for (j, peer) in parties.iter().enumerate() {
+                    if i == j {
+                        continue;
+                    }
+                    let read = &pipes[j][i].as_ref().expect("pipe exists").0;
+                    let write = &pipes[i][j].as_ref().expect("pipe exists").1;
+                    args.push("--peer".into());
+                    args.push(format!(
+                        "{}={},{}",
+                        peer.unwrap_or_default(),
+                        next_fd,
+                        next_fd + 1
+                    ));
+                    fds.push((read, next_fd));
+                    fds.push((write, next_fd + 1));
+                    next_fd += 2;
+                }
+            }
+            let mut cmd = command(i, &id, args);
+            child::inherit_fds(&mut cmd, &fds);
+            let program = cmd.get_program().to_string_lossy().into_owned();
+            match Running::spawn(&mut cmd) {
+                Ok(r) => running.push(r),
+                Err(e) => {
+                    // Parties already started would wait for this one forever: end them.
+                    drop(pipes);
+                    child::wait_all(running, start, Duration::ZERO);
+                    return Err(e).with_context(|| format!("cannot start {program}"));
+                }
+            }
+            ids.push(id);
+        }
+        // Our copies of the pipe ends must close, or no party ever sees the end of its input.
+        drop(pipes);
+        let outcomes = child::wait_all(running, start, self.opts.timeout);
+        Ok(ids.into_iter().zip(outcomes).collect())
+    }
+
+    /// A temporary file for one party's output, in the run's temporary directory (which
+    /// [`super::measure_sides`] creates and removes).
+    pub(super) fn tmp_path(&self, what: &str, job: usize, party: usize) -> PathBuf {
+        self.out
+            .tmp_dir_path()
+            .join(format!("{what}-{job}-{party}.out"))
+    }
+
+    /// A scenario process prepared like every measured one, with getrandom pinned when asked.
+    pub(super) fn measured_command(&self, cmd: Command, pin_random: bool) -> Command {
+        let mut cmd = child::scenario_command(cmd, &self.bin.cwd, true);
+        if let (true, Some(lib)) = (pin_random, &self.fixed_random) {
+            cmd.env("LD_PRELOAD", lib);
+        }
+        cmd
+    }
+
+    /// Runs `each(scenario, job)` over `selected`, `--jobs` at a time.
+    pub(super) fn parallel_phase(
+        &self,
+        selected: &[&ScenarioInfo],
+        each: impl Fn(&ScenarioInfo, usize) -> Result<()> + Sync,
+    ) -> Result<()> {
+        let next = AtomicUsize::new(0);
+        let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..self.opts.jobs.min(selected.len()) {
+                scope.spawn(|| loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(s) = selected.get(k) else { break };
+                    if let Err(e) = each(s, k) {
+                        error.lock().expect("no worker panicked").get_or_insert(e);
+                        break;
+                    }
+                });
+            }
+        });
+        match error.into_inner().expect("no worker panicked") {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}

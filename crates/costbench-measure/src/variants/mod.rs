@@ -1,0 +1,399 @@
+//! `costbench variants` (and `costbench run --variant ...`): build the same bench target once per
+//! named variant, measure every build in one session, record each run in history under its
+//! variant name, and print the matrix of per-op figures and ratios to the baseline.
+//!
+//! - `spec`: parsing and validation of variants (pure; the validated `Variant` is
+//!   `costbench-record`'s, re-exported);
+//! - `presets`: built-in variant sets;
+//! - `build`: checks against the crate and the machine, and cargo settings per variant;
+//! - `matrix`: `costbench-judge`'s `variants` (the matrix, pure, and its JSON) under its old
+//!   path; `report::variants` renders it as a table or markdown.
+//!
+//! Building and measuring are delegated: `cargo::build_with` builds, and the caller's `measure`
+//! (the command's `run::measure_sides` plus history) runs the instruments. Printing the matrix,
+//! writing `matrix.json` and the exit code are the command's (`commands::variants`): this module
+//! must not import the renderers of `report` or the exit codes of `exit`.
+
+pub mod build;
+// The matrix is judging over records: it lives in `costbench-judge`, under its old path here.
+pub use costbench_judge::variants as matrix;
+pub mod presets;
+pub mod spec;
+
+use crate::cargo::{self, BenchTarget, BuildError};
+use crate::config::Config;
+use crate::run::{RunOptions, SideSpec};
+use anyhow::{bail, Context, Result};
+use costbench_record::model::RunRecord;
+use spec::Variant;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Options of `costbench variants` beyond those of `run`.
+#[derive(Debug, Clone)]
+pub struct VariantOptions {
+    /// `--variant` texts, in order.
+    pub variants: Vec<String>,
+    pub preset: Option<String>,
+    pub baseline: Option<String>,
+    /// Variant builds at once.
+    pub build_jobs: usize,
+}
+
+/// The variants to build, in column order, and the index of the baseline: the preset's (in
+/// its order), then each `--variant`; with neither, every `[variants.NAME]` of costbench.toml.
+pub fn choose(
+    config: &toml::Table,
+    texts: &[String],
+    preset: Option<&str>,
+    baseline: Option<&str>,
+) -> Result<(Vec<Variant>, usize)> {
+    let configured = spec::from_config(config)?;
+    let from_config = |name: &str, settings: &[(String, spec::Raw)]| {
+        spec::validate(
+            name,
+            settings,
+            &format!("[variants.{name}] in costbench.toml"),
+        )
+    };
+    let mut out: Vec<Variant> = match preset {
+        Some(p) => presets::preset(p)?,
+        None => Vec::new(),
+    };
+    for text in texts {
+        let (name, settings) = spec::parse_cli(text)?;
+        let v = match settings {
+            Some(s) => spec::validate(&name, &s, &format!("--variant {name}"))?,
+            None => match configured.iter().find(|(n, _)| *n == name) {
+                Some((n, s)) => from_config(n, s)?,
+                None => {
+                    spec::check_name(&name)?;
+                    bail!(
+                        "--variant {name}: no [variants.{name}] in costbench.toml; define it there, or give its settings: \
+                         --variant '{name}:KEY=VALUE,...' ('{name}:' alone is the plain bench profile)"
+                    )
+                }
+            },
+        };
+        out.push(v);
+    }
+    if preset.is_none() && texts.is_empty() {
+        for (n, s) in &configured {
+            out.push(from_config(n, s)?);
+        }
+        if out.is_empty() {
+            bail!(
+                "no variants to build: pass --variant 'NAME:KEY=VALUE,...' (twice or more), --preset build-choices, \
+                 or define [variants.NAME] tables in costbench.toml"
+            );
+        }
+    }
+    for (i, v) in out.iter().enumerate() {
+        if out[..i].iter().any(|w| w.name == v.name) {
+            bail!(
+                "two variants are named {:?}; every variant needs its own name",
+                v.name
+            );
+        }
+    }
+    let base = match baseline {
+        None => 0,
+        Some(b) => out.iter().position(|v| v.name == b).with_context(|| {
+            format!(
+                "--baseline {b}: no such variant here; variants: {}",
+                out.iter()
+                    .map(|v| v.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?,
+    };
+    Ok((out, base))
+}
+
+/// The lines of a failed build worth showing: the compiler's diagnostics, not cargo's progress.
+fn compiler_errors(stderr: &str) -> String {
+    let keep: Vec<&str> = stderr
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("Compiling ")
+                || t.starts_with("Blocking ")
+                || t.starts_with("Downloaded ")
+                || t.starts_with("Updating ")
+                || t.starts_with("Locking "))
+        })
+        .collect();
+    let tail = keep.len().saturating_sub(80);
+    keep[tail..].join("\n")
+}
+
+struct Outcome {
+    built: Option<cargo::Built>,
+    info: Option<matrix::BuildInfo>,
+    error: Option<String>,
+}
+
+/// Builds every plan, `jobs` at a time; a failure is kept as that variant's outcome.
+fn build_all(
+    target: &BenchTarget,
+    plans: &[build::Plan],
+    jobs: usize,
+    quiet: bool,
+) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new((0..plans.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, plans.len().max(1)) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::SeqCst);
+                let Some(plan) = plans.get(k) else { break };
+                let name = &plan.variant.name;
+                if !quiet {
+                    eprintln!("building variant {name} ({})", plan.variant.describe());
+                }
+                let start = Instant::now();
+                let result = cargo::build_with(target, &plan.settings);
+                let seconds = start.elapsed().as_secs_f64();
+                let outcome = match result {
+                    Ok(b) => {
+                        if !quiet {
+                            eprintln!(
+                                "built variant {name} in {seconds:.1} s ({})",
+                                if b.compiled == 0 {
+                                    "nothing rebuilt".to_string()
+                                } else {
+                                    format!("{} units compiled", b.compiled)
+                                }
+                            );
+                        }
+                        Outcome {
+                            info: Some(matrix::BuildInfo {
+                                seconds,
+                                compiled: b.compiled,
+                                fresh: b.fresh,
+                            }),
+                            built: Some(b),
+                            error: None,
+                        }
+                    }
+                    Err(e) => {
+                        let text = match e.downcast_ref::<BuildError>() {
+                            Some(be) => format!("{} ({})", compiler_errors(&be.stderr), be.status),
+                            None => format!("{e:#}"),
+                        };
+                        eprintln!(
+                            "error: variant {name} ({}) failed to build and is skipped:\n{text}",
+                            plan.variant.describe()
+                        );
+                        Outcome {
+                            built: None,
+                            info: Some(matrix::BuildInfo {
+                                seconds,
+                                compiled: 0,
+                                fresh: 0,
+                            }),
+                            error: Some(text),
+                        }
+                    }
+                };
+                results.lock().expect("no builder panicked")[k] = Some(outcome);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("no builder panicked")
+        .into_iter()
+        .map(|o| o.expect("every plan was built"))
+        .collect()
+}
+
+/// The rustc a toolchain variant built with, for its run record.
+fn toolchain_rustc(toolchain: &str) -> Option<String> {
+    let out = std::process::Command::new("rustup")
+        .args(["run", toolchain, "rustc", "--version"])
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("RUSTC")
+        .output()
+        .ok()?;
+    let s = String::from_utf8_lossy(&out.stdout);
+    out.status
+        .success()
+        .then(|| s.lines().next().unwrap_or_default().trim().to_string())
+}
+
+/// What a variants session leaves: the matrix, the run of every variant that built, and the
+/// directory that holds one output directory per variant.
+#[derive(Debug)]
+pub struct Measured {
+    pub matrix: matrix::Matrix,
+    pub records: Vec<RunRecord>,
+    pub root: PathBuf,
+}
+
+/// Builds every variant, measures the builds with `measure` (given the options, the target and
+/// one side per built variant; it returns the records in the order of the sides) and returns
+/// the matrix.
+pub fn run(
+    mut opts: RunOptions,
+    vopts: VariantOptions,
+    measure: impl FnOnce(&RunOptions, &BenchTarget, Vec<SideSpec>) -> Result<Vec<RunRecord>>,
+) -> Result<Measured> {
+    if opts.list_only {
+        bail!("--list does not combine with variants: run `costbench run --list` to see the scenarios");
+    }
+    if vopts.build_jobs == 0 {
+        bail!("--build-jobs must be at least 1");
+    }
+    let target = cargo::resolve(
+        opts.manifest_path.as_deref(),
+        opts.package.as_deref(),
+        opts.bench.as_deref(),
+    )?;
+    let config = Config::load(&target.workspace_root)?;
+    let (variants, base) = choose(
+        &config.variants,
+        &vopts.variants,
+        vopts.preset.as_deref(),
+        vopts.baseline.as_deref(),
+    )?;
+    let plans = build::plan(&target, &variants, opts.code_align)?;
+    let root = opts
+        .output_dir
+        .clone()
+        .unwrap_or_else(|| target.target_directory.join("costbench").join("variants"));
+    // Checked before building: a wrong output directory should not cost the builds.
+    costbench_record::output::OutputDir::prepare(&root)?;
+    let start = Instant::now();
+    let outcomes = build_all(&target, &plans, vopts.build_jobs, opts.quiet);
+    let build_secs = start.elapsed().as_secs_f64();
+    let sides: Vec<SideSpec> = plans
+        .iter()
+        .zip(&outcomes)
+        .filter_map(|(p, o)| {
+            o.built.as_ref().map(|b| SideSpec {
+                label: p.variant.name.clone(),
+                exe: b.exe.clone(),
+                output_dir: root.join(&p.variant.name),
+                target: None,
+            })
+        })
+        .collect();
+    // The adaptive rounds' looks judge every variant against the matrix's baseline.
+    opts.rounds.baseline_side = sides
+        .iter()
+        .position(|s| s.label == variants[base].name)
+        .unwrap_or(0);
+    let measure_start = Instant::now();
+    let mut records = if sides.is_empty() {
+        Vec::new()
+    } else {
+        measure(&opts, &target, sides)?
+    };
+    let measure_secs = measure_start.elapsed().as_secs_f64();
+    for rec in &mut records {
+        let toolchain = variants
+            .iter()
+            .find(|v| v.name == rec.variant)
+            .and_then(|v| v.toolchain.as_deref());
+        if let Some(t) = toolchain {
+            rec.environment.rustc = toolchain_rustc(t);
+            costbench_record::output::OutputDir::prepare(&root.join(&rec.variant))?
+                .write_all(rec)?;
+        }
+    }
+    if !opts.quiet {
+        eprintln!(
+            "variants: builds {build_secs:.1} s, measurement {measure_secs:.1} s ({} built of {})",
+            records.len(),
+            plans.len()
+        );
+    }
+    let columns: Vec<matrix::Column> = plans
+        .iter()
+        .zip(outcomes)
+        .map(|(p, o)| {
+            let rec = records.iter().find(|r| r.variant == p.variant.name);
+            matrix::Column {
+                name: p.variant.name.clone(),
+                settings: p.variant.describe(),
+                spec: p.variant.clone(),
+                build: o.info,
+                build_error: o.error,
+                run_id: rec.map(|r| r.run_id.clone()),
+                output_dir: rec.map(|_| root.join(&p.variant.name).display().to_string()),
+            }
+        })
+        .collect();
+    let matrix = matrix::matrix(
+        &variants[base].name,
+        columns,
+        &records,
+        &costbench_judge::compare::CompareOptions::default(),
+    );
+    Ok(Measured {
+        matrix,
+        records,
+        root,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> toml::Table {
+        Config::parse(text).unwrap().variants
+    }
+
+    #[test]
+    fn chooses_preset_then_cli_then_config() {
+        let cfg = table("[variants.release]\n[variants.checked]\noverflow-checks = true\n");
+        let (v, b) = choose(&cfg, &[], None, None).unwrap();
+        assert_eq!(
+            v.iter().map(|v| &v.name).collect::<Vec<_>>(),
+            ["release", "checked"]
+        );
+        assert_eq!(b, 0);
+        let (v, b) = choose(
+            &cfg,
+            &["checked".into(), "cgu:codegen-units=1".into()],
+            Some("build-choices"),
+            Some("checked"),
+        )
+        .unwrap();
+        assert_eq!(v.len(), 10);
+        assert_eq!(v[8].name, "checked");
+        assert_eq!(v[8].profile_value("overflow-checks"), Some("true"));
+        assert_eq!(b, 8);
+        let e = choose(&cfg, &["nope".into()], None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no [variants.nope] in costbench.toml"), "{e}");
+        let e = choose(&cfg, &["release".into(), "release:".into()], None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("two variants are named \"release\""), "{e}");
+        let e = choose(&cfg, &[], None, Some("zz")).unwrap_err().to_string();
+        assert!(e.contains("--baseline zz: no such variant"), "{e}");
+        let e = choose(&toml::Table::new(), &[], None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no variants to build"), "{e}");
+        let bad = table("[variants.x]\nlto = \"medium\"\n");
+        let e = choose(&bad, &[], None, None).unwrap_err().to_string();
+        assert!(e.starts_with("[variants.x] in costbench.toml: lto"), "{e}");
+    }
+
+    #[test]
+    fn build_errors_keep_the_diagnostics() {
+        let stderr = "   Compiling foo v0.1.0\nerror: unknown codegen option: `bogus`\n\n   Compiling bar\nerror: could not compile `foo`\n";
+        assert_eq!(
+            compiler_errors(stderr),
+            "error: unknown codegen option: `bogus`\n\nerror: could not compile `foo`"
+        );
+    }
+}
