@@ -173,7 +173,9 @@ fn spawn_janitor() -> Result<UnixStream, String> {
     let (ours, theirs) =
         UnixStream::pair().map_err(|e| format!("cannot create the janitor's socket: {e}"))?;
     let mut cmd = Command::new(&exe);
+    // Our pid on its command line: says whose janitor it is, to `ps` and to the tests.
     cmd.arg(JANITOR_ARG)
+        .arg(std::process::id().to_string())
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
