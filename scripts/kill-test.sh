@@ -46,7 +46,9 @@ kill -"$sig" "$pid"
 code=0; wait "$pid" || code=$?
 echo "costbench exit code: $code"
 sed 's/^/  stderr: /' "$out.stderr" | tail -3
-sleep 2
+sleep 0.2
+echo "processes left after 0.2 s: $(run_processes "$pid" | grep -c . || true)"
+sleep 1.8
 left=$(run_processes "$pid")
 tmp=$(find "$out" -name '.*' | grep -v "^$out$" || true)
 echo "processes left after 2 s: $(printf '%s' "$left" | grep -c . || true)"

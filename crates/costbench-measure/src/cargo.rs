@@ -62,7 +62,11 @@ pub struct BenchTarget {
 }
 
 fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    // A killed costbench takes its build with it (cargo then stops its rustc jobs itself only on
+    // a catchable signal: rustc processes already running may finish their crate).
+    crate::run::cancel::die_with_parent(&mut cmd);
+    cmd
 }
 
 /// The target directory of the crate at `manifest_path` (default `./Cargo.toml`).
