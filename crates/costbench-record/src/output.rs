@@ -167,7 +167,13 @@ pub fn load_run(dir: &Path) -> Result<RunRecord> {
         ),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    let header: Header = serde_json::from_str(&text).map_err(|e| {
+    parse_run(&text, &path)
+}
+
+/// Reads `text`, the content of the `run.json` at `path` (named in errors), as a run record,
+/// with [`load_run`]'s checks.
+pub fn parse_run(text: &str, path: &Path) -> Result<RunRecord> {
+    let header: Header = serde_json::from_str(text).map_err(|e| {
         if e.is_data() {
             anyhow::anyhow!("{} is not a costbench run record: {e}", path.display())
         } else {
@@ -194,7 +200,7 @@ pub fn load_run(dir: &Path) -> Result<RunRecord> {
         Some(v) => bail!("{} has unknown schema version {v}", path.display()),
         None => bail!("{} has no \"schema_version\" field", path.display()),
     }
-    serde_json::from_str(&text)
+    serde_json::from_str(text)
         .with_context(|| format!("{} is not a valid costbench run record", path.display()))
 }
 
@@ -504,6 +510,18 @@ mod tests {
         // Loading does not touch the input.
         assert_eq!(std::fs::read_to_string(&file).unwrap(), json);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_real_run_json_reads_and_writes_back_the_same() {
+        // Written by `costbench run --instrument icount,walltime` on the selftest suite.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/selftest-run.json");
+        let run = load_run(&path).unwrap();
+        assert_eq!(run.suite.bench, "selftest");
+        assert_eq!(run.results.len(), 13);
+        assert_eq!(run.finished_scenarios(), (12, 12));
+        let again = serde_json::to_string_pretty(&run).unwrap();
+        assert_eq!(parse_run(&again, &path).unwrap(), run);
     }
 
     #[test]
