@@ -20,6 +20,10 @@ Exit codes:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Coloring: auto, always, never [default: CARGO_TERM_COLOR, else auto; auto colours a
+    /// terminal unless NO_COLOR is set]. Given to cargo too.
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<crate::terminal::ColorWhen>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -80,6 +84,9 @@ pub enum Command {
     /// Only regressions and hard limits fail the check. Rows the comparison could not resolve,
     /// and placement effects (the same instructions, the time moved), are listed as notes; wall
     /// time of separate runs without history is never judged.
+    ///
+    /// In GitHub Actions the markdown report is appended to the job summary and the violations
+    /// become annotations (--github); --junit writes JUnit XML for other CI systems.
     Check(CheckCmd),
     /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
     /// variants and history.
@@ -103,6 +110,35 @@ pub enum Command {
     /// not fail the command. MIRIFLAGS is passed through; COSTBENCH_MIRI_TOOLCHAIN picks another
     /// toolchain than nightly.
     Miri(MiriCmd),
+    /// Join the output directories of the shards of one sharded run (`--shard K/N`) into one run.
+    ///
+    /// The merged directory has the same files as an unsharded run (run.json, icounts.csv,
+    /// walltime.csv, counters.csv, memory.csv, callgrind/, callgrind-cache/, dhat/) and is an
+    /// ordinary run for compare, check, history and report; run.json keeps which shard and
+    /// machine measured each row, and wall time measured on different machines is never
+    /// compared. Refuses shards of different commits, toolchains, suites, variants, settings,
+    /// instruments, shard counts or partitions, a missing or duplicated shard, and a scenario
+    /// measured twice. Records the merged run in history unless --no-history.
+    Merge(MergeCmd),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeCmd {
+    /// The shards' output directories (each holding a run.json written with --shard K/N).
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Directory for the merged run [default: TARGET_DIR/costbench/merged].
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Cargo.toml whose target directory holds the default output and database [default: the
+    /// nearest Cargo.toml at or above the current directory].
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Print only errors.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub history: HistoryArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -124,8 +160,14 @@ pub struct ReportCmd {
     /// Runs of history per chart (the newest).
     #[arg(long, value_name = "N", default_value_t = crate::html_report::DEFAULT_HISTORY_LIMIT)]
     pub history_limit: usize,
-    /// History database [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Cargo.toml whose target directory holds the default database [default: the nearest
     /// Cargo.toml at or above the current directory].
@@ -148,10 +190,6 @@ pub struct MiriCmd {
     /// Check only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    /// Cargo features to build the bench target's package with (comma-separated), as for
-    /// `cargo --features`.
-    #[arg(long, value_name = "FEATURES")]
-    pub features: Option<String>,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "table")]
     pub format: MiriFormat,
@@ -168,7 +206,10 @@ pub struct CensusCmd {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Analyse this binary instead of building a bench target.
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["manifest_path", "package", "bench"])]
+    #[arg(long, value_name = "PATH", conflicts_with_all = [
+        "manifest_path", "package", "bench", "features", "all_features", "no_default_features",
+        "profile", "locked", "offline", "frozen",
+    ])]
     pub binary: Option<PathBuf>,
     /// Only guards in functions whose demangled name, or whose crate, matches this regular
     /// expression.
@@ -196,6 +237,17 @@ pub struct CheckCmd {
     /// Also write the markdown report (for a pull-request comment) to this file.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Also write the result as JUnit XML to this file, for CI systems that read test reports:
+    /// one testsuite per instrument, one testcase per scenario, a failure for each violation of
+    /// the gate, skipped for unresolved rows.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// GitHub Actions output. auto: when GITHUB_ACTIONS=true, print ::error annotations for
+    /// regressions, broken limits and failed scenarios and ::warning for unresolved rows (on
+    /// stderr), and when GITHUB_STEP_SUMMARY is set, append the markdown report to that file.
+    /// on: the annotations outside GitHub Actions too. off: neither.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub github: GithubArg,
     #[command(flatten)]
     pub significance: SignificanceArgs,
     #[command(flatten)]
@@ -270,6 +322,19 @@ impl From<ErrorControlArg> for costbench_judge::compare::family::ErrorControl {
     }
 }
 
+/// `check --github`: when to speak GitHub Actions' language. The variants' comments are the help
+/// text of the possible values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GithubArg {
+    /// Annotations when GITHUB_ACTIONS=true; the job summary when GITHUB_STEP_SUMMARY is set.
+    Auto,
+    /// Annotations wherever check runs; the job summary when GITHUB_STEP_SUMMARY is set.
+    On,
+    /// Neither annotations nor the job summary (for example in the jobs of a sharded check whose
+    /// merged check reports).
+    Off,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CompareFormat {
     /// A table for people.
@@ -288,6 +353,11 @@ pub struct CompareCmd {
     pub cand: String,
     #[arg(long, value_enum, default_value = "table")]
     pub format: CompareFormat,
+    /// Also write the comparison as JUnit XML to this file: one testsuite per instrument, one
+    /// testcase per scenario, a failure for each significant regression, skipped for unresolved
+    /// rows.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     #[command(flatten)]
     pub significance: SignificanceArgs,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
@@ -298,8 +368,14 @@ pub struct CompareCmd {
     /// Runs of history to learn thresholds from.
     #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
-    /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database for run ids: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Cargo.toml whose target directory holds the default database [default: the nearest
     /// Cargo.toml at or above the current directory].
@@ -320,8 +396,14 @@ pub struct ImportCmd {
     /// Variant name (for CSV imports) [default: default].
     #[arg(long)]
     pub variant: Option<String>,
-    /// History database [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Cargo.toml whose target directory holds the default database [default: the nearest
     /// Cargo.toml at or above the current directory].
@@ -343,8 +425,14 @@ pub struct ExportCmd {
     pub run: String,
     #[arg(long, value_enum, default_value = "json")]
     pub format: ExportFormat,
-    /// History database for run ids [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database for run ids: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Cargo.toml whose target directory holds the default database [default: the nearest
     /// Cargo.toml at or above the current directory].
@@ -376,8 +464,14 @@ pub struct HistoryCmd {
     /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
-    /// History database [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Only runs of this git branch.
     #[arg(long)]
@@ -459,20 +553,71 @@ pub struct RunArgs {
     pub variants: VariantArgs,
 }
 
-/// Which bench target: shared by every command that builds one.
+/// Which bench target, and how cargo builds it: shared by every command that builds one. The
+/// options are cargo's own, under the headings cargo's `--help` gives them.
 #[derive(Debug, clap::Args)]
 pub struct TargetArgs {
-    /// Cargo.toml of the crate or workspace that has the bench target [default: the nearest
-    /// Cargo.toml at or above the current directory].
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
     /// Package that has the bench target, when several do.
-    #[arg(long, short = 'p', value_name = "SPEC")]
+    #[arg(
+        long,
+        short = 'p',
+        value_name = "SPEC",
+        help_heading = "Package Selection"
+    )]
     pub package: Option<String>,
     /// Bench target (harness = false, main calls `costbench::Suite::main`). Without it:
     /// `run.bench` from costbench.toml, or the only bench target that depends on costbench.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Target Selection")]
     pub bench: Option<String>,
+    // After package and target selection and cargo's flags, so that the headings come in
+    // cargo's order (clap orders them by first use).
+    #[command(flatten)]
+    pub cargo: CargoArgs,
+    /// Cargo.toml of the crate or workspace that has the bench target [default: the nearest
+    /// Cargo.toml at or above the current directory].
+    #[arg(long, value_name = "PATH", help_heading = "Manifest Options")]
+    pub manifest_path: Option<PathBuf>,
+}
+
+/// Cargo's feature selection, profile and lock-file flags, passed to every cargo command
+/// costbench runs for the bench target (`cargo metadata`, the build, `cargo miri`), with
+/// cargo's meaning. The build directory stays costbench's own (`TARGET/costbench/build/...`,
+/// under `CARGO_TARGET_DIR` or the workspace's target directory).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CargoArgs {
+    /// Space or comma separated list of features to activate (repeatable); `DEP/FEAT` for a
+    /// dependency's. With variants, added to every variant's own features.
+    #[arg(
+        long,
+        short = 'F',
+        value_name = "FEATURES",
+        help_heading = "Feature Selection"
+    )]
+    pub features: Vec<String>,
+    /// Activate all available features of the bench target's package.
+    #[arg(long, help_heading = "Feature Selection")]
+    pub all_features: bool,
+    /// Do not activate the `default` feature of the bench target's package.
+    #[arg(long, help_heading = "Feature Selection")]
+    pub no_default_features: bool,
+    /// Build with this cargo profile [default: bench, which inherits release; `miri`: the test
+    /// profile]. costbench forces line tables on (debug = "line-tables-only") and strip off in
+    /// it, so that callgrind and the census can name source lines.
+    #[arg(
+        long,
+        value_name = "PROFILE-NAME",
+        help_heading = "Compilation Options"
+    )]
+    pub profile: Option<String>,
+    /// Assert that `Cargo.lock` will remain unchanged.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub locked: bool,
+    /// Run without accessing the network.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub offline: bool,
+    /// Equivalent to specifying both --locked and --offline.
+    #[arg(long, help_heading = "Manifest Options")]
+    pub frozen: bool,
 }
 
 /// What to build and how to measure it: shared by `run` and `check`.
@@ -526,6 +671,12 @@ pub struct MeasureArgs {
     /// seeds (and anything else seeded from getrandom) repeat and counts are identical run to run.
     #[arg(long)]
     pub real_random: bool,
+    /// Measure only shard K of N (1-based: 1/3, 2/3, 3/3), for a CI matrix of N jobs: every
+    /// job computes the same stable partition of the selected scenarios (with variants, of the
+    /// variant × scenario cells), balanced by their cost in history (--db) where there is one,
+    /// by count otherwise, and records it in run.json; `costbench merge` joins the shards.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     #[command(flatten)]
     pub history: HistoryArgs,
 }
@@ -592,8 +743,14 @@ pub struct RoundsArgs {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct HistoryArgs {
-    /// History database [default: TARGET_DIR/costbench/history.sqlite].
-    #[arg(long, value_name = "PATH")]
+    /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
+    /// [default: TARGET_DIR/costbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "COSTBENCH_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
     /// Do not record this run in the history database.
     #[arg(long)]

@@ -249,26 +249,21 @@ pub fn previous_run(store: &dyn Store, run: &RunRecord) -> Result<Option<RunReco
 pub fn write_for_run(
     run: &RunRecord,
     out_dir: &Path,
-    db: Option<&Path>,
+    db: Option<&costbench_store::Location>,
 ) -> Result<std::path::PathBuf> {
     let store = match db.filter(|p| p.exists()) {
-        Some(p) => Some(costbench_store::sqlite::SqliteStore::open(p)?),
+        Some(p) => Some(p.open()?),
         None => None,
     };
     let mut runs = Vec::new();
     if let Some(s) = &store {
-        runs.extend(previous_run(s, run)?);
+        runs.extend(previous_run(s.as_ref(), run)?);
     }
     runs.push(run.clone());
     // The previous run comes from history, which keeps no callgrind outputs.
     let mut dirs = vec![None; runs.len() - 1];
     dirs.push(Some(out_dir));
-    let page = render(
-        &runs,
-        &dirs,
-        store.as_ref().map(|s| s as &dyn Store),
-        DEFAULT_HISTORY_LIMIT,
-    )?;
+    let page = render(&runs, &dirs, store.as_deref(), DEFAULT_HISTORY_LIMIT)?;
     let path = out_dir.join("report.html");
     costbench_record::output::write_atomic(&path, page.as_bytes())?;
     Ok(path)

@@ -163,6 +163,7 @@ pub fn from_csv(
             rustc: None,
             valgrind: None,
             host: model::Host {
+                name: None,
                 cpu: None,
                 cores: 0,
                 os: None,
@@ -183,9 +184,15 @@ pub fn from_csv(
             samples: None,
             walltime_cpu: None,
             code_align: None,
+            features: Vec::new(),
+            all_features: false,
+            no_default_features: false,
+            profile: None,
         },
         skipped: Vec::new(),
         harness_residual_ir: None,
+        shard: None,
+        merged: None,
         results,
     })
 }

@@ -4,7 +4,9 @@
 //!
 //! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
 //! `commands` runs each command (one short file each), wiring the layers below; `html_report`
-//! gathers runs and history for the HTML page; `import` reads other tools' result files.
+//! gathers runs and history for the HTML page; `import` reads other tools' result files;
+//! `terminal` resolves `--color` as cargo does;
+//! `github` reads GitHub Actions' environment for `check` and appends its job summary.
 //!
 //! The layers, each a crate, with dependencies running only downward:
 //! - `costbench-measure`: cargo builds, child processes, the instruments, the census, Miri,
@@ -17,9 +19,11 @@
 
 pub mod args;
 mod commands;
+pub mod github;
 pub mod html_report;
 pub mod import;
 mod options;
+pub mod terminal;
 
 use costbench_measure::run::cancel;
 use std::ffi::OsString;
@@ -42,19 +46,24 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    use clap::Parser;
-    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    // The janitor a measuring run starts (`run::cancel`): not a command, never shown.
-    if args.get(1).is_some_and(|a| a == cancel::JANITOR_ARG) {
-        return cancel::janitor_main();
-    }
+    use clap::{CommandFactory, FromArgMatches};
     // Printing into a closed pipe (`costbench compare ... | head`) should end the program
     // quietly, as it does for other command-line tools, not panic.
     // SAFETY: restoring the default disposition of a signal at start-up, before any threads.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match crate::args::Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // The janitor a measuring run starts (`run::cancel`): not a command, never shown.
+    if args.get(1).is_some_and(|a| a == cancel::JANITOR_ARG) {
+        return cancel::janitor_main();
+    }
+    // Help and usage errors in the colours `--color` asks for, before the command line is parsed.
+    let command = crate::args::Cli::command().color(terminal::clap_color(&args));
+    let parsed = command
+        .try_get_matches_from(args)
+        .and_then(|m| crate::args::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -66,6 +75,10 @@ where
             return code;
         }
     };
+    if let Err(e) = terminal::init(cli.color) {
+        eprintln!("error: {e:#}");
+        return exit::USAGE;
+    }
     let result = commands::execute(cli);
     // A run stopped by Ctrl-C or SIGTERM ends as a shell reports it: 128 + the signal.
     if let Some(i) = result.as_ref().err().and_then(|e| {
@@ -78,7 +91,8 @@ where
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            let red = costbench_report::style::BAD;
+            anstream::eprintln!("{red}error{red:#}: {e:#}");
             exit::FAILURE
         }
     };

@@ -4,7 +4,7 @@
 //! prints: a value that passes is one the commands can use as it is.
 
 use crate::args::{
-    InstrumentArg, MeasureArgs, MiriCmd, MiriFormat, RoundsArgs, RunArgs, RunFormat,
+    CargoArgs, InstrumentArg, MeasureArgs, MiriCmd, MiriFormat, RoundsArgs, RunArgs, RunFormat,
     SignificanceArgs, VariantArgs,
 };
 use anyhow::{bail, Context, Result};
@@ -37,6 +37,47 @@ pub(crate) fn scenario_filter(filter: Option<&str>) -> Result<Option<regex::Rege
         .map(regex::Regex::new)
         .transpose()
         .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))
+}
+
+impl CargoArgs {
+    /// The validated cargo flags: `--features` lists split at commas and spaces (as cargo splits
+    /// them), and a `--profile` name cargo could accept (its `CARGO_PROFILE_<NAME>_*`
+    /// variables must be spellable). Whether the features and the profile exist is cargo's to
+    /// say, with its own message, when it builds.
+    pub(crate) fn flags(&self) -> Result<costbench_measure::cargo::CargoFlags> {
+        let features: Vec<String> = self
+            .features
+            .iter()
+            .flat_map(|f| f.split([',', ' ']))
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(str::to_string)
+            .collect();
+        if let Some(p) = &self.profile {
+            if p.is_empty()
+                || !p
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                bail!(
+                    "--profile {p:?}: a cargo profile name has only letters, digits, `-` and `_` \
+                     (the default is {}; define others under [profile.NAME] of the workspace's Cargo.toml)",
+                    costbench_measure::cargo::DEFAULT_PROFILE
+                );
+            }
+        }
+        Ok(costbench_measure::cargo::CargoFlags {
+            features,
+            all_features: self.all_features,
+            no_default_features: self.no_default_features,
+            profile: self.profile.clone(),
+            lock: costbench_measure::cargo::LockFlags {
+                locked: self.locked,
+                offline: self.offline,
+                frozen: self.frozen,
+            },
+        })
+    }
 }
 
 impl RoundsArgs {
@@ -122,7 +163,7 @@ impl MiriCmd {
             manifest_path: self.target.manifest_path,
             package: self.target.package,
             bench: self.target.bench,
-            features: self.features,
+            cargo: self.target.cargo.flags()?,
             timeout: Duration::from_secs(self.timeout),
             json: self.format == MiriFormat::Json,
             quiet: self.quiet,
@@ -144,17 +185,37 @@ impl MeasureArgs {
         }
         let filter = scenario_filter(self.filter.as_deref())?;
         let walltime_cpu = walltime_cpu(&self.walltime_cpu)?;
+        let shard = self
+            .shard
+            .as_deref()
+            .map(costbench_record::shard::Shard::parse)
+            .transpose()?
+            .map(|shard| costbench_measure::run::sharding::ShardPlan {
+                shard,
+                // Filled from history by the command, which knows the database.
+                costs: Default::default(),
+                source: String::new(),
+                whole_variants: None,
+            });
         let jobs = self.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
         Ok(RunOptions {
+            cargo: self.target.cargo.flags()?,
             manifest_path: self.target.manifest_path,
             package: self.target.package,
             bench: self.target.bench,
             filter,
             list_only,
             instruments: instruments(&self.instrument),
-            output_dir: self.output_dir,
+            // Absolute: the children run in the package's directory (the baseline's in its
+            // worktree), where a relative `--output-dir results` would name another directory.
+            output_dir: self
+                .output_dir
+                .map(|d| {
+                    std::path::absolute(&d).with_context(|| format!("--output-dir {}", d.display()))
+                })
+                .transpose()?,
             jobs,
             samples: self.iterations_per_scenario,
             timeout: Duration::from_secs(self.timeout),
@@ -168,6 +229,7 @@ impl MeasureArgs {
             rounds: costbench_measure::run::Rounds::default(),
             icount_threshold_pct: costbench_judge::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
             placement_runs: costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS,
+            shard,
         })
     }
 }
@@ -220,6 +282,23 @@ mod tests {
     use crate::args::{Cli, Command};
     use clap::Parser;
 
+    /// Issue 15: `check --baseline-rev REV --output-dir results` in a CI workflow measured the
+    /// baseline in its worktree, which took `results` as its own (callgrind could not write).
+    #[test]
+    fn a_relative_output_dir_is_made_absolute() {
+        let Command::Run(r) = Cli::try_parse_from(["costbench", "run", "--output-dir", "results"])
+            .unwrap()
+            .command
+        else {
+            unreachable!()
+        };
+        let opts = r.measure.into_options(false, false).unwrap();
+        assert_eq!(
+            opts.output_dir,
+            Some(std::env::current_dir().unwrap().join("results"))
+        );
+    }
+
     #[test]
     fn instrument_lists_combine() {
         let parse = |s: &[&str]| {
@@ -241,6 +320,58 @@ mod tests {
         );
         assert_eq!(parse(&["--instrument", "all"]), Instruments::ALL);
         assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "cycles"]).is_err());
+    }
+
+    #[test]
+    fn cargo_flags_are_split_as_cargo_splits_them_and_reach_every_building_command() {
+        let flags = |args: &[&str]| {
+            let parse = |cmd: &str| {
+                let mut v = vec!["costbench", cmd];
+                v.extend_from_slice(args);
+                Cli::try_parse_from(v).unwrap().command
+            };
+            let from_run = match parse("run") {
+                Command::Run(r) => r.measure.target.cargo.flags(),
+                _ => unreachable!(),
+            };
+            for cmd in ["variants", "check", "census", "miri"] {
+                let mut v = vec!["costbench", cmd];
+                v.extend_from_slice(args);
+                if cmd == "check" {
+                    v.extend(["--baseline", "x"]);
+                }
+                let cargo = match Cli::try_parse_from(&v).unwrap().command {
+                    Command::Variants(r) => r.measure.target.cargo,
+                    Command::Check(c) => c.measure.target.cargo,
+                    Command::Census(c) => c.target.cargo,
+                    Command::Miri(m) => m.target.cargo,
+                    _ => unreachable!(),
+                };
+                assert_eq!(cargo.flags().ok(), from_run.as_ref().ok().cloned(), "{v:?}");
+            }
+            from_run
+        };
+        let f = flags(&["--features", "a,b c", "-F", "dep/x", "--all-features"]).unwrap();
+        assert_eq!(f.features, ["a", "b", "c", "dep/x"]);
+        assert!(f.all_features && !f.no_default_features);
+        let f = flags(&[
+            "--no-default-features",
+            "--profile",
+            "bench-lto",
+            "--frozen",
+        ])
+        .unwrap();
+        assert!(f.no_default_features && f.lock.frozen && !f.lock.locked);
+        assert_eq!(f.profile(), "bench-lto");
+        let f = flags(&["--locked", "--offline"]).unwrap();
+        assert_eq!(f.lock.args(), ["--locked", "--offline"]);
+        assert_eq!(f.profile(), "bench");
+        let e = flags(&["--profile", "my profile"]).unwrap_err().to_string();
+        assert!(e.contains("--profile \"my profile\""), "{e}");
+        assert!(
+            Cli::try_parse_from(["costbench", "census", "--binary", "x", "--features", "a"])
+                .is_err()
+        );
     }
 
     #[test]

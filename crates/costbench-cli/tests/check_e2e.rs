@@ -92,8 +92,29 @@ fn check(repo: &Path, out: &Path, extra: &[&str]) -> (Output, Value) {
 }
 
 fn check_rev(repo: &Path, out: &Path, rev: &str, extra: &[&str]) -> (Output, Value) {
+    check_env(repo, out, rev, extra, &[])
+}
+
+/// Variables GitHub Actions sets in every step; cleared from the tests' own environment (they
+/// may run inside GitHub Actions) unless `env` sets them.
+const GITHUB_VARS: [&str; 3] = ["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"];
+
+fn check_env(
+    repo: &Path,
+    out: &Path,
+    rev: &str,
+    extra: &[&str],
+    env: &[(&str, &Path)],
+) -> (Output, Value) {
     let manifest = repo.join("Cargo.toml");
-    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_costbench"));
+    for k in GITHUB_VARS {
+        cmd.env_remove(k);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd
         .args(["check", "--manifest-path"])
         .arg(&manifest)
         .args([
@@ -103,8 +124,6 @@ fn check_rev(repo: &Path, out: &Path, rev: &str, extra: &[&str]) -> (Output, Val
             "selftest",
             "--baseline-rev",
             rev,
-            "--filter",
-            "^knob/",
             "--format",
             "json",
             "--no-history",
@@ -112,6 +131,12 @@ fn check_rev(repo: &Path, out: &Path, rev: &str, extra: &[&str]) -> (Output, Val
         ])
         .arg(out)
         .args(extra)
+        // The knob scenario unless the test chose others.
+        .args(if extra.contains(&"--filter") {
+            &[][..]
+        } else {
+            &["--filter", "^knob/"][..]
+        })
         .output()
         .expect("costbench runs");
     let json = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
@@ -166,7 +191,21 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     set_knob(repo.path(), 5);
     let out = tempfile::tempdir().unwrap();
 
-    let (o, json) = check(repo.path(), out.path(), &["--instrument", "icount"]);
+    // As a step of GitHub Actions: a job summary another command of the step began, and JUnit
+    // XML beside the JSON report.
+    let summary = out.path().join("step_summary.md");
+    std::fs::write(&summary, "# tests\n\n12 passed\n").unwrap();
+    let junit = out.path().join("junit.xml");
+    let (o, json) = check_env(
+        repo.path(),
+        out.path(),
+        "HEAD",
+        &["--instrument", "icount", "--junit", junit.to_str().unwrap()],
+        &[
+            ("GITHUB_ACTIONS", Path::new("true")),
+            ("GITHUB_STEP_SUMMARY", &summary),
+        ],
+    );
     assert_eq!(
         o.status.code(),
         Some(3),
@@ -198,6 +237,7 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     );
     let self_change = f["cand_self"].as_f64().unwrap() - f["base_self"].as_f64().unwrap();
     assert!((self_change - 0.01).abs() < 1e-9, "{f}");
+    github_outputs(&o, &summary, &junit, bi, ci);
 
     // A soft limit above the change lets it pass (and the markdown says so).
     std::fs::write(
@@ -221,6 +261,35 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(md.starts_with("### costbench check: passed"), "{md}");
     assert!(md.contains("Functions that moved most"), "{md}");
+    github_judging_only(repo.path(), out.path());
+
+    // Issue 16: the baseline revision is built with the user's cargo flags too, so a scenario
+    // that exists only under a feature is measured on both sides, with the same exact count.
+    let (o, json) = check(
+        repo.path(),
+        out.path(),
+        &[
+            "--instrument",
+            "icount",
+            "--features",
+            "extra",
+            "--filter",
+            "^feature/extra$",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json["passed"], true);
+    let (base, cand) = (
+        run_json(&out.path().join("baseline")),
+        run_json(&out.path().join("candidate")),
+    );
+    assert_eq!(ir(&base, "feature/extra"), ir(&cand, "feature/extra"));
+    assert_eq!(base["settings"]["features"], serde_json::json!(["extra"]));
 
     // Wall time of both builds in interleaved rounds, judged paired; a fixed number of rounds.
     let (o, json) = check(
@@ -409,6 +478,131 @@ fn check_against_a_git_revision_finds_a_known_regression() {
         bi,
         "the old commit's worktree was built afresh"
     );
+}
+
+/// What the check that found the knob's regression left for GitHub Actions (issue 15): the
+/// report appended to the job summary, an `::error` annotation on stderr (stdout stayed JSON),
+/// and JUnit XML with the regression as a failure.
+fn github_outputs(o: &Output, summary: &Path, junit: &Path, bi: u64, ci: u64) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    let change = format!("{:+.2} %25", 100.0 * (ci - bi) as f64 / bi as f64);
+    let error = err
+        .lines()
+        .find(|l| l.starts_with("::error "))
+        .unwrap_or_else(|| panic!("no ::error annotation in:\n{err}"));
+    assert!(
+        error.starts_with(
+            "::error title=costbench regression%3A knob/spin (icount)::Instruction counts: "
+        ) && error.contains(&format!(
+            " per op ({change}); {} (significant); exact instruction counts",
+            &change
+        )),
+        "{error}"
+    );
+    let commands: Vec<&str> = err.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(commands, [error], "one annotation: {err}");
+    let md = std::fs::read_to_string(summary).unwrap();
+    assert!(
+        md.starts_with("# tests\n\n12 passed\n\n### costbench check: failed (1 violation)\n"),
+        "{md}"
+    );
+    assert!(md.contains("| knob/spin | Instruction counts | "), "{md}");
+    let xml = std::fs::read_to_string(junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}:\n{xml}"));
+    let root = doc.root_element();
+    assert_eq!(
+        (root.attribute("name"), root.attribute("failures")),
+        (Some("costbench check"), Some("1")),
+        "{xml}"
+    );
+    let case = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some("knob/spin"))
+        .unwrap_or_else(|| panic!("no knob/spin case:\n{xml}"));
+    assert_eq!(case.attribute("classname"), Some("costbench.icount"));
+    let failure = case.first_element_child().unwrap();
+    assert_eq!(
+        (failure.tag_name().name(), failure.attribute("type")),
+        ("failure", Some("regression"))
+    );
+    let message = failure.attribute("message").unwrap();
+    assert!(
+        message.contains(&format!(
+            " per op, {}, threshold 0.2 %",
+            change.replace("%25", "%")
+        )),
+        "{message}"
+    );
+}
+
+/// `check` judging two existing runs (nothing measured) in GitHub Actions' environment: with
+/// the regression excused by `ignore`, the check passes and warns on costbench.toml; a job summary
+/// that cannot be written is a warning, not a failure; `--github off` says nothing to GitHub.
+fn github_judging_only(repo: &Path, out: &Path) {
+    let config = repo.join("costbench.toml");
+    let kept = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        repo.join("costbench.toml"),
+        "[check]\nignore = [\"knob/*\"]\n",
+    )
+    .unwrap();
+    let run = |github: &str, summary: &Path| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_costbench"));
+        for k in GITHUB_VARS {
+            cmd.env_remove(k);
+        }
+        let o = cmd
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_STEP_SUMMARY", summary)
+            .env("GITHUB_WORKSPACE", repo)
+            .args(["check", "--manifest-path"])
+            .arg(repo.join("Cargo.toml"))
+            .args([
+                "-p",
+                "costbench-selftest",
+                "--bench",
+                "selftest",
+                "--github",
+                github,
+            ])
+            .arg("--baseline")
+            .arg(out.join("baseline"))
+            .arg("--candidate")
+            .arg(out.join("candidate"))
+            .output()
+            .expect("costbench runs");
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // The summary "file" is a directory: appending fails, the check does not.
+    let err = run("auto", out);
+    assert!(
+        err.contains("warning: could not append the report to GITHUB_STEP_SUMMARY"),
+        "{err}"
+    );
+    let commands: Vec<&str> = err.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(commands.len(), 2, "{err}");
+    assert!(
+        commands[0].starts_with("::warning title=costbench job summary::could not append"),
+        "{err}"
+    );
+    assert!(
+        commands[1].starts_with(
+            "::warning title=costbench regression ignored%3A knob/spin,file=costbench.toml::\
+             significant regression (icount +0.",
+        ),
+        "{err}"
+    );
+    let summary = out.join("off.md");
+    let err = run("off", &summary);
+    assert!(!err.contains("::"), "{err}");
+    assert!(!summary.exists());
+    std::fs::write(&config, kept).unwrap();
 }
 
 #[test]

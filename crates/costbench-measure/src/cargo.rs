@@ -1,6 +1,7 @@
 //! Talking to cargo: find the bench target (`cargo metadata`), read the features it and its
-//! dependencies offer, and build it (`cargo rustc --profile bench`, with a build variant's
-//! settings), returning the executable's path.
+//! dependencies offer, and build it (`cargo rustc --profile bench`, or the user's `--profile`,
+//! with the user's feature and lock-file flags and a build variant's settings), returning the
+//! executable's path.
 //!
 //! Builds go to their own target directory (`TARGET/costbench/build/VARIANT`) with debug line
 //! tables forced on, so that costbench's profile settings never invalidate the user's own builds,
@@ -15,37 +16,106 @@
 
 use crate::config::Config;
 use anyhow::{anyhow, bail, Context, Result};
-use serde::Deserialize;
+use cargo_metadata::{Message, MetadataCommand, TargetKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-#[derive(Debug, Deserialize)]
+/// What costbench reads of `cargo metadata` (parsed by the `cargo_metadata` crate): the
+/// packages with their bench targets, the target directory and the workspace root.
+#[derive(Debug)]
 struct Metadata {
     packages: Vec<Package>,
     target_directory: PathBuf,
     workspace_root: PathBuf,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct Package {
     name: String,
     manifest_path: PathBuf,
     dependencies: Vec<Dependency>,
     targets: Vec<Target>,
-    #[serde(default)]
     features: BTreeMap<String, Vec<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct Dependency {
     name: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct Target {
     name: String,
     kind: Vec<String>,
+}
+
+impl From<cargo_metadata::Metadata> for Metadata {
+    fn from(m: cargo_metadata::Metadata) -> Self {
+        Metadata {
+            packages: m
+                .packages
+                .into_iter()
+                .map(|p| Package {
+                    name: p.name.to_string(),
+                    manifest_path: p.manifest_path.into_std_path_buf(),
+                    dependencies: p
+                        .dependencies
+                        .into_iter()
+                        .map(|d| Dependency { name: d.name })
+                        .collect(),
+                    targets: p
+                        .targets
+                        .into_iter()
+                        .map(|t| Target {
+                            kind: t.kind.iter().map(ToString::to_string).collect(),
+                            name: t.name,
+                        })
+                        .collect(),
+                    features: p.features,
+                })
+                .collect(),
+            target_directory: m.target_directory.into_std_path_buf(),
+            workspace_root: m.workspace_root.into_std_path_buf(),
+        }
+    }
+}
+
+/// `cargo metadata` of `manifest` (`--no-deps` unless the dependency graph is wanted), with
+/// cargo's own message when it fails.
+fn cargo_metadata(
+    manifest: &Path,
+    no_deps: bool,
+    lock: LockFlags,
+) -> Result<cargo_metadata::Metadata> {
+    let mut mc = MetadataCommand::new();
+    mc.manifest_path(manifest).other_options(
+        lock.args()
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    );
+    if no_deps {
+        mc.no_deps();
+    }
+    let out = mc
+        .cargo_command()
+        .stderr(Stdio::piped())
+        .output()
+        .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
+    if !out.status.success() {
+        bail!(
+            "`cargo metadata` failed for {}:\n{}",
+            manifest.display(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = stdout
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .context("`cargo metadata` printed no JSON")?;
+    MetadataCommand::parse(json).context("cannot parse `cargo metadata` output")
 }
 
 /// The bench target chosen for a run.
@@ -127,26 +197,13 @@ pub fn features(target: &BenchTarget) -> Result<Features> {
 pub fn dependency_features(
     target: &BenchTarget,
     dep: &str,
+    lock: LockFlags,
 ) -> Result<Option<BTreeMap<String, Vec<String>>>> {
-    let out = cargo()
-        .args(["metadata", "--format-version", "1", "--manifest-path"])
-        .arg(&target.manifest_path)
-        .stderr(Stdio::piped())
-        .output()
-        .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
-    if !out.status.success() {
-        bail!(
-            "`cargo metadata` failed for {}:\n{}",
-            target.manifest_path.display(),
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        );
-    }
-    let meta: Metadata =
-        serde_json::from_slice(&out.stdout).context("cannot parse `cargo metadata` output")?;
+    let meta = cargo_metadata(&target.manifest_path, false, lock)?;
     Ok(meta
         .packages
         .into_iter()
-        .find(|p| p.name == dep)
+        .find(|p| *p.name == dep)
         .map(|p| p.features))
 }
 
@@ -176,28 +233,9 @@ fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
     let manifest = manifest
         .canonicalize()
         .with_context(|| format!("cannot find manifest {}", manifest.display()))?;
-    let out = cargo()
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--manifest-path",
-        ])
-        .arg(&manifest)
-        .stderr(Stdio::piped())
-        .output()
-        .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
-    if !out.status.success() {
-        bail!(
-            "`cargo metadata` failed for {}:\n{}",
-            manifest.display(),
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        );
-    }
-    let meta: Metadata =
-        serde_json::from_slice(&out.stdout).context("cannot parse `cargo metadata` output")?;
-    Ok((manifest, meta))
+    // `--no-deps` resolves nothing, so it needs neither the lock file nor the network.
+    let meta = cargo_metadata(&manifest, true, LockFlags::default())?;
+    Ok((manifest, meta.into()))
 }
 
 fn choose(
@@ -277,12 +315,73 @@ fn choose(
     })
 }
 
-#[derive(Debug, Deserialize)]
-struct ArtifactMessage {
-    reason: String,
-    fresh: Option<bool>,
-    target: Option<Target>,
-    executable: Option<PathBuf>,
+/// The cargo profile builds use unless `--profile` names another: optimised like release, and
+/// cargo's own choice for benchmarks.
+pub const DEFAULT_PROFILE: &str = "bench";
+
+/// The user's cargo flags (`--features`, `--all-features`, `--no-default-features`,
+/// `--profile`, `--locked`, `--offline`, `--frozen`), validated (`options`): what every cargo
+/// command costbench runs for one command line gets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CargoFlags {
+    /// Features to activate, one per item (the command line's lists split).
+    pub features: Vec<String>,
+    pub all_features: bool,
+    pub no_default_features: bool,
+    /// `None`: [`DEFAULT_PROFILE`].
+    pub profile: Option<String>,
+    pub lock: LockFlags,
+}
+
+impl CargoFlags {
+    /// The profile to build with.
+    pub fn profile(&self) -> &str {
+        self.profile.as_deref().unwrap_or(DEFAULT_PROFILE)
+    }
+
+    /// The feature arguments for cargo, as the user gave them.
+    pub fn feature_args(&self) -> Vec<String> {
+        feature_args(&self.features, self.all_features, self.no_default_features)
+    }
+}
+
+/// `--features`, `--all-features` and `--no-default-features` for cargo.
+fn feature_args(features: &[String], all: bool, no_default: bool) -> Vec<String> {
+    let mut args = Vec::new();
+    if all {
+        args.push("--all-features".to_string());
+    }
+    if no_default {
+        args.push("--no-default-features".to_string());
+    }
+    if !features.is_empty() {
+        args.push("--features".to_string());
+        args.push(features.join(","));
+    }
+    args
+}
+
+/// `--locked`, `--offline`, `--frozen`: how cargo may touch `Cargo.lock` and the network. Given
+/// to every cargo command that resolves or builds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LockFlags {
+    pub locked: bool,
+    pub offline: bool,
+    pub frozen: bool,
+}
+
+impl LockFlags {
+    /// The flags for cargo.
+    pub fn args(self) -> Vec<&'static str> {
+        [
+            ("--locked", self.locked),
+            ("--offline", self.offline),
+            ("--frozen", self.frozen),
+        ]
+        .into_iter()
+        .filter_map(|(a, on)| on.then_some(a))
+        .collect()
+    }
 }
 
 /// Where the compiler starts functions and the blocks that nothing falls into (`--code-align`).
@@ -329,15 +428,23 @@ pub struct BuildSettings {
     pub toolchain: Option<String>,
     /// `--config` values (`profile.bench.lto="fat"`).
     pub config: Vec<String>,
+    /// Every feature to activate: the user's `--features` and a variant's own.
     pub features: Vec<String>,
     pub no_default_features: bool,
+    pub all_features: bool,
+    /// `--profile`; `None` is [`DEFAULT_PROFILE`].
+    pub profile: Option<String>,
+    pub lock: LockFlags,
     /// Extra flags for rustc, appended to any `RUSTFLAGS` already set.
     pub rustflags: Vec<String>,
     /// `--target TRIPLE`: with it, rustflags reach only the target's code, not build scripts and
     /// proc macros (which `-C panic=abort` or `-C target-cpu=native` must not touch).
     pub target_triple: Option<String>,
-    /// Capture cargo's stderr (returned in the error on failure) instead of showing it live.
+    /// Capture cargo's stderr (returned in the error on failure) instead of leaving it to cargo.
     pub capture_stderr: bool,
+    /// With `capture_stderr`: also show cargo's lines on costbench's stderr as they come
+    /// (cargo's status lines, `Compiling ...`, in the colours `--color` chose).
+    pub echo_stderr: bool,
     /// Function and block alignment.
     pub code_align: CodeAlign,
 }
@@ -371,16 +478,41 @@ impl std::fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
-/// Builds the bench target with the bench profile (optimised, line tables on) into
-/// `TARGET/costbench/build/VARIANT` and returns the executable.
+/// Builds the bench target as `flags` say (by default with the bench profile: optimised, line
+/// tables on) into `TARGET/costbench/build/VARIANT` and returns the executable.
 pub fn build(
     target: &BenchTarget,
     variant: &str,
+    flags: &CargoFlags,
     quiet: bool,
     code_align: CodeAlign,
 ) -> Result<PathBuf> {
+    if !quiet {
+        let mut how = format!("profile {}", flags.profile());
+        if flags.all_features {
+            how.push_str(", all features");
+        }
+        if flags.no_default_features {
+            how.push_str(", no default features");
+        }
+        if !flags.features.is_empty() {
+            how.push_str(&format!(", features {}", flags.features.join(",")));
+        }
+        crate::terminal::status(
+            "Building",
+            format!(
+                "bench target {} of package {} ({how})",
+                target.bench, target.package
+            ),
+        );
+    }
     let settings = BuildSettings {
         variant: variant.to_string(),
+        features: flags.features.clone(),
+        no_default_features: flags.no_default_features,
+        all_features: flags.all_features,
+        profile: flags.profile.clone(),
+        lock: flags.lock,
         capture_stderr: quiet,
         code_align,
         ..BuildSettings::default()
@@ -389,12 +521,13 @@ pub fn build(
         Ok(b) => Ok(b.exe),
         Err(e) => match e.downcast::<BuildError>() {
             Ok(be) => Err(anyhow!(
-                "building bench target {} of package {} failed ({}){}{}",
+                "building bench target {} of package {} failed ({}){}{}{}",
                 target.bench,
                 target.package,
                 be.status,
                 if be.stderr.is_empty() { "" } else { ":\n" },
-                be.stderr.trim_end()
+                be.stderr.trim_end(),
+                profile_hint(flags.profile(), &be.stderr)
             )),
             Err(e) => Err(e),
         },
@@ -413,6 +546,8 @@ pub fn cargo_for(toolchain: Option<&str>) -> Command {
             for var in ["RUSTC", "RUSTDOC", "RUSTUP_TOOLCHAIN", "CARGO"] {
                 c.env_remove(var);
             }
+            // rustup execs cargo: the signal carries over.
+            crate::run::cancel::die_with_parent(&mut c);
             c
         }
     }
@@ -426,25 +561,27 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
         .join("costbench")
         .join("build")
         .join(&settings.variant);
+    let profile = settings.profile.as_deref().unwrap_or(DEFAULT_PROFILE);
     let mut cmd = cargo_for(settings.toolchain.as_deref());
     cmd.args([
         "rustc",
         "--profile",
-        "bench",
+        profile,
         "--message-format=json-render-diagnostics",
     ])
     .arg("--manifest-path")
     .arg(&target.manifest_path)
-    .args(["--package", &target.package, "--bench", &target.bench]);
+    .args(["--package", &target.package, "--bench", &target.bench])
+    .args(["--color", crate::terminal::cargo_color()])
+    .args(settings.lock.args());
     for c in &settings.config {
         cmd.arg("--config").arg(c);
     }
-    if settings.no_default_features {
-        cmd.arg("--no-default-features");
-    }
-    if !settings.features.is_empty() {
-        cmd.arg("--features").arg(settings.features.join(","));
-    }
+    cmd.args(feature_args(
+        &settings.features,
+        settings.all_features,
+        settings.no_default_features,
+    ));
     if let Some(t) = &settings.target_triple {
         cmd.args(["--target", t]);
     }
@@ -468,53 +605,64 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
     // After `--`: for the bench target only (its dependencies' objects are already in their
     // rlibs, which the link command names).
     cmd.args(["--", "-C", "save-temps", "--print", "link-args"]);
+    let env_profile = profile_env_name(profile);
     cmd.env("CARGO_TARGET_DIR", &target_dir)
-        .env("CARGO_PROFILE_BENCH_DEBUG", "line-tables-only")
-        .env("CARGO_PROFILE_BENCH_STRIP", "none")
+        .env(
+            format!("CARGO_PROFILE_{env_profile}_DEBUG"),
+            "line-tables-only",
+        )
+        .env(format!("CARGO_PROFILE_{env_profile}_STRIP"), "none")
         .stdout(Stdio::piped())
         .stderr(if settings.capture_stderr {
             Stdio::piped()
         } else {
             Stdio::inherit()
         });
-    let out = cmd
-        .output()
-        .context("cannot run `cargo rustc`: is cargo installed and on PATH?")?;
+    let out = if settings.capture_stderr && settings.echo_stderr {
+        crate::build_output::output_echoing_stderr(&mut cmd)
+    } else {
+        cmd.output()
+    }
+    .context("cannot run `cargo rustc`: is cargo installed and on PATH?")?;
     if !out.status.success() {
+        // Kept without colour: it goes into error messages and the variant matrix's JSON.
+        let stderr = String::from_utf8_lossy(&out.stderr);
         return Err(BuildError {
             status: out.status.to_string(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stderr: anstream::adapter::strip_str(&stderr).to_string(),
         }
         .into());
     }
-    let stdout = String::from_utf8_lossy(&out.stdout);
     let (mut compiled, mut fresh, mut exe, mut bench_fresh) = (0, 0, None, true);
     // rustc's printed link command: the one line of stdout that is not a JSON message.
     let mut link = None;
-    for line in stdout.lines() {
-        let Ok(msg) = serde_json::from_str::<ArtifactMessage>(line) else {
-            if !line.starts_with('{') && line.contains("\"-o\"") {
-                link = Some(line);
+    for msg in Message::parse_stream(out.stdout.as_slice()) {
+        let msg = msg.context("cannot read `cargo rustc`'s output")?;
+        let artifact = match msg {
+            Message::TextLine(line) => {
+                if !line.starts_with('{') && line.contains("\"-o\"") {
+                    link = Some(line);
+                }
+                continue;
             }
-            continue;
+            Message::CompilerArtifact(a) => a,
+            _ => continue,
         };
-        if msg.reason != "compiler-artifact" {
-            continue;
-        }
-        if msg.fresh == Some(true) {
+        if artifact.fresh {
             fresh += 1;
         } else {
             compiled += 1;
         }
-        if let (Some(t), Some(e)) = (msg.target, msg.executable) {
-            if t.name == target.bench && t.kind.iter().any(|k| k == "bench") {
-                exe = Some(e);
-                bench_fresh = msg.fresh == Some(true);
+        if let Some(e) = artifact.executable {
+            let t = &artifact.target;
+            if t.name == target.bench && t.is_kind(TargetKind::Bench) {
+                exe = Some(e.into_std_path_buf());
+                bench_fresh = artifact.fresh;
             }
         }
     }
     if let (Some(exe), false) = (&exe, bench_fresh) {
-        keep_link_command(exe, link);
+        keep_link_command(exe, link.as_deref());
     }
     match exe {
         Some(exe) => Ok(Built {
@@ -529,9 +677,34 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
     }
 }
 
+/// Cargo's built-in profiles: every other must be defined with `inherits`.
+const BUILT_IN_PROFILES: [&str; 4] = ["dev", "release", "test", "bench"];
+
+/// For a failed build with a profile of the user's own: what cargo's complaint about a missing
+/// `inherits` means here. costbench sets the profile's `debug` and `strip` (through
+/// `CARGO_PROFILE_<NAME>_*`), which to cargo makes an undefined profile look defined but
+/// incomplete.
+fn profile_hint(profile: &str, stderr: &str) -> String {
+    if BUILT_IN_PROFILES.contains(&profile) || !(stderr.is_empty() || stderr.contains("inherits")) {
+        return String::new();
+    }
+    format!(
+        "\nhint: --profile {profile} must be defined in the workspace's Cargo.toml (or a cargo \
+         config) as [profile.{profile}] with `inherits = \"bench\"` (or another profile)"
+    )
+}
+
+/// A profile's name as cargo's `CARGO_PROFILE_<name>_<KEY>` variables spell it: upper case,
+/// `-` as `_`.
+fn profile_env_name(profile: &str) -> String {
+    profile.to_ascii_uppercase().replace('-', "_")
+}
+
 /// After the bench target was compiled: stores its link command beside `exe` (or removes a stale
 /// one when rustc printed none), and deletes what `-C save-temps` keeps that no relink needs: the
-/// LLVM bitcode (tens of megabytes) and the temporary directories of earlier compilations.
+/// LLVM bitcode (tens of megabytes) and the temporary directories of earlier compilations that
+/// no kept link command (this executable's or another's in the same directory, built with other
+/// features or another profile) links from.
 fn keep_link_command(exe: &Path, link: Option<&str>) {
     let file = crate::run::layout::link_args_path(exe);
     // Best effort: without the file, layouts are off with a note saying why.
@@ -545,7 +718,18 @@ fn keep_link_command(exe: &Path, link: Option<&str>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    for e in entries.flatten() {
+    let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
+    // Every kept link command in this directory, this build's and those of other builds of the
+    // bench target (other features or profiles give other executables in the same `deps/`):
+    // a temporary directory any of them links from must stay.
+    let suffix = crate::run::layout::LINK_ARGS_SUFFIX;
+    let mut commands: Vec<String> = link.iter().map(|l| l.to_string()).collect();
+    for e in &entries {
+        if e.file_name().to_string_lossy().ends_with(suffix) {
+            commands.extend(std::fs::read_to_string(e.path()).ok());
+        }
+    }
+    for e in entries {
         let path = e.path();
         let Some(n) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
@@ -554,7 +738,10 @@ fn keep_link_command(exe: &Path, link: Option<&str>) {
             let _ = std::fs::remove_file(&path);
         } else if n.starts_with("rustc")
             && e.file_type().is_ok_and(|t| t.is_dir())
-            && link.is_some_and(|l| !l.contains(&*path.to_string_lossy()))
+            && link.is_some()
+            && !commands
+                .iter()
+                .any(|l| l.contains(&*path.to_string_lossy()))
         {
             let _ = std::fs::remove_dir_all(&path);
         }
@@ -602,6 +789,35 @@ mod tests {
             "llvm-args=-align-all-functions=5".to_string(),
         ];
         assert!(CodeAlign::CacheLine.flags(&user).is_empty());
+    }
+
+    #[test]
+    fn the_users_cargo_flags_become_cargos_arguments() {
+        let flags = CargoFlags {
+            features: vec!["extra".into(), "costbench/mimalloc".into()],
+            all_features: true,
+            no_default_features: true,
+            profile: Some("bench-lto".into()),
+            lock: LockFlags {
+                locked: true,
+                offline: false,
+                frozen: true,
+            },
+        };
+        assert_eq!(
+            flags.feature_args(),
+            [
+                "--all-features",
+                "--no-default-features",
+                "--features",
+                "extra,costbench/mimalloc"
+            ]
+        );
+        assert_eq!(flags.lock.args(), ["--locked", "--frozen"]);
+        assert_eq!(flags.profile(), "bench-lto");
+        assert_eq!(profile_env_name(flags.profile()), "BENCH_LTO");
+        assert_eq!(CargoFlags::default().profile(), "bench");
+        assert!(CargoFlags::default().feature_args().is_empty());
     }
 
     fn meta() -> Metadata {

@@ -48,12 +48,24 @@ fn host() -> Host {
         .ok()
         .map(|s| s.trim().to_string());
     Host {
+        name: host_name(),
         cpu,
         cores: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
         os,
         kernel,
         arch: std::env::consts::ARCH.to_string(),
     }
+}
+
+/// The host name (the kernel's, as `hostname` prints it): which machine measured a run. CI
+/// runners get a fresh name per job, so wall time of two jobs is never compared as if from one
+/// machine.
+fn host_name() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .filter(|s| !s.is_empty())
 }
 
 fn git(dir: &Path) -> Option<Git> {

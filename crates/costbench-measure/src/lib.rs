@@ -13,6 +13,7 @@
 //! of history or of reports: it returns records, and the caller decides what to print and store.
 //! Its only output of its own is progress and warnings on stderr.
 
+pub mod build_output;
 pub mod cargo;
 pub mod census;
 pub mod config;
@@ -20,4 +21,5 @@ pub mod environment;
 pub mod measure;
 pub mod miri;
 pub mod run;
+pub mod terminal;
 pub mod variants;

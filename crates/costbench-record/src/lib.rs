@@ -5,7 +5,8 @@
 //! per-op figures, Miri's report; [`profile`]: a callgrind profile's per-function costs), the
 //! descriptive summary every wall-time figure carries ([`stats`]), the spelling of numbers
 //! shared by verdicts and reports ([`fmt`]), which listed scenarios a filter selects
-//! ([`selection`]), the plain data of the census of a binary ([`census`]) of the history of runs
+//! ([`selection`]), which shard of a sharded run measures which scenario ([`shard`]), how
+//! the shards' output directories become one run ([`merge`]), the plain data of the census of a binary ([`census`]) of the history of runs
 //! ([`history`]) and of a build variant ([`variant`]), and the output directory: writing `run.json` and its CSV files atomically
 //! and reading `run.json` back with its schema checks ([`output`]).
 //!
@@ -21,10 +22,12 @@
 pub mod census;
 pub mod fmt;
 pub mod history;
+pub mod merge;
 pub mod model;
 pub mod output;
 pub mod profile;
 pub mod selection;
+pub mod shard;
 pub mod stats;
 pub mod variant;
 

@@ -289,62 +289,117 @@ pub fn file_stem(id: &str) -> String {
     s
 }
 
+/// A CSV writer into memory (the `csv` crate): fields quoted only where CSV needs it (a comma, a
+/// quote, a line break), which leaves every file byte for byte as ci-bench writes it unless a
+/// name needs quoting; rows of any length (`walltime.csv` has one column per sample).
+fn csv_writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .flexible(true)
+        .from_writer(Vec::new())
+}
+
+/// Writes one row; writing into memory cannot fail.
+fn csv_row<I, F>(w: &mut csv::Writer<Vec<u8>>, row: I)
+where
+    I: IntoIterator<Item = F>,
+    F: AsRef<[u8]>,
+{
+    w.write_record(row)
+        .expect("a CSV row is written into memory");
+}
+
+/// The text written: UTF-8, since every field was a `str`.
+fn csv_text(w: csv::Writer<Vec<u8>>) -> String {
+    let bytes = w.into_inner().expect("a CSV flush into memory cannot fail");
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
+}
+
 /// `name,count` per measured id, as rustls's ci-bench writes it (names hold no commas: the
-/// library refuses them).
+/// library refuses them; a name with a quote in it is quoted, as CSV says).
 pub fn icounts_csv(run: &RunRecord) -> String {
-    let mut s = String::new();
+    let mut w = csv_writer();
     for r in &run.results {
         if let Some(ic) = &r.icount {
-            let _ = writeln!(s, "{},{}", r.id, ic.ir);
+            csv_row(&mut w, [r.id.clone(), ic.ir.to_string()]);
         }
     }
-    s
+    csv_text(w)
 }
 
 /// `name,ns_1,...,ns_N`: per-iteration nanoseconds of each sample.
 pub fn walltime_csv(run: &RunRecord) -> String {
-    let mut s = String::new();
+    let mut w = csv_writer();
     for r in &run.results {
-        if let Some(w) = &r.walltime {
-            s.push_str(&r.id);
-            for ns in &w.iteration_ns {
-                let _ = write!(s, ",{}", (ns * 1000.0).round() / 1000.0);
-            }
-            s.push('\n');
+        if let Some(wt) = &r.walltime {
+            let row = std::iter::once(r.id.clone()).chain(
+                wt.iteration_ns
+                    .iter()
+                    .map(|ns| ((ns * 1000.0).round() / 1000.0).to_string()),
+            );
+            csv_row(&mut w, row);
         }
     }
-    s
+    csv_text(w)
 }
 
 /// `counters.csv`: `name,source,counter,total,per_op`, where source is `simulated` (callgrind's
 /// model) or `hardware` (perf_event_open; total scaled for multiplexing).
 pub fn counters_csv(run: &RunRecord) -> String {
-    let mut s = String::from("name,source,counter,total,per_op\n");
+    let mut w = csv_writer();
+    csv_row(&mut w, ["name", "source", "counter", "total", "per_op"]);
     for r in &run.results {
         if let Some(c) = &r.counters.cache {
             for (k, v) in &c.totals {
-                let _ = writeln!(s, "{},simulated,{k},{v},{}", r.id, c.per_op[k]);
+                let row = [
+                    &r.id,
+                    "simulated",
+                    k,
+                    &v.to_string(),
+                    &c.per_op[k].to_string(),
+                ];
+                csv_row(&mut w, row);
             }
         }
         if let Some(p) = &r.counters.perf {
             for c in &p.counters {
-                let _ = writeln!(s, "{},hardware,{},{},{}", r.id, c.name, c.scaled, c.per_op);
+                let row = [
+                    &r.id,
+                    "hardware",
+                    &c.name,
+                    &c.scaled.to_string(),
+                    &c.per_op.to_string(),
+                ];
+                csv_row(&mut w, row);
             }
             if let Some(ipc) = p.ipc {
-                let _ = writeln!(s, "{},hardware,ipc,{ipc},{ipc}", r.id);
+                let ipc = ipc.to_string();
+                csv_row(&mut w, [&r.id, "hardware", "ipc", &ipc, &ipc]);
             }
         }
     }
-    s
+    csv_text(w)
 }
 
 /// `memory.csv`: one line per measured id with allocation counts per op, the body's peak live
 /// bytes, the process's max RSS and DHAT's whole-process totals (empty cells when not measured).
 pub fn memory_csv(run: &RunRecord) -> String {
-    let mut s = String::from(
-        "name,allocator,allocs_per_op,deallocs_per_op,reallocs_per_op,bytes_allocated_per_op,\
-         peak_live_bytes,max_rss_kib,dhat_total_bytes,dhat_total_blocks,dhat_peak_bytes,\
-         dhat_peak_blocks\n",
+    let mut w = csv_writer();
+    csv_row(
+        &mut w,
+        [
+            "name",
+            "allocator",
+            "allocs_per_op",
+            "deallocs_per_op",
+            "reallocs_per_op",
+            "bytes_allocated_per_op",
+            "peak_live_bytes",
+            "max_rss_kib",
+            "dhat_total_bytes",
+            "dhat_total_blocks",
+            "dhat_peak_bytes",
+            "dhat_peak_blocks",
+        ],
     );
     for r in &run.results {
         let (m, d) = (&r.counters.memory, &r.counters.dhat);
@@ -353,24 +408,25 @@ pub fn memory_csv(run: &RunRecord) -> String {
         }
         let a = m.as_ref().and_then(|m| m.allocations.as_ref());
         let opt = |v: Option<String>| v.unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            r.id,
-            opt(m.as_ref().map(|m| m.allocator.clone())),
-            opt(a.map(|a| a.allocs_per_op.to_string())),
-            opt(a.map(|a| a.deallocs_per_op.to_string())),
-            opt(a.map(|a| a.reallocs_per_op.to_string())),
-            opt(a.map(|a| a.bytes_allocated_per_op.to_string())),
-            opt(a.map(|a| a.peak_live_bytes.to_string())),
-            opt(m.as_ref().map(|m| m.max_rss_kib.to_string())),
-            opt(d.as_ref().map(|d| d.total_bytes.to_string())),
-            opt(d.as_ref().map(|d| d.total_blocks.to_string())),
-            opt(d.as_ref().map(|d| d.peak_bytes.to_string())),
-            opt(d.as_ref().map(|d| d.peak_blocks.to_string())),
+        csv_row(
+            &mut w,
+            [
+                r.id.clone(),
+                opt(m.as_ref().map(|m| m.allocator.clone())),
+                opt(a.map(|a| a.allocs_per_op.to_string())),
+                opt(a.map(|a| a.deallocs_per_op.to_string())),
+                opt(a.map(|a| a.reallocs_per_op.to_string())),
+                opt(a.map(|a| a.bytes_allocated_per_op.to_string())),
+                opt(a.map(|a| a.peak_live_bytes.to_string())),
+                opt(m.as_ref().map(|m| m.max_rss_kib.to_string())),
+                opt(d.as_ref().map(|d| d.total_bytes.to_string())),
+                opt(d.as_ref().map(|d| d.total_blocks.to_string())),
+                opt(d.as_ref().map(|d| d.peak_bytes.to_string())),
+                opt(d.as_ref().map(|d| d.peak_blocks.to_string())),
+            ],
         );
     }
-    s
+    csv_text(w)
 }
 
 #[cfg(test)]
@@ -461,6 +517,40 @@ mod tests {
         assert!(
             format!("{e:#}").contains("cannot create output directory"),
             "{e:#}"
+        );
+    }
+
+    /// Issue 16: a name beginning with `"` (or holding one, or a comma) broke every CSV reader;
+    /// each file now quotes such a field as CSV says, and a CSV reader reads the name back whole.
+    #[test]
+    fn issue_16_a_name_with_a_quote_survives_every_csv_file() {
+        use crate::testing::{with_memory, with_walltime};
+        let odd = "\"quoted\" start, and a comma";
+        let mut scenario_ = with_memory(with_walltime(scenario(odd), &[1.5, 2.0]), 3);
+        scenario_.icount = with_icount(scenario(odd), 7.0).icount;
+        let run = record("r", vec![scenario_, with_icount(scenario("plain"), 5.0)]);
+        for (file, text) in [
+            ("icounts.csv", icounts_csv(&run)),
+            ("walltime.csv", walltime_csv(&run)),
+            ("memory.csv", memory_csv(&run)),
+        ] {
+            assert!(
+                text.contains("\"\"\"quoted\"\" start, and a comma\","),
+                "{file}: {text}"
+            );
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .flexible(true)
+                .from_reader(text.as_bytes());
+            let names: Vec<String> = reader
+                .records()
+                .map(|r| r.unwrap()[0].to_string())
+                .collect();
+            assert!(names.iter().any(|n| n == odd), "{file}: {names:?}");
+        }
+        assert!(
+            icounts_csv(&run).contains("\nplain,"),
+            "plain names stay bare"
         );
     }
 

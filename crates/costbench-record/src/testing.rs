@@ -32,6 +32,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
             rustc: None,
             valgrind: None,
             host: Host {
+                name: None,
                 cpu: None,
                 cores: 1,
                 os: None,
@@ -52,10 +53,16 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
             samples: None,
             walltime_cpu: None,
             code_align: None,
+            features: Vec::new(),
+            all_features: false,
+            no_default_features: false,
+            profile: None,
         },
         skipped: vec![],
         harness_residual_ir: None,
         results,
+        shard: None,
+        merged: None,
     }
 }
 

@@ -6,14 +6,24 @@ use crate::gate::Gate;
 
 /// The gate's verdict for the terminal, after the comparison table.
 pub fn terminal(gate: &Gate) -> String {
+    terminal_styled(gate, crate::style::Styling::Plain)
+}
+
+/// [`terminal`], with "passed" in green and "FAILED" in red as `styling` says.
+pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     if gate.passed() {
-        out.push_str("\ncheck: passed\n");
+        let _ = writeln!(
+            out,
+            "\ncheck: {}",
+            styling.paint(crate::style::GOOD, "passed")
+        );
     } else {
         let _ = writeln!(
             out,
-            "\ncheck: FAILED, {} violation(s):",
+            "\ncheck: {}, {} violation(s):",
+            styling.paint(crate::style::BAD, "FAILED"),
             gate.violations.len()
         );
         for v in &gate.violations {

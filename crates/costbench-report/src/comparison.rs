@@ -7,6 +7,7 @@
 use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
 use crate::escape::clean;
 use crate::fmt::{fmt_change, fmt_delta, fmt_threshold};
+use crate::style::Styling;
 use crate::table::{Align, TextTable};
 use std::fmt::Write as _;
 
@@ -14,6 +15,12 @@ use std::fmt::Write as _;
 /// a count of the unchanged rows, then the unresolved and placement rows with their reasons
 /// (never gated), then missing, new, failed and changed scenarios.
 pub fn terminal(c: &Comparison) -> String {
+    terminal_styled(c, Styling::Plain)
+}
+
+/// [`terminal`], with the verdicts coloured as `styling` says (regression red, improvement
+/// green, unresolved yellow, placement cyan).
+pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "baseline:  {}", clean(&c.base.describe()));
     let _ = writeln!(out, "candidate: {}", clean(&c.cand.describe()));
@@ -44,7 +51,7 @@ pub fn terminal(c: &Comparison) -> String {
                 inst.fmt_value(r.base),
                 inst.fmt_value(r.cand),
                 fmt_change(r.change_pct),
-                r.verdict.name().into(),
+                styling.verdict(r.verdict, r.verdict.name()),
                 reason,
             ]);
         }
@@ -83,10 +90,11 @@ pub fn terminal(c: &Comparison) -> String {
             if let [r] = rows[..] {
                 let _ = writeln!(
                     out,
-                    "  {} ({}) {} {verdict}: {reason}",
+                    "  {} ({}) {} {}: {reason}",
                     clean(&r.id),
                     r.instrument,
-                    fmt_change(r.change_pct)
+                    fmt_change(r.change_pct),
+                    styling.verdict(verdict, &verdict.to_string())
                 );
             } else {
                 let ids: Vec<String> = rows
@@ -95,9 +103,10 @@ pub fn terminal(c: &Comparison) -> String {
                     .collect();
                 let _ = writeln!(
                     out,
-                    "  {} {} rows {verdict}: {reason}\n    {}",
+                    "  {} {} rows {}: {reason}\n    {}",
                     rows.len(),
                     rows[0].instrument,
+                    styling.verdict(verdict, &verdict.to_string()),
                     ids.join(", ")
                 );
             }
@@ -238,7 +247,31 @@ mod tests {
                 with_failure(scenario("broken"), "icount", "panicked"),
             ],
         );
-        let t = terminal(&compare(&base, &cand, &CompareOptions::default()));
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        let t = terminal(&cmp);
+        // Coloured: regression red, improvement green, and once the colours are taken out, the
+        // same text, columns aligned as in the plain table.
+        let styled = terminal_styled(&cmp, Styling::Ansi);
+        assert!(
+            styled.contains("\x1b[1m\x1b[31mregression\x1b[0m"),
+            "{styled}"
+        );
+        assert!(
+            styled.contains("\x1b[1m\x1b[32mimprovement\x1b[0m"),
+            "{styled}"
+        );
+        let mut stripped = String::new();
+        let mut in_escape = false;
+        for ch in styled.chars() {
+            match (in_escape, ch) {
+                (false, '\x1b') => in_escape = true,
+                (true, 'm') => in_escape = false,
+                (false, _) => stripped.push(ch),
+                (true, _) => {}
+            }
+        }
+        assert_eq!(stripped, t);
+        assert!(!t.contains('\x1b'), "plain has no colour: {t}");
         let slow = t.find("slow ").expect("slow row");
         let fast = t.find("fast ").expect("fast row");
         assert!(slow < fast, "largest change first:\n{t}");

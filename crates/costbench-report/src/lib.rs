@@ -1,8 +1,10 @@
 //! Reports of costbench: pure functions from run records ([`terminal`], [`counters`], [`bmf`]),
-//! comparisons and the gate's verdict ([`comparison`], [`markdown`], [`check`]), history
+//! comparisons and the gate's verdict ([`comparison`], [`markdown`], [`check`], JUnit XML in
+//! [`junit`], GitHub Actions' workflow commands in [`github`]), history
 //! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report ([`miri`]) to text, and the
 //! self-contained HTML page ([`html`]). [`table`] aligns terminal tables; [`escape`] keeps
-//! recorded strings from breaking the terminal.
+//! recorded strings from breaking the terminal; [`style`] colours terminal text when the caller
+//! asks for it.
 //!
 //! Every function here takes `costbench-record`'s model and `costbench-judge`'s verdicts and
 //! returns a `String` (or a JSON value). Nothing here reads files, spawns processes, reads
@@ -18,10 +20,13 @@ pub mod check;
 pub mod comparison;
 pub mod counters;
 pub mod escape;
+pub mod github;
 pub mod history;
 pub mod html;
+pub mod junit;
 pub mod markdown;
 pub mod miri;
+pub mod style;
 pub mod table;
 pub mod terminal;
 pub mod variants;

@@ -6,7 +6,7 @@
 //! caller's; nothing here prints.
 //!
 //! Widths are counted in `char`s, as Rust's own `{:<w$}` padding counts them, so a `µs` cell
-//! lines up with ASCII ones in a terminal.
+//! lines up with ASCII ones in a terminal; colour sequences ([`crate::style`]) count nothing.
 
 /// How a column's cells are padded to its width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +89,7 @@ impl TextTable {
                     widths.resize(cells.len(), 0);
                 }
                 for (w, cell) in widths.iter_mut().zip(cells) {
-                    *w = (*w).max(cell.chars().count());
+                    *w = (*w).max(crate::style::visible_len(cell));
                 }
             }
         }
@@ -111,7 +111,7 @@ impl TextTable {
                         if k > 0 {
                             out.push_str("  ");
                         }
-                        let pad = " ".repeat(widths[k] - cell.chars().count());
+                        let pad = " ".repeat(widths[k] - crate::style::visible_len(cell));
                         match self.align.get(k).copied().unwrap_or(Align::Right) {
                             Align::Left if k == last => out.push_str(cell),
                             Align::Left => {

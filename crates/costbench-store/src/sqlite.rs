@@ -1,55 +1,25 @@
 //! The embedded SQLite store (rusqlite with SQLite bundled).
 //!
-//! WAL journaling and a generous busy timeout let several processes record at once; every run is
-//! written in one transaction, so a killed writer leaves either the whole run or none of it. A
-//! `meta` table marks the file as a costbench history, so that pointing `--db` at some other
-//! database is refused instead of modified.
+//! Several processes may record at once (the CI jobs of one machine, or `costbench import` in a
+//! loop): WAL journaling lets readers go on while one writes, a generous busy timeout makes
+//! writers queue instead of failing, and every run is written in one `BEGIN IMMEDIATE`
+//! transaction (the write lock taken up front, so that two writers never deadlock upgrading a
+//! read), so a killed writer leaves either the whole run or none of it. A `meta` table marks the
+//! file as a costbench history, so that pointing `--db` at some other database is refused instead
+//! of modified; the schema is versioned by [`crate::migrations`].
 
 use super::{Metric, RunQuery, RunSummary, SeriesPoint, Store};
+use crate::migrations::{self, LATEST, MIGRATIONS};
 use crate::model::{self, RunRecord};
 use anyhow::{bail, Context, Result};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const APPLICATION: &str = "costbench-history";
-const DB_SCHEMA_VERSION: i64 = 1;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-    run_id       TEXT PRIMARY KEY,
-    started_at   TEXT NOT NULL,
-    commit_sha   TEXT,
-    branch       TEXT,
-    dirty        INTEGER NOT NULL,
-    variant      TEXT NOT NULL,
-    package      TEXT NOT NULL,
-    bench        TEXT NOT NULL,
-    tool_version TEXT NOT NULL,
-    rustc        TEXT,
-    valgrind     TEXT,
-    host_cpu     TEXT,
-    record       TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS runs_by_branch ON runs (branch, variant, started_at);
-CREATE TABLE IF NOT EXISTS results (
-    run_id      TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-    scenario_id TEXT NOT NULL,
-    metric      TEXT NOT NULL,
-    per_op      REAL NOT NULL,
-    ops         INTEGER NOT NULL,
-    unit        TEXT NOT NULL,
-    PRIMARY KEY (run_id, scenario_id, metric)
-);
-CREATE INDEX IF NOT EXISTS results_by_id ON results (scenario_id, metric);
-CREATE TABLE IF NOT EXISTS samples (
-    run_id       TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-    scenario_id  TEXT NOT NULL,
-    iteration_ns TEXT NOT NULL,
-    PRIMARY KEY (run_id, scenario_id)
-);
-";
+/// An SQL expression for "now" as RFC 3339 UTC, like the run records' own times.
+const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
 /// The history in one SQLite file (the default store).
 #[derive(Debug)]
@@ -59,7 +29,7 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens (creating if needed) the history database at `path`.
+    /// Opens (creating if needed) the history database at `path`, migrating an older schema.
     pub fn open(path: &Path) -> Result<SqliteStore> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
@@ -80,17 +50,23 @@ impl SqliteStore {
     }
 
     fn init(&self, existed: bool) -> Result<()> {
-        if existed {
-            // Look before touching: a database that is not ours must stay as it was.
-            let has_meta: bool = self
-                .conn
+        // A file with no tables yet is new, even when it is not empty: another process creating
+        // the same history at this moment may have written its header and not yet committed its
+        // tables (reading it as foreign would fail that job).
+        let tables: i64 = if existed {
+            self.conn
                 .query_row(
-                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
                     [],
-                    |r| r.get::<_, i64>(0),
+                    |r| r.get(0),
                 )
-                .map(|n| n > 0)
-                .context("not an SQLite database")?;
+                .context("not an SQLite database")?
+        } else {
+            0
+        };
+        if tables > 0 {
+            // Look before touching: a database that is not ours must stay as it was.
+            let has_meta = table_exists(&self.conn, "meta")?;
             let app: Option<String> = if has_meta {
                 self.conn
                     .query_row(
@@ -105,38 +81,114 @@ impl SqliteStore {
             if app.as_deref() != Some(APPLICATION) {
                 bail!("not a costbench history database (no costbench marker); choose another --db path");
             }
-            let version: i64 = self
-                .conn
-                .query_row(
-                    "SELECT value FROM meta WHERE key = 'schema_version'",
-                    [],
-                    |r| r.get::<_, String>(0),
-                )?
-                .parse()
-                .context("unreadable schema_version in meta")?;
-            if version > DB_SCHEMA_VERSION {
-                bail!(
-                    "written by a newer costbench (history schema {version}; this costbench reads up to {DB_SCHEMA_VERSION})"
-                );
+            // A newer schema is refused before anything (even the journal mode) is changed.
+            let version = schema_version(&self.conn)?;
+            if version > LATEST {
+                return Err(migrations::too_new(version));
             }
         }
         self.conn
             .pragma_update(None, "journal_mode", "WAL")
             .context("cannot switch to WAL journaling")?;
         self.conn.pragma_update(None, "foreign_keys", "ON")?;
-        self.conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {SCHEMA}
-             INSERT OR IGNORE INTO meta (key, value) VALUES ('application', '{APPLICATION}');
-             INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{DB_SCHEMA_VERSION}');
-             COMMIT;"
-        ))?;
+        if schema_version(&self.conn)? < LATEST {
+            self.migrate()?;
+        }
         Ok(())
+    }
+
+    /// Applies the missing migrations in one transaction holding the write lock, after reading
+    /// the version again under it: another process may have migrated meanwhile.
+    fn migrate(&self) -> Result<()> {
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        let current = schema_version(&tx)?;
+        if current > LATEST {
+            return Err(migrations::too_new(current));
+        }
+        let tracked = table_exists(&tx, "schema_migrations")?;
+        tx.execute_batch(&format!(
+            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             {};",
+            migrations::TABLE
+        ))?;
+        if !tracked {
+            // A file from before migrations were tracked: its `meta` version was applied.
+            for m in MIGRATIONS.iter().filter(|m| m.version <= current) {
+                tx.execute(
+                    "INSERT INTO schema_migrations (version, description, applied_at)
+                     VALUES (?1, ?2, 'before migrations were tracked')",
+                    params![m.version, m.description],
+                )?;
+            }
+        }
+        for m in MIGRATIONS.iter().filter(|m| m.version > current) {
+            tx.execute_batch(m.sqlite)
+                .with_context(|| format!("migration {} ({})", m.version, m.description))?;
+            tx.execute(
+                &format!(
+                    "INSERT INTO schema_migrations (version, description, applied_at)
+                     VALUES (?1, ?2, {NOW})"
+                ),
+                params![m.version, m.description],
+            )?;
+        }
+        tx.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('application', ?1)",
+            [APPLICATION],
+        )?;
+        // Kept for costbench releases from before `schema_migrations`, which read this row and
+        // refuse a newer database instead of misreading it.
+        tx.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)",
+            [LATEST.to_string()],
+        )?;
+        tx.commit().context("cannot migrate the history schema")
+    }
+
+    /// The schema version: the newest applied migration (0 for a new file).
+    pub fn schema_version(&self) -> Result<i64> {
+        schema_version(&self.conn)
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
+/// The newest applied migration; for a file from before `schema_migrations`, its `meta` row.
+fn schema_version(conn: &Connection) -> Result<i64> {
+    if table_exists(conn, "schema_migrations")? {
+        let v: Option<i64> =
+            conn.query_row("SELECT max(version) FROM schema_migrations", [], |r| {
+                r.get(0)
+            })?;
+        if let Some(v) = v {
+            return Ok(v);
+        }
+    }
+    if table_exists(conn, "meta")? {
+        let v: Option<String> = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(v) = v {
+            return v.parse().context("unreadable schema_version in meta");
+        }
+    }
+    Ok(0)
 }
 
 fn where_clause(q: &RunQuery) -> (String, Vec<String>) {
@@ -162,77 +214,55 @@ impl Store for SqliteStore {
     fn record(&self, run: &RunRecord) -> Result<()> {
         let json = serde_json::to_string(run).expect("a run record always serialises");
         let git = run.environment.git.as_ref();
-        // An unchecked transaction: &self is enough, and rusqlite rolls back on drop.
-        let tx = self.conn.unchecked_transaction()?;
-        tx.execute("DELETE FROM runs WHERE run_id = ?1", [&run.run_id])?;
-        tx.execute(
-            "INSERT INTO runs (run_id, started_at, commit_sha, branch, dirty, variant, package, bench,
-                               tool_version, rustc, valgrind, host_cpu, record)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            params![
-                run.run_id,
-                run.started_at,
-                git.map(|g| &g.commit),
-                git.and_then(|g| g.branch.as_ref()),
-                git.is_some_and(|g| g.dirty),
-                run.variant,
-                run.suite.package,
-                run.suite.bench,
-                run.tool.version,
-                run.environment.rustc,
-                run.environment.valgrind,
-                run.environment.host.cpu,
-                json,
-            ],
-        )?;
-        {
-            let mut res = tx.prepare(
-                "INSERT INTO results (run_id, scenario_id, metric, per_op, ops, unit)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        let (rows, samples) = crate::index_rows(run);
+        let write = || -> Result<()> {
+            // The write lock up front (IMMEDIATE): concurrent writers queue on the busy timeout.
+            // Rolled back on drop, so an error leaves nothing half-written.
+            let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+            // Replacing (ON DELETE CASCADE drops the old index rows) makes a repeated import
+            // idempotent.
+            tx.execute("DELETE FROM runs WHERE run_id = ?1", [&run.run_id])?;
+            tx.execute(
+                &format!(
+                    "INSERT INTO runs (run_id, started_at, commit_sha, branch, dirty, variant, package,
+                                       bench, tool_version, rustc, valgrind, host_cpu, record, recorded_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, {NOW})"
+                ),
+                params![
+                    run.run_id,
+                    run.started_at,
+                    git.map(|g| &g.commit),
+                    git.and_then(|g| g.branch.as_ref()),
+                    git.is_some_and(|g| g.dirty),
+                    run.variant,
+                    run.suite.package,
+                    run.suite.bench,
+                    run.tool.version,
+                    run.environment.rustc,
+                    run.environment.valgrind,
+                    run.environment.host.cpu,
+                    json,
+                ],
             )?;
-            let mut samples = tx.prepare(
-                "INSERT INTO samples (run_id, scenario_id, iteration_ns) VALUES (?1, ?2, ?3)",
-            )?;
-            for r in &run.results {
-                let ops = i64::try_from(r.ops).unwrap_or(i64::MAX);
-                for (metric, value) in Metric::counters(r) {
-                    res.execute(params![
-                        run.run_id,
-                        r.id,
-                        metric.as_str(),
-                        value,
-                        ops,
-                        r.unit
-                    ])?;
+            {
+                let mut res = tx.prepare(
+                    "INSERT INTO results (run_id, scenario_id, metric, per_op, ops, unit)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )?;
+                for (id, metric, value, ops, unit) in &rows {
+                    res.execute(params![run.run_id, id, metric, value, ops, unit])?;
                 }
-                if let Some(i) = &r.icount {
-                    res.execute(params![
-                        run.run_id,
-                        r.id,
-                        "icount",
-                        i.ir_per_op,
-                        ops,
-                        r.unit
-                    ])?;
-                }
-                if let Some(w) = &r.walltime {
-                    res.execute(params![
-                        run.run_id,
-                        r.id,
-                        "walltime",
-                        w.ns_per_op.median,
-                        ops,
-                        r.unit
-                    ])?;
-                    samples.execute(params![
-                        run.run_id,
-                        r.id,
-                        serde_json::to_string(&w.iteration_ns).expect("numbers serialise")
-                    ])?;
+                let mut ins = tx.prepare(
+                    "INSERT INTO samples (run_id, scenario_id, iteration_ns) VALUES (?1, ?2, ?3)",
+                )?;
+                for (id, ns) in &samples {
+                    ins.execute(params![run.run_id, id, ns])?;
                 }
             }
-        }
-        tx.commit().with_context(|| {
+            tx.commit()?;
+            Ok(())
+        };
+        write().with_context(|| {
             format!(
                 "cannot record run {} in {}",
                 run.run_id,
@@ -269,10 +299,7 @@ impl Store for SqliteStore {
         let mut out = Vec::new();
         for row in rows {
             let (mut s, record) = row?;
-            if let Ok(rec) = serde_json::from_str::<RunRecord>(&record) {
-                s.scenarios = rec.results.len();
-                s.failures = rec.failed().count();
-            }
+            crate::summary_counts(&mut s, &record);
             out.push(s);
         }
         Ok(out)
@@ -339,122 +366,7 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::*;
-
-    pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> RunRecord {
-        RunRecord {
-            schema: crate::model::SCHEMA.into(),
-            schema_version: SCHEMA_VERSION,
-            run_id: run_id.into(),
-            started_at: started_at.into(),
-            finished_at: None,
-            interrupted: None,
-            tool: Tool {
-                name: "costbench".into(),
-                version: "0.1.0".into(),
-                protocol: 1,
-            },
-            suite: SuiteInfo {
-                package: "p".into(),
-                bench: "b".into(),
-                library_version: "0.1.0".into(),
-            },
-            variant: "default".into(),
-            environment: Environment {
-                rustc: None,
-                valgrind: None,
-                host: Host {
-                    cpu: None,
-                    cores: 2,
-                    os: None,
-                    kernel: None,
-                    arch: "x86_64".into(),
-                },
-                git: Some(Git {
-                    commit: format!("c{run_id}"),
-                    branch: Some(branch.into()),
-                    dirty: false,
-                }),
-            },
-            settings: Settings {
-                instruments: vec!["icount".into()],
-                filter: None,
-                jobs: 1,
-                timeout_secs: 1,
-                samples: None,
-                walltime_cpu: None,
-                code_align: None,
-            },
-            skipped: vec![],
-            harness_residual_ir: Some(2),
-            results: vec![ScenarioResult {
-                id: "s".into(),
-                scenario: "s".into(),
-                party: None,
-                ops: 10,
-                unit: "op".into(),
-                icount: Some(Icount {
-                    ir,
-                    ir_per_op: ir as f64 / 10.0,
-                    callgrind_out: "callgrind/s.out".into(),
-                    placement: None,
-                }),
-                walltime: None,
-                counters: Default::default(),
-                census: None,
-                failures: vec![],
-            }],
-        }
-    }
-
-    #[test]
-    fn records_lists_loads_and_queries_series() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = SqliteStore::open(&dir.path().join("h.sqlite")).unwrap();
-        db.record(&record("r1", "2026-01-01T00:00:00Z", "main", 100))
-            .unwrap();
-        db.record(&record("r2", "2026-01-02T00:00:00Z", "main", 110))
-            .unwrap();
-        db.record(&record("r3", "2026-01-03T00:00:00Z", "feature", 120))
-            .unwrap();
-        let all = db.runs(&RunQuery::default()).unwrap();
-        assert_eq!(
-            all.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(),
-            ["r3", "r2", "r1"]
-        );
-        let main = RunQuery {
-            branch: Some("main".into()),
-            ..RunQuery::default()
-        };
-        let s = db.series("s", Metric::Icount, &main).unwrap();
-        assert_eq!(s.iter().map(|p| p.per_op).collect::<Vec<_>>(), [10.0, 11.0]);
-        let last = RunQuery {
-            limit: Some(1),
-            ..main
-        };
-        assert_eq!(
-            db.series("s", Metric::Icount, &last).unwrap()[0].run_id,
-            "r2"
-        );
-        assert_eq!(
-            db.load("r2").unwrap(),
-            record("r2", "2026-01-02T00:00:00Z", "main", 110)
-        );
-        let e = db.load("nope").unwrap_err().to_string();
-        assert!(e.contains("no run with id \"nope\""), "{e}");
-        // Recording the same id again replaces it.
-        db.record(&record("r2", "2026-01-02T00:00:00Z", "main", 111))
-            .unwrap();
-        assert_eq!(db.runs(&RunQuery::default()).unwrap().len(), 3);
-        assert_eq!(
-            db.load("r2").unwrap().results[0]
-                .icount
-                .as_ref()
-                .unwrap()
-                .ir,
-            111
-        );
-    }
+    use crate::tests::record;
 
     #[test]
     fn foreign_databases_are_refused_and_left_alone() {
@@ -481,35 +393,72 @@ mod tests {
     }
 
     #[test]
-    fn parallel_writers_lose_nothing() {
+    fn old_files_are_migrated_and_newer_ones_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("h.sqlite");
-        SqliteStore::open(&p).unwrap();
-        let writers = 8;
-        let per_writer = 25;
-        std::thread::scope(|s| {
-            for w in 0..writers {
-                let p = &p;
-                s.spawn(move || {
-                    // Each writer has its own connection, as separate processes would.
-                    let db = SqliteStore::open(p).unwrap();
-                    for k in 0..per_writer {
-                        let id = format!("w{w}-{k}");
-                        db.record(&record(&id, "2026-01-01T00:00:00Z", "main", 100 + k))
-                            .unwrap();
-                    }
-                });
-            }
-        });
-        let db = SqliteStore::open(&p).unwrap();
-        assert_eq!(
-            db.runs(&RunQuery::default()).unwrap().len(),
-            (writers * per_writer) as usize
-        );
-        let n: i64 = db
-            .conn
-            .query_row("SELECT count(*) FROM results", [], |r| r.get(0))
+        let p = dir.path().join("v1.sqlite");
+        {
+            // A history as costbench wrote it before migrations were tracked: schema 1, a run.
+            let c = Connection::open(&p).unwrap();
+            c.execute_batch(&format!(
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 INSERT INTO meta VALUES ('application', '{APPLICATION}'), ('schema_version', '1');
+                 {}",
+                MIGRATIONS[0].sqlite
+            ))
             .unwrap();
-        assert_eq!(n, (writers * per_writer) as i64);
+            let run = record("old", "2026-01-01T00:00:00Z", "main", 100);
+            c.execute(
+                "INSERT INTO runs VALUES ('old', ?1, 'c', 'main', 0, 'default', 'p', 'b', '0.1.0',
+                                         NULL, NULL, NULL, ?2)",
+                params![run.started_at, serde_json::to_string(&run).unwrap()],
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO results VALUES ('old', 's', 'icount', 10.0, 10, 'op')",
+                [],
+            )
+            .unwrap();
+        }
+        let db = SqliteStore::open(&p).unwrap();
+        assert_eq!(db.schema_version().unwrap(), LATEST);
+        let applied: Vec<(i64, String)> = db
+            .conn
+            .prepare("SELECT version, applied_at FROM schema_migrations ORDER BY version")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(applied.len() as i64, LATEST);
+        assert_eq!(applied[0].1, "before migrations were tracked");
+        assert!(applied[1].1.starts_with("20"), "{applied:?}");
+        // The old run is still there, and new runs get the new column.
+        assert_eq!(db.load("old").unwrap().run_id, "old");
+        db.record(&record("new", "2026-01-02T00:00:00Z", "main", 110))
+            .unwrap();
+        let recorded: Option<String> = db
+            .conn
+            .query_row(
+                "SELECT recorded_at FROM runs WHERE run_id = 'new'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(recorded.is_some_and(|t| t.ends_with('Z')));
+        drop(db);
+
+        // A database from a newer costbench is refused, and left as it was.
+        Connection::open(&p)
+            .unwrap()
+            .execute(
+                "INSERT INTO schema_migrations VALUES (99, 'from the future', 'then')",
+                [],
+            )
+            .unwrap();
+        let before = std::fs::read(&p).unwrap();
+        let e = format!("{:#}", SqliteStore::open(&p).unwrap_err());
+        assert!(e.contains("newer costbench") && e.contains("99"), "{e}");
+        assert!(e.contains("v1.sqlite"), "{e}");
+        assert_eq!(std::fs::read(&p).unwrap(), before);
     }
 }

@@ -1,6 +1,6 @@
 //! What a scenario binary does when it runs: answer the runner's child protocol
-//! (`--costbench-child`), act as a quick wall-time benchmark under `cargo bench`, or run every
-//! scenario once as a smoke test under `cargo test --benches`.
+//! (`--costbench-child`), or hand over to [`crate::harness`] (`cargo bench`, `cargo test
+//! --benches`, `cargo nextest`).
 //!
 //! The argument parsing here is deliberately tiny and dependency-free: the library must stay
 //! light, and the runner is the only caller of the child protocol.
@@ -62,15 +62,7 @@ fn dispatch(suite: &Suite, args: &[String]) -> i32 {
             }
         };
     }
-    let filter = args
-        .iter()
-        .find(|a| !a.starts_with('-'))
-        .map(String::as_str);
-    if args.iter().any(|a| a == "--bench") {
-        cargo_bench(suite, filter)
-    } else {
-        smoke_test(suite, filter)
-    }
+    crate::harness::run(suite, args)
 }
 
 struct ChildError(i32, String);
@@ -391,7 +383,7 @@ fn exit_on_panic() {
     }));
 }
 
-fn walltime(s: &Scenario, config: &WalltimeConfig) -> Vec<WalltimeSamples> {
+pub(crate) fn walltime(s: &Scenario, config: &WalltimeConfig) -> Vec<WalltimeSamples> {
     if let Some(f) = &s.body {
         let b = run_body(
             f,
@@ -428,7 +420,7 @@ fn take(mut b: Bench) -> WalltimeSamples {
         .expect("a walltime bench that ran has samples")
 }
 
-fn once(s: &Scenario) {
+pub(crate) fn once(s: &Scenario) {
     if let Some(f) = &s.body {
         run_body(f, Bench::new(&s.name, None, Mode::Once, vec![]));
         return;
@@ -454,67 +446,6 @@ fn once(s: &Scenario) {
     if let Some(p) = panicked {
         std::panic::resume_unwind(p);
     }
-}
-
-fn selected<'a>(suite: &'a Suite, filter: Option<&'a str>) -> impl Iterator<Item = &'a Scenario> {
-    suite
-        .scenarios
-        .iter()
-        .filter(move |s| !s.internal && filter.is_none_or(|f| s.name.contains(f)))
-}
-
-/// `cargo test --benches`: every scenario once, each caught on its own.
-fn smoke_test(suite: &Suite, filter: Option<&str>) -> i32 {
-    let (mut passed, mut failed) = (0, 0);
-    for s in selected(suite, filter) {
-        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| once(s))).is_ok();
-        println!(
-            "scenario {} ... {}",
-            s.name,
-            if ok { "ok" } else { "FAILED" }
-        );
-        if ok {
-            passed += 1;
-        } else {
-            failed += 1;
-        }
-    }
-    println!("\n{passed} passed, {failed} failed");
-    i32::from(failed > 0)
-}
-
-/// `cargo bench`: a quick in-process wall-time table. The runner's `walltime` instrument runs
-/// each scenario in a fresh process instead, and keeps the samples.
-fn cargo_bench(suite: &Suite, filter: Option<&str>) -> i32 {
-    let config = WalltimeConfig {
-        samples: 30,
-        warmup: Duration::from_millis(100),
-        max_time: Some(Duration::from_secs(2)),
-        ..WalltimeConfig::default()
-    };
-    println!(
-        "{:<48} {:>14} {:>10}  unit (in-process; `costbench run` measures instructions too)",
-        "scenario", "median/op", "IQR"
-    );
-    for s in selected(suite, filter) {
-        for m in walltime(s, &config) {
-            let per_op = m.iterations_per_sample as f64 * s.ops.count() as f64;
-            let mut v: Vec<f64> = m.sample_ns.iter().map(|&n| n as f64 / per_op).collect();
-            v.sort_by(f64::total_cmp);
-            let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
-            let name = match &m.party {
-                Some(p) => proto::party_id(&s.name, p),
-                None => s.name.clone(),
-            };
-            println!(
-                "{name:<48} {:>11.2} ns {:>7.2} ns  {}",
-                q(0.5),
-                q(0.75) - q(0.25),
-                s.ops.unit()
-            );
-        }
-    }
-    0
 }
 
 #[cfg(test)]

@@ -79,6 +79,7 @@
 mod alloc;
 mod bench;
 mod child;
+mod harness;
 mod link;
 mod miri;
 // perf_event_open is Linux's: elsewhere the `perf` instrument is a stub that says so.

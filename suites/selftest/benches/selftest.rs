@@ -24,6 +24,12 @@ fn main() {
         let body = calibrated_loop::<2000>;
         b.iter(body)
     });
+    // Only with the `extra` feature (`costbench run --features extra`): exactly 2 * 3000 + 1
+    // instructions.
+    #[cfg(feature = "extra")]
+    suite.bench("feature/extra", ops(1, "runs"), |b| {
+        b.iter(calibrated_loop::<3000>)
+    });
     // More instructions with overflow checks on: one check per addition.
     suite.bench("checked/sum", ops(1000, "additions"), |b| {
         let xs: Vec<u32> = (0..1000).collect();

@@ -4,8 +4,9 @@
 //!    `--baseline` (a directory, a run id, or `branch:NAME` with its history's thresholds) and
 //!    [`candidate_run`] loads `--candidate` or measures the working tree;
 //! 2. judging: `compare::compare_with` and the function movers;
-//! 3. [`gate_and_emit`]: the gate of `[check]` in costbench.toml, the `--markdown` file, the
-//!    report on stdout and the exit code (3 on a regression or a broken hard limit).
+//! 3. [`gate_and_emit`]: the gate of `[check]` in costbench.toml, the `--markdown` and
+//!    `--junit` files, the report on stdout, GitHub Actions' job summary and annotations
+//!    (`crate::github`), and the exit code (3 on a regression or a broken hard limit).
 
 use super::compare::{learn_thresholds, print_comparison};
 use super::load_side;
@@ -35,7 +36,9 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     run_opts.rounds = rounds;
     run_opts.icount_threshold_pct = opts.icount_threshold_pct;
     run_opts.placement_runs = c.placement_runs;
-    // Reports go to stdout; the runs' own tables would only be in the way.
+    // Reports go to stdout; the runs' own tables would only be in the way. Builds and status
+    // lines on stderr follow the user's --quiet.
+    let quiet = run_opts.quiet;
     run_opts.quiet = true;
     let target = costbench_measure::cargo::resolve(
         run_opts.manifest_path.as_deref(),
@@ -43,8 +46,10 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         run_opts.bench.as_deref(),
     )?;
     let config = costbench_measure::config::Config::load(&target.workspace_root)?;
+    let shard_db = super::database(db_arg.clone(), manifest.as_deref())?;
+    super::shard::load_costs(&mut run_opts, &shard_db)?;
     let (base, cand, historic) = if let Some(rev) = &c.baseline_rev {
-        let (base, cand) = measure_with_baseline_rev(&run_opts, &target, rev)?;
+        let (base, cand) = measure_with_baseline_rev(&run_opts, &target, rev, quiet)?;
         (base, cand, HistoricThresholds::default())
     } else {
         let spec = c
@@ -61,20 +66,32 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         )?;
         let cand = match &c.candidate {
             Some(spec) => load_side("candidate", spec, db_arg.as_ref(), manifest.as_deref())?,
-            None => candidate_run(&run_opts, &target)?,
+            None => candidate_run(&run_opts, &target, quiet)?,
         };
         (base, cand, historic)
     };
-    let markdown = c.markdown.as_deref();
-    gate_and_emit(
-        c.format,
-        markdown,
-        &opts,
-        &historic,
-        &config.check,
-        base,
-        cand,
-    )
+    let outputs = Outputs {
+        format: c.format,
+        markdown: c.markdown,
+        junit: c.junit,
+        github: crate::github::Github::from_env(c.github),
+        config_file: crate::github::config_file(&target.workspace_root),
+    };
+    gate_and_emit(&outputs, &opts, &historic, &config.check, base, cand)
+}
+
+/// Where and how `check` reports, besides its exit code.
+struct Outputs {
+    /// The report on stdout.
+    format: CompareFormat,
+    /// `--markdown FILE`.
+    markdown: Option<PathBuf>,
+    /// `--junit FILE`.
+    junit: Option<PathBuf>,
+    /// Annotations and the job summary (`--github`, GitHub Actions' environment).
+    github: crate::github::Github,
+    /// costbench.toml as annotations name it, if there is one.
+    config_file: Option<String>,
 }
 
 /// `--baseline-rev`: builds the revision from a worktree and the working tree, and measures
@@ -83,23 +100,41 @@ fn measure_with_baseline_rev(
     run_opts: &RunOptions,
     target: &BenchTarget,
     rev: &str,
+    quiet: bool,
 ) -> Result<(Side, Side)> {
+    let status = |verb: &str, what: String| {
+        if !quiet {
+            costbench_measure::terminal::status(verb, what);
+        }
+    };
     let rounds = &run_opts.rounds;
     let root = run_opts
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("check"));
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
-    eprintln!("check: building the baseline ({rev}) and the candidate (working tree)");
+    status(
+        "Checking",
+        format!("the baseline ({rev}) against the candidate (working tree)"),
+    );
     // Its own build directory: cargo names a workspace member's artifacts without its path,
     // so two checkouts built in one directory overwrite each other's binaries.
+    // Both sides with the user's cargo flags: the same features and profile, so that only the
+    // source differs.
     let base_exe = costbench_measure::cargo::build(
         &base_target,
         costbench_measure::run::baseline::BUILD_VARIANT,
-        true,
+        &run_opts.cargo,
+        quiet,
         run_opts.code_align,
     )?;
-    let cand_exe = costbench_measure::cargo::build(target, "default", true, run_opts.code_align)?;
+    let cand_exe = costbench_measure::cargo::build(
+        target,
+        "default",
+        &run_opts.cargo,
+        quiet,
+        run_opts.code_align,
+    )?;
     let sides = vec![
         costbench_measure::run::SideSpec {
             label: "default".into(),
@@ -114,14 +149,20 @@ fn measure_with_baseline_rev(
             target: None,
         },
     ];
-    eprintln!(
-        "check: measuring both, wall time in {} to {} interleaved rounds",
-        rounds.rounds, rounds.max_rounds
+    status(
+        "Measuring",
+        format!(
+            "both, wall time in {} to {} interleaved rounds",
+            rounds.rounds, rounds.max_rounds
+        ),
     );
     let mut records = measure_and_record(run_opts, target, sides)?;
     let cand = records.pop().expect("two sides");
     let base = records.pop().expect("two sides");
-    eprintln!("check: results in {}", root.display());
+    status(
+        "Finished",
+        format!("measuring; results in {}", root.display()),
+    );
     Ok((
         (base, Some(root.join("baseline"))),
         (cand, Some(root.join("candidate"))),
@@ -132,18 +173,17 @@ fn measure_with_baseline_rev(
 /// sets the thresholds), or a directory or run id.
 fn baseline_run(
     spec: &str,
-    db: &std::path::Path,
+    db: &costbench_store::Location,
     db_arg: Option<&PathBuf>,
     manifest: Option<&std::path::Path>,
     history_window: usize,
 ) -> Result<(Side, HistoricThresholds)> {
-    use costbench_store::Store;
     match spec.strip_prefix("branch:") {
         Some(branch) => {
             if !db.exists() {
-                bail!("--baseline {spec}: no history database at {}", db.display());
+                bail!("--baseline {spec}: no history database at {db}");
             }
-            let store = costbench_store::sqlite::SqliteStore::open(db)?;
+            let store = db.open()?;
             let latest = store
                 .runs(&costbench_store::RunQuery {
                     branch: Some(branch.to_string()),
@@ -153,10 +193,7 @@ fn baseline_run(
                 .into_iter()
                 .next()
                 .with_context(|| {
-                    format!(
-                        "--baseline {spec}: no run of branch {branch:?} in {}",
-                        db.display()
-                    )
+                    format!("--baseline {spec}: no run of branch {branch:?} in {db}")
                 })?;
             let base = store.load(&latest.run_id)?;
             let historic = learn_thresholds(db, branch, history_window, &base)?;
@@ -170,12 +207,18 @@ fn baseline_run(
 }
 
 /// The candidate measured now from the working tree.
-fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
+fn candidate_run(run_opts: &RunOptions, target: &BenchTarget, quiet: bool) -> Result<Side> {
     let out = run_opts
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
-    let exe = costbench_measure::cargo::build(target, "default", true, run_opts.code_align)?;
+    let exe = costbench_measure::cargo::build(
+        target,
+        "default",
+        &run_opts.cargo,
+        quiet,
+        run_opts.code_align,
+    )?;
     let side = costbench_measure::run::SideSpec {
         label: "default".into(),
         exe,
@@ -183,21 +226,48 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget) -> Result<Side> {
         target: None,
     };
     let cand = measure_and_record(run_opts, target, vec![side])?.remove(0);
-    eprintln!("check: candidate results in {}", out.display());
+    if !quiet {
+        costbench_measure::terminal::status(
+            "Finished",
+            format!("measuring the candidate; results in {}", out.display()),
+        );
+    }
     Ok((cand, Some(out)))
 }
 
-/// Judges the sides, applies the gate, writes `--markdown`, prints the report as `--format`
-/// asks and returns the exit code.
+/// With `--shard`, the baseline's rows that this shard did not measure: those are other shards'
+/// to judge. Rows of scenarios the candidate's suite no longer selects at all are shard 1's, so
+/// that exactly one shard reports them as missing.
+fn shard_of_baseline(mut base: RunRecord, cand: &RunRecord) -> RunRecord {
+    let Some(shard) = &cand.shard else {
+        return base;
+    };
+    let measured: std::collections::HashSet<&str> =
+        cand.results.iter().map(|r| r.scenario.as_str()).collect();
+    let unit = |scenario: &str| {
+        shard
+            .selected
+            .iter()
+            .any(|u| u == scenario || u.strip_suffix(scenario).is_some_and(|v| v.ends_with('/')))
+    };
+    base.results.retain(|r| {
+        measured.contains(r.scenario.as_str()) || (shard.index == 1 && !unit(&r.scenario))
+    });
+    base
+}
+
+/// Judges the sides, applies the gate, writes `--markdown`, `--junit` and the job summary,
+/// prints the report as `--format` asks (and GitHub's annotations on stderr) and returns the
+/// exit code.
 fn gate_and_emit(
-    format: CompareFormat,
-    markdown: Option<&std::path::Path>,
+    out: &Outputs,
     opts: &CompareOptions,
     historic: &HistoricThresholds,
     limits: &costbench_measure::config::CheckConfig,
     (base, base_dir): Side,
     (cand, cand_dir): Side,
 ) -> Result<i32> {
+    let base = shard_of_baseline(base, &cand);
     let cmp: Comparison = super::judge(
         (&base, base_dir.as_deref()),
         (&cand, cand_dir.as_deref()),
@@ -205,13 +275,34 @@ fn gate_and_emit(
         historic,
     );
     let gate = costbench_judge::check::evaluate(&cmp, &cand, limits);
-    if let Some(path) = markdown {
-        let md = costbench_report::markdown::check(&cmp, &gate);
+    let md = costbench_report::markdown::check(&cmp, &gate);
+    if let Some(path) = &out.markdown {
         costbench_record::output::write_atomic(path, md.as_bytes())
             .with_context(|| format!("--markdown {}", path.display()))?;
     }
-    match format {
-        CompareFormat::Markdown => print!("{}", costbench_report::markdown::check(&cmp, &gate)),
+    if let Some(path) = &out.junit {
+        let xml = costbench_report::junit::junit(&cmp, Some(&gate));
+        costbench_record::output::write_atomic(path, xml.as_bytes())
+            .with_context(|| format!("--junit {}", path.display()))?;
+    }
+    if let Some(path) = &out.github.step_summary {
+        // The job summary is a courtesy: the check's verdict must not depend on it.
+        if let Err(e) = crate::github::append_step_summary(path, &md) {
+            let msg = format!(
+                "could not append the report to GITHUB_STEP_SUMMARY ({}): {e}; the check goes on",
+                path.display()
+            );
+            eprintln!("warning: {msg}");
+            if out.github.annotate {
+                eprintln!(
+                    "::warning title=costbench job summary::{}",
+                    costbench_report::github::escape_data(&msg)
+                );
+            }
+        }
+    }
+    match out.format {
+        CompareFormat::Markdown => print!("{md}"),
         CompareFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
@@ -227,8 +318,22 @@ fn gate_and_emit(
         ),
         CompareFormat::Table => {
             print_comparison(&cmp, CompareFormat::Table);
-            print!("{}", costbench_report::check::terminal(&gate));
+            let styling = crate::terminal::stdout_styling();
+            anstream::print!(
+                "{}",
+                costbench_report::check::terminal_styled(&gate, styling)
+            );
         }
+    }
+    if out.github.annotate {
+        use std::io::Write as _;
+        // On stderr, which GitHub reads for workflow commands as it reads stdout, so that a JSON
+        // report on stdout stays JSON.
+        let _ = std::io::stdout().flush();
+        eprint!(
+            "{}",
+            costbench_report::github::annotations(&cmp, &gate, out.config_file.as_deref())
+        );
     }
     Ok(if !gate.passed() {
         crate::exit::REGRESSION
@@ -237,4 +342,42 @@ fn gate_and_emit(
     } else {
         crate::exit::OK
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costbench_record::model::ShardInfo;
+    use costbench_record::testing::{record, scenario};
+
+    /// Issue 15: a sharded check judges only its own scenarios; baseline rows that no shard's
+    /// selection has (removed scenarios) are shard 1's to report.
+    #[test]
+    fn issue_15_a_sharded_check_judges_its_own_rows() {
+        let base = record("b", ["a", "b", "c", "gone"].map(scenario).to_vec());
+        let cand = |k: u32, ids: &[&str]| {
+            let mut c = record("c", ids.iter().map(|i| scenario(i)).collect());
+            c.shard = Some(ShardInfo {
+                index: k,
+                count: 2,
+                assignment: String::new(),
+                selected: vec!["a".into(), "b".into(), "c".into()],
+            });
+            c
+        };
+        let ids = |r: RunRecord| r.results.into_iter().map(|x| x.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &cand(1, &["a", "c"]))),
+            ["a", "c", "gone"]
+        );
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &cand(2, &["b"]))),
+            ["b"]
+        );
+        // Unsharded: the whole baseline.
+        assert_eq!(
+            ids(shard_of_baseline(base.clone(), &record("c", vec![]))).len(),
+            4
+        );
+    }
 }

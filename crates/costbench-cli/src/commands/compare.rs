@@ -1,11 +1,11 @@
 //! `costbench compare`: load two runs (directories or run ids), judge them per op
 //! (`compare::compare_with`, thresholds learnt from history with `--history-branch`), attach
-//! the function movers and print the comparison. [`learn_thresholds`] and
+//! the function movers, print the comparison and write `--junit`. [`learn_thresholds`] and
 //! [`print_comparison`] are shared with `check`.
 
 use super::{database, load_side};
 use crate::args::{CompareCmd, CompareFormat};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use costbench_record::model::RunRecord;
 
 pub(super) fn compare(c: CompareCmd) -> Result<i32> {
@@ -35,6 +35,11 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
         &opts,
         &historic,
     );
+    if let Some(path) = &c.junit {
+        let xml = costbench_report::junit::junit(&cmp, None);
+        costbench_record::output::write_atomic(path, xml.as_bytes())
+            .with_context(|| format!("--junit {}", path.display()))?;
+    }
     print_comparison(&cmp, c.format);
     Ok(crate::exit::OK)
 }
@@ -42,20 +47,17 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
 /// Per-id thresholds from the history of `branch` (runs of `base`'s variant) in the database at
 /// `path`.
 pub(super) fn learn_thresholds(
-    path: &std::path::Path,
+    path: &costbench_store::Location,
     branch: &str,
     window: usize,
     base: &RunRecord,
 ) -> Result<costbench_judge::compare::noise::HistoricThresholds> {
     use costbench_judge::compare::Instrument;
-    use costbench_store::{Metric, RunQuery, Store};
+    use costbench_store::{Metric, RunQuery};
     if !path.exists() {
-        bail!(
-            "no history database at {} to learn thresholds from",
-            path.display()
-        );
+        bail!("no history database at {path} to learn thresholds from");
     }
-    let store = costbench_store::sqlite::SqliteStore::open(path)?;
+    let store = path.open()?;
     let q = RunQuery {
         branch: Some(branch.to_string()),
         variant: Some(base.variant.clone()),
@@ -90,7 +92,10 @@ pub(super) fn learn_thresholds(
 /// Prints a comparison as `format`.
 pub(super) fn print_comparison(cmp: &costbench_judge::compare::Comparison, format: CompareFormat) {
     match format {
-        CompareFormat::Table => print!("{}", costbench_report::comparison::terminal(cmp)),
+        CompareFormat::Table => anstream::print!(
+            "{}",
+            costbench_report::comparison::terminal_styled(cmp, crate::terminal::stdout_styling())
+        ),
         CompareFormat::Markdown => print!("{}", costbench_report::markdown::comparison(cmp)),
         CompareFormat::Json => println!(
             "{}",

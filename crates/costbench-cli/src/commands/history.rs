@@ -5,15 +5,14 @@ use crate::args::{HistoryCmd, MetricArg};
 use anyhow::{bail, Result};
 
 pub(super) fn history(h: HistoryCmd) -> Result<i32> {
-    use costbench_store::{Metric, RunQuery, Store};
+    use costbench_store::{Metric, RunQuery};
     let path = database(h.db, h.manifest_path.as_deref())?;
     if !path.exists() {
         bail!(
-            "no history database at {}: `costbench run` records every run there (or pass --db PATH)",
-            path.display()
+            "no history database at {path}: `costbench run` records every run there (or pass --db PATH)"
         );
     }
-    let store = costbench_store::sqlite::SqliteStore::open(&path)?;
+    let store = path.open()?;
     let q = RunQuery {
         branch: h.branch,
         variant: h.variant,
@@ -33,11 +32,7 @@ pub(super) fn history(h: HistoryCmd) -> Result<i32> {
             };
             let points = store.series(&id, metric, &q)?;
             if points.is_empty() {
-                bail!(
-                    "no {} figures for {id:?} in {}",
-                    metric.as_str(),
-                    path.display()
-                );
+                bail!("no {} figures for {id:?} in {path}", metric.as_str());
             }
             print!(
                 "{}",

@@ -6,7 +6,6 @@ use crate::args::ImportCmd;
 use anyhow::{bail, Context, Result};
 
 pub(super) fn import(i: ImportCmd) -> Result<i32> {
-    use costbench_store::Store;
     let dir = &i.dir;
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
@@ -41,12 +40,11 @@ pub(super) fn import(i: ImportCmd) -> Result<i32> {
         )?
     };
     let db = database(i.db, i.manifest_path.as_deref())?;
-    costbench_store::sqlite::SqliteStore::open(&db)?.record(&run)?;
+    db.open()?.record(&run)?;
     println!(
-        "recorded run {} ({} results) in {}",
+        "recorded run {} ({} results) in {db}",
         run.run_id,
         run.results.len(),
-        db.display()
     );
     Ok(crate::exit::OK)
 }

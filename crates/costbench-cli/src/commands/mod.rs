@@ -14,14 +14,17 @@ mod compare;
 mod export;
 mod history;
 mod import;
+mod merge;
 mod miri;
 mod report;
 mod run;
+mod shard;
 mod variants;
 
 use crate::args::{Cli, Command};
 use anyhow::{bail, Context, Result};
 use costbench_record::model::RunRecord;
+use costbench_store::Location;
 use std::path::PathBuf;
 
 /// Runs the parsed command line and returns the process exit code.
@@ -38,16 +41,18 @@ pub(crate) fn execute(cli: Cli) -> Result<i32> {
         Command::Check(c) => check::check(c),
         Command::Report(r) => report::report(r),
         Command::Miri(m) => miri::miri(m),
+        Command::Merge(m) => merge::merge(m),
     }
 }
 
-/// The database named by `--db`, else the default one under the crate's target directory.
-fn database(db: Option<PathBuf>, manifest_path: Option<&std::path::Path>) -> Result<PathBuf> {
+/// The database named by `--db` (or `COSTBENCH_DB`, which clap reads into it): a file or a
+/// PostgreSQL URL; else the default SQLite file under the crate's target directory.
+fn database(db: Option<PathBuf>, manifest_path: Option<&std::path::Path>) -> Result<Location> {
     if let Some(db) = db {
-        return Ok(db);
+        return Ok(Location::parse(&db));
     }
     let dir = costbench_measure::cargo::target_directory(manifest_path)?;
-    Ok(costbench_store::default_path(&dir))
+    Ok(Location::Sqlite(costbench_store::default_path(&dir)))
 }
 
 /// A run named on the command line: a directory or run.json if that path exists, else a run id
@@ -59,7 +64,6 @@ fn load_side(
     db: Option<&PathBuf>,
     manifest: Option<&std::path::Path>,
 ) -> Result<(RunRecord, Option<PathBuf>)> {
-    use costbench_store::Store;
     let path = std::path::Path::new(spec);
     if path.exists() {
         let dir = if path.is_dir() {
@@ -77,12 +81,9 @@ fn load_side(
         format!("{what} {spec:?} is not a directory, so it must be a run id from history")
     })?;
     if !db.exists() {
-        bail!(
-            "{what} {spec:?}: no such directory, and no history database at {} to look it up as a run id",
-            db.display()
-        );
+        bail!("{what} {spec:?}: no such directory, and no history database at {db} to look it up as a run id");
     }
-    costbench_store::sqlite::SqliteStore::open(&db)?
+    db.open()?
         .load(spec)
         .map(|r| (r, None))
         .with_context(|| format!("{what} {spec:?} is not a directory"))

@@ -6,7 +6,6 @@ use crate::args::ReportCmd;
 use anyhow::{bail, Context, Result};
 
 pub(super) fn report(r: ReportCmd) -> Result<i32> {
-    use costbench_store::sqlite::SqliteStore;
     if r.history_limit < 2 {
         bail!("--history-limit must be at least 2: a chart needs two runs");
     }
@@ -21,16 +20,15 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
         }
     };
     let store = match &db {
-        Some(p) if p.exists() => Some(SqliteStore::open(p)?),
+        Some(p) if p.exists() => Some(p.open()?),
         Some(p) if r.history || r.runs.is_empty() => bail!(
-            "no history database at {}: `costbench run` records every run there (or pass --db PATH{})",
-            p.display(),
+            "no history database at {p}: `costbench run` records every run there (or pass --db PATH{})",
             if r.runs.is_empty() { ", or name the runs to report" } else { "" }
         ),
         _ => None,
     };
     let (runs, dirs) = if r.runs.is_empty() {
-        let runs = crate::html_report::latest_runs(store.as_ref().expect("checked above"))?;
+        let runs = crate::html_report::latest_runs(store.as_deref().expect("checked above"))?;
         let dirs = vec![None; runs.len()];
         (runs, dirs)
     } else {
@@ -44,10 +42,7 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
         (runs, dirs)
     };
     let dirs: Vec<Option<&std::path::Path>> = dirs.iter().map(|d| d.as_deref()).collect();
-    let charts = store
-        .as_ref()
-        .filter(|_| !r.no_history)
-        .map(|s| s as &dyn costbench_store::Store);
+    let charts = store.as_deref().filter(|_| !r.no_history);
     let page = crate::html_report::render(&runs, &dirs, charts, r.history_limit)?;
     costbench_record::output::write_atomic(&r.output, page.as_bytes())
         .with_context(|| format!("--output {}", r.output.display()))?;

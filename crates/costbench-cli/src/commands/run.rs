@@ -21,44 +21,71 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
 }
 
 /// Build → measure → record → print → `report.html` (with `html`) → exit code.
-fn measure_and_print(opts: RunOptions, html: bool) -> Result<i32> {
+fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
     let target = cargo::resolve(
         opts.manifest_path.as_deref(),
         opts.package.as_deref(),
         opts.bench.as_deref(),
     )?;
+    let db = history_location(&opts, &target);
+    super::shard::load_costs(&mut opts, &db)?;
     let out_root = opts
         .output_dir
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
     if opts.list_only {
-        let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
+        let exe = cargo::build(&target, "default", &opts.cargo, opts.quiet, opts.code_align)?;
         let bin = Binary {
             exe,
             cwd: target.package_dir.clone(),
         };
         let listing = bin.list(opts.timeout)?;
-        print_list(&select(&listing, opts.filter.as_ref())?);
+        // With --shard: this job's scenarios, so that a CI matrix can show its split.
+        let mut selected = vec![select(&listing, opts.filter.as_ref())?];
+        if let Some(plan) = &opts.shard {
+            costbench_measure::run::sharding::apply(plan, &["default".into()], &mut selected);
+        }
+        print_list(&selected[0]);
         return Ok(exit::OK);
     }
     // Checked before building: a wrong output directory should not cost a build.
     OutputDir::prepare(&out_root)?;
-    let exe = cargo::build(&target, "default", opts.quiet, opts.code_align)?;
+    let exe = cargo::build(&target, "default", &opts.cargo, opts.quiet, opts.code_align)?;
     let side = SideSpec {
         label: "default".into(),
         exe,
         output_dir: out_root.clone(),
         target: None,
     };
+    let start = std::time::Instant::now();
+    if !opts.quiet {
+        costbench_measure::terminal::status(
+            "Measuring",
+            format!(
+                "bench target {}: {}",
+                target.bench,
+                opts.instruments.names().join(", ")
+            ),
+        );
+    }
     let record = measure_and_record(&opts, &target, vec![side])?.remove(0);
+    if !opts.quiet {
+        costbench_measure::terminal::status(
+            "Finished",
+            format!(
+                "{} measured ids in {:.1} s; results in {}",
+                record.results.len(),
+                start.elapsed().as_secs_f64(),
+                out_root.display()
+            ),
+        );
+    }
     print_record(&opts, &record);
     if html {
-        let db = opts.record_history.then(|| {
-            opts.db
-                .clone()
-                .unwrap_or_else(|| costbench_store::default_path(&target.target_directory))
-        });
-        let path = crate::html_report::write_for_run(&record, &out_root, db.as_deref())
+        let db = opts
+            .record_history
+            .then(|| history_location(&opts, &target));
+        let path = crate::html_report::write_for_run(&record, &out_root, db.as_ref())
             .context("writing the HTML report (the run's results are written)")?;
         if !opts.quiet && !opts.json {
             println!("report: {}", path.display());
@@ -116,23 +143,28 @@ pub(super) fn measure_and_record(
     let dirs: Vec<std::path::PathBuf> = sides.iter().map(|s| s.output_dir.clone()).collect();
     let records = costbench_measure::run::measure_sides(opts, target, sides)?;
     if opts.record_history {
-        let db = opts
-            .db
-            .clone()
-            .unwrap_or_else(|| costbench_store::default_path(&target.target_directory));
+        let db = history_location(opts, target);
         for (record, dir) in records.iter().zip(&dirs) {
             // The results are already on disk: a history failure is reported, not fatal to them.
-            costbench_store::sqlite::SqliteStore::open(&db)
-                .and_then(|s| costbench_store::Store::record(&s, record))
-                .with_context(|| {
-                    format!(
-                        "the run's results are in {}, but recording it in the history failed",
-                        dir.display()
-                    )
-                })?;
+            db.open().and_then(|s| s.record(record)).with_context(|| {
+                format!(
+                    "the run's results are in {}, but recording it in the history failed",
+                    dir.display()
+                )
+            })?;
         }
     }
     Ok(records)
+}
+
+/// Where `run` records: `--db` (or `COSTBENCH_DB`), else the default file in the target directory.
+fn history_location(opts: &RunOptions, target: &BenchTarget) -> costbench_store::Location {
+    match &opts.db {
+        Some(db) => costbench_store::Location::parse(db),
+        None => costbench_store::Location::Sqlite(costbench_store::default_path(
+            &target.target_directory,
+        )),
+    }
 }
 
 /// `--list`: one line per selected scenario (name, ops, unit, parties).

@@ -10,7 +10,11 @@ use costbench_report::variants as report;
 
 pub(super) fn variants(args: RunArgs) -> Result<i32> {
     let format = args.format;
-    let (opts, vopts) = args.variant_options()?;
+    let (mut opts, vopts) = args.variant_options()?;
+    if opts.shard.is_some() {
+        let db = super::database(opts.db.clone(), opts.manifest_path.as_deref())?;
+        super::shard::load_costs(&mut opts, &db)?;
+    }
     let quiet = opts.quiet;
     let costbench_measure::variants::Measured {
         matrix,

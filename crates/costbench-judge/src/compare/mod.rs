@@ -186,16 +186,34 @@ pub fn compare_with(
                 }
                 Instrument::Walltime => {
                     notes.extend(clock.as_deref());
-                    match judge::paired_rounds(b, c) {
-                        // Judged in the second pass, with every other paired row.
-                        Some(rounds) => {
-                            let j = judge::pending_paired(&rounds, bv, cv, opts);
-                            pending.push((out.rows.len(), rounds));
-                            j
-                        }
-                        None => {
-                            let learned = historic.learned(&b.id, inst);
-                            judge::unpaired(b, c, bv, cv, learned, opts)
+                    let (bh, ch) = (base.host_of(&b.id), cand.host_of(&c.id));
+                    if bh.differs_from(ch) {
+                        // Two machines differ by more than any change worth finding (CPU model,
+                        // frequency, neighbours): their wall times are never judged together,
+                        // paired or not. Merged runs keep each row's machine for this.
+                        judge::Judgement::new(
+                            judge::change_pct(bv, cv),
+                            opts.walltime_threshold_pct,
+                            Verdict::Unresolved,
+                            format!(
+                                "measured on different machines ({} and {}): wall time is only compared on one machine",
+                                bh.label(),
+                                ch.label()
+                            ),
+                            "not compared: different machines".into(),
+                        )
+                    } else {
+                        match judge::paired_rounds(b, c) {
+                            // Judged in the second pass, with every other paired row.
+                            Some(rounds) => {
+                                let j = judge::pending_paired(&rounds, bv, cv, opts);
+                                pending.push((out.rows.len(), rounds));
+                                j
+                            }
+                            None => {
+                                let learned = historic.learned(&b.id, inst);
+                                judge::unpaired(b, c, bv, cv, learned, opts)
+                            }
                         }
                     }
                 }

@@ -664,3 +664,86 @@ fn values_carry_their_units() {
     assert_eq!(Instrument::Icount.fmt_value(2003.0), "2003 Ir");
     assert_eq!(Instrument::Walltime.fmt_value(12.345), "12.35 ns");
 }
+
+/// Issue 15: verdicts never pair wall time measured on different machines, whether the machine
+/// is the run's or, in a merged run, the row's own shard's.
+#[test]
+fn issue_15_wall_time_of_different_machines_is_unresolved() {
+    use crate::model::{Merged, MergedShard};
+    // A clear 20 % regression, paired over 12 rounds of one session.
+    let (bw, cw) = rounds_pair(
+        1.2,
+        &[
+            0.001, -0.002, 0.0, 0.002, -0.001, 0.001, 0.0, -0.002, 0.001, 0.002, -0.001, 0.0,
+        ],
+    );
+    // The instruction count moved too (10 → 12), so the change is a regression, not placement.
+    let side = |id: &str, rounds: &[f64], host: &str| {
+        let ir = if id == "b" { 10.0 } else { 12.0 };
+        let mut r = record(
+            id,
+            vec![with_icount(with_rounds(scenario("s"), rounds, true, 1), ir)],
+        );
+        r.environment.host.name = Some(host.into());
+        r
+    };
+    let same = compare(&side("b", &bw, "m1"), &side("c", &cw, "m1"), &opts());
+    assert_eq!(
+        only_row(&same, Instrument::Walltime).verdict,
+        Verdict::Regression
+    );
+    let apart = compare(&side("b", &bw, "m1"), &side("c", &cw, "m2"), &opts());
+    let row = only_row(&apart, Instrument::Walltime);
+    assert_eq!(row.verdict, Verdict::Unresolved, "{row:#?}");
+    assert!(
+        row.reason.contains("different machines (m1 and m2)"),
+        "{}",
+        row.reason
+    );
+    // Instruction counts are compared across machines as before.
+    assert_eq!(
+        only_row(&apart, Instrument::Icount).verdict,
+        Verdict::Regression
+    );
+    // A merged candidate whose row came from a shard on m2, though shard 1 (the run's own
+    // environment) ran on m1.
+    let mut merged = side("c", &cw, "m1");
+    let host = |name: &str| {
+        let mut h = merged.environment.host.clone();
+        h.name = Some(name.into());
+        h
+    };
+    let shard = |index, name: &str, ids: &[&str]| MergedShard {
+        index,
+        count: 2,
+        run_id: format!("c{index}"),
+        started_at: String::new(),
+        finished_at: None,
+        host: host(name),
+        ids: ids.iter().map(|s| s.to_string()).collect(),
+    };
+    merged.merged = Some(Merged {
+        shards: vec![shard(1, "m1", &["other"]), shard(2, "m2", &["s"])],
+    });
+    let row = only_row(
+        &compare(&side("b", &bw, "m1"), &merged, &opts()),
+        Instrument::Walltime,
+    )
+    .clone();
+    assert_eq!(row.verdict, Verdict::Unresolved, "{row:#?}");
+    // Records without host names (older ones) fall back to the CPU model; unknown is not
+    // different.
+    let (mut b, mut c) = (side("b", &bw, "x"), side("c", &cw, "y"));
+    b.environment.host.name = None;
+    c.environment.host.name = None;
+    assert_eq!(
+        only_row(&compare(&b, &c, &opts()), Instrument::Walltime).verdict,
+        Verdict::Regression
+    );
+    b.environment.host.cpu = Some("cpu A".into());
+    c.environment.host.cpu = Some("cpu B".into());
+    assert_eq!(
+        only_row(&compare(&b, &c, &opts()), Instrument::Walltime).verdict,
+        Verdict::Unresolved
+    );
+}

@@ -36,8 +36,8 @@ pub struct MiriOptions {
     pub package: Option<String>,
     pub bench: Option<String>,
     pub filter: Option<regex::Regex>,
-    /// `--features` for cargo.
-    pub features: Option<String>,
+    /// The user's cargo flags: features, `--profile` (else cargo miri's test profile), lock file.
+    pub cargo: crate::cargo::CargoFlags,
     pub timeout: Duration,
     /// Print the report as JSON (`commands::miri` prints; the engine does not read this).
     pub json: bool,
@@ -72,7 +72,7 @@ pub fn run(opts: MiriOptions) -> Result<MiriReport> {
     let miri = Miri {
         toolchain,
         target,
-        features: opts.features.clone(),
+        cargo: opts.cargo.clone(),
         quiet: opts.quiet,
     };
     let miri_version = match miri.version() {
@@ -132,7 +132,7 @@ pub fn run(opts: MiriOptions) -> Result<MiriReport> {
         toolchain: miri.toolchain.clone(),
         miri_version,
         miriflags,
-        features: opts.features,
+        features: (!opts.cargo.features.is_empty()).then(|| opts.cargo.features.join(",")),
         timing: Timing {
             sysroot_s,
             build_s,
@@ -167,7 +167,7 @@ fn whole_stderr(out: &child::Outcome) -> &str {
 struct Miri {
     toolchain: String,
     target: BenchTarget,
-    features: Option<String>,
+    cargo: crate::cargo::CargoFlags,
     quiet: bool,
 }
 
@@ -188,14 +188,17 @@ impl Miri {
         cmd
     }
 
-    /// `--manifest-path M -p PKG --bench NAME [--features F]`: the same for the build and every
-    /// run, so that cargo finds the build fresh.
+    /// `--manifest-path M -p PKG --bench NAME` and the user's cargo flags: the same for the
+    /// build and every run, so that cargo finds the build fresh. Without `--profile`, cargo miri
+    /// builds with the test profile (debug assertions on, which Miri's checks want).
     fn target_args(&self, cmd: &mut Command) {
         cmd.arg("--manifest-path")
             .arg(&self.target.manifest_path)
-            .args(["-p", &self.target.package, "--bench", &self.target.bench]);
-        if let Some(f) = &self.features {
-            cmd.args(["--features", f]);
+            .args(["-p", &self.target.package, "--bench", &self.target.bench])
+            .args(self.cargo.lock.args())
+            .args(self.cargo.feature_args());
+        if let Some(p) = &self.cargo.profile {
+            cmd.args(["--profile", p]);
         }
     }
 

@@ -26,6 +26,7 @@ pub mod layout;
 mod phases;
 pub mod placement;
 mod session;
+pub mod sharding;
 
 pub use adaptive::Rounds;
 pub use binary::Binary;
@@ -122,6 +123,8 @@ impl Instruments {
 /// Validated options of `costbench run`.
 #[derive(Debug)]
 pub struct RunOptions {
+    /// The user's cargo flags (features, profile, lock file), for every build of the run.
+    pub cargo: cargo::CargoFlags,
     pub manifest_path: Option<PathBuf>,
     pub package: Option<String>,
     pub bench: Option<String>,
@@ -152,6 +155,8 @@ pub struct RunOptions {
     pub icount_threshold_pct: f64,
     /// Perturbed callgrind runs per side for such ids (`--placement-runs`; 0 = none).
     pub placement_runs: u32,
+    /// `--shard K/N`: measure only this job's share of the scenarios (or variant cells).
+    pub shard: Option<sharding::ShardPlan>,
 }
 
 /// One build of the bench target to measure: a build variant, or one side of a paired A/B
@@ -213,13 +218,18 @@ pub fn measure_sides(
                 .with_context(|| format!("side {:?}", s.label))
         })
         .collect::<Result<Vec<_>>>()?;
-    let selections = listings
+    let mut selections = listings
         .iter()
         .zip(&sides)
         .map(|(l, s)| {
             select(l, opts.filter.as_ref()).with_context(|| format!("side {:?}", s.label))
         })
         .collect::<Result<Vec<_>>>()?;
+    let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
+    let shard_infos = opts
+        .shard
+        .as_ref()
+        .map(|plan| sharding::apply(plan, &labels, &mut selections));
     let mut skipped = Vec::new();
     let needs_valgrind = opts.instruments.valgrind();
     let valgrind = if needs_valgrind.is_empty() {
@@ -299,6 +309,7 @@ pub fn measure_sides(
                 skipped,
             );
             record.variant = side.label.clone();
+            record.shard = shard_infos.as_ref().map(|i| i[k].clone());
             Session {
                 opts,
                 bin: &bins[k],
@@ -485,9 +496,15 @@ fn new_record(
             samples: opts.samples,
             walltime_cpu: opts.walltime_cpu.filter(|_| opts.instruments.walltime),
             code_align: Some(opts.code_align.name().to_string()),
+            features: opts.cargo.features.clone(),
+            all_features: opts.cargo.all_features,
+            no_default_features: opts.cargo.no_default_features,
+            profile: opts.cargo.profile.clone(),
         },
         skipped,
         harness_residual_ir: None,
+        shard: None,
+        merged: None,
         results: selected
             .iter()
             .flat_map(|s| {

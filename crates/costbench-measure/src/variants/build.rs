@@ -4,12 +4,16 @@
 //! ([`crate::cargo::build_with`] runs it).
 //!
 //! How each setting reaches cargo:
-//! - profile keys: `--config profile.bench.KEY=VALUE` (command-line config beats the manifest's
-//!   profile and the environment);
+//! - profile keys: `--config profile.PROFILE.KEY=VALUE`, PROFILE being `bench` or the user's
+//!   `--profile` (command-line config beats the manifest's profile and the environment);
 //! - `panic`: `-C panic=VALUE` in the rustflags, because cargo ignores the profile's `panic` for
 //!   bench targets (it would otherwise be silently unwind);
-//! - features: `--features`; `-NAME` becomes `--no-default-features` plus the package's other
-//!   default features;
+//! - features: `--features`, the user's `--features` first, then the variant's own (the union
+//!   is built: a variant cannot remove a feature the user asked for); `-NAME` becomes
+//!   `--no-default-features` plus the package's other default features (none of them under the
+//!   user's `--no-default-features`; refused under `--all-features`, which would turn NAME back
+//!   on). The user's `--all-features`, `--no-default-features`, `--profile`, `--locked`,
+//!   `--offline` and `--frozen` apply to every variant;
 //! - rustflags: `CARGO_ENCODED_RUSTFLAGS` (the user's `RUSTFLAGS` kept in front);
 //! - allocator: `--features costbench/mimalloc` or `costbench/jemalloc`;
 //! - toolchain: `rustup run TOOLCHAIN cargo`.
@@ -89,6 +93,7 @@ pub struct Plan {
 pub fn plan(
     target: &BenchTarget,
     variants: &[Variant],
+    user: &cargo::CargoFlags,
     code_align: crate::cargo::CodeAlign,
 ) -> Result<Vec<Plan>> {
     let features = cargo::features(target)?;
@@ -96,7 +101,7 @@ pub fn plan(
         .iter()
         .any(|v| v.allocator.is_some_and(|a| a.library_feature().is_some()));
     let library_features = if needs_library {
-        cargo::dependency_features(target, LIBRARY)?
+        cargo::dependency_features(target, LIBRARY, user.lock)?
     } else {
         None
     };
@@ -121,7 +126,10 @@ pub fn plan(
             }
         }
         let mut enable: Vec<String> = Vec::new();
-        for f in &v.features {
+        for f in user.features.iter().chain(&v.features) {
+            if enable.contains(f) {
+                continue;
+            }
             match f.split_once('/') {
                 Some((dep, feat)) => {
                     if !features.dependencies.iter().any(|d| d == dep) {
@@ -145,7 +153,13 @@ pub fn plan(
             }
             enable.push(f.clone());
         }
-        let mut no_default = v.no_default_features;
+        let mut no_default = v.no_default_features || user.no_default_features;
+        if !v.disabled_features.is_empty() && user.all_features {
+            say(format!(
+                "features -{}: --all-features turns every feature on, so a variant cannot turn one off",
+                v.disabled_features.join(" -")
+            ));
+        }
         if !v.disabled_features.is_empty() {
             let defaults = features.own.get("default").cloned().unwrap_or_default();
             for f in &v.disabled_features {
@@ -158,7 +172,7 @@ pub fn plan(
                 }
             }
             no_default = true;
-            if !v.no_default_features {
+            if !v.no_default_features && !user.no_default_features {
                 let keep: Vec<String> = defaults
                     .into_iter()
                     .filter(|d| !v.disabled_features.contains(d) && !enable.contains(d))
@@ -196,13 +210,17 @@ pub fn plan(
                 .profile
                 .iter()
                 .filter(|(k, _)| k != "panic")
-                .map(|(k, val)| format!("profile.bench.{k}={val}"))
+                .map(|(k, val)| format!("profile.{}.{k}={val}", user.profile()))
                 .collect(),
             features: enable,
             no_default_features: no_default,
+            all_features: user.all_features,
+            profile: user.profile.clone(),
+            lock: user.lock,
             rustflags,
             target_triple: Some(host),
             capture_stderr: true,
+            echo_stderr: false,
             code_align,
         };
         plans.push(Plan {
@@ -237,6 +255,57 @@ fn feature_list(own: &std::collections::BTreeMap<String, Vec<String>>) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The variants of `texts`, planned for the selftest suite (real `cargo metadata`, no build)
+    /// with the user's cargo flags `user`.
+    fn plan_selftest(texts: &[&str], user: &cargo::CargoFlags) -> Result<Vec<Plan>> {
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../suites/selftest/Cargo.toml");
+        let target = cargo::resolve(Some(&manifest), None, Some("selftest"))?;
+        let variants: Vec<Variant> = texts
+            .iter()
+            .map(|t| {
+                let (name, settings) = super::super::spec::parse_cli(t).unwrap();
+                super::super::spec::validate(&name, &settings.unwrap(), t).unwrap()
+            })
+            .collect();
+        plan(&target, &variants, user, cargo::CodeAlign::default())
+    }
+
+    #[test]
+    fn the_users_features_and_profile_apply_to_every_variant_with_the_variants_own() {
+        let user = cargo::CargoFlags {
+            features: vec!["extra".into()],
+            profile: Some("release".into()),
+            lock: cargo::LockFlags {
+                locked: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let plans =
+            plan_selftest(&["plain:", "longer:features=longer extra,lto=fat"], &user).unwrap();
+        assert_eq!(plans[0].settings.features, ["extra"]);
+        assert_eq!(plans[1].settings.features, ["extra", "longer"]);
+        assert_eq!(plans[1].settings.config, ["profile.release.lto=\"fat\""]);
+        for p in &plans {
+            assert_eq!(p.settings.profile.as_deref(), Some("release"));
+            assert!(p.settings.lock.locked && !p.settings.all_features);
+        }
+        let user = cargo::CargoFlags {
+            features: vec!["nope".into()],
+            all_features: true,
+            ..Default::default()
+        };
+        let e = plan_selftest(&["off:features=-longer"], &user)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("package costbench-selftest has no feature \"nope\""),
+            "{e}"
+        );
+        assert!(e.contains("--all-features turns every feature on"), "{e}");
+    }
 
     #[test]
     fn toolchains_match_with_or_without_the_host_suffix() {

@@ -18,6 +18,7 @@ pub mod build;
 // The matrix is judging over records: it lives in `costbench-judge`, under its old path here.
 pub use costbench_judge::variants as matrix;
 pub mod presets;
+mod sharding;
 pub mod spec;
 
 use crate::cargo::{self, BenchTarget, BuildError};
@@ -152,21 +153,30 @@ fn build_all(
                 let Some(plan) = plans.get(k) else { break };
                 let name = &plan.variant.name;
                 if !quiet {
-                    eprintln!("building variant {name} ({})", plan.variant.describe());
+                    crate::terminal::status(
+                        "Building",
+                        format!("variant {name} ({})", plan.variant.describe()),
+                    );
                 }
                 let start = Instant::now();
-                let result = cargo::build_with(target, &plan.settings);
+                // Cargo's own lines shown as they come (unless --quiet) and kept for the matrix.
+                let mut settings = plan.settings.clone();
+                settings.echo_stderr = !quiet;
+                let result = cargo::build_with(target, &settings);
                 let seconds = start.elapsed().as_secs_f64();
                 let outcome = match result {
                     Ok(b) => {
                         if !quiet {
-                            eprintln!(
-                                "built variant {name} in {seconds:.1} s ({})",
-                                if b.compiled == 0 {
-                                    "nothing rebuilt".to_string()
-                                } else {
-                                    format!("{} units compiled", b.compiled)
-                                }
+                            crate::terminal::status(
+                                "Finished",
+                                format!(
+                                    "variant {name} in {seconds:.1} s ({})",
+                                    if b.compiled == 0 {
+                                        "nothing rebuilt".to_string()
+                                    } else {
+                                        format!("{} units compiled", b.compiled)
+                                    }
+                                ),
                             );
                         }
                         Outcome {
@@ -260,7 +270,8 @@ pub fn run(
         vopts.preset.as_deref(),
         vopts.baseline.as_deref(),
     )?;
-    let plans = build::plan(&target, &variants, opts.code_align)?;
+    let (variants, base) = sharding::whole_variants(&mut opts, variants, base);
+    let plans = build::plan(&target, &variants, &opts.cargo, opts.code_align)?;
     let root = opts
         .output_dir
         .clone()
@@ -306,10 +317,13 @@ pub fn run(
         }
     }
     if !opts.quiet {
-        eprintln!(
-            "variants: builds {build_secs:.1} s, measurement {measure_secs:.1} s ({} built of {})",
-            records.len(),
-            plans.len()
+        crate::terminal::status(
+            "Finished",
+            format!(
+                "variants: builds {build_secs:.1} s, measurement {measure_secs:.1} s ({} built of {})",
+                records.len(),
+                plans.len()
+            ),
         );
     }
     let columns: Vec<matrix::Column> = plans

@@ -41,6 +41,53 @@ pub struct RunRecord {
     /// count. Reported, never subtracted.
     pub harness_residual_ir: Option<u64>,
     pub results: Vec<ScenarioResult>,
+    /// Present when this run measured one shard of the suite (`--shard K/N`): which shard, and
+    /// how the scenarios were assigned. Absent from unsharded runs and older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
+    /// Present when this run was put together by `costbench merge` from shards: each shard's
+    /// run, machine and ids, so every row keeps who measured it. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<Merged>,
+}
+
+/// One shard of a sharded run (`--shard K/N`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ShardInfo {
+    /// 1-based: `K` of `K/N`.
+    pub index: u32,
+    /// `N` of `K/N`.
+    pub count: u32,
+    /// How the scenarios were assigned (by history cost or by count, and a fingerprint of the
+    /// whole partition): every shard of one sharded run has the same text, or the jobs did not
+    /// agree on the partition.
+    pub assignment: String,
+    /// Every selected unit of the whole suite (scenario names, or `VARIANT/SCENARIO` cells),
+    /// in listing order, before sharding: `merge` restores this order and checks that every
+    /// unit was measured by exactly one shard.
+    #[serde(default)]
+    pub selected: Vec<String>,
+}
+
+/// Where the rows of a merged run came from.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Merged {
+    /// The shards, in shard order.
+    pub shards: Vec<MergedShard>,
+}
+
+/// One shard of a merged run: its run and the machine that measured it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MergedShard {
+    pub index: u32,
+    pub count: u32,
+    pub run_id: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    /// The machine that measured this shard's rows.
+    pub host: Host,
+    /// The result ids this shard measured.
+    pub ids: Vec<String>,
 }
 
 /// How a run was cut short.
@@ -79,6 +126,10 @@ pub struct Environment {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Host {
+    /// The machine's host name: which machine measured a run (wall time of two machines is
+    /// never compared). Absent from records written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub cpu: Option<String>,
     pub cores: usize,
     pub os: Option<String>,
@@ -110,6 +161,19 @@ pub struct Settings {
     /// written before the option existed (built as "off").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_align: Option<String>,
+    /// Cargo features activated with `--features` (each item alone; a build variant's own are
+    /// in its matrix column); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
+    /// `--all-features`; absent when not given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_features: bool,
+    /// `--no-default-features`; absent when not given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_default_features: bool,
+    /// The cargo profile of the build (`--profile`); absent for the default, `bench`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -455,6 +519,33 @@ impl RunRecord {
             *scenarios.entry(r.scenario.as_str()).or_insert(true) &= done;
         }
         (scenarios.values().filter(|d| **d).count(), scenarios.len())
+    }
+
+    /// The machine that measured result `id`: its shard's host in a merged run, else the run's.
+    pub fn host_of(&self, id: &str) -> &Host {
+        self.merged
+            .as_ref()
+            .and_then(|m| m.shards.iter().find(|s| s.ids.iter().any(|i| i == id)))
+            .map_or(&self.environment.host, |s| &s.host)
+    }
+}
+
+impl Host {
+    /// How a report names the machine: its host name, else its CPU model.
+    pub fn label(&self) -> String {
+        match (&self.name, &self.cpu) {
+            (Some(n), _) => n.clone(),
+            (None, Some(c)) => c.clone(),
+            (None, None) => "an unnamed machine".into(),
+        }
+    }
+
+    /// Whether two hosts are known to be different machines: different host names, or (where a
+    /// name is missing, as in older records) different CPU models. Unknown is not different.
+    pub fn differs_from(&self, other: &Host) -> bool {
+        let differ =
+            |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
+        differ(&self.name, &other.name) || differ(&self.cpu, &other.cpu)
     }
 }
 

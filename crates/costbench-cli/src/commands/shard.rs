@@ -1,0 +1,61 @@
+//! `--shard K/N`'s costs: what history says each scenario (each `VARIANT/SCENARIO` cell) costs
+//! to measure, read here because the commands own the store. The partition itself is pure
+//! (`costbench_record::shard`) and applied while measuring (`run::sharding`).
+
+use anyhow::{Context, Result};
+use costbench_measure::run::RunOptions;
+use costbench_store::{Location, RunQuery};
+use std::collections::BTreeMap;
+
+/// Runs of history (newest first, all variants) whose costs are read.
+const HISTORY_RUNS: usize = 50;
+/// Runs per cell whose median is its cost.
+const RUNS_PER_CELL: usize = 10;
+/// What starting a scenario's processes costs beside its instructions, in instructions: about
+/// half a second of a child under callgrind (~18× slower than native) plus its wall-time
+/// process, so that cheap scenarios still count for something.
+const START_COST: f64 = 1e8;
+
+/// Fills `opts.shard`'s costs from the history database `db` (when it exists; otherwise the
+/// partition is by count). Reading history never changes it.
+pub(super) fn load_costs(opts: &mut RunOptions, db: &Location) -> Result<()> {
+    let Some(plan) = opts.shard.as_mut() else {
+        return Ok(());
+    };
+    if !db.exists() {
+        return Ok(());
+    }
+    let store = db
+        .open()
+        .with_context(|| format!("--shard: reading costs from the history at {db}"))?;
+    let runs = store.runs(&RunQuery {
+        limit: Some(HISTORY_RUNS),
+        ..RunQuery::default()
+    })?;
+    let mut per_cell: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for summary in runs {
+        let run = store.load(&summary.run_id)?;
+        let mut this_run: BTreeMap<String, f64> = BTreeMap::new();
+        for r in &run.results {
+            if let Some(ic) = &r.icount {
+                *this_run
+                    .entry(format!("{}/{}", run.variant, r.scenario))
+                    .or_insert(START_COST) += ic.ir as f64;
+            }
+        }
+        for (cell, cost) in this_run {
+            let v = per_cell.entry(cell).or_default();
+            if v.len() < RUNS_PER_CELL {
+                v.push(cost);
+            }
+        }
+    }
+    plan.costs = per_cell
+        .into_iter()
+        .filter_map(|(k, v)| costbench_record::shard::median(&v).map(|m| (k, m)))
+        .collect();
+    plan.source = format!(
+        "instructions of one run of the body plus {START_COST:e} per scenario, median of the last {RUNS_PER_CELL} runs in history"
+    );
+    Ok(())
+}

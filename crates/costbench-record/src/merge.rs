@@ -1,0 +1,440 @@
+//! `costbench merge`: the output directories of the shards of one sharded run (`--shard K/N`)
+//! become one run record with the same files as an unsharded run ([`merge_dirs`]).
+//!
+//! [`merge`] is pure over the records: it refuses shards that do not belong together (another
+//! commit, toolchain, suite, variant, settings, instruments, shard count or partition; a shard
+//! missing or given twice; a scenario measured by two shards), naming the directories and what
+//! differs, and keeps per row which shard and machine measured it ([`Merged`]), so that wall
+//! time measured on different machines is never compared as if from one. [`merge_dirs`] reads
+//! the directories, copies the instruments' files (callgrind, cache, DHAT outputs) and writes
+//! the merged directory atomically through [`OutputDir`].
+
+use crate::model::{
+    Merged, MergedShard, RunRecord, ScenarioResult, Skipped, SCHEMA, SCHEMA_VERSION,
+};
+use crate::output::{load_run, OutputDir};
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The instruments' subdirectories of an output directory, copied into the merged one.
+const FILE_DIRS: [&str; 3] = ["callgrind", "callgrind-cache", "dhat"];
+
+/// The fields that must be equal in every shard, with how an error names each: (name, value).
+fn identity(r: &RunRecord) -> Vec<(&'static str, String)> {
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+    let s = &r.settings;
+    vec![
+        (
+            "git commit",
+            r.environment
+                .git
+                .as_ref()
+                .map_or_else(|| "none".into(), |g| g.commit.clone()),
+        ),
+        ("toolchain (rustc)", opt(&r.environment.rustc)),
+        ("valgrind", opt(&r.environment.valgrind)),
+        ("costbench version", r.tool.version.clone()),
+        (
+            "suite",
+            format!(
+                "{} bench {} (costbench library {})",
+                r.suite.package, r.suite.bench, r.suite.library_version
+            ),
+        ),
+        ("variant", r.variant.clone()),
+        ("instruments", s.instruments.join(",")),
+        ("filter", opt(&s.filter)),
+        ("timeout", format!("{} s", s.timeout_secs)),
+        (
+            "samples",
+            s.samples
+                .map_or_else(|| "default".into(), |n| n.to_string()),
+        ),
+        ("code alignment", opt(&s.code_align)),
+        (
+            "shard count",
+            r.shard
+                .as_ref()
+                .map_or_else(String::new, |x| x.count.to_string()),
+        ),
+        (
+            "assignment",
+            r.shard
+                .as_ref()
+                .map_or_else(String::new, |x| x.assignment.clone()),
+        ),
+    ]
+}
+
+/// Merges the records of every shard of one sharded run (each with the directory it came from,
+/// for the errors) into one record with the id `run_id`. The rows follow the suite's listing
+/// order, as in an unsharded run.
+pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> {
+    let Some((_, first)) = parts.first() else {
+        bail!("costbench merge needs the output directories of the shards");
+    };
+    for (dir, r) in parts {
+        if r.merged.is_some() {
+            bail!(
+                "{} is already a merged run: merge the shards' own directories",
+                dir.display()
+            );
+        }
+        if r.shard.is_none() {
+            bail!(
+                "{} is not a shard: its run was measured without --shard K/N",
+                dir.display()
+            );
+        }
+    }
+    // Every identity field, grouped by value: an error names the value of each group and its
+    // directories.
+    let ids: Vec<Vec<(&str, String)>> = parts.iter().map(|(_, r)| identity(r)).collect();
+    for (f, (field, _)) in ids[0].iter().enumerate() {
+        let mut groups: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for ((dir, _), id) in parts.iter().zip(&ids) {
+            groups
+                .entry(id[f].1.as_str())
+                .or_default()
+                .push(dir.display().to_string());
+        }
+        if groups.len() > 1 {
+            let listed: Vec<String> = groups
+                .iter()
+                .map(|(v, dirs)| format!("{v:?} in {}", dirs.join(", ")))
+                .collect();
+            let hint = match *field {
+                "assignment" => "; the jobs did not agree on the partition: give every job the same history (--db) or none",
+                "shard count" => "; every job must use the same N in --shard K/N",
+                _ => "; shards of one run must be measured from the same source with the same settings",
+            };
+            bail!(
+                "cannot merge: the shards differ in {field}: {}{hint}",
+                listed.join("; ")
+            );
+        }
+    }
+    let count = first.shard.as_ref().expect("checked above").count;
+    let mut by_index: BTreeMap<u32, &(PathBuf, RunRecord)> = BTreeMap::new();
+    for part in parts {
+        let k = part.1.shard.as_ref().expect("checked above").index;
+        if let Some(other) = by_index.insert(k, part) {
+            bail!(
+                "cannot merge: shard {k}/{count} is given twice, in {} and {}",
+                other.0.display(),
+                part.0.display()
+            );
+        }
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|k| !by_index.contains_key(k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        let have: Vec<String> = by_index
+            .iter()
+            .map(|(k, (d, _))| format!("{k}/{count} in {}", d.display()))
+            .collect();
+        bail!(
+            "cannot merge: shard {} missing (have {}); a merged run needs every shard",
+            missing.join(", "),
+            have.join(", ")
+        );
+    }
+    let mut owner: BTreeMap<&str, (&Path, u32)> = BTreeMap::new();
+    for (k, (dir, r)) in &by_index {
+        for res in &r.results {
+            if let Some((other, j)) = owner.insert(&res.id, (dir, *k)) {
+                bail!(
+                    "cannot merge: scenario {} is in shard {j}/{count} ({}) and shard {k}/{count} ({})",
+                    res.id,
+                    other.display(),
+                    dir.display()
+                );
+            }
+        }
+    }
+    // Rows in the suite's order: each selected unit's rows (its parties) where its shard put
+    // them. Units are scenario names, or VARIANT/SCENARIO cells of a sharded `variants`.
+    let selected = &first.shard.as_ref().expect("checked above").selected;
+    let mut results: Vec<ScenarioResult> = Vec::new();
+    let all: Vec<&ScenarioResult> = by_index.values().flat_map(|(_, r)| &r.results).collect();
+    let unit_of = |res: &ScenarioResult| -> bool {
+        selected
+            .iter()
+            .any(|u| *u == res.scenario || *u == format!("{}/{}", first.variant, res.scenario))
+    };
+    for unit in selected {
+        results.extend(
+            all.iter()
+                .filter(|res| {
+                    *unit == res.scenario || *unit == format!("{}/{}", first.variant, res.scenario)
+                })
+                .map(|r| (*r).clone()),
+        );
+    }
+    results.extend(all.iter().filter(|r| !unit_of(r)).map(|r| (*r).clone()));
+    let mut skipped: Vec<Skipped> = Vec::new();
+    for (_, r) in by_index.values() {
+        for s in &r.skipped {
+            if !skipped.contains(s) {
+                skipped.push(s.clone());
+            }
+        }
+    }
+    let shards: Vec<MergedShard> = by_index
+        .iter()
+        .map(|(k, (_, r))| MergedShard {
+            index: *k,
+            count,
+            run_id: r.run_id.clone(),
+            started_at: r.started_at.clone(),
+            finished_at: r.finished_at.clone(),
+            host: r.environment.host.clone(),
+            ids: r.results.iter().map(|x| x.id.clone()).collect(),
+        })
+        .collect();
+    let started_at = shards
+        .iter()
+        .map(|s| s.started_at.clone())
+        .min()
+        .unwrap_or_default();
+    let finished_at = shards
+        .iter()
+        .map(|s| s.finished_at.clone())
+        .collect::<Option<Vec<String>>>()
+        .and_then(|v| v.into_iter().max());
+    Ok(RunRecord {
+        schema: SCHEMA.into(),
+        schema_version: SCHEMA_VERSION,
+        run_id: run_id.into(),
+        started_at,
+        finished_at,
+        // A shard that was interrupted leaves the merged run short too: say so (the first one's).
+        interrupted: by_index.values().find_map(|(_, r)| r.interrupted.clone()),
+        tool: first.tool.clone(),
+        suite: first.suite.clone(),
+        variant: first.variant.clone(),
+        // Shard 1's machine stands for the run; each row's own machine is in `merged`.
+        environment: by_index[&1].1.environment.clone(),
+        settings: first.settings.clone(),
+        skipped,
+        harness_residual_ir: by_index.values().find_map(|(_, r)| r.harness_residual_ir),
+        results,
+        shard: None,
+        merged: Some(Merged { shards }),
+    })
+}
+
+/// Reads the shards' output directories `dirs`, merges them ([`merge`]) and writes the merged
+/// run into `out` (run.json, the CSV files, and every file of the instruments' subdirectories,
+/// copied; a file name in several shards, such as the harness's residual scenario that every
+/// shard measures, keeps the first shard's). Returns the merged record.
+pub fn merge_dirs(dirs: &[PathBuf], out: &Path, run_id: &str) -> Result<RunRecord> {
+    let out_abs = std::fs::canonicalize(out).ok();
+    let mut parts = Vec::new();
+    for d in dirs {
+        if out_abs.is_some() && std::fs::canonicalize(d).ok() == out_abs {
+            bail!(
+                "--output {} is one of the shards' directories; merge into another directory",
+                out.display()
+            );
+        }
+        parts.push((d.clone(), load_run(d)?));
+    }
+    let merged = merge(&parts, run_id)?;
+    let dir = OutputDir::prepare(out)?;
+    // Files written by this merge: a later shard's file of the same name is skipped, while a
+    // file left in `out` by an earlier merge is replaced.
+    let mut written = std::collections::HashSet::new();
+    let mut order: Vec<&(PathBuf, RunRecord)> = parts.iter().collect();
+    order.sort_by_key(|(_, r)| r.shard.as_ref().map_or(0, |s| s.index));
+    for (src, _) in order {
+        for sub in FILE_DIRS {
+            let from = src.join(sub);
+            let Ok(entries) = std::fs::read_dir(&from) else {
+                continue;
+            };
+            let to = dir.root().join(sub);
+            std::fs::create_dir_all(&to)
+                .with_context(|| format!("cannot create {}", to.display()))?;
+            for e in entries {
+                let e = e.with_context(|| format!("reading {}", from.display()))?;
+                let target = to.join(e.file_name());
+                if !e.path().is_file() || !written.insert(target.clone()) {
+                    continue;
+                }
+                let bytes = std::fs::read(e.path())
+                    .with_context(|| format!("reading {}", e.path().display()))?;
+                crate::output::write_atomic(&target, &bytes)?;
+            }
+        }
+    }
+    dir.write_all(&merged)?;
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ShardInfo;
+    use crate::testing::{record, scenario, with_icount};
+
+    fn shard(k: u32, n: u32, ids: &[&str], selected: &[&str]) -> RunRecord {
+        let mut r = record(
+            &format!("run{k}"),
+            ids.iter()
+                .map(|i| with_icount(scenario(i), 100.0))
+                .collect(),
+        );
+        r.shard = Some(ShardInfo {
+            index: k,
+            count: n,
+            assignment: "by count; partition 0001".into(),
+            selected: selected.iter().map(|s| s.to_string()).collect(),
+        });
+        r.environment.host.name = Some(format!("host{k}"));
+        r.environment.git.as_mut().unwrap().commit = "0123abcd".into();
+        r
+    }
+
+    fn parts(rs: Vec<RunRecord>) -> Vec<(PathBuf, RunRecord)> {
+        rs.into_iter()
+            .map(|r| {
+                let k = r.shard.as_ref().map_or(0, |s| s.index);
+                (PathBuf::from(format!("out/shard{k}")), r)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shards_merge_in_listing_order_with_their_provenance() {
+        let sel = ["c", "a", "b"];
+        let m = merge(
+            &parts(vec![
+                shard(2, 2, &["a"], &sel),
+                shard(1, 2, &["c", "b"], &sel),
+            ]),
+            "merged-id",
+        )
+        .unwrap();
+        let ids: Vec<&str> = m.results.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["c", "a", "b"]);
+        assert_eq!(m.run_id, "merged-id");
+        assert_eq!(m.shard, None);
+        let merged = m.merged.as_ref().unwrap();
+        assert_eq!(merged.shards.len(), 2);
+        assert_eq!(merged.shards[0].ids, ["c", "b"]);
+        assert_eq!(m.host_of("a").name.as_deref(), Some("host2"));
+        assert_eq!(m.host_of("b").name.as_deref(), Some("host1"));
+        // Round trip through JSON: the new fields read back.
+        let back: RunRecord = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back, m);
+    }
+
+    #[test]
+    fn mismatched_missing_and_duplicated_shards_are_refused() {
+        let sel = ["a", "b", "c"];
+        let err = |rs: Vec<RunRecord>| format!("{:#}", merge(&parts(rs), "m").unwrap_err());
+        let mut other_commit = shard(2, 2, &["b"], &sel);
+        other_commit.environment.git.as_mut().unwrap().commit = "feedface".into();
+        let e = err(vec![shard(1, 2, &["a", "c"], &sel), other_commit]);
+        assert!(
+            e.contains("differ in git commit")
+                && e.contains("out/shard1")
+                && e.contains("out/shard2"),
+            "{e}"
+        );
+        let mut other_tool = shard(2, 2, &["b"], &sel);
+        other_tool.environment.rustc = Some("rustc 1.0.0".into());
+        assert!(err(vec![shard(1, 2, &["a"], &sel), other_tool]).contains("toolchain (rustc)"));
+        let mut other_inst = shard(2, 2, &["b"], &sel);
+        other_inst.settings.instruments = vec!["icount".into()];
+        assert!(err(vec![shard(1, 2, &["a"], &sel), other_inst]).contains("differ in instruments"));
+        let mut other_suite = shard(2, 2, &["b"], &sel);
+        other_suite.suite.bench = "other".into();
+        assert!(err(vec![shard(1, 2, &["a"], &sel), other_suite]).contains("differ in suite"));
+        let e = err(vec![shard(1, 2, &["a"], &sel), shard(2, 3, &["b"], &sel)]);
+        assert!(e.contains("differ in shard count"), "{e}");
+        let mut other_partition = shard(2, 2, &["b"], &sel);
+        other_partition.shard.as_mut().unwrap().assignment = "by cost; partition 0002".into();
+        let e = err(vec![shard(1, 2, &["a"], &sel), other_partition]);
+        assert!(e.contains("did not agree on the partition"), "{e}");
+        let e = err(vec![shard(1, 3, &["a"], &sel), shard(3, 3, &["c"], &sel)]);
+        assert!(
+            e.contains("shard 2/3 missing") && e.contains("1/3 in out/shard1"),
+            "{e}"
+        );
+        let e = err(vec![shard(1, 2, &["a"], &sel), shard(1, 2, &["b"], &sel)]);
+        assert!(e.contains("shard 1/2 is given twice"), "{e}");
+        let e = err(vec![
+            shard(1, 2, &["a", "b"], &sel),
+            shard(2, 2, &["b"], &sel),
+        ]);
+        assert!(
+            e.contains("scenario b is in shard 1/2 (out/shard1) and shard 2/2 (out/shard2)"),
+            "{e}"
+        );
+        let mut plain = shard(1, 1, &["a"], &sel);
+        plain.shard = None;
+        assert!(err(vec![plain]).contains("is not a shard"));
+        let mut merged = shard(1, 1, &["a"], &sel);
+        merged.merged = Some(Merged { shards: vec![] });
+        assert!(err(vec![merged]).contains("already a merged run"));
+        assert!(format!("{:#}", merge(&[], "m").unwrap_err()).contains("needs the output"));
+    }
+
+    #[test]
+    fn directories_merge_with_their_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sel = ["a", "b"];
+        let mut dirs = Vec::new();
+        for (k, ids) in [(1, vec!["a"]), (2, vec!["b"])] {
+            let d = tmp.path().join(format!("s{k}"));
+            let out = OutputDir::prepare(&d).unwrap();
+            let mut r = shard(k, 2, &ids, &sel);
+            for res in &mut r.results {
+                let (path, rel) = out.callgrind_paths(&res.id);
+                std::fs::write(&path, format!("profile of {}", res.id)).unwrap();
+                res.icount.as_mut().unwrap().callgrind_out = rel;
+            }
+            // Every shard measures the residual scenario: the same file name in both.
+            std::fs::write(
+                d.join("callgrind/costbench%3A%3Aresidual.out"),
+                format!("{k}"),
+            )
+            .unwrap();
+            out.write_all(&r).unwrap();
+            dirs.push(d);
+        }
+        let out = tmp.path().join("merged");
+        let m = merge_dirs(&dirs, &out, "m1").unwrap();
+        assert_eq!(load_run(&out).unwrap(), m);
+        assert_eq!(
+            std::fs::read_to_string(out.join("icounts.csv")).unwrap(),
+            "a,100\nb,100\n"
+        );
+        for id in ["a", "b"] {
+            let rel = &m
+                .results
+                .iter()
+                .find(|r| r.id == id)
+                .unwrap()
+                .icount
+                .as_ref()
+                .unwrap()
+                .callgrind_out;
+            assert_eq!(
+                std::fs::read_to_string(out.join(rel)).unwrap(),
+                format!("profile of {id}")
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(out.join("callgrind/costbench%3A%3Aresidual.out")).unwrap(),
+            "1"
+        );
+        let e = format!("{:#}", merge_dirs(&dirs, &dirs[0], "m2").unwrap_err());
+        assert!(e.contains("is one of the shards' directories"), "{e}");
+    }
+}

@@ -1,0 +1,377 @@
+//! The store's behaviour, one suite run against both backends: SQLite in a temporary file and
+//! PostgreSQL in a throwaway cluster ([`crate::pg_cluster`]), so that what `history`, `compare`,
+//! `check` and the report read is the same whichever `--db` a team uses.
+
+use crate::model::*;
+use crate::pg_cluster::PgCluster;
+use crate::{Location, Metric, RunQuery, Store};
+use std::collections::BTreeSet;
+
+pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> RunRecord {
+    RunRecord {
+        schema: crate::model::SCHEMA.into(),
+        schema_version: SCHEMA_VERSION,
+        run_id: run_id.into(),
+        started_at: started_at.into(),
+        finished_at: None,
+        interrupted: None,
+        tool: Tool {
+            name: "costbench".into(),
+            version: "0.1.0".into(),
+            protocol: 1,
+        },
+        suite: SuiteInfo {
+            package: "p".into(),
+            bench: "b".into(),
+            library_version: "0.1.0".into(),
+        },
+        variant: "default".into(),
+        environment: Environment {
+            rustc: None,
+            valgrind: None,
+            host: Host {
+                name: None,
+                cpu: None,
+                cores: 2,
+                os: None,
+                kernel: None,
+                arch: "x86_64".into(),
+            },
+            git: Some(Git {
+                commit: format!("c{run_id}"),
+                branch: Some(branch.into()),
+                dirty: false,
+            }),
+        },
+        settings: Settings {
+            instruments: vec!["icount".into()],
+            filter: None,
+            jobs: 1,
+            timeout_secs: 1,
+            samples: None,
+            walltime_cpu: None,
+            code_align: None,
+            features: vec![],
+            all_features: false,
+            no_default_features: false,
+            profile: None,
+        },
+        skipped: vec![],
+        harness_residual_ir: Some(2),
+        shard: None,
+        merged: None,
+        results: vec![ScenarioResult {
+            id: "s".into(),
+            scenario: "s".into(),
+            party: None,
+            ops: 10,
+            unit: "op".into(),
+            icount: Some(Icount {
+                ir,
+                ir_per_op: ir as f64 / 10.0,
+                callgrind_out: "callgrind/s.out".into(),
+                placement: None,
+            }),
+            walltime: None,
+            counters: Default::default(),
+            census: None,
+            failures: vec![],
+        }],
+    }
+}
+
+/// A fresh SQLite history in `dir`.
+fn sqlite(dir: &tempfile::TempDir) -> Location {
+    Location::Sqlite(dir.path().join("h.sqlite"))
+}
+
+fn records_lists_loads_and_queries_series(at: &Location) {
+    let db = at.open().unwrap();
+    db.record(&record("r1", "2026-01-01T00:00:00Z", "main", 100))
+        .unwrap();
+    db.record(&record("r2", "2026-01-02T00:00:00Z", "main", 110))
+        .unwrap();
+    db.record(&record("r3", "2026-01-03T00:00:00Z", "feature", 120))
+        .unwrap();
+    let all = db.runs(&RunQuery::default()).unwrap();
+    assert_eq!(
+        all.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(),
+        ["r3", "r2", "r1"]
+    );
+    assert_eq!((all[0].scenarios, all[0].failures), (1, 0));
+    assert_eq!(all[0].branch.as_deref(), Some("feature"));
+    assert_eq!(all[0].commit.as_deref(), Some("cr3"));
+    assert!(!all[0].dirty);
+    let main = RunQuery {
+        branch: Some("main".into()),
+        ..RunQuery::default()
+    };
+    let s = db.series("s", Metric::Icount, &main).unwrap();
+    assert_eq!(s.iter().map(|p| p.per_op).collect::<Vec<_>>(), [10.0, 11.0]);
+    assert_eq!(s[0].commit.as_deref(), Some("cr1"));
+    let last = RunQuery {
+        limit: Some(1),
+        ..main.clone()
+    };
+    assert_eq!(
+        db.series("s", Metric::Icount, &last).unwrap()[0].run_id,
+        "r2"
+    );
+    assert_eq!(db.runs(&last).unwrap().len(), 1);
+    let other_variant = RunQuery {
+        variant: Some("release".into()),
+        ..RunQuery::default()
+    };
+    assert!(db.runs(&other_variant).unwrap().is_empty());
+    assert!(db.series("s", Metric::Walltime, &main).unwrap().is_empty());
+    assert_eq!(
+        db.load("r2").unwrap(),
+        record("r2", "2026-01-02T00:00:00Z", "main", 110)
+    );
+    let e = db.load("nope").unwrap_err().to_string();
+    assert!(e.contains("no run with id \"nope\""), "{e}");
+    // Recording the same id again replaces it: one run, one set of index rows.
+    db.record(&record("r2", "2026-01-02T00:00:00Z", "main", 111))
+        .unwrap();
+    assert_eq!(db.runs(&RunQuery::default()).unwrap().len(), 3);
+    assert_eq!(
+        db.load("r2").unwrap().results[0]
+            .icount
+            .as_ref()
+            .unwrap()
+            .ir,
+        111
+    );
+    assert_eq!(
+        db.series("s", Metric::Icount, &main)
+            .unwrap()
+            .iter()
+            .map(|p| p.per_op)
+            .collect::<Vec<_>>(),
+        [10.0, 11.1]
+    );
+}
+
+/// Issue 15's target: 8 writers × 100 runs at once, each writer with its own connection, and
+/// every writer also re-recording 10 runs of its neighbour while the neighbour writes them (the
+/// same import from two jobs): 800 runs, none lost, none doubled.
+fn concurrent_writers_lose_and_double_nothing(at: &Location) {
+    const WRITERS: usize = 8;
+    const RUNS: usize = 100;
+    at.open().unwrap(); // created (or migrated) once, as a first CI job would
+    std::thread::scope(|s| {
+        for w in 0..WRITERS {
+            s.spawn(move || {
+                let db = at.open().unwrap();
+                for k in 0..RUNS {
+                    let id = format!("w{w}-{k:03}");
+                    db.record(&record(&id, "2026-01-01T00:00:00Z", "main", 100 + k as u64))
+                        .unwrap();
+                    if k % 10 == 0 {
+                        let twin = format!("w{}-{k:03}", (w + 1) % WRITERS);
+                        db.record(&record(
+                            &twin,
+                            "2026-01-01T00:00:00Z",
+                            "main",
+                            100 + k as u64,
+                        ))
+                        .unwrap();
+                    }
+                }
+            });
+        }
+    });
+    let db = at.open().unwrap();
+    let runs = db.runs(&RunQuery::default()).unwrap();
+    let ids: BTreeSet<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
+    assert_eq!(runs.len(), WRITERS * RUNS, "runs listed");
+    assert_eq!(ids.len(), WRITERS * RUNS, "distinct run ids");
+    let series = db
+        .series("s", Metric::Icount, &RunQuery::default())
+        .unwrap();
+    assert_eq!(series.len(), WRITERS * RUNS, "index rows (one per run)");
+}
+
+/// Many jobs opening a history that does not exist yet, at the same moment: one history is
+/// created (once migrated), and every job's run is in it.
+fn concurrent_first_opens_create_one_history(at: &Location) {
+    const JOBS: usize = 8;
+    let start = std::sync::Barrier::new(JOBS);
+    std::thread::scope(|s| {
+        for j in 0..JOBS {
+            let start = &start;
+            s.spawn(move || {
+                start.wait();
+                let db = at.open().unwrap_or_else(|e| panic!("job {j}: {e:#}"));
+                db.record(&record(
+                    &format!("j{j}"),
+                    "2026-01-01T00:00:00Z",
+                    "main",
+                    100,
+                ))
+                .unwrap();
+            });
+        }
+    });
+    assert_eq!(
+        at.open().unwrap().runs(&RunQuery::default()).unwrap().len(),
+        JOBS
+    );
+}
+
+fn same_schema_version(at: &Location) {
+    at.open().unwrap();
+    let v = match at {
+        Location::Sqlite(p) => crate::sqlite::SqliteStore::open(p)
+            .unwrap()
+            .schema_version(),
+        Location::Postgres(u) => crate::postgres::PostgresStore::connect(u)
+            .unwrap()
+            .schema_version(),
+    };
+    assert_eq!(v.unwrap(), crate::migrations::LATEST);
+}
+
+/// The suite, against one backend.
+fn suite(fresh: &mut dyn FnMut() -> Location) {
+    records_lists_loads_and_queries_series(&fresh());
+    concurrent_writers_lose_and_double_nothing(&fresh());
+    same_schema_version(&fresh());
+    for _ in 0..5 {
+        concurrent_first_opens_create_one_history(&fresh());
+    }
+}
+
+#[test]
+fn suite_on_sqlite() {
+    let dirs: std::cell::RefCell<Vec<tempfile::TempDir>> = Default::default();
+    suite(&mut || {
+        let d = tempfile::tempdir().unwrap();
+        let at = sqlite(&d);
+        dirs.borrow_mut().push(d);
+        at
+    });
+}
+
+#[test]
+fn suite_on_postgres() {
+    let Some(pg) = PgCluster::start_or_skip("suite_on_postgres") else {
+        return;
+    };
+    suite(&mut || Location::Postgres(pg.new_database()));
+}
+
+#[test]
+fn postgres_migrates_old_databases_and_refuses_newer_ones() {
+    let Some(pg) =
+        PgCluster::start_or_skip("postgres_migrates_old_databases_and_refuses_newer_ones")
+    else {
+        return;
+    };
+    let url = pg.new_database();
+    {
+        // A database at schema 1, as a costbench with only the first migration left it.
+        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let m = &crate::migrations::MIGRATIONS[0];
+        c.batch_execute(&format!(
+            "CREATE SCHEMA costbench; SET search_path TO costbench;
+             CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             INSERT INTO meta VALUES ('application', 'costbench-history'), ('schema_version', '1');
+             {}; {};
+             INSERT INTO schema_migrations VALUES (1, 'v1', '2026-01-01T00:00:00Z');",
+            crate::migrations::TABLE,
+            m.postgres
+        ))
+        .unwrap();
+        let run = record("old", "2026-01-01T00:00:00Z", "main", 100);
+        c.execute(
+            "INSERT INTO runs VALUES ('old', $1, 'c', 'main', false, 'default', 'p', 'b', '0.1.0',
+                                     NULL, NULL, NULL, $2)",
+            &[&run.started_at, &serde_json::to_string(&run).unwrap()],
+        )
+        .unwrap();
+    }
+    let db = crate::postgres::PostgresStore::connect(&url).unwrap();
+    assert_eq!(db.schema_version().unwrap(), crate::migrations::LATEST);
+    assert_eq!(db.load("old").unwrap().run_id, "old");
+    db.record(&record("new", "2026-01-02T00:00:00Z", "main", 110))
+        .unwrap();
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let recorded: Option<String> = c
+        .query_one(
+            "SELECT recorded_at FROM costbench.runs WHERE run_id = 'new'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(recorded.is_some_and(|t| t.ends_with('Z')));
+    let versions: Vec<i64> = c
+        .query(
+            "SELECT version FROM costbench.schema_migrations ORDER BY version",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        versions,
+        (1..=crate::migrations::LATEST).collect::<Vec<_>>()
+    );
+
+    // From a newer costbench: refused, nothing changed.
+    c.batch_execute("INSERT INTO costbench.schema_migrations VALUES (99, 'future', 'then')")
+        .unwrap();
+    let e = format!(
+        "{:#}",
+        Location::Postgres(url.clone())
+            .open()
+            .err()
+            .expect("refused")
+    );
+    assert!(e.contains("newer costbench") && e.contains("99"), "{e}");
+    let n: i64 = c
+        .query_one("SELECT count(*) FROM costbench.runs", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 2);
+
+    // A `costbench` schema made by something else is left alone.
+    let other = pg.new_database();
+    let mut c = postgres::Client::connect(&other, postgres::NoTls).unwrap();
+    c.batch_execute("CREATE SCHEMA costbench; CREATE TABLE costbench.runs (x int)")
+        .unwrap();
+    let e = format!(
+        "{:#}",
+        Location::Postgres(other).open().err().expect("refused")
+    );
+    assert!(e.contains("not a costbench history"), "{e}");
+}
+
+#[test]
+fn postgres_errors_never_show_the_password() {
+    let Some(pg) = PgCluster::start_or_skip("postgres_errors_never_show_the_password") else {
+        return;
+    };
+    let sock = pg.socket_dir();
+    for url in [
+        // A database that does not exist on a server that is there.
+        format!(
+            "postgres://costbench:hunter2@/nonexistent?host={}",
+            sock.display()
+        ),
+        format!(
+            "postgresql:///nonexistent?host={}&user=costbench&password=hunter2",
+            sock.display()
+        ),
+        // No server at all there.
+        "postgres://ci:hunter2@/db?host=/nonexistent-dir&connect_timeout=2".to_string(),
+        // Not a URL the driver can read.
+        "postgres://ci:hunter2@db:notaport/db".to_string(),
+    ] {
+        let at = Location::parse(std::path::Path::new(&url));
+        let e = format!("{:#} {:?}", at.open().err().expect("refused"), at);
+        assert!(!e.contains("hunter2"), "{e}");
+        assert!(e.contains("history database postgres"), "{e}");
+    }
+}

@@ -1,0 +1,240 @@
+//! What a scenario binary does when a test runner starts it rather than the costbench runner:
+//! `cargo test --benches` (every scenario once, as a smoke test), `cargo bench` (a quick
+//! in-process wall-time table) and `cargo nextest` (which lists tests with `--list --format
+//! terse` and runs each with `--exact NAME`).
+//!
+//! The arguments are libtest's, so that the tools built around libtest work on a bench target
+//! with `harness = false`: positional name filters (substring, or whole with `--exact`),
+//! `--skip`, `--list`, `--format pretty|terse`, `--ignored` (costbench has no ignored
+//! scenarios, so it selects none), `--include-ignored`, and the options a runner passes that do
+//! not change what a smoke test does (`--nocapture`, `--show-output`, `--test-threads`,
+//! `--quiet`, `--color`). An unknown option is refused, as libtest refuses it, with exit 101.
+//! A scenario is one test; a multi-party scenario's parties run as threads of that test.
+
+use crate::child::{once, walltime};
+use crate::suite::{Scenario, Suite};
+use crate::walltime::WalltimeConfig;
+use costbench_protocol as proto;
+use std::time::Duration;
+
+/// libtest's exit code for a failed test run and for arguments it cannot parse.
+const EXIT_TEST_FAILED: i32 = 101;
+
+/// libtest-style arguments, as far as a scenario binary honours them.
+#[derive(Debug, Default, PartialEq)]
+struct HarnessArgs {
+    /// Substring filters (whole names with `exact`); a scenario is selected if any matches.
+    filters: Vec<String>,
+    skip: Vec<String>,
+    exact: bool,
+    list: bool,
+    terse: bool,
+    /// `--ignored`: only ignored tests, and costbench has none.
+    ignored_only: bool,
+    /// `--bench`, which `cargo bench` passes.
+    bench: bool,
+}
+
+fn parse(args: &[String]) -> Result<HarnessArgs, String> {
+    let mut a = HarnessArgs::default();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        // `--opt=value` as well as `--opt value`.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("option {flag} needs a value"))
+        };
+        match flag {
+            "--bench" => a.bench = true,
+            "--list" => a.list = true,
+            "--exact" => a.exact = true,
+            "--ignored" => a.ignored_only = true,
+            "--skip" => a.skip.push(value()?),
+            "--format" => match value()?.as_str() {
+                "terse" => a.terse = true,
+                "pretty" => a.terse = false,
+                other => {
+                    return Err(format!(
+                        "--format {other} is not supported by costbench scenario binaries \
+                         (use pretty or terse)"
+                    ))
+                }
+            },
+            "--test-threads" | "--color" | "-Z" | "--logfile" | "--report-time" => {
+                // Accepted for compatibility; a smoke test runs scenarios one after another.
+                if flag != "--report-time" {
+                    value()?;
+                }
+            }
+            "--include-ignored" | "--nocapture" | "--show-output" | "--quiet" | "-q" | "--test" => {
+            }
+            f if f.starts_with('-') => {
+                return Err(format!(
+                    "unrecognized option {f:?}: a costbench scenario binary takes libtest's \
+                     --list, --format, --exact, --skip, --ignored, --bench and name filters; \
+                     measure it with `costbench run`"
+                ))
+            }
+            _ => a.filters.push(arg.clone()),
+        }
+    }
+    Ok(a)
+}
+
+impl HarnessArgs {
+    fn selects(&self, name: &str) -> bool {
+        let matches = |f: &String| {
+            if self.exact {
+                name == f
+            } else {
+                name.contains(f.as_str())
+            }
+        };
+        !self.ignored_only
+            && (self.filters.is_empty() || self.filters.iter().any(matches))
+            && !self.skip.iter().any(|s| name.contains(s.as_str()))
+    }
+}
+
+/// Runs the binary as a test runner asked, returning the process exit code.
+pub(crate) fn run(suite: &Suite, args: &[String]) -> i32 {
+    let a = match parse(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_TEST_FAILED;
+        }
+    };
+    let selected: Vec<&Scenario> = suite
+        .scenarios
+        .iter()
+        .filter(|s| !s.internal && a.selects(&s.name))
+        .collect();
+    if a.list {
+        list(&selected, a.terse);
+        0
+    } else if a.bench {
+        cargo_bench(&selected)
+    } else {
+        smoke_test(&selected)
+    }
+}
+
+/// `--list`: one `NAME: test` line per scenario, as libtest prints them (and, unless terse,
+/// its count line), which is what `cargo nextest` reads.
+fn list(selected: &[&Scenario], terse: bool) {
+    for s in selected {
+        println!("{}: test", s.name);
+    }
+    if !terse {
+        println!("\n{} tests, 0 benchmarks", selected.len());
+    }
+}
+
+/// `cargo test --benches`: every scenario once, each caught on its own.
+fn smoke_test(selected: &[&Scenario]) -> i32 {
+    let (mut passed, mut failed) = (0, 0);
+    for s in selected {
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| once(s))).is_ok();
+        println!(
+            "scenario {} ... {}",
+            s.name,
+            if ok { "ok" } else { "FAILED" }
+        );
+        if ok {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    println!("\n{passed} passed, {failed} failed");
+    if failed > 0 {
+        EXIT_TEST_FAILED
+    } else {
+        0
+    }
+}
+
+/// `cargo bench`: a quick in-process wall-time table. The runner's `walltime` instrument runs
+/// each scenario in a fresh process instead, and keeps the samples.
+fn cargo_bench(selected: &[&Scenario]) -> i32 {
+    let config = WalltimeConfig {
+        samples: 30,
+        warmup: Duration::from_millis(100),
+        max_time: Some(Duration::from_secs(2)),
+        ..WalltimeConfig::default()
+    };
+    println!(
+        "{:<48} {:>14} {:>10}  unit (in-process; `costbench run` measures instructions too)",
+        "scenario", "median/op", "IQR"
+    );
+    for s in selected {
+        for m in walltime(s, &config) {
+            let per_op = m.iterations_per_sample as f64 * s.ops.count() as f64;
+            let mut v: Vec<f64> = m.sample_ns.iter().map(|&n| n as f64 / per_op).collect();
+            v.sort_by(f64::total_cmp);
+            let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+            let name = match &m.party {
+                Some(p) => proto::party_id(&s.name, p),
+                None => s.name.clone(),
+            };
+            println!(
+                "{name:<48} {:>11.2} ns {:>7.2} ns  {}",
+                q(0.5),
+                q(0.75) - q(0.25),
+                s.ops.unit()
+            );
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(s: &str) -> Result<HarnessArgs, String> {
+        parse(&s.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn nextest_listing_and_exact_runs_parse() {
+        let a = parsed("--list --format terse").unwrap();
+        assert!(a.list && a.terse && a.filters.is_empty());
+        let a = parsed("--list --format terse --ignored").unwrap();
+        assert!(a.ignored_only && !a.selects("anything"));
+        let a = parsed("--exact index/sum/checked --nocapture").unwrap();
+        assert!(a.selects("index/sum/checked"));
+        assert!(!a.selects("index/sum/checked2"));
+        assert!(!a.selects("index/sum"));
+    }
+
+    #[test]
+    fn cargo_test_and_bench_arguments_parse() {
+        // `cargo test --benches -- sum --skip unchecked` and `cargo bench -- --bench sum`.
+        let a = parsed("sum --skip unchecked").unwrap();
+        assert!(a.selects("index/sum/checked"));
+        assert!(!a.selects("index/sum/unchecked"));
+        assert!(!a.selects("words/read"));
+        assert!(parsed("--bench sum").unwrap().bench);
+        let a = parsed("--format=terse --test-threads=2 --list").unwrap();
+        assert!(a.terse && a.list);
+        assert_eq!(
+            parsed("--test-threads 1 --color never -q").unwrap(),
+            HarnessArgs::default()
+        );
+    }
+
+    #[test]
+    fn unknown_options_and_formats_are_refused() {
+        assert!(parsed("--frobnicate").unwrap_err().contains("--frobnicate"));
+        assert!(parsed("--format json").unwrap_err().contains("json"));
+        assert!(parsed("--skip").unwrap_err().contains("needs a value"));
+    }
+}
