@@ -10,7 +10,8 @@ Exit codes:
   0  everything asked for ran and was written (check: and the gate passed)
   1  a scenario failed or an error stopped the run (the message says which)
   2  the command line was wrong
-  3  check: a significant regression, or a figure above a hard limit of costbench.toml";
+  3  check: a significant regression, or a figure above a hard limit of costbench.toml
+  130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
 
 /// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall
 /// time, for scenarios written with the `costbench` library.

@@ -147,6 +147,7 @@ pub fn from_csv(
             .clone()
             .unwrap_or_else(costbench_measure::environment::now_rfc3339),
         finished_at: None,
+        interrupted: None,
         tool: model::Tool {
             name: "imported".into(),
             version: "unknown".into(),

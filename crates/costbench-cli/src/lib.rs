@@ -25,6 +25,7 @@ pub mod import;
 mod options;
 pub mod terminal;
 
+use costbench_measure::run::cancel;
 use std::ffi::OsString;
 
 /// Exit codes, documented in `costbench --help` and the README.
@@ -53,6 +54,10 @@ where
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // The janitor a measuring run starts (`run::cancel`): not a command, never shown.
+    if args.get(1).is_some_and(|a| a == cancel::JANITOR_ARG) {
+        return cancel::janitor_main();
+    }
     // Help and usage errors in the colours `--color` asks for, before the command line is parsed.
     let command = crate::args::Cli::command().color(terminal::clap_color(&args));
     let parsed = command
@@ -74,12 +79,28 @@ where
         eprintln!("error: {e:#}");
         return exit::USAGE;
     }
-    match commands::execute(cli) {
+    let result = commands::execute(cli);
+    // A run stopped by Ctrl-C or SIGTERM ends as a shell reports it: 128 + the signal.
+    if let Some(i) = result.as_ref().err().and_then(|e| {
+        e.chain()
+            .find_map(|c| c.downcast_ref::<cancel::Interrupted>())
+    }) {
+        eprintln!("{i}");
+        return i.exit_code();
+    }
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             let red = costbench_report::style::BAD;
             anstream::eprintln!("{red}error{red:#}: {e:#}");
             exit::FAILURE
         }
+    };
+    match cancel::interrupted() {
+        Some(signal) => {
+            eprintln!("interrupted ({})", cancel::signal_name(signal));
+            128 + signal
+        }
+        None => code,
     }
 }

@@ -132,7 +132,11 @@ pub struct BenchTarget {
 }
 
 fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    // A killed costbench takes its build with it (cargo then stops its rustc jobs itself only on
+    // a catchable signal: rustc processes already running may finish their crate).
+    crate::run::cancel::die_with_parent(&mut cmd);
+    cmd
 }
 
 /// The target directory of the crate at `manifest_path` (default `./Cargo.toml`).
@@ -542,6 +546,8 @@ pub fn cargo_for(toolchain: Option<&str>) -> Command {
             for var in ["RUSTC", "RUSTDOC", "RUSTUP_TOOLCHAIN", "CARGO"] {
                 c.env_remove(var);
             }
+            // rustup execs cargo: the signal carries over.
+            crate::run::cancel::die_with_parent(&mut c);
             c
         }
     }

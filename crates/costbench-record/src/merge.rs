@@ -211,6 +211,8 @@ pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> 
         run_id: run_id.into(),
         started_at,
         finished_at,
+        // A shard that was interrupted leaves the merged run short too: say so (the first one's).
+        interrupted: by_index.values().find_map(|(_, r)| r.interrupted.clone()),
         tool: first.tool.clone(),
         suite: first.suite.clone(),
         variant: first.variant.clone(),

@@ -2,41 +2,80 @@
 //! `memory.csv`, `callgrind/*.out`, `callgrind-cache/*.out` and `dhat/*.json`; and reading
 //! `run.json` back ([`load_run`]), with its schema checks, beside the code that writes it.
 //!
-//! Every file is written atomically (a temporary file in the same directory, then a rename), and
-//! the whole set is rewritten after each scenario finishes, so an interrupted run leaves the
-//! results of every scenario that completed and never a half-written file.
+//! Every file is written atomically (a temporary file, then a rename), and the whole set is
+//! rewritten after each scenario finishes, so an interrupted run leaves the results of every
+//! scenario that completed and never a half-written file. Every temporary file of a run (these
+//! and the children's raw outputs) lives in one directory, [`OutputDir::tmp_dir`]
+//! (`.costbench-tmp-<pid>`), so that whoever cleans up after a killed run removes one directory;
+//! [`OutputDir::prepare`] removes those of runs whose process is gone. Files are created with the
+//! user's umask (not `tempfile`'s 0600).
 
 use crate::model::{RunRecord, SCHEMA, SCHEMA_VERSION};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
+
+/// Name prefix of a run's temporary directory inside an output directory; the process id follows.
+pub const TMP_DIR_PREFIX: &str = ".costbench-tmp-";
 
 /// An output directory that [`prepare`](OutputDir::prepare) found writable; every result file
 /// of a run goes into it.
 #[derive(Debug, Clone)]
 pub struct OutputDir {
     root: PathBuf,
+    /// This process's temporary directory inside `root`.
+    tmp: PathBuf,
 }
 
 impl OutputDir {
-    /// Creates the directory (and `callgrind/`) and checks that it is writable, before anything
-    /// is measured.
+    /// Creates the directory (and `callgrind/`), removes the temporary directories of runs
+    /// whose process is gone (a killed run's), and checks that it is writable, before anything
+    /// is measured. Leaves no temporary directory of its own behind.
     pub fn prepare(root: &Path) -> Result<OutputDir> {
         let cg = root.join("callgrind");
         std::fs::create_dir_all(&cg)
             .with_context(|| format!("cannot create output directory {}", cg.display()))?;
-        tempfile::NamedTempFile::new_in(root)
-            .with_context(|| format!("output directory {} is not writable", root.display()))?;
-        Ok(OutputDir {
+        remove_stale_tmp_dirs(root);
+        let out = OutputDir {
             root: root.to_path_buf(),
-        })
+            tmp: root.join(format!("{TMP_DIR_PREFIX}{}", std::process::id())),
+        };
+        let existed = out.tmp.is_dir();
+        out.tmp_dir()
+            .and_then(|t| tempfile::NamedTempFile::new_in(t).map_err(Into::into))
+            .with_context(|| format!("output directory {} is not writable", root.display()))?;
+        if !existed {
+            out.remove_tmp_dir();
+        }
+        Ok(out)
     }
 
     /// The directory.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// This process's temporary directory in the output directory, created if absent: every
+    /// temporary file of a run goes here (on the same file system as the results, so that a
+    /// rename publishes it). Removed by [`remove_tmp_dir`](Self::remove_tmp_dir) at the end of
+    /// the run, or, after a run that was killed, by whoever cleans up for it.
+    pub fn tmp_dir(&self) -> Result<&Path> {
+        std::fs::create_dir_all(&self.tmp)
+            .with_context(|| format!("cannot create {}", self.tmp.display()))?;
+        Ok(&self.tmp)
+    }
+
+    /// The path of [`tmp_dir`](Self::tmp_dir), without creating it.
+    pub fn tmp_dir_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Removes this process's temporary directory and everything in it.
+    pub fn remove_tmp_dir(&self) {
+        let _ = std::fs::remove_dir_all(&self.tmp);
     }
 
     /// Where the callgrind output for `id` is kept: (full path, path relative to the root).
@@ -60,7 +99,20 @@ impl OutputDir {
 
     /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the counters and memory
     /// CSVs only when their instruments ran.
+    /// Written outside a run (no temporary directory yet), the temporary directory is removed
+    /// again afterwards.
     pub fn write_all(&self, run: &RunRecord) -> Result<()> {
+        let in_run = self.tmp.is_dir();
+        let r = self.write_files(run);
+        if !in_run {
+            self.remove_tmp_dir();
+        }
+        r
+    }
+
+    fn write_files(&self, run: &RunRecord) -> Result<()> {
+        let tmp = self.tmp_dir()?;
+        let write_atomic = |path: &Path, bytes: &[u8]| write_atomic_via(tmp, path, bytes);
         let json = serde_json::to_string_pretty(run).expect("a run record always serialises");
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;
         write_atomic(&self.root.join("icounts.csv"), icounts_csv(run).as_bytes())?;
@@ -115,7 +167,13 @@ pub fn load_run(dir: &Path) -> Result<RunRecord> {
         ),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    let header: Header = serde_json::from_str(&text).map_err(|e| {
+    parse_run(&text, &path)
+}
+
+/// Reads `text`, the content of the `run.json` at `path` (named in errors), as a run record,
+/// with [`load_run`]'s checks.
+pub fn parse_run(text: &str, path: &Path) -> Result<RunRecord> {
+    let header: Header = serde_json::from_str(text).map_err(|e| {
         if e.is_data() {
             anyhow::anyhow!("{} is not a costbench run record: {e}", path.display())
         } else {
@@ -142,21 +200,79 @@ pub fn load_run(dir: &Path) -> Result<RunRecord> {
         Some(v) => bail!("{} has unknown schema version {v}", path.display()),
         None => bail!("{} has no \"schema_version\" field", path.display()),
     }
-    serde_json::from_str(&text)
+    serde_json::from_str(text)
         .with_context(|| format!("{} is not a valid costbench run record", path.display()))
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    write_atomic_via(path.parent().unwrap_or(Path::new(".")), path, bytes)
+}
+
+/// Writes `bytes` to `path` through a temporary file in `tmp_dir` (which must be on the same
+/// file system) and a rename. The file gets the mode a plain `File::create` would: 0666 less
+/// the user's umask (the kernel applies it to the mode asked for at creation).
+pub fn write_atomic_via(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = tempfile::Builder::new()
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(tmp_dir)
+        .with_context(|| format!("cannot create a temporary file in {}", tmp_dir.display()))?;
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_data())
         .with_context(|| format!("cannot write {}", path.display()))?;
     tmp.persist(path)
         .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
+}
+
+/// Moves a file another program wrote (a child's raw output, which valgrind creates 0600) to
+/// `dest`, with the mode of a file the user created: 0666 less the umask.
+pub fn publish(tmp: &Path, dest: &Path) -> std::io::Result<()> {
+    std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(0o666 & !umask()))?;
+    std::fs::rename(tmp, dest)
+}
+
+/// The process's umask, read from `/proc/self/status` (setting it to read it back would race
+/// with the threads creating files); 0o022, the common default, where that cannot be read.
+pub fn umask() -> u32 {
+    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *UMASK.get_or_init(|| {
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Umask:"))
+                    .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+            })
+            .unwrap_or(0o022)
+    })
+}
+
+/// Removes the temporary directories in `root` of runs whose process no longer exists: a run
+/// killed before it could clean up. A directory whose owner may be alive (or where that cannot
+/// be told) is left alone.
+pub fn remove_stale_tmp_dirs(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(TMP_DIR_PREFIX))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !process_exists(pid) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Whether process `pid` exists, from `/proc`; true where `/proc` is missing (cannot tell).
+fn process_exists(pid: u32) -> bool {
+    !Path::new("/proc/self").exists() || Path::new("/proc").join(pid.to_string()).exists()
 }
 
 /// A file name for a scenario id: ASCII letters, digits, `.`, `_` and `-` are kept, every
@@ -337,6 +453,62 @@ mod tests {
     }
 
     #[test]
+    fn files_get_the_users_umask_and_temporaries_one_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::prepare(dir.path()).unwrap();
+        assert!(
+            !out.tmp_dir_path().exists(),
+            "prepare leaves no temporary directory"
+        );
+        out.write_all(&record("b", vec![])).unwrap();
+        let mode = std::fs::metadata(dir.path().join("run.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o666 & !umask(), "mode {mode:o}");
+        // Written outside a run, nothing temporary stays.
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+        // During a run the directory stays until the run removes it.
+        let tmp = out.tmp_dir().unwrap().to_path_buf();
+        out.write_all(&record("b", vec![])).unwrap();
+        assert!(tmp.is_dir());
+        out.remove_tmp_dir();
+        assert!(!tmp.exists());
+    }
+
+    #[test]
+    fn stale_temporary_directories_of_dead_runs_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid above the kernel's maximum (4194304) names no process; our own pid is alive.
+        let dead = dir.path().join(format!("{TMP_DIR_PREFIX}99999999"));
+        let alive = dir.path().join(format!("{TMP_DIR_PREFIX}1"));
+        let other = dir.path().join(".costbench-tmp-x");
+        for d in [&dead, &alive, &other] {
+            std::fs::create_dir_all(d.join("sub")).unwrap();
+            std::fs::write(d.join("sub/f"), "x").unwrap();
+        }
+        OutputDir::prepare(dir.path()).unwrap();
+        assert!(!dead.exists());
+        assert!(alive.exists() && other.exists());
+    }
+
+    #[test]
+    fn published_files_get_the_users_umask() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join("t");
+        std::fs::write(&tmp, "x").unwrap();
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let dest = dir.path().join("d");
+        publish(&tmp, &dest).unwrap();
+        let mode = std::fs::metadata(&dest).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask());
+    }
+
+    #[test]
     fn unwritable_directory_is_reported() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("plain-file");
@@ -428,6 +600,18 @@ mod tests {
         // Loading does not touch the input.
         assert_eq!(std::fs::read_to_string(&file).unwrap(), json);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_real_run_json_reads_and_writes_back_the_same() {
+        // Written by `costbench run --instrument icount,walltime` on the selftest suite.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/selftest-run.json");
+        let run = load_run(&path).unwrap();
+        assert_eq!(run.suite.bench, "selftest");
+        assert_eq!(run.results.len(), 13);
+        assert_eq!(run.finished_scenarios(), (12, 12));
+        let again = serde_json::to_string_pretty(&run).unwrap();
+        assert_eq!(parse_run(&again, &path).unwrap(), run);
     }
 
     #[test]

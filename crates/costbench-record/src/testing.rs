@@ -16,6 +16,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
         run_id: run_id.into(),
         started_at: "2025-01-01T00:00:00Z".into(),
         finished_at: Some("2025-01-01T00:01:00Z".into()),
+        interrupted: None,
         tool: Tool {
             name: "costbench".into(),
             version: "0.1.0".into(),

@@ -14,6 +14,7 @@ pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> R
         run_id: run_id.into(),
         started_at: started_at.into(),
         finished_at: None,
+        interrupted: None,
         tool: Tool {
             name: "costbench".into(),
             version: "0.1.0".into(),

@@ -11,7 +11,7 @@
 //! summed.
 
 use crate::measure::callgrind::format::{Reader, Record};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use std::collections::HashMap;
 
 /// Executions per instruction address of one object file.
@@ -47,7 +47,14 @@ pub fn instruction_counts(text: &str, wanted: impl Fn(&str) -> bool) -> Result<C
                     .ok_or_else(|| anyhow!("line {}: cost line before `events:`", line.line_no))?;
                 let ir = line.event(col)?;
                 if ir > 0 {
-                    *counts.entry(addr).or_default() += ir;
+                    let count = counts.entry(addr).or_default();
+                    // A damaged file must not panic the run (nor wrap into a plausible count).
+                    *count = count.checked_add(ir).with_context(|| {
+                        format!(
+                            "line {}: counts add up to more than 64 bits: a damaged file",
+                            line.line_no
+                        )
+                    })?;
                 }
             }
             _ => {}
@@ -62,6 +69,17 @@ pub fn instruction_counts(text: &str, wanted: impl Fn(&str) -> bool) -> Result<C
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_that_overflow_are_an_error() {
+        // Found writing the fuzz target `callgrind`: this sum panicked in debug builds.
+        let text = format!(
+            "positions: instr line\nevents: Ir\nob=(1) x\nfn=(1) f\n0x10 1 {}\n0x10 1 1\n",
+            u64::MAX
+        );
+        let e = instruction_counts(&text, |_| true).unwrap_err();
+        assert!(format!("{e:#}").contains("more than 64 bits"), "{e:#}");
+    }
 
     /// Real callgrind 3.19 output (`--dump-instr=yes`, collection toggled on around the measured
     /// body) of the census fixtures' `index/indirect` scenario: 1000 indices, one bounds check

@@ -57,9 +57,18 @@ pub fn totals(json: &str) -> Result<(u64, u64, u64, u64)> {
             return Err(anyhow!("DHAT ran in {m:?} mode, not heap profiling"));
         }
     }
-    Ok(f.pps.iter().fold((0, 0, 0, 0), |(a, b, c, d), p| {
-        (a + p.tb, b + p.tbk, c + p.gb, d + p.gbk)
-    }))
+    // Checked: a damaged file's counts must not panic the run (nor wrap into a plausible total).
+    f.pps
+        .iter()
+        .try_fold((0u64, 0u64, 0u64, 0u64), |(a, b, c, d), p| {
+            Some((
+                a.checked_add(p.tb)?,
+                b.checked_add(p.tbk)?,
+                c.checked_add(p.gb)?,
+                d.checked_add(p.gbk)?,
+            ))
+        })
+        .ok_or_else(|| anyhow!("DHAT's totals overflow 64 bits: a damaged file"))
 }
 
 /// Reads DHAT's output file.
@@ -97,5 +106,13 @@ mod tests {
                 .unwrap(),
             (8, 3, 5, 1)
         );
+        // Sums that overflow are an error, not a panic (found reading the parser for the fuzz
+        // target `dhat`).
+        let e = totals(&format!(
+            r#"{{"dhatFileVersion":2,"pps":[{{"tb":{},"tbk":1}},{{"tb":1,"tbk":1}}]}}"#,
+            u64::MAX
+        ))
+        .unwrap_err();
+        assert!(e.to_string().contains("overflow"), "{e}");
     }
 }

@@ -156,10 +156,7 @@ pub fn missing_message(toolchain: &str, why: &str) -> String {
 /// How Miri's runs are supervised: cargo runs Miri as a grandchild, which killing cargo alone
 /// would leave running, so the whole process group is killed at the deadline; and stderr is kept
 /// whole, since Miri's finding comes first and its backtrace can be long.
-const SUPERVISION: Supervision = Supervision {
-    process_group: true,
-    whole_stderr: true,
-};
+const SUPERVISION: Supervision = Supervision { whole_stderr: true };
 
 /// All of a Miri run's stderr (kept by [`SUPERVISION`]; empty if it could not be read).
 fn whole_stderr(out: &child::Outcome) -> &str {

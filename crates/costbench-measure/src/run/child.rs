@@ -1,8 +1,11 @@
 //! Child processes: spawning with a fixed environment, wiring pipes between parties, waiting
 //! with a deadline, and keeping the tail of stderr. The one supervisor of every child costbench
-//! waits for: the instruments' scenario processes, listings, and Miri's processes (which need a
-//! process group of their own and their whole stderr: see [`Supervision`]).
+//! waits for: the instruments' scenario processes, listings, and Miri's processes (which need
+//! their whole stderr: see [`Supervision`]). Every child gets a process group of its own, killed
+//! whole at its deadline, and dies with costbench ([`super::cancel`] registers the groups, so
+//! that a signal or the janitor can kill them).
 
+use super::cancel;
 use std::io::Read;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -118,13 +121,12 @@ pub fn inherit_fds(cmd: &mut Command, fds: &[(&OwnedFd, RawFd)]) {
     }
 }
 
-/// How a child is supervised, beyond what every child gets (a deadline, the tail of its stderr).
+/// How a child is supervised, beyond what every child gets (a deadline, the tail of its stderr,
+/// a process group of its own killed whole at the deadline: for a child that starts children
+/// of its own, as cargo runs Miri as a grandchild, which killing the child alone would leave
+/// running, holding the pipes open).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Supervision {
-    /// Start the child in a process group of its own and kill the whole group at the deadline:
-    /// for a child that starts children of its own (cargo runs Miri as a grandchild), which
-    /// killing the child alone would leave running, holding the pipes open.
-    pub process_group: bool,
     /// Keep all of stderr in [`Outcome::stderr`], not only its last [`STDERR_TAIL_LINES`] lines:
     /// for output read whole (Miri's finding comes first and its backtrace can be long).
     pub whole_stderr: bool,
@@ -137,7 +139,6 @@ type Stderr = (String, Option<String>);
 #[derive(Debug)]
 pub struct Running {
     child: Child,
-    process_group: bool,
     stderr: Option<JoinHandle<Stderr>>,
 }
 
@@ -148,12 +149,18 @@ impl Running {
         Running::spawn_with(cmd, Supervision::default())
     }
 
-    /// [`Running::spawn`], supervised as `how` says.
+    /// [`Running::spawn`], supervised as `how` says. Refuses once the run was interrupted.
     pub fn spawn_with(cmd: &mut Command, how: Supervision) -> std::io::Result<Running> {
-        if how.process_group {
-            cmd.process_group(0);
+        if let Some(sig) = cancel::interrupted() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                format!("the run was interrupted ({})", cancel::signal_name(sig)),
+            ));
         }
+        cmd.process_group(0);
+        cancel::die_with_parent(cmd);
         let mut child = cmd.spawn()?;
+        cancel::register_group(child.id() as libc::pid_t);
         let stderr = child.stderr.take().map(|mut e| {
             std::thread::spawn(move || {
                 let mut buf = Vec::new();
@@ -163,11 +170,7 @@ impl Running {
                 (tail, how.whole_stderr.then(|| all.into_owned()))
             })
         });
-        Ok(Running {
-            child,
-            process_group: how.process_group,
-            stderr,
-        })
+        Ok(Running { child, stderr })
     }
 
     /// A thread that reads the child's stdout (which must be piped) to the end.
@@ -182,19 +185,16 @@ impl Running {
         })
     }
 
-    /// Kills the child (its whole process group, when it has one of its own) and reaps it.
+    /// Kills the child's whole process group and reaps the child.
     fn kill(&mut self) {
-        if self.process_group {
-            let pgid = self.child.id() as libc::pid_t;
-            // SAFETY: signalling the process group `spawn_with` created for this child, whose id
-            // is the child's; the child is not reaped yet, so the id cannot have been reused.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        } else {
-            let _ = self.child.kill();
+        let pgid = self.child.id() as libc::pid_t;
+        // SAFETY: signalling the process group `spawn_with` created for this child, whose id
+        // is the child's; the child is not reaped yet, so the id cannot have been reused.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
         }
         let _ = self.child.wait();
+        cancel::unregister_group(pgid);
     }
 }
 
@@ -277,6 +277,7 @@ pub fn wait_all(mut running: Vec<Running>, start: Instant, timeout: Duration) ->
         for (r, e) in running.iter_mut().zip(endings.iter_mut()) {
             if e.is_none() {
                 if let Ok(Some(status)) = r.child.try_wait() {
+                    cancel::unregister_group(r.child.id() as libc::pid_t);
                     *e = Some(Ending::Exited(status));
                 }
             }
@@ -369,10 +370,7 @@ mod tests {
         assert_eq!(out[0].describe(Duration::from_secs(1)).0, "panicked");
     }
 
-    const WHOLE_GROUP: Supervision = Supervision {
-        process_group: true,
-        whole_stderr: true,
-    };
+    const WHOLE_GROUP: Supervision = Supervision { whole_stderr: true };
 
     #[test]
     fn deadline_kills_the_whole_group() {
@@ -429,6 +427,49 @@ mod tests {
         let mut s = String::new();
         std::fs::File::from(r).read_to_string(&mut s).unwrap();
         assert_eq!(s, "hi\n");
+    }
+
+    #[test]
+    fn every_child_has_a_group_of_its_own_and_dies_with_its_parent() {
+        // The child reports its process group (field 5 of /proc/PID/stat) and its pid.
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "cut -d' ' -f5 /proc/$$/stat; echo $$"]);
+        let (out, stdout) =
+            run_captured(&mut cmd, Duration::from_secs(30), Supervision::default()).unwrap();
+        assert!(out.success());
+        let text = String::from_utf8(stdout).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), lines.next(), "group id = own pid: {text}");
+    }
+
+    #[test]
+    fn children_die_with_the_thread_that_started_them() {
+        // A thread starts a long child and ends without waiting: the child must be killed.
+        let start = Instant::now();
+        let (r, w) = pipe().unwrap();
+        let pid = std::thread::spawn(move || {
+            let mut cmd = Command::new("sleep");
+            cmd.arg("30");
+            inherit_fds(&mut cmd, &[(&w, 9)]);
+            let r = Running::spawn(&mut cmd).unwrap();
+            let pid = r.child.id();
+            std::mem::forget(r);
+            pid
+        })
+        .join()
+        .unwrap();
+        // The pipe reads end-of-file once the child (the only other holder) is gone.
+        let mut s = String::new();
+        std::fs::File::from(r).read_to_string(&mut s).unwrap();
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the child outlived its thread"
+        );
+        // Reap it, so that it does not stay a zombie of the test process.
+        // SAFETY: waiting for our own child.
+        unsafe {
+            libc::waitpid(pid as libc::pid_t, std::ptr::null_mut(), 0);
+        }
     }
 
     #[test]

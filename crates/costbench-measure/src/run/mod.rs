@@ -13,11 +13,12 @@
 //! instrument each (instruction counts and census, cache, DHAT, memory, perf, wall time);
 //! [`instrument`] reads what a child wrote, as pure functions; [`interleaved`], [`adaptive`],
 //! [`layout`] and [`placement`] measure several sides against each other; [`child`]
-//! supervises processes.
+//! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
 
 pub mod adaptive;
 pub mod baseline;
 mod binary;
+pub mod cancel;
 pub mod child;
 mod instrument;
 mod interleaved;
@@ -195,6 +196,13 @@ pub fn measure_sides(
         .iter()
         .map(|s| OutputDir::prepare(&s.output_dir))
         .collect::<Result<Vec<_>>>()?;
+    cancel::catch_signals();
+    if let Err(why) = cancel::start_janitor() {
+        eprintln!(
+            "warning: {why}; if this run is killed, its temporary files stay until the next run into the same directory"
+        );
+    }
+    let _tmp_dirs = TmpDirs::create(&outs)?;
     let bins: Vec<Binary> = sides
         .iter()
         .map(|s| Binary {
@@ -313,65 +321,73 @@ pub fn measure_sides(
             }
         })
         .collect();
-    for s in &sessions {
-        s.save()?;
-    }
-    if let Some(vg) = &valgrind {
-        for (k, s) in sessions.iter().enumerate() {
-            if opts.instruments.icount() {
-                if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
-                    // With several builds, one that valgrind cannot run (a target-cpu=native build
-                    // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
-                    // other builds their results: its counts fail, its wall time still runs.
-                    if sessions.len() == 1 {
-                        return Err(e);
+    // The phases, until they end or a signal stops them; either way, what finished is written.
+    let measured = (|| -> Result<()> {
+        for s in &sessions {
+            s.save()?;
+        }
+        if let Some(vg) = &valgrind {
+            for (k, s) in sessions.iter().enumerate() {
+                if opts.instruments.icount() {
+                    if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
+                        // With several builds, one that valgrind cannot run (a target-cpu=native build
+                        // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
+                        // other builds their results: its counts fail, its wall time still runs.
+                        if sessions.len() == 1 || cancel::interrupted().is_some() {
+                            return Err(e);
+                        }
+                        eprintln!(
+                            "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
+                            sides[k].label
+                        );
+                        s.fail_icount(&format!("{e:#}"))?;
                     }
-                    eprintln!(
-                        "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
-                        sides[k].label
-                    );
-                    s.fail_icount(&format!("{e:#}"))?;
+                }
+                if opts.instruments.cache {
+                    s.parallel_phase(&selections[k], |sc, job| {
+                        s.callgrind_scenario(vg, Tool::Cache, sc, job)
+                    })?;
+                }
+                if opts.instruments.dhat {
+                    s.parallel_phase(&selections[k], |sc, job| {
+                        s.callgrind_scenario(vg, Tool::Dhat, sc, job)
+                    })?;
                 }
             }
-            if opts.instruments.cache {
+            // Needs every side's counts: which ids changed decides what runs again, perturbed.
+            placement::phase(&sessions, &listings, &selections, vg)?;
+        }
+        for (k, s) in sessions.iter().enumerate() {
+            if opts.instruments.memory {
                 s.parallel_phase(&selections[k], |sc, job| {
-                    s.callgrind_scenario(vg, Tool::Cache, sc, job)
+                    s.in_process_scenario(InProcess::Memory, sc, job)
                 })?;
             }
-            if opts.instruments.dhat {
-                s.parallel_phase(&selections[k], |sc, job| {
-                    s.callgrind_scenario(vg, Tool::Dhat, sc, job)
-                })?;
+            if opts.instruments.perf {
+                s.perf_phase(&listings[k], &selections[k])?;
             }
         }
-        // Needs every side's counts: which ids changed decides what runs again, perturbed.
-        placement::phase(&sessions, &listings, &selections, vg)?;
-    }
-    for (k, s) in sessions.iter().enumerate() {
-        if opts.instruments.memory {
-            s.parallel_phase(&selections[k], |sc, job| {
-                s.in_process_scenario(InProcess::Memory, sc, job)
-            })?;
+        if opts.instruments.walltime {
+            if let [one] = sessions.as_slice() {
+                one.walltime_phase(&selections[0])?;
+            } else {
+                // A token ring needs every side's library to know `--lockstep` (a baseline revision
+                // may predate it); without it, sides take turns round by round.
+                let lockstep = listings.iter().all(|l| {
+                    l.capabilities
+                        .iter()
+                        .any(|c| c == proto::CAPABILITY_LOCKSTEP)
+                });
+                interleaved::walltime_interleaved(&sessions, &selections, &opts.rounds, lockstep)?;
+            }
         }
-        if opts.instruments.perf {
-            s.perf_phase(&listings[k], &selections[k])?;
-        }
-    }
-    if opts.instruments.walltime {
-        if let [one] = sessions.as_slice() {
-            one.walltime_phase(&selections[0])?;
-        } else {
-            // A token ring needs every side's library to know `--lockstep` (a baseline revision
-            // may predate it); without it, sides take turns round by round.
-            let lockstep = listings.iter().all(|l| {
-                l.capabilities
-                    .iter()
-                    .any(|c| c == proto::CAPABILITY_LOCKSTEP)
-            });
-            interleaved::walltime_interleaved(&sessions, &selections, &opts.rounds, lockstep)?;
-        }
-    }
+        Ok(())
+    })();
     progress.finish_and_clear();
+    if let Some(signal) = cancel::interrupted() {
+        return Err(interrupted(signal, &sessions, &outs));
+    }
+    measured?;
     let mut records = Vec::new();
     for (s, out) in sessions.into_iter().zip(&outs) {
         let mut record = s.record.into_inner().expect("no worker panicked");
@@ -380,6 +396,57 @@ pub fn measure_sides(
         records.push(record);
     }
     Ok(records)
+}
+
+/// The run's temporary directories, one per output directory: registered with the janitor
+/// while the run lasts, and removed when it ends, however it ends.
+struct TmpDirs<'a>(&'a [OutputDir]);
+
+impl<'a> TmpDirs<'a> {
+    fn create(outs: &'a [OutputDir]) -> Result<TmpDirs<'a>> {
+        let dirs = TmpDirs(outs);
+        for o in outs {
+            cancel::register_dir(o.tmp_dir()?);
+        }
+        Ok(dirs)
+    }
+}
+
+impl Drop for TmpDirs<'_> {
+    fn drop(&mut self) {
+        for o in self.0 {
+            o.remove_tmp_dir();
+            cancel::unregister_dir(o.tmp_dir_path());
+        }
+    }
+}
+
+/// Marks every side's record as interrupted by `signal`, writes it (the figures that finished
+/// stay), and returns the error that ends the command with 128 + `signal`.
+fn interrupted(signal: i32, sessions: &[Session], outs: &[OutputDir]) -> anyhow::Error {
+    let (mut kept, mut scenarios) = (0, 0);
+    for (s, out) in sessions.iter().zip(outs) {
+        let mut record = s.record.lock().unwrap_or_else(|e| e.into_inner());
+        let (finished, all) = record.finished_scenarios();
+        record.interrupted = Some(model::Interruption {
+            signal: cancel::signal_name(signal).into(),
+            finished_scenarios: finished,
+            scenarios: all,
+        });
+        record.finished_at = Some(environment::now_rfc3339());
+        if let Err(e) = out.write_all(&record) {
+            eprintln!("warning: cannot write what the interrupted run finished: {e:#}");
+        }
+        kept += finished;
+        scenarios += all;
+    }
+    cancel::Interrupted {
+        signal,
+        kept,
+        scenarios,
+        results: outs.iter().map(|o| o.root().to_path_buf()).collect(),
+    }
+    .into()
 }
 
 fn new_record(
@@ -405,6 +472,7 @@ fn new_record(
         run_id: environment::new_run_id(),
         started_at: environment::now_rfc3339(),
         finished_at: None,
+        interrupted: None,
         tool: model::Tool {
             name: "costbench".into(),
             version: env!("CARGO_PKG_VERSION").into(),

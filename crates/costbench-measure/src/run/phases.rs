@@ -284,7 +284,7 @@ impl Session<'_> {
         let result_file = tempfile::Builder::new()
             .prefix(".walltime-")
             .suffix(".json")
-            .tempfile_in(self.out.root())
+            .tempfile_in(self.out.tmp_dir_path())
             .context("cannot create a temporary result file")?;
         let mut args = self.bin.child_args("walltime");
         args.push(s.name.clone());
@@ -324,7 +324,7 @@ fn keep(
     instrument: &str,
     outcome: &Outcome,
 ) -> std::result::Result<(), Failure> {
-    std::fs::rename(tmp, final_path).map_err(|e| {
+    costbench_record::output::publish(tmp, final_path).map_err(|e| {
         instrument::failure(
             instrument,
             outcome,

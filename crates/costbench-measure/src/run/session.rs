@@ -59,11 +59,16 @@ impl Session<'_> {
     }
 
     /// Stores what an instrument produced for `id` (a figure or a failure) and saves the files.
+    /// Once the run was interrupted, stores nothing (the children were killed by us, not by
+    /// their scenarios) and fails, so that the phase stops.
     pub(super) fn store(
         &self,
         id: &str,
         result: std::result::Result<Measured, Failure>,
     ) -> Result<()> {
+        if let Some(sig) = super::cancel::interrupted() {
+            anyhow::bail!("interrupted by {}", super::cancel::signal_name(sig));
+        }
         {
             let mut record = self.record.lock().expect("no worker panicked");
             let r = record
@@ -162,12 +167,12 @@ impl Session<'_> {
         Ok(ids.into_iter().zip(outcomes).collect())
     }
 
-    /// A temporary file in the output directory for one party's output.
+    /// A temporary file for one party's output, in the run's temporary directory (which
+    /// [`super::measure_sides`] creates and removes).
     pub(super) fn tmp_path(&self, what: &str, job: usize, party: usize) -> PathBuf {
-        self.out.root().join(format!(
-            ".tmp-{what}-{}-{job}-{party}.out",
-            std::process::id()
-        ))
+        self.out
+            .tmp_dir_path()
+            .join(format!("{what}-{job}-{party}.out"))
     }
 
     /// A scenario process prepared like every measured one, with getrandom pinned when asked.

@@ -26,6 +26,10 @@ pub struct RunRecord {
     /// RFC 3339, UTC.
     pub started_at: String,
     pub finished_at: Option<String>,
+    /// Set when the run was stopped (Ctrl-C, SIGTERM) before it measured everything: the figures
+    /// it holds are the ones that finished. Absent in a complete run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interruption>,
     pub tool: Tool,
     pub suite: SuiteInfo,
     pub variant: String,
@@ -84,6 +88,17 @@ pub struct MergedShard {
     pub host: Host,
     /// The result ids this shard measured.
     pub ids: Vec<String>,
+}
+
+/// How a run was cut short.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Interruption {
+    /// The signal that stopped it: `SIGINT` (Ctrl-C) or `SIGTERM`.
+    pub signal: String,
+    /// Scenarios every asked instrument finished for (a figure or a failure each).
+    pub finished_scenarios: usize,
+    /// Scenarios the run was to measure.
+    pub scenarios: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -483,6 +498,29 @@ impl RunRecord {
         self.results.iter().filter(|r| !r.failures.is_empty())
     }
 
+    /// (scenarios finished, scenarios of the run): a scenario is finished when, for every party,
+    /// every instrument of the run (the census aside, which rides on icount) gave a figure or a
+    /// failure. What an interrupted run reports as kept.
+    pub fn finished_scenarios(&self) -> (usize, usize) {
+        let mut scenarios: std::collections::BTreeMap<&str, bool> = Default::default();
+        for r in &self.results {
+            let done = self.settings.instruments.iter().all(|inst| {
+                let figure = match inst.as_str() {
+                    "icount" => r.icount.is_some(),
+                    "walltime" => r.walltime.is_some(),
+                    "cache" => r.counters.cache.is_some(),
+                    "memory" => r.counters.memory.is_some(),
+                    "perf" => r.counters.perf.is_some(),
+                    "dhat" => r.counters.dhat.is_some(),
+                    _ => true,
+                };
+                figure || r.failures.iter().any(|f| &f.instrument == inst)
+            });
+            *scenarios.entry(r.scenario.as_str()).or_insert(true) &= done;
+        }
+        (scenarios.values().filter(|d| **d).count(), scenarios.len())
+    }
+
     /// The machine that measured result `id`: its shard's host in a merged run, else the run's.
     pub fn host_of(&self, id: &str) -> &Host {
         self.merged
@@ -525,6 +563,38 @@ impl ScenarioResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finished_scenarios_need_every_instrument_of_every_party() {
+        use crate::testing::{record, scenario, with_icount};
+        let failed = |mut r: ScenarioResult, inst: &str| {
+            r.failures.push(Failure {
+                instrument: inst.into(),
+                kind: "crashed".into(),
+                message: String::new(),
+                stderr_tail: String::new(),
+            });
+            r
+        };
+        let party = |id: &str, s: &str| ScenarioResult {
+            scenario: s.into(),
+            ..scenario(id)
+        };
+        let mut run = record(
+            "r",
+            vec![
+                with_icount(scenario("done"), 1.0),
+                failed(scenario("failed"), "icount"),
+                scenario("not_started"),
+                with_icount(party("p/a", "p"), 1.0),
+                party("p/b", "p"),
+            ],
+        );
+        run.settings.instruments = vec!["icount".into(), "census".into()];
+        assert_eq!(run.finished_scenarios(), (2, 4));
+        run.settings.instruments.push("walltime".into());
+        assert_eq!(run.finished_scenarios(), (0, 4));
+    }
 
     #[test]
     fn results_without_census_read_and_write_as_before() {

@@ -60,7 +60,11 @@ pub fn parse(text: &str) -> Result<Profile> {
             }
             Record::Calls { count } => {
                 if let Some(c) = reader.callee() {
-                    *profile.calls.entry(c.to_string()).or_default() += count;
+                    add(
+                        profile.calls.entry(c.to_string()).or_default(),
+                        count,
+                        &reader,
+                    )?;
                 }
             }
             Record::Cost(line) => {
@@ -70,11 +74,11 @@ pub fn parse(text: &str) -> Result<Profile> {
                 // The first event: the one the profile is of.
                 let cost = line.event(0)?;
                 let entry = profile.functions.entry(f.to_string()).or_default();
-                entry.inclusive += cost;
+                add(&mut entry.inclusive, cost, &reader)?;
                 // A call's cost line is the callee's inclusive cost: the caller's inclusive only.
                 if !line.call {
-                    entry.self_cost += cost;
-                    profile.total += cost;
+                    add(&mut entry.self_cost, cost, &reader)?;
+                    add(&mut profile.total, cost, &reader)?;
                 }
             }
             _ => {}
@@ -86,9 +90,34 @@ pub fn parse(text: &str) -> Result<Profile> {
     Ok(profile)
 }
 
+/// `sum += v`, or an error naming the line: costs that overflow 64 bits come from a damaged file,
+/// and must not panic (nor wrap into a plausible figure).
+fn add(sum: &mut u64, v: u64, reader: &Reader) -> Result<()> {
+    *sum = sum.checked_add(v).with_context(|| {
+        format!(
+            "line {}: costs add up to more than 64 bits: a damaged file",
+            reader.line_no()
+        )
+    })?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn costs_that_overflow_are_an_error() {
+        // Found writing the fuzz target `callgrind`: these sums panicked in debug builds.
+        let text = format!("events: Ir\nfn=(1) f\n1 {max}\n2 1\n", max = u64::MAX);
+        let e = parse(&text).unwrap_err();
+        assert!(format!("{e:#}").contains("line 4: costs add up"), "{e:#}");
+        let calls = format!(
+            "events: Ir\nfn=(1) f\ncfn=(2) g\ncalls={} 1\n1 1\ncalls=1 1\n1 1\n",
+            u64::MAX
+        );
+        assert!(parse(&calls).is_err());
+    }
 
     #[test]
     fn self_and_inclusive_costs() {

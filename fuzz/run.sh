@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS each (default 60), two at a time (two cores), each seeded from
+# the committed real fixtures of its parser. Needs nightly and cargo-fuzz
+# (`cargo install cargo-fuzz --locked`). A crash fails the script; libFuzzer keeps the input in
+# fuzz/artifacts/TARGET/ (turn it into a regression test beside the parser's tests).
+#
+#   fuzz/run.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")"
+secs=${1:-60}
+m=../crates/costbench-measure
+seed() {
+    local target=$1
+    shift
+    mkdir -p "corpus/$target"
+    cp "$@" "corpus/$target/"
+}
+seed callgrind "$m"/src/measure/callgrind/testdata/*.out "$m"/src/census/testdata/*.out \
+    "$m"/testdata/callgrind-cache-sim.out
+seed dhat "$m"/testdata/dhat-memory-exact.json
+seed miri "$m"/src/miri/testdata/*.stderr
+seed import_csv ../crates/costbench-cli/testdata/*.csv
+seed config ../costbench.toml
+seed run_json ../crates/costbench-record/testdata/*.json
+
+targets=(callgrind dhat miri import_csv config run_json)
+start=$(date +%s)
+cargo +nightly fuzz build
+echo "fuzz: built the targets in $(($(date +%s) - start)) s"
+mkdir -p logs
+failed=()
+for ((i = 0; i < ${#targets[@]}; i += 2)); do
+    pids=()
+    for t in "${targets[@]:i:2}"; do
+        cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 \
+            >"logs/$t.log" 2>&1 &
+        pids+=("$!:$t")
+    done
+    for p in "${pids[@]}"; do
+        if wait "${p%%:*}"; then
+            echo "fuzz: ${p#*:}: $(grep -E '^#[0-9]+.*DONE' "logs/${p#*:}.log" | tail -1 || true)"
+        else
+            echo "fuzz: ${p#*:} FAILED:"
+            tail -40 "logs/${p#*:}.log"
+            failed+=("${p#*:}")
+        fi
+    done
+done
+echo "fuzz: ${#targets[@]} targets, ${secs} s each, $(($(date +%s) - start)) s in all"
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz: crashes in ${failed[*]} (inputs in fuzz/artifacts/)"
+    exit 1
+fi
