@@ -53,6 +53,24 @@ fn identity(r: &RunRecord) -> Vec<(&'static str, String)> {
         ),
         ("code alignment", opt(&s.code_align)),
         (
+            "cargo features",
+            format!(
+                "{}{}{}",
+                s.features.join(","),
+                if s.all_features {
+                    " --all-features"
+                } else {
+                    ""
+                },
+                if s.no_default_features {
+                    " --no-default-features"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        ("cargo profile", opt(&s.profile)),
+        (
             "shard count",
             r.shard
                 .as_ref()
@@ -352,6 +370,15 @@ mod tests {
         let mut other_inst = shard(2, 2, &["b"], &sel);
         other_inst.settings.instruments = vec!["icount".into()];
         assert!(err(vec![shard(1, 2, &["a"], &sel), other_inst]).contains("differ in instruments"));
+        // Built with other cargo flags: other code, whatever the commit.
+        let mut other_features = shard(2, 2, &["b"], &sel);
+        other_features.settings.features = vec!["extra".into()];
+        let e = err(vec![shard(1, 2, &["a"], &sel), other_features]);
+        assert!(e.contains("differ in cargo features"), "{e}");
+        let mut other_profile = shard(2, 2, &["b"], &sel);
+        other_profile.settings.profile = Some("release".into());
+        let e = err(vec![shard(1, 2, &["a"], &sel), other_profile]);
+        assert!(e.contains("differ in cargo profile"), "{e}");
         let mut other_suite = shard(2, 2, &["b"], &sel);
         other_suite.suite.bench = "other".into();
         assert!(err(vec![shard(1, 2, &["a"], &sel), other_suite]).contains("differ in suite"));
