@@ -20,6 +20,7 @@ pub mod postgres;
 pub mod sqlite;
 #[cfg(test)]
 mod tests;
+mod url;
 
 pub use location::Location;
 

@@ -2,6 +2,7 @@
 //! it, and the one place that opens the matching [`Store`]. Its `Display` is the only way a
 //! location reaches a message, and it never shows a password.
 
+use crate::url::redact;
 use crate::Store;
 use anyhow::{Context, Result};
 use std::fmt;
@@ -51,39 +52,6 @@ impl Location {
 /// Whether `s` is a PostgreSQL URL rather than a path.
 pub(crate) fn is_postgres_url(s: &str) -> bool {
     s.starts_with("postgres://") || s.starts_with("postgresql://")
-}
-
-/// `url` with the password of its user part and any `password=` parameter replaced by `***`.
-pub(crate) fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (before_query, query) = match rest.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (rest, None),
-    };
-    // The user part ends at the last `@` before the query: an unencoded `@` or `/` in a password
-    // must not leak the password's tail.
-    let before_query = match before_query.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{user}:***@{host}"),
-            None => format!("{userinfo}@{host}"),
-        },
-        None => before_query.to_string(),
-    };
-    let query = query.map(|q| {
-        q.split('&')
-            .map(|kv| match kv.split_once('=') {
-                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                _ => kv.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join("&")
-    });
-    match query {
-        Some(q) => format!("{scheme}://{before_query}?{q}"),
-        None => format!("{scheme}://{before_query}"),
-    }
 }
 
 impl fmt::Display for Location {

@@ -57,7 +57,7 @@ impl PostgresStore {
     /// socket as `postgres:///db?host=/run/postgresql`), creating or migrating costbench's
     /// schema as needed.
     pub fn connect(url: &str) -> Result<PostgresStore> {
-        let shown = crate::location::redact(url);
+        let shown = crate::url::redact(url);
         // The driver's own parse error could quote the URL; this one does not.
         let mut config = postgres::Config::from_str(url).map_err(|e| {
             anyhow::anyhow!(

@@ -1,6 +1,6 @@
-//! What a scenario binary does when it runs: answer the runner's child protocol
-//! (`--costbench-child`), or hand over to [`crate::harness`] (`cargo bench`, `cargo test
-//! --benches`, `cargo nextest`).
+//! The scenario binary's side of the runner's child protocol (`--costbench-child MODE ...`):
+//! list the scenarios, run one under the mode asked for, write its result. [`crate::entry`]
+//! decides whether the runner or a test runner started the binary.
 //!
 //! The argument parsing here is deliberately tiny and dependency-free: the library must stay
 //! light, and the runner is the only caller of the child protocol.
@@ -17,7 +17,7 @@ use crate::suite::{BodyFn, Scenario, Suite};
 use crate::walltime::{Coordinator, WalltimeConfig};
 use costbench_protocol::{
     self as proto, CountersResult, Listing, MemoryCounts, ScenarioInfo, WalltimeResult,
-    WalltimeSamples, CHILD_FLAG, EXIT_BAD_REQUEST, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
+    WalltimeSamples, EXIT_BAD_REQUEST, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
 };
 #[cfg(unix)]
 use std::fs::File;
@@ -26,43 +26,15 @@ use std::os::fd::FromRawFd;
 use std::sync::Arc;
 use std::time::Duration;
 
-impl Suite {
-    /// Runs the suite as the scenario binary's `main` and exits the process.
-    ///
-    /// Under `costbench run` it answers the runner. Under `cargo bench` it measures every
-    /// scenario's wall time in process and prints a table (an optional argument filters by
-    /// substring). Run any other way (`cargo test --benches`) it runs every scenario once and
-    /// reports which panicked.
-    ///
-    /// ```no_run
-    /// let mut suite = costbench::Suite::new();
-    /// suite.bench("noop", costbench::ops(1, "calls"), |b| b.iter(|| ()));
-    /// suite.main();
-    /// ```
-    pub fn main(self) -> ! {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        std::process::exit(dispatch(&self, &args))
-    }
-}
-
-fn dispatch(suite: &Suite, args: &[String]) -> i32 {
-    let errors = suite.validate();
-    if !errors.is_empty() {
-        for e in &errors {
-            eprintln!("costbench: {e}");
+/// Answers the runner: `args` are what follows `--costbench-child`. Returns the exit code.
+pub(crate) fn serve(suite: &Suite, args: &[String]) -> i32 {
+    match child(suite, args) {
+        Ok(code) => code,
+        Err(ChildError(code, msg)) => {
+            eprintln!("costbench child: {msg}");
+            code
         }
-        return EXIT_SCENARIO_MISUSE;
     }
-    if args.first().map(String::as_str) == Some(CHILD_FLAG) {
-        return match child(suite, &args[1..]) {
-            Ok(code) => code,
-            Err(ChildError(code, msg)) => {
-                eprintln!("costbench child: {msg}");
-                code
-            }
-        };
-    }
-    crate::harness::run(suite, args)
 }
 
 struct ChildError(i32, String);

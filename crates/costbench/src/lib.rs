@@ -79,6 +79,7 @@
 mod alloc;
 mod bench;
 mod child;
+mod entry;
 mod harness;
 mod link;
 mod miri;

@@ -297,12 +297,12 @@ pub fn janitor_main() -> i32 {
 pub fn catch_signals() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let Ok((read, write)) = super::child::pipe() else {
+        // std's pipe: close-on-exec on both ends, so that no child inherits the wake-up pipe.
+        let Ok((mut read, write)) = std::io::pipe() else {
             return;
         };
         WAKE_FD.store(write.into_raw_fd(), Ordering::SeqCst);
         std::thread::spawn(move || {
-            let mut read = std::fs::File::from(read);
             let mut byte = [0u8; 1];
             while let Ok(1) = read.read(&mut byte) {
                 let groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
