@@ -28,6 +28,44 @@ pub struct SqliteStore {
     path: PathBuf,
 }
 
+/// How long a writer waits for another's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Puts the database in WAL mode (once per file: the mode is stored in it). Switching takes an
+/// exclusive lock for a moment, and SQLite answers "database is locked" at once, without its
+/// busy handler, when it would otherwise deadlock with another connection opening the same new
+/// file; so this looks first and retries with a growing pause, for as long as the busy timeout.
+fn switch_to_wal(conn: &Connection) -> Result<()> {
+    let busy = |e: &rusqlite::Error| {
+        matches!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        )
+    };
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(2);
+    loop {
+        let attempt = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))
+            .and_then(|mode| {
+                if mode.eq_ignore_ascii_case("wal") {
+                    Ok(mode)
+                } else {
+                    conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+                }
+            });
+        match attempt {
+            Ok(mode) if mode.eq_ignore_ascii_case("wal") => return Ok(()),
+            Ok(mode) => bail!("cannot switch to WAL journaling: SQLite kept journal mode {mode}"),
+            Err(e) if busy(&e) && std::time::Instant::now() < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            Err(e) => return Err(e).context("cannot switch to WAL journaling"),
+        }
+    }
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the history database at `path`, migrating an older schema.
     pub fn open(path: &Path) -> Result<SqliteStore> {
@@ -38,7 +76,7 @@ impl SqliteStore {
         let existed = path.exists() && std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
         let conn = Connection::open(path)
             .with_context(|| format!("cannot open history database {}", path.display()))?;
-        conn.busy_timeout(Duration::from_secs(60))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         let store = SqliteStore {
             conn,
             path: path.to_path_buf(),
@@ -87,9 +125,7 @@ impl SqliteStore {
                 return Err(migrations::too_new(version));
             }
         }
-        self.conn
-            .pragma_update(None, "journal_mode", "WAL")
-            .context("cannot switch to WAL journaling")?;
+        switch_to_wal(&self.conn)?;
         self.conn.pragma_update(None, "foreign_keys", "ON")?;
         if schema_version(&self.conn)? < LATEST {
             self.migrate()?;
