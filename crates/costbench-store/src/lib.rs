@@ -25,7 +25,7 @@ mod url;
 pub use location::Location;
 
 // The model under the name the store has always used (`crate::model::X`).
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use costbench_record::model;
 use model::RunRecord;
 use std::path::{Path, PathBuf};
@@ -62,6 +62,59 @@ pub trait Store {
     fn load(&self, run_id: &str) -> Result<RunRecord>;
     /// The per-op values of `id`'s `metric` over the runs matching `q`, oldest first.
     fn series(&self, id: &str, metric: Metric, q: &RunQuery) -> Result<Vec<SeriesPoint>>;
+}
+
+/// The `WHERE` clause of `q`, and of a series of scenario `id`'s `metric` when `series` is given,
+/// with its arguments; `placeholder(n)` writes the n-th (1-based) argument's placeholder in the
+/// backend's syntax (`$n` for PostgreSQL, `?n` for SQLite).
+fn where_clause(
+    q: &RunQuery,
+    series: Option<(&str, Metric)>,
+    placeholder: fn(usize) -> String,
+) -> (String, Vec<String>) {
+    let mut conds = Vec::new();
+    let mut args = Vec::new();
+    let mut cond = |column: &str, value: &str| {
+        args.push(value.to_string());
+        conds.push(format!("{column} = {}", placeholder(args.len())));
+    };
+    if let Some(b) = &q.branch {
+        cond("runs.branch", b);
+    }
+    if let Some(v) = &q.variant {
+        cond("runs.variant", v);
+    }
+    if let Some((id, metric)) = series {
+        cond("results.scenario_id", id);
+        cond("results.metric", metric.as_str());
+    }
+    let w = if conds.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {}", conds.join(" AND "))
+    };
+    (w, args)
+}
+
+/// The run record kept under `run_id` (`record`, as the store read it; `None` when there is no
+/// such run), read and checked the same way by both backends; `shown` names the database.
+fn decode_run(
+    run_id: &str,
+    record: Option<String>,
+    shown: &dyn std::fmt::Display,
+) -> Result<RunRecord> {
+    let Some(record) = record else {
+        bail!("no run with id {run_id:?} in {shown} (list them with `costbench history`)");
+    };
+    let run: RunRecord = serde_json::from_str(&record)
+        .with_context(|| format!("run {run_id} in {shown} is unreadable"))?;
+    if run.schema_version > model::SCHEMA_VERSION {
+        bail!(
+            "run {run_id} was written by a newer costbench (schema version {})",
+            run.schema_version
+        );
+    }
+    Ok(run)
 }
 
 /// The scenario and failure counts of a run summary, read from the kept record (an unreadable

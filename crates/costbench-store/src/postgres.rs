@@ -17,7 +17,7 @@
 
 use super::{Metric, RunQuery, RunSummary, SeriesPoint, Store};
 use crate::migrations::{self, LATEST, MIGRATIONS};
-use crate::model::{self, RunRecord};
+use crate::model::RunRecord;
 use anyhow::{bail, Context, Result};
 use postgres::{Client, GenericClient, NoTls};
 use std::str::FromStr;
@@ -207,26 +207,6 @@ fn migrate(client: &mut Client) -> Result<()> {
     Ok(())
 }
 
-/// The `WHERE` clause of `q` with `$n` placeholders, and its arguments.
-fn where_clause(q: &RunQuery) -> (String, Vec<String>) {
-    let mut conds = Vec::new();
-    let mut args = Vec::new();
-    if let Some(b) = &q.branch {
-        args.push(b.clone());
-        conds.push(format!("runs.branch = ${}", args.len()));
-    }
-    if let Some(v) = &q.variant {
-        args.push(v.clone());
-        conds.push(format!("runs.variant = ${}", args.len()));
-    }
-    let w = if conds.is_empty() {
-        String::new()
-    } else {
-        format!("WHERE {}", conds.join(" AND "))
-    };
-    (w, args)
-}
-
 fn params(args: &[String]) -> Vec<&(dyn postgres::types::ToSql + Sync)> {
     args.iter()
         .map(|a| a as &(dyn postgres::types::ToSql + Sync))
@@ -298,7 +278,7 @@ impl Store for PostgresStore {
     }
 
     fn runs(&self, q: &RunQuery) -> Result<Vec<RunSummary>> {
-        let (w, args) = where_clause(q);
+        let (w, args) = crate::where_clause(q, None, |n| format!("${n}"));
         let sql = format!(
             "SELECT run_id, started_at, commit_sha, branch, dirty, variant, package, bench, record
              FROM runs {w} ORDER BY started_at DESC, run_id DESC LIMIT {}",
@@ -329,36 +309,11 @@ impl Store for PostgresStore {
             .client()
             .query_opt("SELECT record FROM runs WHERE run_id = $1", &[&run_id])?
             .map(|r| r.get(0));
-        let Some(record) = record else {
-            bail!(
-                "no run with id {run_id:?} in {} (list them with `costbench history`)",
-                self.shown
-            );
-        };
-        let run: RunRecord = serde_json::from_str(&record)
-            .with_context(|| format!("run {run_id} in {} is unreadable", self.shown))?;
-        if run.schema_version > model::SCHEMA_VERSION {
-            bail!(
-                "run {run_id} was written by a newer costbench (schema version {})",
-                run.schema_version
-            );
-        }
-        Ok(run)
+        crate::decode_run(run_id, record, &self.shown)
     }
 
     fn series(&self, id: &str, metric: Metric, q: &RunQuery) -> Result<Vec<SeriesPoint>> {
-        let (w, mut args) = where_clause(q);
-        args.push(id.to_string());
-        let id_arg = args.len();
-        args.push(metric.as_str().to_string());
-        let metric_arg = args.len();
-        let join_cond =
-            format!("results.scenario_id = ${id_arg} AND results.metric = ${metric_arg}");
-        let w = if w.is_empty() {
-            format!("WHERE {join_cond}")
-        } else {
-            format!("{w} AND {join_cond}")
-        };
+        let (w, args) = crate::where_clause(q, Some((id, metric)), |n| format!("${n}"));
         let sql = format!(
             "SELECT * FROM (
                 SELECT runs.run_id, runs.started_at, runs.commit_sha, results.per_op

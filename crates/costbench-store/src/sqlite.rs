@@ -10,7 +10,7 @@
 
 use super::{Metric, RunQuery, RunSummary, SeriesPoint, Store};
 use crate::migrations::{self, LATEST, MIGRATIONS};
-use crate::model::{self, RunRecord};
+use crate::model::RunRecord;
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
@@ -227,25 +227,6 @@ fn schema_version(conn: &Connection) -> Result<i64> {
     Ok(0)
 }
 
-fn where_clause(q: &RunQuery) -> (String, Vec<String>) {
-    let mut conds = Vec::new();
-    let mut args = Vec::new();
-    if let Some(b) = &q.branch {
-        args.push(b.clone());
-        conds.push(format!("runs.branch = ?{}", args.len()));
-    }
-    if let Some(v) = &q.variant {
-        args.push(v.clone());
-        conds.push(format!("runs.variant = ?{}", args.len()));
-    }
-    let w = if conds.is_empty() {
-        String::new()
-    } else {
-        format!("WHERE {}", conds.join(" AND "))
-    };
-    (w, args)
-}
-
 impl Store for SqliteStore {
     fn record(&self, run: &RunRecord) -> Result<()> {
         let json = serde_json::to_string(run).expect("a run record always serialises");
@@ -308,7 +289,7 @@ impl Store for SqliteStore {
     }
 
     fn runs(&self, q: &RunQuery) -> Result<Vec<RunSummary>> {
-        let (w, args) = where_clause(q);
+        let (w, args) = crate::where_clause(q, None, |n| format!("?{n}"));
         let limit = q.limit.map_or(-1, |l| l as i64);
         let sql = format!(
             "SELECT run_id, started_at, commit_sha, branch, dirty, variant, package, bench, record
@@ -348,36 +329,11 @@ impl Store for SqliteStore {
                 r.get(0)
             })
             .optional()?;
-        let Some(record) = record else {
-            bail!(
-                "no run with id {run_id:?} in {} (list them with `costbench history`)",
-                self.path.display()
-            );
-        };
-        let run: RunRecord = serde_json::from_str(&record)
-            .with_context(|| format!("run {run_id} in {} is unreadable", self.path.display()))?;
-        if run.schema_version > model::SCHEMA_VERSION {
-            bail!(
-                "run {run_id} was written by a newer costbench (schema version {})",
-                run.schema_version
-            );
-        }
-        Ok(run)
+        crate::decode_run(run_id, record, &self.path.display())
     }
 
     fn series(&self, id: &str, metric: Metric, q: &RunQuery) -> Result<Vec<SeriesPoint>> {
-        let (w, mut args) = where_clause(q);
-        args.push(id.to_string());
-        let id_arg = args.len();
-        args.push(metric.as_str().to_string());
-        let metric_arg = args.len();
-        let join_cond =
-            format!("results.scenario_id = ?{id_arg} AND results.metric = ?{metric_arg}");
-        let w = if w.is_empty() {
-            format!("WHERE {join_cond}")
-        } else {
-            format!("{w} AND {join_cond}")
-        };
+        let (w, args) = crate::where_clause(q, Some((id, metric)), |n| format!("?{n}"));
         let limit = q.limit.map_or(-1, |l| l as i64);
         let sql = format!(
             "SELECT * FROM (
