@@ -101,6 +101,8 @@ pub fn from_csv(
             walltime: None,
             counters: Default::default(),
             census: None,
+            clients: None,
+            throughput: None,
             failures: Vec::new(),
         });
         results.len() - 1

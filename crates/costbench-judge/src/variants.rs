@@ -327,6 +327,8 @@ pub mod fixtures {
                 walltime: None,
                 counters: Default::default(),
                 census: None,
+                clients: None,
+                throughput: None,
                 failures: Vec::new(),
             })
             .collect();

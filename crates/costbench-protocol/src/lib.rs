@@ -18,6 +18,8 @@
 //! | `once` | `--protocol V SCENARIO [--perturb N]` | runs setup and the body once, in process (a smoke test) |
 //! | `memory` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]... [--perturb N]` | runs setup, then the body once between two readings of the allocation counters; writes a [`CountersResult`] with [`MemoryCounts`] to `FILE` |
 //! | `perf` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]... [--perturb N]` | runs setup, then the body once with hardware counters (`perf_event_open`) enabled around it; writes a [`CountersResult`] with [`PerfCounts`] to `FILE` |
+//! | `serve` | `--protocol V SCENARIO --listen-fd FD` | a service scenario's server: runs its setup, then accepts connections on the inherited listening TCP socket `FD`, one thread per connection, until it is killed |
+//! | `load` | `--protocol V SCENARIO --connect ADDR --clients N --result FILE [--warmup-ms MS] [--slice-ms MS] [--slices K] [--rate OPS] [--lockstep RFD,WFD]` | a service scenario's load: `N` client threads, one connection each, run their setup, warm up, then measure `K` time slices (waiting for the token before each slice and passing it after, with `--lockstep`); writes a [`LoadResult`] to `FILE` |
 //!
 //! `--perturb N` (N >= 1; listed as [`CAPABILITY_PERTURB`]) shifts the data placement that setup
 //! and body start from: before setup the child allocates a heap block whose size depends on `N`
@@ -80,6 +82,9 @@ pub const CAPABILITY_LOCKSTEP: &str = "lockstep";
 /// The child understands `--perturb N` in `icount`, `memory`, `perf` and `once` modes.
 pub const CAPABILITY_PERTURB: &str = "perturb";
 
+/// The child understands the `serve` and `load` modes of service scenarios.
+pub const CAPABILITY_SERVICE: &str = "service";
+
 /// One registered scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioInfo {
@@ -96,6 +101,21 @@ pub struct ScenarioInfo {
     /// residual). Runners measure them but do not list them among the user's scenarios.
     #[serde(default)]
     pub internal: bool,
+    /// Present for a service scenario (a server and its clients, `Suite::service`), which the
+    /// throughput instrument can put under load; its `parties` are then `client` and `server`,
+    /// and `ops` counts a whole run of `requests_per_run` requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<ServiceInfo>,
+}
+
+/// How a service scenario's requests relate to its ops.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceInfo {
+    /// Operations one request performs (the declared `ops`).
+    pub ops_per_request: u64,
+    /// Requests one run of the parties' measured bodies makes (instruction counts, wall time):
+    /// the listing's `ops` is `ops_per_request * requests_per_run`.
+    pub requests_per_run: u64,
 }
 
 impl ScenarioInfo {
@@ -204,6 +224,47 @@ pub struct AllocCounts {
     pub bytes_allocated: u64,
     /// Peak of live heap bytes above the level at the start of the body.
     pub peak_live_bytes: u64,
+}
+
+/// What `BIN --costbench-child load` writes to its result file: the time slices one load
+/// process measured against one server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadResult {
+    /// [`PROTOCOL_VERSION`] of the child.
+    pub protocol: u32,
+    /// Scenario name.
+    pub scenario: String,
+    /// Client threads, one connection each.
+    pub clients: u32,
+    /// Open-loop target rate in operations per second (all clients together); `None` for a
+    /// closed loop (each client sends its next request when the reply to the last arrived).
+    pub rate: Option<f64>,
+    /// Operations one request performs.
+    pub ops_per_request: u64,
+    /// Requests completed during the warm-up (not measured).
+    pub warmup_requests: u64,
+    /// The measured slices, in order.
+    pub slices: Vec<LoadSlice>,
+}
+
+/// One measured time slice of a load process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadSlice {
+    /// From the slice's start until every client had finished its last request of the slice.
+    pub elapsed_ns: u64,
+    /// Requests completed in the slice (each started in it).
+    pub requests: u64,
+    /// Latency of every request of the slice in nanoseconds, as an HDR histogram's recorded
+    /// buckets: `(highest value equivalent to the bucket, count)`, ascending. In open loop a
+    /// request's latency runs from when it was due, not from when it was sent (coordinated
+    /// omission corrected).
+    pub latency_ns: Vec<(u64, u64)>,
+}
+
+impl Versioned for LoadResult {
+    fn protocol(&self) -> u32 {
+        self.protocol
+    }
 }
 
 /// Hardware counter readings around one run of the measured body.
@@ -385,6 +446,7 @@ mod tests {
             unit: "op".into(),
             parties: vec![],
             internal: false,
+            service: None,
         };
         assert_eq!(single.measured_ids(), vec!["a"]);
         let multi = ScenarioInfo {

@@ -78,6 +78,8 @@ pub fn scenario(id: &str) -> ScenarioResult {
         walltime: None,
         counters: Default::default(),
         census: None,
+        clients: None,
+        throughput: None,
         failures: vec![],
     }
 }

@@ -75,6 +75,8 @@ pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> R
             walltime: None,
             counters: Default::default(),
             census: None,
+            clients: None,
+            throughput: None,
             failures: vec![],
         }],
     }

@@ -66,6 +66,11 @@ struct ChildArgs {
     config: WalltimeConfig,
     /// `--perturb N`: shift the heap and stack placement setup and body start from.
     perturb: Option<u32>,
+    /// `serve --listen-fd FD`.
+    listen_fd: Option<i32>,
+    /// `load`'s options (its warm-up is `config.warmup`, its token ring `config.lockstep`).
+    load: crate::service::LoadConfig,
+    warmup_given: bool,
 }
 
 fn parse_num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, ChildError> {
@@ -90,7 +95,31 @@ fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
             "--party" => a.party = Some(value()?),
             "--result" => a.result = Some(value()?),
             "--samples" => a.config.samples = parse_num(arg, &value()?)?,
-            "--warmup-ms" => a.config.warmup = Duration::from_millis(parse_num(arg, &value()?)?),
+            "--warmup-ms" => {
+                a.config.warmup = Duration::from_millis(parse_num(arg, &value()?)?);
+                a.warmup_given = true;
+            }
+            "--listen-fd" => {
+                fds_available(arg)?;
+                a.listen_fd = Some(parse_num(arg, &value()?)?);
+            }
+            "--connect" => a.load.connect = value()?,
+            "--clients" => {
+                let n: u32 = parse_num(arg, &value()?)?;
+                if n == 0 {
+                    return Err(bad("--clients takes a number of at least 1"));
+                }
+                a.load.clients = n;
+            }
+            "--slice-ms" => a.load.slice = Duration::from_millis(parse_num(arg, &value()?)?),
+            "--slices" => a.load.slices = parse_num(arg, &value()?)?,
+            "--rate" => {
+                let r: f64 = parse_num(arg, &value()?)?;
+                if !(r.is_finite() && r > 0.0) {
+                    return Err(bad(format!("--rate takes a positive number of ops per second, got {r}")));
+                }
+                a.load.rate = Some(r);
+            }
             "--sample-target-us" => {
                 a.config.sample_target = Duration::from_micros(parse_num(arg, &value()?)?)
             }
@@ -176,6 +205,12 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
                 .map_err(|e| ChildError(1, format!("cannot write result file {path}: {e}")))?;
             Ok(0)
         }
+        "serve" | "load" if scenario.service.is_none() => Err(bad(format!(
+            "scenario {:?} is not a service scenario (Suite::service): {} has nothing to serve",
+            scenario.name, a.mode
+        ))),
+        "serve" => serve_mode(scenario, &a),
+        "load" => load_mode(scenario, a),
         "once" => {
             match a.perturb {
                 Some(n) => crate::placement::perturbed(n, || once(scenario)),
@@ -185,6 +220,49 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
         }
         m => Err(bad(format!("unknown mode {m:?}"))),
     }
+}
+
+/// `serve`: the service's server on the inherited listening socket, until killed.
+fn serve_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
+    let fd = a.listen_fd.ok_or_else(|| bad("serve needs --listen-fd FD"))?;
+    let def = s.service.as_ref().expect("checked by the caller");
+    #[cfg(unix)]
+    {
+        exit_on_panic();
+        crate::service::serve(def, &s.name, fd)
+            .map_err(|e| ChildError(1, format!("the server stopped accepting connections: {e}")))?;
+        Ok(0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (fd, def);
+        Err(bad("serve takes an inherited socket, which only Unix passes: not available on this OS"))
+    }
+}
+
+/// `load`: N clients against the server at `--connect`, the slices' figures to `--result`.
+fn load_mode(s: &Scenario, mut a: ChildArgs) -> Result<i32, ChildError> {
+    let path = a
+        .result
+        .clone()
+        .ok_or_else(|| bad("load needs --result FILE"))?;
+    if a.load.connect.is_empty() {
+        return Err(bad("load needs --connect ADDR"));
+    }
+    if a.load.slices == 0 {
+        return Err(bad("--slices takes a number of at least 1"));
+    }
+    if a.warmup_given {
+        a.load.warmup = a.config.warmup;
+    }
+    a.load.lockstep = a.config.lockstep;
+    let def = s.service.as_ref().expect("checked by the caller");
+    exit_on_panic();
+    let result = crate::service::load(def, &s.name, &a.load);
+    let json = serde_json::to_vec(&result).expect("a result always serialises");
+    std::fs::write(&path, json)
+        .map_err(|e| ChildError(1, format!("cannot write result file {path}: {e}")))?;
+    Ok(0)
 }
 
 fn listing(suite: &Suite) -> Listing {
@@ -200,11 +278,16 @@ fn listing(suite: &Suite) -> Listing {
                 unit: s.ops.unit().to_string(),
                 parties: s.parties.iter().map(|(p, _)| p.clone()).collect(),
                 internal: s.internal,
+                service: s.service.as_ref().map(|d| proto::ServiceInfo {
+                    ops_per_request: d.ops_per_request,
+                    requests_per_run: d.requests_per_run,
+                }),
             })
             .collect(),
         capabilities: vec![
             proto::CAPABILITY_LOCKSTEP.to_string(),
             proto::CAPABILITY_PERTURB.to_string(),
+            proto::CAPABILITY_SERVICE.to_string(),
         ],
     }
 }

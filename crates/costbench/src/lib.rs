@@ -88,6 +88,7 @@ mod miri;
 mod perf;
 mod placement;
 pub mod region;
+mod service;
 mod suite;
 mod walltime;
 
@@ -96,4 +97,5 @@ pub use bench::Bench;
 pub use link::Link;
 pub use miri::{miri_size, under_miri, UnalignedBytes};
 pub use std::hint::black_box;
+pub use service::{Client, Conn, Server, Service};
 pub use suite::{ops, Multi, Ops, Suite};

@@ -59,6 +59,8 @@ pub(crate) struct Scenario {
     /// Present for a single-process scenario.
     pub(crate) body: Option<BodyFn>,
     pub(crate) internal: bool,
+    /// Present for a service scenario: its parties are made from it.
+    pub(crate) service: Option<crate::service::ServiceDef>,
 }
 
 /// The set of scenarios in one bench binary. Build it in `main`, then call [`Suite::main`].
@@ -111,6 +113,7 @@ impl Suite {
             parties: Vec::new(),
             body: Some(Arc::new(|b: &mut Bench| b.iter(|| ()))),
             internal: true,
+            service: None,
         });
         s
     }
@@ -140,6 +143,7 @@ impl Suite {
             parties: Vec::new(),
             body: Some(Arc::new(f)),
             internal: false,
+            service: None,
         });
         self
     }
@@ -213,8 +217,68 @@ impl Suite {
             parties: Vec::new(),
             body: None,
             internal: false,
+            service: None,
         });
         Multi { suite: self }
+    }
+
+    /// Registers a service scenario: a server and its clients, with `ops` operations per
+    /// request. Give it its sides with [`Service::server`] and [`Service::client`].
+    ///
+    /// It is measured two ways. As two parties, `client` and `server` (reported as
+    /// `NAME_client` and `NAME_server`) connected by a pipe, one run of their bodies being
+    /// [`Service::requests_per_run`] requests: instruction counts, the census of bounds checks,
+    /// wall time and memory per op of each side. And under load, with the runner's
+    /// `throughput` instrument: the server in a process of its own on loopback TCP, N clients
+    /// in another, reporting operations per second and latency percentiles.
+    ///
+    /// ```no_run
+    /// use std::io::{Read, Write};
+    /// use std::sync::Arc;
+    /// use costbench::{ops, Suite};
+    /// let mut suite = Suite::new();
+    /// suite
+    ///     .service("kv/get", ops(1, "queries"))
+    ///     .server(|s| {
+    ///         let table: Arc<Vec<u64>> = Arc::new((0..1024).collect()); // setup
+    ///         s.serve(move |conn| {
+    ///             let mut key = [0u8; 8];
+    ///             conn.read_exact(&mut key)?;
+    ///             let v = table[u64::from_le_bytes(key) as usize % table.len()];
+    ///             conn.write_all(&v.to_le_bytes())
+    ///         })
+    ///     })
+    ///     .client(|c| {
+    ///         let seed = u64::from(c.index());
+    ///         c.request(move |conn, i| {
+    ///             conn.write_all(&(seed * 7919 + i).to_le_bytes())?;
+    ///             let mut v = [0u8; 8];
+    ///             conn.read_exact(&mut v)
+    ///         })
+    ///     });
+    /// suite.main();
+    /// ```
+    pub fn service(&mut self, name: impl Into<String>, ops: Ops) -> crate::service::Service<'_> {
+        let def = crate::service::ServiceDef {
+            server: None,
+            client: None,
+            ops_per_request: ops.count,
+            requests_per_run: crate::service::DEFAULT_REQUESTS_PER_RUN,
+        };
+        self.push(Scenario {
+            name: name.into(),
+            ops: Ops {
+                count: ops.count.saturating_mul(def.requests_per_run),
+                unit: ops.unit,
+            },
+            parties: Vec::new(),
+            body: None,
+            internal: false,
+            service: Some(def),
+        });
+        crate::service::Service {
+            scenario: self.scenarios.last_mut().expect("just pushed"),
+        }
     }
 
     fn push(&mut self, s: Scenario) {
@@ -251,7 +315,20 @@ impl Suite {
                     s.name
                 ));
             }
-            if s.body.is_none() {
+            if let Some(def) = &s.service {
+                if def.server.is_none() || def.client.is_none() {
+                    errors.push(format!(
+                        "service scenario {:?} needs both .server(f) and .client(f)",
+                        s.name
+                    ));
+                }
+                if def.ops_per_request == 0 {
+                    errors.push(format!(
+                        "scenario {:?} declares 0 ops; declare how many operations one request performs",
+                        s.name
+                    ));
+                }
+            } else if s.body.is_none() {
                 if s.parties.len() < 2 {
                     errors.push(format!(
                         "multi-party scenario {:?} has {} part{}; add at least two with .party(NAME, f)",

@@ -50,7 +50,7 @@ impl Lockstep {
     /// Waits for the token. A peer that is gone (end of file, an error) no longer holds anyone
     /// up: sampling goes on alone, so a failing build never stalls the others.
     #[cfg(unix)]
-    fn wait(&self) {
+    pub(crate) fn wait(&self) {
         let mut b = [0u8; 1];
         loop {
             // SAFETY: reading one byte into a live one-byte buffer from a descriptor we were given.
@@ -65,18 +65,18 @@ impl Lockstep {
     /// Passes the token on; a peer that is gone is ignored (Rust ignores SIGPIPE, so this is
     /// an EPIPE error, not a signal).
     #[cfg(unix)]
-    fn pass(&self) {
+    pub(crate) fn pass(&self) {
         // SAFETY: writing one byte from a live buffer to a descriptor we were given.
         unsafe { libc::write(self.write, [1u8].as_ptr().cast(), 1) };
     }
 
     #[cfg(not(unix))]
-    fn wait(&self) {
+    pub(crate) fn wait(&self) {
         unreachable!("the child refuses --lockstep off Unix")
     }
 
     #[cfg(not(unix))]
-    fn pass(&self) {
+    pub(crate) fn pass(&self) {
         unreachable!("the child refuses --lockstep off Unix")
     }
 }

@@ -5,4 +5,5 @@ pub mod callgrind;
 pub mod dhat;
 pub mod memory;
 pub mod perf;
+pub mod throughput;
 pub mod walltime;

@@ -526,6 +526,8 @@ fn new_record(
                     walltime: None,
                     counters: Default::default(),
                     census: None,
+                    clients: None,
+                    throughput: None,
                     failures: Vec::new(),
                 })
             })

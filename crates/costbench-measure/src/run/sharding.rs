@@ -119,6 +119,7 @@ mod tests {
             unit: "op".into(),
             parties: vec![],
             internal: false,
+            service: None,
         }
     }
 

@@ -200,8 +200,101 @@ pub struct ScenarioResult {
     /// written without it, so older run.json files still read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub census: Option<Census>,
+    /// Set on the rows of the throughput instrument (id `SCENARIO@Nc`): the service scenario
+    /// under load from this many clients. Such a row has only [`ScenarioResult::throughput`];
+    /// the scenario's per-request figures are on its `_client` and `_server` rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<u32>,
+    /// Operations per second and latency under load (`--instrument throughput`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<Throughput>,
     /// Empty when every instrument succeeded.
     pub failures: Vec<Failure>,
+}
+
+/// Id of the throughput row of service scenario `scenario` under `clients` clients.
+pub fn load_id(scenario: &str, clients: u32) -> String {
+    format!("{scenario}@{clients}c")
+}
+
+/// A service scenario under load from one number of clients, measured in rounds (a fresh server
+/// and load process each) of equal time slices.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Throughput {
+    pub clients: u32,
+    /// `closed` (each client sends its next request when the last reply arrived) or `open`
+    /// (requests are due at `target_rate`, latency counted from when each was due).
+    pub load: String,
+    /// Open loop: the rate asked for, ops per second over all clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rate: Option<f64>,
+    pub ops_per_request: u64,
+    pub rounds: u32,
+    pub slices_per_round: u32,
+    pub slice_ms: u64,
+    pub warmup_ms: u64,
+    /// Requests completed in the measured slices.
+    pub requests: u64,
+    /// Operations per second over every measured slice (all operations over all their time).
+    pub ops_per_sec: f64,
+    /// Where a repeat run of this build on this machine is expected to land (from the spread of
+    /// the rounds); `None` with fewer than 3 rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_per_sec_repeat: Option<Interval>,
+    /// Latency percentiles of every measured request, from the merged HDR histogram.
+    pub latency: Latency,
+    /// As `ops_per_sec_repeat`, for the 99th percentile of latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_repeat: Option<Interval>,
+    /// Every measured slice, round after round: what paired comparisons pair.
+    pub slices: Vec<LoadSlice>,
+    /// The latency distribution as (percentile, nanoseconds) points, for percentile plots:
+    /// HdrHistogram's percentile ticks, denser towards the tail.
+    pub percentiles: Vec<(f64, f64)>,
+    /// Present when this build was measured in alternating slices with other builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<LoadPairing>,
+}
+
+/// A two-sided interval.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+    /// Nominal coverage, e.g. 0.95.
+    pub level: f64,
+}
+
+/// Latency percentiles in nanoseconds.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Latency {
+    pub mean_ns: f64,
+    pub p50_ns: f64,
+    pub p90_ns: f64,
+    pub p99_ns: f64,
+    pub p999_ns: f64,
+    pub max_ns: f64,
+}
+
+/// One measured time slice under load.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct LoadSlice {
+    /// 0-based round the slice belongs to.
+    pub round: u32,
+    pub requests: u64,
+    pub ops_per_sec: f64,
+    pub p99_ns: f64,
+}
+
+/// How the builds of an A/B comparison or a variant matrix took turns under load.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LoadPairing {
+    /// Shared by every build of one measuring session: builds with the same id pair slice by
+    /// slice.
+    pub session: String,
+    /// The builds took turns slice by slice through a token ring, every build's server up the
+    /// whole time, the first build alternating between rounds.
+    pub lockstep: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -504,8 +597,11 @@ impl RunRecord {
     pub fn finished_scenarios(&self) -> (usize, usize) {
         let mut scenarios: std::collections::BTreeMap<&str, bool> = Default::default();
         for r in &self.results {
-            let done = self.settings.instruments.iter().all(|inst| {
+            // Throughput rows have that instrument only; the other rows every other one.
+            let applies = |inst: &str| (inst == "throughput") == r.clients.is_some();
+            let done = self.settings.instruments.iter().filter(|i| applies(i)).all(|inst| {
                 let figure = match inst.as_str() {
+                    "throughput" => r.throughput.is_some(),
                     "icount" => r.icount.is_some(),
                     "walltime" => r.walltime.is_some(),
                     "cache" => r.counters.cache.is_some(),

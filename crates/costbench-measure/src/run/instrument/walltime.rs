@@ -63,6 +63,7 @@ mod tests {
             unit: "op".into(),
             parties: parties.iter().map(|p| p.to_string()).collect(),
             internal: false,
+            service: None,
         }
     }
 
