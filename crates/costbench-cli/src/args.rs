@@ -511,6 +511,9 @@ pub enum InstrumentArg {
     /// Instruction counts plus the census: bounds and overflow checks executed per op, from
     /// the same callgrind run with per-instruction counts (`--dump-instr=yes`).
     Census,
+    /// Service scenarios under load (loopback TCP, --clients N): operations per second and
+    /// latency p50, p90, p99, p99.9 and max from an HDR histogram, in rounds of time slices.
+    Throughput,
     /// Every instrument above.
     All,
 }
@@ -679,7 +682,37 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
     #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
     pub history: HistoryArgs,
+}
+
+/// How `--instrument throughput` loads service scenarios.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Throughput (service scenarios under load)")]
+pub struct LoadArgs {
+    /// Concurrent clients, one connection each (comma-separated: one row per number).
+    #[arg(long, value_name = "N,...", value_delimiter = ',', default_value = "4")]
+    pub clients: Vec<u32>,
+    /// Open loop: requests are due at this many ops per second over all clients, and each
+    /// latency runs from when its request was due (coordinated omission corrected). Without it
+    /// the load is a closed loop: each client sends its next request when the last reply came.
+    #[arg(long, value_name = "OPS")]
+    pub rate: Option<f64>,
+    /// Rounds per build, each a fresh server and load process; the repeat intervals come from
+    /// their spread (at least 3 give one).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub load_rounds: u32,
+    /// Measured time slices per round (with several builds, the builds take turns slice by
+    /// slice).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub slices: u32,
+    /// Length of one slice.
+    #[arg(long, value_name = "MS", default_value_t = 250)]
+    pub slice_ms: u64,
+    /// Unmeasured load before each round's first slice.
+    #[arg(long, value_name = "MS", default_value_t = 300)]
+    pub load_warmup_ms: u64,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -230,6 +230,38 @@ impl MeasureArgs {
             icount_threshold_pct: costbench_judge::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
             placement_runs: costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS,
             shard,
+            load: self.load.options()?,
+        })
+    }
+}
+
+impl crate::args::LoadArgs {
+    /// The validated load options of the throughput instrument.
+    pub(crate) fn options(self) -> Result<costbench_measure::run::LoadOptions> {
+        if self.clients.is_empty() || self.clients.contains(&0) {
+            bail!("--clients takes numbers of at least 1, comma-separated (e.g. --clients 1,4,16)");
+        }
+        if self.clients.iter().any(|&n| n > 4096) {
+            bail!("--clients: at most 4096 clients (one thread and one connection each)");
+        }
+        let mut clients = self.clients;
+        clients.sort_unstable();
+        clients.dedup();
+        if let Some(r) = self.rate {
+            if !(r.is_finite() && r > 0.0) {
+                bail!("--rate takes a positive number of operations per second, not {r}");
+            }
+        }
+        if self.load_rounds == 0 || self.slices == 0 || self.slice_ms == 0 {
+            bail!("--load-rounds, --slices and --slice-ms must be at least 1");
+        }
+        Ok(costbench_measure::run::LoadOptions {
+            clients,
+            rate: self.rate,
+            rounds: self.load_rounds,
+            slices: self.slices,
+            slice: Duration::from_millis(self.slice_ms),
+            warmup: Duration::from_millis(self.load_warmup_ms),
         })
     }
 }
@@ -270,6 +302,7 @@ pub(crate) fn instruments(args: &[InstrumentArg]) -> Instruments {
             InstrumentArg::Perf => i.perf = true,
             InstrumentArg::Dhat => i.dhat = true,
             InstrumentArg::Census => i.census = true,
+            InstrumentArg::Throughput => i.throughput = true,
             InstrumentArg::All => i = Instruments::ALL,
         }
     }

@@ -19,7 +19,7 @@
 //! | `memory` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]... [--perturb N]` | runs setup, then the body once between two readings of the allocation counters; writes a [`CountersResult`] with [`MemoryCounts`] to `FILE` |
 //! | `perf` | `--protocol V SCENARIO --result FILE [--party P] [--peer NAME=RFD,WFD]... [--perturb N]` | runs setup, then the body once with hardware counters (`perf_event_open`) enabled around it; writes a [`CountersResult`] with [`PerfCounts`] to `FILE` |
 //! | `serve` | `--protocol V SCENARIO --listen-fd FD` | a service scenario's server: runs its setup, then accepts connections on the inherited listening TCP socket `FD`, one thread per connection, until it is killed |
-//! | `load` | `--protocol V SCENARIO --connect ADDR --clients N --result FILE [--warmup-ms MS] [--slice-ms MS] [--slices K] [--rate OPS] [--lockstep RFD,WFD]` | a service scenario's load: `N` client threads, one connection each, run their setup, warm up, then measure `K` time slices (waiting for the token before each slice and passing it after, with `--lockstep`); writes a [`LoadResult`] to `FILE` |
+//! | `load` | `--protocol V SCENARIO --connect ADDR --clients N --result FILE [--warmup-ms MS] [--slice-ms MS] [--slices K] [--rate REQUESTS] [--lockstep RFD,WFD]` | a service scenario's load: `N` client threads, one connection each, run their setup, warm up, then measure `K` time slices (waiting for the token before each slice and passing it after, with `--lockstep`); writes a [`LoadResult`] to `FILE` |
 //!
 //! `--perturb N` (N >= 1; listed as [`CAPABILITY_PERTURB`]) shifts the data placement that setup
 //! and body start from: before setup the child allocates a heap block whose size depends on `N`
@@ -236,7 +236,7 @@ pub struct LoadResult {
     pub scenario: String,
     /// Client threads, one connection each.
     pub clients: u32,
-    /// Open-loop target rate in operations per second (all clients together); `None` for a
+    /// Open-loop target rate in requests per second (all clients together); `None` for a
     /// closed loop (each client sends its next request when the reply to the last arrived).
     pub rate: Option<f64>,
     /// Operations one request performs.

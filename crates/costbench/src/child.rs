@@ -116,7 +116,9 @@ fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
             "--rate" => {
                 let r: f64 = parse_num(arg, &value()?)?;
                 if !(r.is_finite() && r > 0.0) {
-                    return Err(bad(format!("--rate takes a positive number of ops per second, got {r}")));
+                    return Err(bad(format!(
+                        "--rate takes a positive number of ops per second, got {r}"
+                    )));
                 }
                 a.load.rate = Some(r);
             }
@@ -224,7 +226,9 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
 
 /// `serve`: the service's server on the inherited listening socket, until killed.
 fn serve_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
-    let fd = a.listen_fd.ok_or_else(|| bad("serve needs --listen-fd FD"))?;
+    let fd = a
+        .listen_fd
+        .ok_or_else(|| bad("serve needs --listen-fd FD"))?;
     let def = s.service.as_ref().expect("checked by the caller");
     #[cfg(unix)]
     {
@@ -236,7 +240,9 @@ fn serve_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
     #[cfg(not(unix))]
     {
         let _ = (fd, def);
-        Err(bad("serve takes an inherited socket, which only Unix passes: not available on this OS"))
+        Err(bad(
+            "serve takes an inherited socket, which only Unix passes: not available on this OS",
+        ))
     }
 }
 

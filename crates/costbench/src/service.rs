@@ -214,7 +214,10 @@ impl ServiceDef {
                 }
             });
         });
-        vec![("client".into(), client_body), ("server".into(), server_body)]
+        vec![
+            ("client".into(), client_body),
+            ("server".into(), server_body),
+        ]
     }
 }
 
@@ -317,7 +320,10 @@ impl Service<'_> {
 #[cfg(unix)]
 pub(crate) fn serve(def: &ServiceDef, scenario: &str, listen_fd: i32) -> io::Result<()> {
     use std::os::fd::FromRawFd;
-    let server = def.server.as_ref().expect("validated: a service has a server");
+    let server = def
+        .server
+        .as_ref()
+        .expect("validated: a service has a server");
     // SAFETY: the runner passes this descriptor open, listening, for this process alone.
     let listener = unsafe { std::net::TcpListener::from_raw_fd(listen_fd) };
     let handler = server_handler(server, scenario);
@@ -415,7 +421,10 @@ struct Control {
 
 impl Control {
     fn set(&self, kind: u64, slice: usize) {
-        let _g = self.lock.lock().expect("no load thread panics holding the lock");
+        let _g = self
+            .lock
+            .lock()
+            .expect("no load thread panics holding the lock");
         let (seq, _, _) = decode(self.word.load(Ordering::Acquire));
         *self.started.lock().expect("never poisoned") = Instant::now();
         if kind == PAUSE {
@@ -439,7 +448,10 @@ impl Control {
 
 /// The `load` mode: `clients` threads against the server at `connect`; returns the slices.
 pub(crate) fn load(def: &ServiceDef, scenario: &str, cfg: &LoadConfig) -> LoadResult {
-    let client = def.client.clone().expect("validated: a service has clients");
+    let client = def
+        .client
+        .clone()
+        .expect("validated: a service has clients");
     let ctl = Arc::new(Control {
         word: AtomicU64::new(SETUP),
         started: Mutex::new(Instant::now()),
@@ -535,7 +547,12 @@ pub(crate) fn load(def: &ServiceDef, scenario: &str, cfg: &LoadConfig) -> LoadRe
                 requests: *requests,
                 latency_ns: h
                     .iter_recorded()
-                    .map(|v| (h.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
+                    .map(|v| {
+                        (
+                            h.highest_equivalent(v.value_iterated_to()),
+                            v.count_at_value(),
+                        )
+                    })
                     .collect(),
             }
         })
@@ -623,7 +640,8 @@ fn client_thread(
                 if kind == SLICE {
                     // Open loop: from when the request was due (coordinated omission).
                     let from = due.unwrap_or(sent);
-                    let ns = u64::try_from(done.duration_since(from).as_nanos()).unwrap_or(u64::MAX);
+                    let ns =
+                        u64::try_from(done.duration_since(from).as_nanos()).unwrap_or(u64::MAX);
                     hist.saturating_record(ns.max(1));
                     requests += 1;
                 } else {

@@ -129,9 +129,9 @@ pub fn repeat_interval(centre: f64, rounds: &[f64]) -> Option<Interval> {
 /// The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %).
 fn t_975(df: usize) -> f64 {
     const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060,
-        2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::INFINITY,
@@ -214,7 +214,10 @@ mod tests {
         assert!(r.low < t.ops_per_sec && t.ops_per_sec < r.high);
         let last = t.percentiles.last().unwrap();
         assert_eq!(last.0, 100.0);
-        assert!(t.percentiles.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        assert!(t
+            .percentiles
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
     }
 
     #[test]

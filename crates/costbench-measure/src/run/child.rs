@@ -185,6 +185,23 @@ impl Running {
         })
     }
 
+    /// Ends a child that runs until it is told to stop (a service's server): kills its
+    /// process group unless it has already ended. Returns how it ended when it ended on its own
+    /// before this call (a server that died under load), `None` when it was still running.
+    pub fn stop(mut self) -> Option<Outcome> {
+        let ended = matches!(self.child.try_wait(), Ok(Some(_)));
+        let pgid = self.child.id() as libc::pid_t;
+        if ended {
+            cancel::unregister_group(pgid);
+            return Some(wait_all(vec![self], Instant::now(), Duration::ZERO).remove(0));
+        }
+        self.kill();
+        if let Some(h) = self.stderr.take() {
+            let _ = h.join();
+        }
+        None
+    }
+
     /// Kills the child's whole process group and reaps the child.
     fn kill(&mut self) {
         let pgid = self.child.id() as libc::pid_t;

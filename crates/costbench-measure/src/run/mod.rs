@@ -27,6 +27,7 @@ mod phases;
 pub mod placement;
 mod session;
 pub mod sharding;
+mod throughput;
 
 pub use adaptive::Rounds;
 pub use binary::Binary;
@@ -67,6 +68,8 @@ pub struct Instruments {
     /// Bounds and overflow checks executed per op. It rides on the icount run (callgrind with
     /// per-instruction counts, which leave the instruction count unchanged), so it implies icount.
     pub census: bool,
+    /// Operations per second and latency of service scenarios under load.
+    pub throughput: bool,
 }
 
 impl Instruments {
@@ -79,6 +82,7 @@ impl Instruments {
         perf: true,
         dhat: true,
         census: true,
+        throughput: true,
     };
 
     /// Whether the icount run happens (asked for, or carrying the census).
@@ -113,6 +117,7 @@ impl Instruments {
             ("memory", self.memory),
             ("perf", self.perf),
             ("walltime", self.walltime),
+            ("throughput", self.throughput),
         ]
         .into_iter()
         .filter_map(|(n, on)| on.then_some(n))
@@ -157,6 +162,38 @@ pub struct RunOptions {
     pub placement_runs: u32,
     /// `--shard K/N`: measure only this job's share of the scenarios (or variant cells).
     pub shard: Option<sharding::ShardPlan>,
+    /// How the throughput instrument loads service scenarios.
+    pub load: LoadOptions,
+}
+
+/// How the throughput instrument puts a service scenario under load (`--clients`, `--rate`,
+/// `--load-rounds`, `--slices`, `--slice-ms`, `--load-warmup-ms`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadOptions {
+    /// Each number of concurrent clients to measure, one row each.
+    pub clients: Vec<u32>,
+    /// Open loop at this many ops per second over all clients; `None` is a closed loop.
+    pub rate: Option<f64>,
+    /// Rounds per build: a fresh server and load process each.
+    pub rounds: u32,
+    /// Measured slices per round.
+    pub slices: u32,
+    pub slice: Duration,
+    /// Unmeasured load before a round's first slice.
+    pub warmup: Duration,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            clients: vec![4],
+            rate: None,
+            rounds: 5,
+            slices: 4,
+            slice: Duration::from_millis(250),
+            warmup: Duration::from_millis(300),
+        }
+    }
 }
 
 /// One build of the bench target to measure: a build variant, or one side of a paired A/B
@@ -367,6 +404,9 @@ pub fn measure_sides(
                 s.perf_phase(&listings[k], &selections[k])?;
             }
         }
+        if opts.instruments.throughput {
+            throughput::throughput_phase(&sessions, &selections)?;
+        }
         if opts.instruments.walltime {
             if let [one] = sessions.as_slice() {
                 one.walltime_phase(&selections[0])?;
@@ -508,28 +548,53 @@ fn new_record(
         results: selected
             .iter()
             .flat_map(|s| {
+                let load_rows: Vec<ScenarioResult> = match &s.service {
+                    Some(_) if opts.instruments.throughput => opts
+                        .load
+                        .clients
+                        .iter()
+                        .map(|&n| ScenarioResult {
+                            id: model::load_id(&s.name, n),
+                            scenario: s.name.clone(),
+                            party: None,
+                            ops: s.service.as_ref().map_or(s.ops, |v| v.ops_per_request),
+                            unit: s.unit.clone(),
+                            icount: None,
+                            walltime: None,
+                            counters: Default::default(),
+                            census: None,
+                            clients: Some(n),
+                            throughput: None,
+                            failures: Vec::new(),
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
                 let parties: Vec<Option<String>> = if s.parties.is_empty() {
                     vec![None]
                 } else {
                     s.parties.iter().cloned().map(Some).collect()
                 };
-                parties.into_iter().map(move |p| ScenarioResult {
-                    id: match &p {
-                        Some(p) => proto::party_id(&s.name, p),
-                        None => s.name.clone(),
-                    },
-                    scenario: s.name.clone(),
-                    party: p,
-                    ops: s.ops,
-                    unit: s.unit.clone(),
-                    icount: None,
-                    walltime: None,
-                    counters: Default::default(),
-                    census: None,
-                    clients: None,
-                    throughput: None,
-                    failures: Vec::new(),
-                })
+                parties
+                    .into_iter()
+                    .map(move |p| ScenarioResult {
+                        id: match &p {
+                            Some(p) => proto::party_id(&s.name, p),
+                            None => s.name.clone(),
+                        },
+                        scenario: s.name.clone(),
+                        party: p,
+                        ops: s.ops,
+                        unit: s.unit.clone(),
+                        icount: None,
+                        walltime: None,
+                        counters: Default::default(),
+                        census: None,
+                        clients: None,
+                        throughput: None,
+                        failures: Vec::new(),
+                    })
+                    .chain(load_rows)
             })
             .collect(),
     }
@@ -542,8 +607,9 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressB
         .names()
         .iter()
         .filter(|i| valgrind || !UNDER_VALGRIND.contains(i))
-        // The census rides on the icount run: no phase of its own.
-        .filter(|i| **i != "census")
+        // The census rides on the icount run: no phase of its own. The throughput phase adds
+        // its own rows (services times client counts) when it starts.
+        .filter(|i| **i != "census" && **i != "throughput")
         .count() as u64;
     let total = per_instrument * phases;
     let bar = ProgressBar::with_draw_target(
@@ -577,7 +643,16 @@ mod tests {
         assert_eq!(census.valgrind(), ["census", "icount"]);
         assert_eq!(
             Instruments::ALL.names(),
-            ["icount", "census", "cache", "dhat", "memory", "perf", "walltime"]
+            [
+                "icount",
+                "census",
+                "cache",
+                "dhat",
+                "memory",
+                "perf",
+                "walltime",
+                "throughput"
+            ]
         );
         assert_eq!(Instruments::ALL.valgrind(), UNDER_VALGRIND);
         let in_process = Instruments {

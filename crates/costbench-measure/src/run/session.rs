@@ -84,6 +84,7 @@ impl Session<'_> {
                 Ok(Measured::Memory(m)) => r.counters.memory = Some(m),
                 Ok(Measured::Perf(p)) => r.counters.perf = Some(p),
                 Ok(Measured::Dhat(d)) => r.counters.dhat = Some(d),
+                Ok(Measured::Throughput(t)) => r.throughput = Some(*t),
                 Err(f) => r.failures.push(f),
             }
         }

@@ -599,19 +599,24 @@ impl RunRecord {
         for r in &self.results {
             // Throughput rows have that instrument only; the other rows every other one.
             let applies = |inst: &str| (inst == "throughput") == r.clients.is_some();
-            let done = self.settings.instruments.iter().filter(|i| applies(i)).all(|inst| {
-                let figure = match inst.as_str() {
-                    "throughput" => r.throughput.is_some(),
-                    "icount" => r.icount.is_some(),
-                    "walltime" => r.walltime.is_some(),
-                    "cache" => r.counters.cache.is_some(),
-                    "memory" => r.counters.memory.is_some(),
-                    "perf" => r.counters.perf.is_some(),
-                    "dhat" => r.counters.dhat.is_some(),
-                    _ => true,
-                };
-                figure || r.failures.iter().any(|f| &f.instrument == inst)
-            });
+            let done = self
+                .settings
+                .instruments
+                .iter()
+                .filter(|i| applies(i))
+                .all(|inst| {
+                    let figure = match inst.as_str() {
+                        "throughput" => r.throughput.is_some(),
+                        "icount" => r.icount.is_some(),
+                        "walltime" => r.walltime.is_some(),
+                        "cache" => r.counters.cache.is_some(),
+                        "memory" => r.counters.memory.is_some(),
+                        "perf" => r.counters.perf.is_some(),
+                        "dhat" => r.counters.dhat.is_some(),
+                        _ => true,
+                    };
+                    figure || r.failures.iter().any(|f| &f.instrument == inst)
+                });
             *scenarios.entry(r.scenario.as_str()).or_insert(true) &= done;
         }
         (scenarios.values().filter(|d| **d).count(), scenarios.len())

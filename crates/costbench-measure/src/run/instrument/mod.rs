@@ -9,10 +9,12 @@
 //! remove it; that way every way a child can fail is unit-tested on recorded outputs.
 
 mod in_process;
+mod throughput;
 mod valgrind;
 mod walltime;
 
 pub(super) use in_process::in_process;
+pub(super) use throughput::load_round;
 pub(super) use valgrind::{icount, tool, CensusJoin};
 pub(super) use walltime::walltime;
 
@@ -32,6 +34,7 @@ pub(super) enum Measured {
     Memory(model::Memory),
     Perf(model::Perf),
     Dhat(model::Dhat),
+    Throughput(Box<model::Throughput>),
 }
 
 /// The valgrind tools other than the instruction count: one process per party under valgrind,

@@ -1,0 +1,256 @@
+//! The throughput phase: every selected service scenario under load, for every number of
+//! clients asked for, after everything else of the run (nothing else of ours runs meanwhile).
+//!
+//! One build: `rounds` rounds, each a fresh server process (listening on a loopback port the
+//! runner bound and passes down) and a fresh load process, which warms up and then measures its
+//! slices. Several builds (`check --baseline-rev`, variants): every build's server is up for the
+//! whole round, and their load processes take turns slice by slice through a token ring, so a
+//! slice of every build runs within the same fraction of a second and the machine's drift hits
+//! them alike; the first build alternates from round to round (ABBA). Comparisons pair slice
+//! `k` of one build with slice `k` of another.
+
+use super::child::{self, Outcome, Running};
+use super::instrument::{load_round, Measured};
+use super::session::Session;
+use crate::environment;
+use crate::measure::throughput::{self, LoadSettings};
+use anyhow::{Context, Result};
+use costbench_protocol::{LoadResult, ScenarioInfo};
+use costbench_record::model::{self, Failure, LoadPairing};
+use std::net::TcpListener;
+use std::os::fd::OwnedFd;
+use std::process::Command;
+use std::time::Instant;
+
+/// One side's rounds so far, or the failure that ended them.
+type Got = std::result::Result<Vec<LoadResult>, Failure>;
+
+/// Runs the phase over every side.
+pub(super) fn throughput_phase(
+    sessions: &[Session],
+    selections: &[Vec<&ScenarioInfo>],
+) -> Result<()> {
+    let opts = &sessions[0].opts.load;
+    // Service scenarios in first-seen order over all sides; each runs on the sides that have it.
+    let mut names: Vec<&str> = Vec::new();
+    for sel in selections {
+        for s in sel.iter().filter(|s| s.service.is_some()) {
+            if !names.contains(&s.name.as_str()) {
+                names.push(&s.name);
+            }
+        }
+    }
+    if names.is_empty() {
+        sessions[0].progress.suspend(|| {
+            eprintln!(
+                "note: throughput: no selected scenario is a service scenario (Suite::service); nothing to put under load"
+            )
+        });
+        return Ok(());
+    }
+    let rows: usize = names
+        .iter()
+        .map(|n| {
+            selections
+                .iter()
+                .filter(|sel| sel.iter().any(|s| s.name == *n))
+                .count()
+        })
+        .sum::<usize>()
+        * opts.clients.len();
+    sessions[0].progress.inc_length(rows as u64);
+    let pairing = environment::new_run_id();
+    for name in names {
+        let on: Vec<(usize, &ScenarioInfo)> = selections
+            .iter()
+            .enumerate()
+            .filter_map(|(k, sel)| {
+                sel.iter()
+                    .find(|s| s.name == name && s.service.is_some())
+                    .map(|s| (k, *s))
+            })
+            .collect();
+        for &clients in &opts.clients {
+            let mut got: Vec<Got> = vec![Ok(Vec::new()); on.len()];
+            for round in 0..opts.rounds {
+                let order: Vec<usize> = if round % 2 == 0 {
+                    (0..on.len()).collect()
+                } else {
+                    (0..on.len()).rev().collect()
+                };
+                let active: Vec<usize> = order.into_iter().filter(|&i| got[i].is_ok()).collect();
+                if active.is_empty() {
+                    break;
+                }
+                sessions[0].progress.set_message(format!(
+                    "throughput {name} ({clients} clients, round {} of {})",
+                    round + 1,
+                    opts.rounds
+                ));
+                let results = run_round(sessions, &on, &active, clients)?;
+                for (i, r) in results {
+                    match (&mut got[i], r) {
+                        (Ok(all), Ok(l)) => all.push(l),
+                        (slot @ Ok(_), Err(f)) => *slot = Err(f),
+                        (Err(_), _) => {}
+                    }
+                }
+            }
+            let settings = LoadSettings {
+                clients,
+                target_rate: opts.rate,
+                slice_ms: opts.slice.as_millis() as u64,
+                warmup_ms: opts.warmup.as_millis() as u64,
+            };
+            let paired = on.len() > 1 && got.iter().filter(|g| g.is_ok()).count() > 1;
+            for (i, (k, s)) in on.iter().enumerate() {
+                let figure = match &got[i] {
+                    Ok(rounds) => throughput::figures(rounds, &settings)
+                        .map(|mut t| {
+                            t.paired = paired.then(|| LoadPairing {
+                                session: pairing.clone(),
+                                lockstep: true,
+                            });
+                            Measured::Throughput(Box::new(t))
+                        })
+                        .ok_or_else(|| Failure {
+                            instrument: "throughput".into(),
+                            kind: "no-measurement".into(),
+                            message: "no request completed".into(),
+                            stderr_tail: String::new(),
+                        }),
+                    Err(f) => Err(f.clone()),
+                };
+                sessions[*k].store(&model::load_id(&s.name, clients), figure)?;
+                sessions[*k].progress.inc(1);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One round: a server and a load process for every side in `active` (indices into `on`, in
+/// the order the sides take their turns). Returns each side's round.
+fn run_round(
+    sessions: &[Session],
+    on: &[(usize, &ScenarioInfo)],
+    active: &[usize],
+    clients: u32,
+) -> Result<Vec<(usize, std::result::Result<LoadResult, Failure>)>> {
+    let opts = &sessions[0].opts.load;
+    // Servers first: each on a port of its own, bound here so that clients can connect at once.
+    let mut servers = Vec::new();
+    let mut addrs = Vec::new();
+    for &i in active {
+        let (k, s) = on[i];
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .context("cannot bind a loopback TCP port for a service's server")?;
+        addrs.push(listener.local_addr()?.to_string());
+        let fd = OwnedFd::from(listener);
+        let mut args = sessions[k].bin.child_args("serve");
+        args.extend([s.name.clone(), "--listen-fd".into(), "3".into()]);
+        let mut cmd = Command::new(&sessions[k].bin.exe);
+        cmd.args(&args);
+        let mut cmd = child::scenario_command(cmd, &sessions[k].bin.cwd, false);
+        child::inherit_fds(&mut cmd, &[(&fd, 3)]);
+        let r = Running::spawn(&mut cmd).with_context(|| {
+            format!(
+                "cannot run scenario binary {}",
+                sessions[k].bin.exe.display()
+            )
+        })?;
+        servers.push(r);
+    }
+    // The token ring between the load processes (none for one side).
+    let n = active.len();
+    let ring = if n > 1 {
+        let pipes = (0..n)
+            .map(|_| child::pipe().context("cannot create a pipe"))
+            .collect::<Result<Vec<_>>>()?;
+        use std::io::Write as _;
+        let mut w = std::fs::File::from(
+            pipes[n - 1]
+                .1
+                .try_clone()
+                .context("cannot duplicate a pipe")?,
+        );
+        w.write_all(&[1]).context("cannot start the token ring")?;
+        Some(pipes)
+    } else {
+        None
+    };
+    let mut loads = Vec::new();
+    let mut files = Vec::new();
+    for (j, &i) in active.iter().enumerate() {
+        let (k, s) = on[i];
+        let session = &sessions[k];
+        let file = tempfile::Builder::new()
+            .prefix(".load-")
+            .suffix(".json")
+            .tempfile_in(session.out.tmp_dir_path())
+            .context("cannot create a temporary result file")?;
+        let mut args = session.bin.child_args("load");
+        args.extend([
+            s.name.clone(),
+            "--connect".into(),
+            addrs[j].clone(),
+            "--clients".into(),
+            clients.to_string(),
+            "--result".into(),
+            file.path().display().to_string(),
+            "--warmup-ms".into(),
+            opts.warmup.as_millis().to_string(),
+            "--slice-ms".into(),
+            opts.slice.as_millis().to_string(),
+            "--slices".into(),
+            opts.slices.to_string(),
+        ]);
+        if let Some(rate) = opts.rate {
+            // The child paces requests; the option is in ops.
+            let per_request = s.service.as_ref().map_or(1, |v| v.ops_per_request.max(1));
+            args.extend(["--rate".into(), (rate / per_request as f64).to_string()]);
+        }
+        let mut cmd = Command::new(&session.bin.exe);
+        cmd.args(&args);
+        let mut cmd = child::scenario_command(cmd, &session.bin.cwd, false);
+        if let Some(pipes) = &ring {
+            cmd.args(["--lockstep", "3,4"]);
+            child::inherit_fds(
+                &mut cmd,
+                &[(&pipes[(j + n - 1) % n].0, 3), (&pipes[j].1, 4)],
+            );
+        }
+        match Running::spawn(&mut cmd) {
+            Ok(r) => loads.push(r),
+            Err(e) => {
+                drop(ring);
+                child::wait_all(loads, Instant::now(), std::time::Duration::ZERO);
+                for s in servers {
+                    s.stop();
+                }
+                return Err(e).with_context(|| {
+                    format!("cannot run scenario binary {}", session.bin.exe.display())
+                });
+            }
+        }
+        files.push(file);
+    }
+    // Our copies of the ring's ends must close, or a side whose peer died would wait forever.
+    drop(ring);
+    let outcomes: Vec<Outcome> = child::wait_all(loads, Instant::now(), sessions[0].opts.timeout);
+    let server_endings: Vec<Option<Outcome>> = servers.into_iter().map(Running::stop).collect();
+    Ok(active
+        .iter()
+        .enumerate()
+        .map(|(j, &i)| {
+            let bytes = std::fs::read(files[j].path());
+            let r = load_round(
+                &outcomes[j],
+                server_endings[j].as_ref(),
+                sessions[0].opts.timeout,
+                bytes,
+            );
+            (i, r)
+        })
+        .collect())
+}
