@@ -146,6 +146,9 @@ pub fn history_threshold(h: &History) -> (f64, &'static str) {
                     compare::DEFAULT_ICOUNT_THRESHOLD_PCT
                 }
                 Instrument::Walltime => compare::DEFAULT_WALLTIME_THRESHOLD_PCT,
+                Instrument::Throughput | Instrument::P99 => {
+                    compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT
+                }
                 Instrument::Rss => compare::RSS_THRESHOLD_PCT,
             },
             "default; history too short to learn one",

@@ -173,10 +173,7 @@ fn geomean(ratios: &[f64]) -> Option<f64> {
 /// The instrument a failure must name to spoil `inst`'s figure (max RSS comes from the memory
 /// instrument).
 fn failure_source(inst: Instrument) -> &'static str {
-    match inst {
-        Instrument::Rss => "memory",
-        i => i.name(),
-    }
+    inst.source()
 }
 
 /// Builds the matrix. `records` are the measured variants' records (their `variant` names a

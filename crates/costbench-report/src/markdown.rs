@@ -240,6 +240,9 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
             Instrument::Walltime => {
                 format!("within {}", c.walltime_threshold())
             }
+            Instrument::Throughput | Instrument::P99 => {
+                format!("within {}", fmt_threshold(o.paired_walltime_threshold_pct))
+            }
         };
         let _ = writeln!(
             out,

@@ -63,6 +63,8 @@ fn short_title(inst: Instrument) -> &'static str {
         Instrument::Cache => "est. cycles",
         Instrument::Memory => "bytes allocated",
         Instrument::Rss => "max RSS",
+        Instrument::Throughput => "time per op under load",
+        Instrument::P99 => "p99 under load",
     }
 }
 

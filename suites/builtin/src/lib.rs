@@ -7,6 +7,7 @@
 //! the census of bounds checks, and every input is made by a fixed-seed generator, so that
 //! instruction counts are identical from run to run.
 
+pub mod cache;
 pub mod data;
 pub mod files;
 pub mod index;
@@ -29,3 +30,10 @@ pub const EXTRA_WORK_PERMILLE: usize = 0;
 pub const fn with_extra(n: usize) -> usize {
     n + n * EXTRA_WORK_PERMILLE / 1000
 }
+
+/// Extra service time, in thousandths, that the cache server of `benches/cache.rs` spends on
+/// every query: after writing a reply it spins for this share of the time from reading the
+/// query to having written the reply. Always 0 here: `scripts/throughput.sh` raises it in a
+/// scratch candidate to measure whether the throughput instrument finds a change of that size
+/// (docs/throughput.md).
+pub const SERVICE_EXTRA_PERMILLE: u32 = 0;

@@ -72,6 +72,8 @@ pub(super) struct Rounds {
     pub looks: u32,
     /// Every round ran a code layout of its own.
     pub layouts_varied: bool,
+    /// What was paired: `rounds` (wall time) or `slices` (under load).
+    pub unit: &'static str,
 }
 
 /// The rounds of two sides measured in the same interleaved session (`None` when they were
@@ -96,7 +98,55 @@ pub(super) fn paired_rounds(b: &ScenarioResult, c: &ScenarioResult) -> Option<Ro
         d: paired::log_ratios(br, cr),
         looks: bp.looks.unwrap_or(1).max(cp.looks.unwrap_or(1)).max(1),
         layouts_varied: !bp.round_layouts.is_empty() && !cp.round_layouts.is_empty(),
+        unit: "rounds",
     })
+}
+
+/// The slices of two builds measured under load in the same session, taking turns slice by
+/// slice (`None` when they were not), as per-slice log ratios of `inst`'s figure: time per op
+/// (the inverse of the slice's throughput) or the slice's p99 latency.
+pub(super) fn paired_slices(
+    inst: Instrument,
+    b: &ScenarioResult,
+    c: &ScenarioResult,
+) -> Option<Rounds> {
+    let (bt, ct) = (b.throughput.as_ref()?, c.throughput.as_ref()?);
+    if bt.paired.as_ref()?.session != ct.paired.as_ref()?.session
+        || bt.slices.len() != ct.slices.len()
+    {
+        return None;
+    }
+    let figure = |s: &crate::model::LoadSlice| match inst {
+        Instrument::P99 => s.p99_ns,
+        _ if s.ops_per_sec > 0.0 => 1.0 / s.ops_per_sec,
+        _ => f64::NAN,
+    };
+    let (bf, cf): (Vec<f64>, Vec<f64>) = (
+        bt.slices.iter().map(figure).collect(),
+        ct.slices.iter().map(figure).collect(),
+    );
+    Some(Rounds {
+        d: paired::log_ratios(&bf, &cf),
+        looks: 1,
+        layouts_varied: false,
+        unit: "slices",
+    })
+}
+
+/// A figure under load of two separate runs: never judged. Servers under load drift with the
+/// machine between runs by more than the changes worth finding; the repeat intervals are shown
+/// for reading.
+pub(super) fn unpaired_load(base: f64, cand: f64, opts: &CompareOptions) -> Judgement {
+    Judgement::new(
+        change_pct(base, cand),
+        opts.paired_walltime_threshold_pct,
+        Verdict::Unresolved,
+        format!(
+            "separate runs: figures under load are only judged when both builds took turns \
+             slice by slice; {UNPAIRED_ADVICE} (with --instrument throughput)"
+        ),
+        "separate runs under load".into(),
+    )
 }
 
 /// A paired row before the second pass: unresolved until [`paired_rows`] judges it (and for
@@ -108,11 +158,12 @@ pub(super) fn pending_paired(r: &Rounds, base: f64, cand: f64, opts: &CompareOpt
         opts.paired_walltime_threshold_pct,
         Verdict::Unresolved,
         format!(
-            "only {} paired rounds; {} are needed to judge",
+            "only {} paired {}; {} are needed to judge",
             r.d.len(),
+            r.unit,
             paired::MIN_ROUNDS
         ),
-        format!("paired over {} rounds", r.d.len()),
+        format!("paired over {} {}", r.d.len(), r.unit),
     );
     j.paired_rounds = Some(r.d.len());
     j
@@ -168,28 +219,33 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
             paired::Resolution::Beyond => (
                 direction(change),
                 format!(
-                    "beyond {} threshold; paired over {n} rounds: ratio {ci} excludes 1",
-                    fmt_threshold(t)
+                    "beyond {} threshold; paired over {n} {}: ratio {ci} excludes 1",
+                    fmt_threshold(t),
+                    r.unit
                 ),
             ),
             paired::Resolution::Within => (
                 Verdict::Unchanged,
                 format!(
-                    "within {} threshold: ratio {ci} over {n} rounds",
-                    fmt_threshold(t)
+                    "within {} threshold: ratio {ci} over {n} {}",
+                    fmt_threshold(t),
+                    r.unit
                 ),
             ),
             paired::Resolution::Straddles => (
                 Verdict::Unresolved,
                 format!(
-                    "cannot resolve {}: ratio {ci} over {n} rounds; smallest detectable change {}",
+                    "cannot resolve {}: ratio {ci} over {n} {}; smallest detectable change {}",
                     fmt_threshold(t),
+                    r.unit,
                     fmt_threshold(a.min_detectable_pct)
                 ),
             ),
         };
-        let mut evidence = format!("paired over {n} rounds");
-        evidence.push_str(if r.layouts_varied {
+        let mut evidence = format!("paired over {n} {}", r.unit);
+        evidence.push_str(if r.unit == "slices" {
+            ", builds taking turns under load"
+        } else if r.layouts_varied {
             ", code layout varied every round"
         } else {
             ", one code layout per side"
@@ -402,7 +458,9 @@ pub(super) fn exact_evidence(
         Instrument::Icount => "exact instruction counts",
         Instrument::Cache => "simulated cycles (exact)",
         Instrument::Memory => "exact allocation counts",
-        Instrument::Rss | Instrument::Walltime => "one figure per run",
+        Instrument::Rss | Instrument::Walltime | Instrument::Throughput | Instrument::P99 => {
+            "one figure per run"
+        }
     };
     match historic.learned(id, inst) {
         Some(l) => format!("{what}; threshold from {} changes of history", l.changes),

@@ -106,6 +106,7 @@ pub fn compare_with(
                     opts.icount_threshold_pct
                 }
                 Instrument::Walltime => opts.walltime_threshold_pct,
+                Instrument::Throughput | Instrument::P99 => opts.paired_walltime_threshold_pct,
                 Instrument::Rss => RSS_THRESHOLD_PCT,
             },
             from_history: false,
@@ -184,32 +185,40 @@ pub fn compare_with(
                     }
                     judge::Judgement::new(ch, t.pct, v, r, evidence)
                 }
-                Instrument::Walltime => {
-                    notes.extend(clock.as_deref());
+                Instrument::Walltime | Instrument::Throughput | Instrument::P99 => {
+                    if inst == Instrument::Walltime {
+                        notes.extend(clock.as_deref());
+                    }
                     let (bh, ch) = (base.host_of(&b.id), cand.host_of(&c.id));
+                    let paired = if inst == Instrument::Walltime {
+                        judge::paired_rounds(b, c)
+                    } else {
+                        judge::paired_slices(inst, b, c)
+                    };
                     if bh.differs_from(ch) {
                         // Two machines differ by more than any change worth finding (CPU model,
-                        // frequency, neighbours): their wall times are never judged together,
+                        // frequency, neighbours): their timings are never judged together,
                         // paired or not. Merged runs keep each row's machine for this.
                         judge::Judgement::new(
                             judge::change_pct(bv, cv),
                             opts.walltime_threshold_pct,
                             Verdict::Unresolved,
                             format!(
-                                "measured on different machines ({} and {}): wall time is only compared on one machine",
+                                "measured on different machines ({} and {}): timings are only compared on one machine",
                                 bh.label(),
                                 ch.label()
                             ),
                             "not compared: different machines".into(),
                         )
                     } else {
-                        match judge::paired_rounds(b, c) {
+                        match paired {
                             // Judged in the second pass, with every other paired row.
                             Some(rounds) => {
                                 let j = judge::pending_paired(&rounds, bv, cv, opts);
                                 pending.push((out.rows.len(), rounds));
                                 j
                             }
+                            None if inst.under_load() => judge::unpaired_load(bv, cv, opts),
                             None => {
                                 let learned = historic.learned(&b.id, inst);
                                 judge::unpaired(b, c, bv, cv, learned, opts)

@@ -28,7 +28,7 @@ pub const DEFAULT_WINDOW: usize = 30;
 pub fn floor_pct(inst: Instrument) -> f64 {
     match inst {
         Instrument::Icount | Instrument::Cache | Instrument::Memory => 0.01,
-        Instrument::Walltime | Instrument::Rss => 1.0,
+        Instrument::Walltime | Instrument::Rss | Instrument::Throughput | Instrument::P99 => 1.0,
     }
 }
 

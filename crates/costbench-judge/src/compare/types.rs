@@ -148,6 +148,12 @@ pub enum Instrument {
     Memory,
     /// The process's max RSS in KiB (not per op): judged against [`RSS_THRESHOLD_PCT`].
     Rss,
+    /// A service scenario under load: nanoseconds per op at the measured throughput
+    /// (`1e9 / Throughput::ops_per_sec`), so that more is worse as for every other figure; shown
+    /// with the ops per second it stands for. Judged paired, slice by slice, like wall time.
+    Throughput,
+    /// A service scenario under load: the 99th percentile of request latency in nanoseconds.
+    P99,
 }
 
 /// Threshold for max RSS, in percent: RSS moves by whole pages and with the loader's and
@@ -156,12 +162,14 @@ pub const RSS_THRESHOLD_PCT: f64 = 5.0;
 
 impl Instrument {
     /// Every instrument a comparison can judge, in the order of the rows.
-    pub const ALL: [Instrument; 5] = [
+    pub const ALL: [Instrument; 7] = [
         Instrument::Icount,
         Instrument::Walltime,
         Instrument::Cache,
         Instrument::Memory,
         Instrument::Rss,
+        Instrument::Throughput,
+        Instrument::P99,
     ];
 
     /// The name used in run records and on the command line.
@@ -172,13 +180,21 @@ impl Instrument {
             Instrument::Cache => "cache",
             Instrument::Memory => "memory",
             Instrument::Rss => "rss",
+            Instrument::Throughput => "throughput",
+            Instrument::P99 => "p99",
         }
     }
 
+    /// Figures measured under load (judged slice by slice, never against history).
+    pub fn under_load(self) -> bool {
+        matches!(self, Instrument::Throughput | Instrument::P99)
+    }
+
     /// The name of the instrument whose failure makes this figure incomparable.
-    pub(super) fn source(self) -> &'static str {
+    pub fn source(self) -> &'static str {
         match self {
             Instrument::Rss => "memory",
+            Instrument::P99 => "throughput",
             i => i.name(),
         }
     }
@@ -191,6 +207,8 @@ impl Instrument {
             Instrument::Cache => "Estimated cycles (simulated)",
             Instrument::Memory => "Bytes allocated",
             Instrument::Rss => "Max RSS (process)",
+            Instrument::Throughput => "Throughput under load (time per op)",
+            Instrument::P99 => "p99 latency under load",
         }
     }
 
@@ -202,6 +220,8 @@ impl Instrument {
             Instrument::Cache => format!("{} cyc (sim)", fmt_ir(v)),
             Instrument::Memory => format!("{} B", fmt_ir(v)),
             Instrument::Rss => format!("{v:.0} KiB"),
+            Instrument::Throughput => format!("{} ({})", fmt_ns(v), fmt_ops_per_sec(1e9 / v)),
+            Instrument::P99 => fmt_ns(v),
         }
     }
 
@@ -222,8 +242,34 @@ impl Instrument {
                 .and_then(|m| m.allocations.as_ref())
                 .map(|a| a.bytes_allocated_per_op),
             Instrument::Rss => r.counters.memory.as_ref().map(|m| m.max_rss_kib as f64),
+            Instrument::Throughput => r
+                .throughput
+                .as_ref()
+                .filter(|t| t.ops_per_sec > 0.0)
+                .map(|t| 1e9 / t.ops_per_sec),
+            Instrument::P99 => r.throughput.as_ref().map(|t| t.latency.p99_ns),
         }
     }
+}
+
+/// Operations per second for people: `99,091 ops/s`, `1.2 M ops/s`.
+pub fn fmt_ops_per_sec(v: f64) -> String {
+    if !v.is_finite() {
+        return "- ops/s".into();
+    }
+    if v >= 10e6 {
+        return format!("{:.1} M ops/s", v / 1e6);
+    }
+    let n = v.round() as u64;
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{out} ops/s")
 }
 
 impl fmt::Display for Instrument {
