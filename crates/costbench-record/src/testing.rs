@@ -350,3 +350,58 @@ pub fn memory_groups() -> RunRecord {
     run.results[1].counters.memory.as_mut().unwrap().allocations = None;
     run
 }
+
+/// `r` as a throughput row under `clients` clients: one slice per entry of `ops_per_sec` (with
+/// the matching entry of `p99_ns`), paired in `session` when given.
+pub fn with_throughput(
+    mut r: ScenarioResult,
+    clients: u32,
+    ops_per_sec: &[f64],
+    p99_ns: &[f64],
+    session: Option<&str>,
+) -> ScenarioResult {
+    use crate::model::{Latency, LoadPairing, LoadSlice, Throughput};
+    let mean = ops_per_sec.iter().sum::<f64>() / ops_per_sec.len().max(1) as f64;
+    let mut p99s = p99_ns.to_vec();
+    p99s.sort_by(f64::total_cmp);
+    let p99 = p99s.get(p99s.len() / 2).copied().unwrap_or(0.0);
+    r.clients = Some(clients);
+    r.throughput = Some(Throughput {
+        clients,
+        load: "closed".into(),
+        target_rate: None,
+        ops_per_request: 1,
+        rounds: 1,
+        slices_per_round: ops_per_sec.len() as u32,
+        slice_ms: 100,
+        warmup_ms: 100,
+        requests: (mean * 0.1 * ops_per_sec.len() as f64) as u64,
+        ops_per_sec: mean,
+        ops_per_sec_repeat: None,
+        latency: Latency {
+            mean_ns: p99 / 3.0,
+            p50_ns: p99 / 4.0,
+            p90_ns: p99 / 2.0,
+            p99_ns: p99,
+            p999_ns: p99 * 2.0,
+            max_ns: p99 * 10.0,
+        },
+        p99_repeat: None,
+        slices: ops_per_sec
+            .iter()
+            .zip(p99_ns)
+            .map(|(&o, &p)| LoadSlice {
+                round: 0,
+                requests: (o * 0.1) as u64,
+                ops_per_sec: o,
+                p99_ns: p,
+            })
+            .collect(),
+        percentiles: vec![(50.0, p99 / 4.0), (99.0, p99), (100.0, p99 * 10.0)],
+        paired: session.map(|s| LoadPairing {
+            session: s.into(),
+            lockstep: true,
+        }),
+    });
+    r
+}

@@ -37,5 +37,25 @@ fn main() {
     echo_service(&mut suite, "echo/plain", || ());
     // 2 * 1000 + 1 more instructions per request in the server than `echo/plain`.
     echo_service(&mut suite, "echo/loop1000", calibrated_loop::<1000>);
+    // A server that panics on its 50th request: the load must fail this scenario only.
+    suite
+        .service("echo/server_panics", ops(1, "requests"))
+        .server(|s| {
+            let served = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+            s.serve(move |conn| {
+                let mut req = [0u8; 8];
+                conn.read_exact(&mut req)?;
+                if served.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 49 {
+                    panic!("the 50th request");
+                }
+                conn.write_all(&req)
+            })
+        })
+        .client(|c| {
+            c.request(|conn, i| {
+                conn.write_all(&i.to_le_bytes())?;
+                conn.read_exact(&mut [0u8; 8])
+            })
+        });
     suite.main();
 }

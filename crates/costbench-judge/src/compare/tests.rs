@@ -747,3 +747,67 @@ fn issue_15_wall_time_of_different_machines_is_unresolved() {
         Verdict::Unresolved
     );
 }
+
+/// Slices of two builds taking turns under load: the candidate 10 % slower with wobble that
+/// both share, judged paired; the same figures from separate runs are never judged.
+#[test]
+fn throughput_rows_are_judged_slice_by_slice_and_only_when_paired() {
+    let wobble: Vec<f64> = (0..12)
+        .map(|k| 1.0 + 0.2 * ((k * 7) % 5) as f64 / 5.0)
+        .collect();
+    let base_ops: Vec<f64> = wobble.iter().map(|w| 50_000.0 * w).collect();
+    let cand_ops: Vec<f64> = base_ops
+        .iter()
+        .enumerate()
+        .map(|(k, o)| o / (1.10 + 0.002 * (k % 3) as f64))
+        .collect();
+    let base_p99: Vec<f64> = wobble.iter().map(|w| 40_000.0 * w).collect();
+    // p99 unchanged but for a tiny symmetric wobble.
+    let cand_p99: Vec<f64> = base_p99
+        .iter()
+        .enumerate()
+        .map(|(k, p)| p * if k % 2 == 0 { 1.001 } else { 0.999 })
+        .collect();
+    let side = |id, ops: &[f64], p99: &[f64], session| {
+        record(
+            id,
+            vec![with_throughput(scenario("svc@4c"), 4, ops, p99, session)],
+        )
+    };
+    let c = compare(
+        &side("b", &base_ops, &base_p99, Some("s1")),
+        &side("c", &cand_ops, &cand_p99, Some("s1")),
+        &opts(),
+    );
+    let t = only_row(&c, Instrument::Throughput);
+    assert_eq!(t.verdict, Verdict::Regression, "{t:#?}");
+    assert!((t.change_pct - 10.0).abs() < 0.5, "{}", t.change_pct);
+    assert_eq!(t.paired_rounds, Some(12));
+    assert!(t.reason.contains("over 12 slices"), "{}", t.reason);
+    assert!(
+        t.evidence.contains("builds taking turns under load"),
+        "{}",
+        t.evidence
+    );
+    assert_eq!(only_row(&c, Instrument::P99).verdict, Verdict::Unchanged);
+    assert!(Instrument::Throughput.fmt_value(t.base).contains("ops/s"));
+
+    // Separate runs (no shared session): unresolved, whatever the figures.
+    let c = compare(
+        &side("b", &base_ops, &base_p99, Some("s1")),
+        &side("c", &cand_ops, &cand_p99, Some("s2")),
+        &opts(),
+    );
+    for inst in [Instrument::Throughput, Instrument::P99] {
+        let r = only_row(&c, inst);
+        assert_eq!(r.verdict, Verdict::Unresolved, "{r:#?}");
+        assert!(r.reason.starts_with("separate runs"), "{}", r.reason);
+    }
+}
+
+#[test]
+fn ops_per_second_read_like_numbers() {
+    assert_eq!(fmt_ops_per_sec(99_091.4), "99,091 ops/s");
+    assert_eq!(fmt_ops_per_sec(512.0), "512 ops/s");
+    assert_eq!(fmt_ops_per_sec(12_345_678.0), "12.3 M ops/s");
+}
