@@ -473,4 +473,48 @@ mod tests {
         assert_eq!(names, ["costbench::residual", "sort/10", "sort/20"]);
         assert_eq!(s.find("sort/20").unwrap().ops.count(), 20);
     }
+
+    #[test]
+    fn a_service_is_two_parties_with_ops_per_run_and_runs_once_over_links() {
+        use std::io::{Read, Write};
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static ANSWERED: AtomicU64 = AtomicU64::new(0);
+        let mut s = Suite::new();
+        s.service("svc", ops(3, "queries"))
+            .requests_per_run(7)
+            .server(|srv| {
+                srv.serve(|conn| {
+                    let mut q = [0u8; 1];
+                    conn.read_exact(&mut q)?;
+                    ANSWERED.fetch_add(1, Ordering::Relaxed);
+                    conn.write_all(&[q[0] + 1])
+                })
+            })
+            .client(|c| {
+                assert_eq!((c.index(), c.clients()), (0, 1));
+                c.request(|conn, i| {
+                    conn.write_all(&[i as u8])?;
+                    let mut r = [0u8; 1];
+                    conn.read_exact(&mut r)?;
+                    assert_eq!(r[0], i as u8 + 1);
+                    Ok(())
+                })
+            });
+        assert!(s.validate().is_empty(), "{:?}", s.validate());
+        let sc = s.find("svc").unwrap();
+        let parties: Vec<_> = sc.parties.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(parties, ["client", "server"]);
+        assert_eq!(sc.ops.count(), 21, "3 ops per request, 7 requests per run");
+        crate::child::once(sc);
+        assert_eq!(ANSWERED.load(Ordering::Relaxed), 7);
+    }
+
+    #[test]
+    fn a_service_needs_both_sides() {
+        let mut s = Suite::new();
+        s.service("half", ops(1, "q")).server(|srv| srv.serve(|_| Ok(())));
+        let errors = s.validate();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("needs both .server(f) and .client(f)"));
+    }
 }
