@@ -278,6 +278,10 @@ pub struct SignificanceArgs {
     /// of `check --baseline-rev`, build variants), judged paired, in percent.
     #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
     pub paired_walltime_threshold: f64,
+    /// Threshold for throughput and p99 latency under load of builds measured together
+    /// (`--instrument throughput`), judged paired round by round, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_LOAD_THRESHOLD_PCT)]
+    pub load_threshold: f64,
     /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
     #[arg(long, value_name = "LEVEL", default_value_t = costbench_judge::compare::DEFAULT_CONFIDENCE)]
     pub confidence: f64,
@@ -699,19 +703,20 @@ pub struct LoadArgs {
     /// the load is a closed loop: each client sends its next request when the last reply came.
     #[arg(long, value_name = "OPS")]
     pub rate: Option<f64>,
-    /// Rounds per build, each a fresh server and load process; the repeat intervals come from
-    /// their spread (at least 3 give one).
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    /// Rounds per build, each a fresh server and load process: the repeat intervals come from
+    /// their spread (at least 3 give one), and comparisons of builds pair them (at least 8 are
+    /// needed for a verdict).
+    #[arg(long, value_name = "N", default_value_t = 10)]
     pub load_rounds: u32,
     /// Measured time slices per round (with several builds, the builds take turns slice by
     /// slice).
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 2)]
     pub slices: u32,
     /// Length of one slice.
     #[arg(long, value_name = "MS", default_value_t = 250)]
     pub slice_ms: u64,
     /// Unmeasured load before each round's first slice.
-    #[arg(long, value_name = "MS", default_value_t = 300)]
+    #[arg(long, value_name = "MS", default_value_t = 200)]
     pub load_warmup_ms: u64,
 }
 

@@ -19,6 +19,7 @@ impl SignificanceArgs {
             icount_threshold_pct: self.icount_threshold,
             walltime_threshold_pct: self.walltime_threshold,
             paired_walltime_threshold_pct: self.paired_walltime_threshold,
+            load_threshold_pct: self.load_threshold,
             confidence: self.confidence,
             paired_confidence: self.paired_confidence,
             error_control: self.error_control.into(),

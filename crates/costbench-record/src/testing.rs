@@ -387,6 +387,8 @@ pub fn with_throughput(
             max_ns: p99 * 10.0,
         },
         p99_repeat: None,
+        round_ops_per_sec: ops_per_sec.to_vec(),
+        round_p99_ns: p99_ns.to_vec(),
         slices: ops_per_sec
             .iter()
             .zip(p99_ns)

@@ -512,7 +512,8 @@ mod tests {
     #[test]
     fn a_service_needs_both_sides() {
         let mut s = Suite::new();
-        s.service("half", ops(1, "q")).server(|srv| srv.serve(|_| Ok(())));
+        s.service("half", ops(1, "q"))
+            .server(|srv| srv.serve(|_| Ok(())));
         let errors = s.validate();
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].contains("needs both .server(f) and .client(f)"));

@@ -10,7 +10,8 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 use std::time::Instant;
 
-const GROUPS: usize = miri_size(20_000, 64);
+/// 512 groups of 128 rows of 16 words: an 8 MiB view.
+const GROUPS: usize = miri_size(512, 16);
 
 type Answer = fn(&Cache, &[u8; QUERY_BYTES], &mut [u8; REPLY_BYTES]) -> Option<()>;
 

@@ -13,7 +13,7 @@ use crate::data::XorShift;
 /// Columns of every row.
 pub const COLUMNS: usize = 16;
 /// Rows sharing one key (one group of the view).
-pub const GROUP: usize = 32;
+pub const GROUP: usize = 128;
 /// Columns a query asks for.
 pub const PROJECTED: usize = 8;
 /// Bytes of one query.

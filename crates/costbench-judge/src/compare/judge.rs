@@ -72,8 +72,10 @@ pub(super) struct Rounds {
     pub looks: u32,
     /// Every round ran a code layout of its own.
     pub layouts_varied: bool,
-    /// What was paired: `rounds` (wall time) or `slices` (under load).
+    /// What was paired: `rounds` of wall time, or `rounds under load`.
     pub unit: &'static str,
+    /// The threshold the row is judged against, percent.
+    pub threshold_pct: f64,
 }
 
 /// The rounds of two sides measured in the same interleaved session (`None` when they were
@@ -85,7 +87,11 @@ pub(super) struct Rounds {
 /// Chosen by measurement (docs/accuracy.md): on this project's 2-core VM under heavy load, the
 /// median of each round's sample-pair ratios flagged as many A/A comparisons but found a +5 %
 /// change in 11 of 15 checks; round minimums found it in 14 of 15.
-pub(super) fn paired_rounds(b: &ScenarioResult, c: &ScenarioResult) -> Option<Rounds> {
+pub(super) fn paired_rounds(
+    b: &ScenarioResult,
+    c: &ScenarioResult,
+    opts: &CompareOptions,
+) -> Option<Rounds> {
     let (bp, cp) = (
         b.walltime.as_ref()?.paired.as_ref()?,
         c.walltime.as_ref()?.paired.as_ref()?,
@@ -99,37 +105,45 @@ pub(super) fn paired_rounds(b: &ScenarioResult, c: &ScenarioResult) -> Option<Ro
         looks: bp.looks.unwrap_or(1).max(cp.looks.unwrap_or(1)).max(1),
         layouts_varied: !bp.round_layouts.is_empty() && !cp.round_layouts.is_empty(),
         unit: "rounds",
+        threshold_pct: opts.paired_walltime_threshold_pct,
     })
 }
 
-/// The slices of two builds measured under load in the same session, taking turns slice by
-/// slice (`None` when they were not), as per-slice log ratios of `inst`'s figure: time per op
-/// (the inverse of the slice's throughput) or the slice's p99 latency.
-pub(super) fn paired_slices(
+/// The rounds of two builds measured under load in the same session, taking turns slice by
+/// slice (`None` when they were not), as per-round log ratios of `inst`'s figure: time per op
+/// (the inverse of the round's throughput) or the round's p99 latency.
+///
+/// Rounds, not slices, are the pairs: every round is a fresh server process, whose code and
+/// data placement (and, for a large working set, whether it got huge pages) move its speed by
+/// more than its slices vary among themselves, so slices of one round are not independent
+/// evidence. Measured: pairing slices flagged 1 of the first 4 A/A checks at 32 %.
+pub(super) fn paired_load_rounds(
     inst: Instrument,
     b: &ScenarioResult,
     c: &ScenarioResult,
+    opts: &CompareOptions,
 ) -> Option<Rounds> {
     let (bt, ct) = (b.throughput.as_ref()?, c.throughput.as_ref()?);
-    if bt.paired.as_ref()?.session != ct.paired.as_ref()?.session
-        || bt.slices.len() != ct.slices.len()
-    {
+    if bt.paired.as_ref()?.session != ct.paired.as_ref()?.session {
         return None;
     }
-    let figure = |s: &crate::model::LoadSlice| match inst {
-        Instrument::P99 => s.p99_ns,
-        _ if s.ops_per_sec > 0.0 => 1.0 / s.ops_per_sec,
-        _ => f64::NAN,
+    let figures = |t: &crate::model::Throughput| -> Vec<f64> {
+        match inst {
+            Instrument::P99 => t.round_p99_ns.clone(),
+            _ => t
+                .round_ops_per_sec
+                .iter()
+                .map(|o| if *o > 0.0 { 1.0 / o } else { f64::NAN })
+                .collect(),
+        }
     };
-    let (bf, cf): (Vec<f64>, Vec<f64>) = (
-        bt.slices.iter().map(figure).collect(),
-        ct.slices.iter().map(figure).collect(),
-    );
-    Some(Rounds {
+    let (bf, cf) = (figures(bt), figures(ct));
+    (bf.len() == cf.len()).then(|| Rounds {
         d: paired::log_ratios(&bf, &cf),
         looks: 1,
         layouts_varied: false,
-        unit: "slices",
+        unit: "rounds under load",
+        threshold_pct: opts.load_threshold_pct,
     })
 }
 
@@ -139,7 +153,7 @@ pub(super) fn paired_slices(
 pub(super) fn unpaired_load(base: f64, cand: f64, opts: &CompareOptions) -> Judgement {
     Judgement::new(
         change_pct(base, cand),
-        opts.paired_walltime_threshold_pct,
+        opts.load_threshold_pct,
         Verdict::Unresolved,
         format!(
             "separate runs: figures under load are only judged when both builds took turns \
@@ -152,10 +166,10 @@ pub(super) fn unpaired_load(base: f64, cand: f64, opts: &CompareOptions) -> Judg
 /// A paired row before the second pass: unresolved until [`paired_rows`] judges it (and for
 /// good when there are too few rounds to judge, with the change of the two medians `base` and
 /// `cand`).
-pub(super) fn pending_paired(r: &Rounds, base: f64, cand: f64, opts: &CompareOptions) -> Judgement {
+pub(super) fn pending_paired(r: &Rounds, base: f64, cand: f64) -> Judgement {
     let mut j = Judgement::new(
         change_pct(base, cand),
-        opts.paired_walltime_threshold_pct,
+        r.threshold_pct,
         Verdict::Unresolved,
         format!(
             "only {} paired {}; {} are needed to judge",
@@ -207,8 +221,8 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
             format!("each row at {}", fmt_confidence(opts.paired_confidence))
         }
     };
-    let t = opts.paired_walltime_threshold_pct;
     for (((i, r), p), alpha) in judged.into_iter().zip(p).zip(alphas) {
+        let t = r.threshold_pct;
         let Some(a) = paired::assess(&r.d, t, alpha / r.looks as f64) else {
             continue;
         };
@@ -243,8 +257,8 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
             ),
         };
         let mut evidence = format!("paired over {n} {}", r.unit);
-        evidence.push_str(if r.unit == "slices" {
-            ", builds taking turns under load"
+        evidence.push_str(if r.unit != "rounds" {
+            ", builds taking turns slice by slice"
         } else if r.layouts_varied {
             ", code layout varied every round"
         } else {

@@ -106,7 +106,7 @@ pub fn compare_with(
                     opts.icount_threshold_pct
                 }
                 Instrument::Walltime => opts.walltime_threshold_pct,
-                Instrument::Throughput | Instrument::P99 => opts.paired_walltime_threshold_pct,
+                Instrument::Throughput | Instrument::P99 => opts.load_threshold_pct,
                 Instrument::Rss => RSS_THRESHOLD_PCT,
             },
             from_history: false,
@@ -191,9 +191,9 @@ pub fn compare_with(
                     }
                     let (bh, ch) = (base.host_of(&b.id), cand.host_of(&c.id));
                     let paired = if inst == Instrument::Walltime {
-                        judge::paired_rounds(b, c)
+                        judge::paired_rounds(b, c, opts)
                     } else {
-                        judge::paired_slices(inst, b, c)
+                        judge::paired_load_rounds(inst, b, c, opts)
                     };
                     if bh.differs_from(ch) {
                         // Two machines differ by more than any change worth finding (CPU model,
@@ -214,7 +214,7 @@ pub fn compare_with(
                         match paired {
                             // Judged in the second pass, with every other paired row.
                             Some(rounds) => {
-                                let j = judge::pending_paired(&rounds, bv, cv, opts);
+                                let j = judge::pending_paired(&rounds, bv, cv);
                                 pending.push((out.rows.len(), rounds));
                                 j
                             }

@@ -748,7 +748,7 @@ fn issue_15_wall_time_of_different_machines_is_unresolved() {
     );
 }
 
-/// Slices of two builds taking turns under load: the candidate 10 % slower with wobble that
+/// Rounds of two builds taking turns under load: the candidate 10 % slower with wobble that
 /// both share, judged paired; the same figures from separate runs are never judged.
 #[test]
 fn throughput_rows_are_judged_slice_by_slice_and_only_when_paired() {
@@ -783,9 +783,14 @@ fn throughput_rows_are_judged_slice_by_slice_and_only_when_paired() {
     assert_eq!(t.verdict, Verdict::Regression, "{t:#?}");
     assert!((t.change_pct - 10.0).abs() < 0.5, "{}", t.change_pct);
     assert_eq!(t.paired_rounds, Some(12));
-    assert!(t.reason.contains("over 12 slices"), "{}", t.reason);
+    assert_eq!(t.threshold_pct, DEFAULT_LOAD_THRESHOLD_PCT);
     assert!(
-        t.evidence.contains("builds taking turns under load"),
+        t.reason.contains("over 12 rounds under load"),
+        "{}",
+        t.reason
+    );
+    assert!(
+        t.evidence.contains("builds taking turns slice by slice"),
         "{}",
         t.evidence
     );

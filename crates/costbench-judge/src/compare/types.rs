@@ -29,6 +29,11 @@ pub const DEFAULT_WALLTIME_THRESHOLD_PCT: f64 = 5.0;
 /// decides, and this floor keeps changes too small to matter (or to trust on a shared machine)
 /// out of the report. Chosen from the A/A and power measurements in `docs/accuracy.md`.
 pub const DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT: f64 = 3.0;
+/// Threshold for throughput and p99 latency under load of builds measured together, in percent.
+/// Lower than wall time's: a round under load is a whole server process against its own
+/// clients, so code and data placement are drawn afresh every round and are part of the spread
+/// the interval already holds.
+pub const DEFAULT_LOAD_THRESHOLD_PCT: f64 = 2.0;
 /// Confidence of the paired interval. Ten rounds at 99 % need every round but three of the 55
 /// Walsh averages on one side of 1: measured on this VM, 1 false alarm in 350 A/A comparisons
 /// and 14 of 15 +5 % changes found (95 %: 7 in 350 and the same power).
@@ -56,6 +61,8 @@ pub struct CompareOptions {
     pub walltime_threshold_pct: f64,
     /// The same for wall time measured in interleaved rounds with the other side, judged paired.
     pub paired_walltime_threshold_pct: f64,
+    /// The same for figures under load (throughput, p99 latency), judged paired round by round.
+    pub load_threshold_pct: f64,
     /// Confidence level of the paired interval, in (0, 1).
     pub paired_confidence: f64,
     /// Bootstrap resamples for the wall-time confidence interval.
@@ -78,6 +85,7 @@ impl Default for CompareOptions {
             icount_threshold_pct: DEFAULT_ICOUNT_THRESHOLD_PCT,
             walltime_threshold_pct: DEFAULT_WALLTIME_THRESHOLD_PCT,
             paired_walltime_threshold_pct: DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
+            load_threshold_pct: DEFAULT_LOAD_THRESHOLD_PCT,
             paired_confidence: DEFAULT_PAIRED_CONFIDENCE,
             resamples: DEFAULT_RESAMPLES,
             confidence: DEFAULT_CONFIDENCE,
@@ -95,6 +103,7 @@ impl CompareOptions {
         for (name, v) in [
             ("icount threshold", self.icount_threshold_pct),
             ("walltime threshold", self.walltime_threshold_pct),
+            ("load threshold", self.load_threshold_pct),
             (
                 "paired walltime threshold",
                 self.paired_walltime_threshold_pct,

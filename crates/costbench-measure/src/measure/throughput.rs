@@ -95,6 +95,8 @@ pub fn figures(rounds: &[LoadResult], settings: &LoadSettings) -> Option<Through
         ops_per_sec_repeat: repeat_interval(ops_per_sec, &round_rates),
         p99_repeat: repeat_interval(latency.p99_ns, &round_p99),
         latency,
+        round_ops_per_sec: round_rates,
+        round_p99_ns: round_p99,
         slices,
         percentiles: percentile_curve(&all),
         paired: None,

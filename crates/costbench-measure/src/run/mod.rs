@@ -188,10 +188,10 @@ impl Default for LoadOptions {
         LoadOptions {
             clients: vec![4],
             rate: None,
-            rounds: 5,
-            slices: 4,
+            rounds: 10,
+            slices: 2,
             slice: Duration::from_millis(250),
-            warmup: Duration::from_millis(300),
+            warmup: Duration::from_millis(200),
         }
     }
 }

@@ -246,7 +246,14 @@ pub struct Throughput {
     /// As `ops_per_sec_repeat`, for the 99th percentile of latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_repeat: Option<Interval>,
-    /// Every measured slice, round after round: what paired comparisons pair.
+    /// Operations per second of each round (all its slices), in round order: what paired
+    /// comparisons pair.
+    #[serde(default)]
+    pub round_ops_per_sec: Vec<f64>,
+    /// The 99th percentile of latency of each round, in round order.
+    #[serde(default)]
+    pub round_p99_ns: Vec<f64>,
+    /// Every measured slice, round after round.
     pub slices: Vec<LoadSlice>,
     /// The latency distribution as (percentile, nanoseconds) points, for percentile plots:
     /// HdrHistogram's percentile ticks, denser towards the tail.
