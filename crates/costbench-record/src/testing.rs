@@ -403,6 +403,7 @@ pub fn with_throughput(
         paired: session.map(|s| LoadPairing {
             session: s.into(),
             lockstep: true,
+            round_layouts: Vec::new(),
         }),
     });
     r

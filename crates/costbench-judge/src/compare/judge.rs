@@ -138,10 +138,15 @@ pub(super) fn paired_load_rounds(
         }
     };
     let (bf, cf) = (figures(bt), figures(ct));
+    let varied = |t: &crate::model::Throughput| {
+        t.paired
+            .as_ref()
+            .is_some_and(|p| !p.round_layouts.is_empty())
+    };
     (bf.len() == cf.len()).then(|| Rounds {
         d: paired::log_ratios(&bf, &cf),
         looks: 1,
-        layouts_varied: false,
+        layouts_varied: varied(bt) && varied(ct),
         unit: "rounds under load",
         threshold_pct: opts.load_threshold_pct,
     })
@@ -257,9 +262,10 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
             ),
         };
         let mut evidence = format!("paired over {n} {}", r.unit);
-        evidence.push_str(if r.unit != "rounds" {
-            ", builds taking turns slice by slice"
-        } else if r.layouts_varied {
+        if r.unit != "rounds" {
+            evidence.push_str(", builds taking turns slice by slice");
+        }
+        evidence.push_str(if r.layouts_varied {
             ", code layout varied every round"
         } else {
             ", one code layout per side"

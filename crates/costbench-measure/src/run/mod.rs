@@ -189,8 +189,8 @@ impl Default for LoadOptions {
             clients: vec![4],
             rate: None,
             rounds: 10,
-            slices: 2,
-            slice: Duration::from_millis(250),
+            slices: 40,
+            slice: Duration::from_millis(25),
             warmup: Duration::from_millis(200),
         }
     }

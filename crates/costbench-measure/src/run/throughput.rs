@@ -11,6 +11,7 @@
 
 use super::child::{self, Outcome, Running};
 use super::instrument::{load_round, Measured};
+use super::layout::{LayoutMode, Layouts};
 use super::session::Session;
 use crate::environment;
 use crate::measure::throughput::{self, LoadSettings};
@@ -60,6 +61,21 @@ pub(super) fn throughput_phase(
         * opts.clients.len();
     sessions[0].progress.inc_length(rows as u64);
     let pairing = environment::new_run_id();
+    // Several builds: every round runs each build in a code layout of its own, as wall time's
+    // rounds do, so that where the linker happened to put each build's code is part of the
+    // round-to-round spread rather than a bias of one build.
+    let exes: Vec<&std::path::Path> = sessions.iter().map(|s| s.bin.exe.as_path()).collect();
+    let mode = if sessions.len() > 1 {
+        sessions[0].opts.rounds.layouts
+    } else {
+        LayoutMode::Off
+    };
+    let layouts = Layouts::prepare(&exes, mode);
+    if let Some(note) = layouts.note().filter(|_| mode != LayoutMode::Off) {
+        sessions[0]
+            .progress
+            .suspend(|| eprintln!("note: throughput: {note}"));
+    }
     for name in names {
         let on: Vec<(usize, &ScenarioInfo)> = selections
             .iter()
@@ -87,7 +103,7 @@ pub(super) fn throughput_phase(
                     round + 1,
                     opts.rounds
                 ));
-                let results = run_round(sessions, &on, &active, clients)?;
+                let results = run_round(sessions, &on, &active, clients, &layouts, round)?;
                 for (i, r) in results {
                     match (&mut got[i], r) {
                         (Ok(all), Ok(l)) => all.push(l),
@@ -110,6 +126,7 @@ pub(super) fn throughput_phase(
                             t.paired = paired.then(|| LoadPairing {
                                 session: pairing.clone(),
                                 lockstep: true,
+                                round_layouts: layouts.seeds(*k, t.rounds as usize),
                             });
                             Measured::Throughput(Box::new(t))
                         })
@@ -136,8 +153,16 @@ fn run_round(
     on: &[(usize, &ScenarioInfo)],
     active: &[usize],
     clients: u32,
+    layouts: &Layouts,
+    round: u32,
 ) -> Result<Vec<(usize, std::result::Result<LoadResult, Failure>)>> {
+    let exe = |k: usize| -> Result<std::path::PathBuf> {
+        Ok(layouts
+            .exe(k, round)?
+            .unwrap_or_else(|| sessions[k].bin.exe.clone()))
+    };
     let opts = &sessions[0].opts.load;
+    let (server_cpu, load_cpu) = cpus();
     // Servers first: each on a port of its own, bound here so that clients can connect at once.
     let mut servers = Vec::new();
     let mut addrs = Vec::new();
@@ -149,9 +174,12 @@ fn run_round(
         let fd = OwnedFd::from(listener);
         let mut args = sessions[k].bin.child_args("serve");
         args.extend([s.name.clone(), "--listen-fd".into(), "3".into()]);
-        let mut cmd = Command::new(&sessions[k].bin.exe);
+        let mut cmd = Command::new(exe(k)?);
         cmd.args(&args);
         let mut cmd = child::scenario_command(cmd, &sessions[k].bin.cwd, false);
+        if let Some(cpu) = server_cpu {
+            child::pin_to_cpu(&mut cmd, cpu);
+        }
         child::inherit_fds(&mut cmd, &[(&fd, 3)]);
         let r = Running::spawn(&mut cmd).with_context(|| {
             format!(
@@ -210,9 +238,12 @@ fn run_round(
             let per_request = s.service.as_ref().map_or(1, |v| v.ops_per_request.max(1));
             args.extend(["--rate".into(), (rate / per_request as f64).to_string()]);
         }
-        let mut cmd = Command::new(&session.bin.exe);
+        let mut cmd = Command::new(exe(k)?);
         cmd.args(&args);
         let mut cmd = child::scenario_command(cmd, &session.bin.cwd, false);
+        if let Some(cpu) = load_cpu {
+            child::pin_to_cpu(&mut cmd, cpu);
+        }
         if let Some(pipes) = &ring {
             cmd.args(["--lockstep", "3,4"]);
             child::inherit_fds(
@@ -253,4 +284,15 @@ fn run_round(
             (i, r)
         })
         .collect())
+}
+
+/// (server CPU, load CPU): with two CPUs or more, every server runs on the last CPU this
+/// process may use and every load process on the one before, so that the server's threads and
+/// the clients' never compete for a core and the scheduler's choices stop varying from round to
+/// round. With one CPU, neither is pinned.
+fn cpus() -> (Option<usize>, Option<usize>) {
+    match child::allowed_cpus().unwrap_or_default().as_slice() {
+        [.., load, server] => (Some(*server), Some(*load)),
+        _ => (None, None),
+    }
 }

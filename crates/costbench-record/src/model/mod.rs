@@ -302,6 +302,10 @@ pub struct LoadPairing {
     /// The builds took turns slice by slice through a token ring, every build's server up the
     /// whole time, the first build alternating between rounds.
     pub lockstep: bool,
+    /// The code layout each round ran (a link-order seed), in round order; empty when layouts
+    /// were not varied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_layouts: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
