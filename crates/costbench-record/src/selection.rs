@@ -50,6 +50,7 @@ mod tests {
                     unit: "op".into(),
                     parties: vec![],
                     internal,
+                    service: None,
                 })
                 .collect(),
             capabilities: vec![],
