@@ -72,12 +72,20 @@ pub(super) fn variants_section(page: &mut String, variants: &[VariantRun]) {
             })
             .collect();
         if any {
+            // Rows no variant has a figure of (a load row `SCENARIO@Nc` in the instruction-count
+            // map, say) would be a row of dashes.
+            let (rows, cells): (Vec<String>, Vec<Vec<Option<svg::Cell>>>) = ids
+                .iter()
+                .cloned()
+                .zip(cells)
+                .filter(|(_, row)| row.iter().any(Option::is_some))
+                .unzip();
             let _ = write!(
                 page,
                 "<figure><figcaption>{}: ratio to {}</figcaption>{}</figure>",
                 inst.title(),
                 escape(&base.variant),
-                svg::heatmap(&ids, &cols, &cells)
+                svg::heatmap(&rows, &cols, &cells)
             );
         }
     }
