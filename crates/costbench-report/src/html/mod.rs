@@ -176,7 +176,7 @@ pub fn render(input: &Input) -> String {
         variants_section(&mut page, variants);
     }
     if loads {
-        throughput::throughput_section(&mut page, &builds, shown);
+        throughput::throughput_section(&mut page, &builds, shown, &rows);
     }
     page.push_str("<h2 id=\"scenarios\">Scenarios</h2>");
     let mut history: HashMap<&str, Vec<&History>> = HashMap::new();
@@ -481,7 +481,12 @@ mod tests {
         let mut cand = service_run();
         cand.run_id = "cand".into();
         cand.results[2] = load_row("echo/plain", 1, 50_000.0, 20_000.0);
-        let runs = [run.clone(), cand];
+        // Whatever the comparison judges of a load is listed under its table (an instruction
+        // count stands in here for the figures a comparison of loads would judge).
+        let mut base = run.clone();
+        base.results[2] = with_icount(base.results[2].clone(), 100.0);
+        cand.results[2] = with_icount(cand.results[2].clone(), 150.0);
+        let runs = [base, cand];
         let cmp = compare::compare_with(
             &runs[0],
             &runs[1],
@@ -495,6 +500,10 @@ mod tests {
         );
         assert!(html.contains(r#"data-label="1 client · baseline""#));
         assert!(html.contains(r#"data-label="4 clients · candidate""#));
+        assert!(
+            html.contains("<p class=\"note\">echo/plain@1c: icount change +50.00 % (regression"),
+            "{html}"
+        );
 
         // Runs of two variants: a line per variant, and no heat-map rows of loads.
         let mut other = run.clone();

@@ -6,9 +6,11 @@
 
 use super::escape::escape;
 use super::{cell, svg};
-use crate::fmt::{fmt_confidence, fmt_ns};
+use crate::compare::{self, Instrument};
+use crate::fmt::{fmt_change, fmt_confidence, fmt_ns};
 use crate::model::{RunRecord, ScenarioResult};
 use crate::throughput::{fmt_rate, is_load_row, load_label};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// One build whose loads the section shows: its label and its run.
@@ -28,7 +30,14 @@ fn clients_label(n: u32) -> String {
 
 /// The section of `builds`, of which `builds[shown]` is the run the page shows: service
 /// scenarios in the order the shown run lists them, then those only other builds measured.
-pub(super) fn throughput_section(page: &mut String, builds: &[Build], shown: usize) {
+/// `changes`: the comparison's rows by id and instrument; whatever it judged of a load is listed
+/// under the scenario's table, as a scenario section lists its changes.
+pub(super) fn throughput_section(
+    page: &mut String,
+    builds: &[Build],
+    shown: usize,
+    changes: &HashMap<(&str, Instrument), &compare::Row>,
+) {
     let mut scenarios: Vec<&str> = Vec::new();
     let order = std::iter::once(shown).chain((0..builds.len()).filter(|b| *b != shown));
     for (_, run) in order.filter_map(|b| builds.get(b)) {
@@ -165,6 +174,25 @@ pub(super) fn throughput_section(page: &mut String, builds: &[Build], shown: usi
             page.push_str("</tr>");
         }
         page.push_str("</tbody></table>");
+        for (_, r) in rows.iter().filter(|(b, _)| *b == shown) {
+            for inst in Instrument::ALL {
+                if let Some(row) = changes.get(&(r.id.as_str(), inst)) {
+                    let _ = write!(
+                        page,
+                        "<p class=\"note\">{}</p>",
+                        escape(&format!(
+                            "{}: {} change {} ({}, {}; evidence: {})",
+                            r.id,
+                            inst.name(),
+                            fmt_change(row.change_pct),
+                            row.verdict.name(),
+                            row.reason,
+                            row.evidence
+                        ))
+                    );
+                }
+            }
+        }
         for (b, r) in &rows {
             for f in r.failures.iter().filter(|f| !f.stderr_tail.is_empty()) {
                 let _ = write!(
@@ -214,7 +242,7 @@ mod tests {
 
     fn section(builds: &[Build]) -> String {
         let mut page = String::new();
-        throughput_section(&mut page, builds, builds.len() - 1);
+        throughput_section(&mut page, builds, builds.len() - 1, &HashMap::new());
         page
     }
 
