@@ -319,11 +319,17 @@ fn throughput_run_draws_a_percentile_chart_and_writes_throughput_csv() {
             && l.ends_with("closed loop")),
         "{table}"
     );
-    assert!(!table.contains("echo/plain@1c"), "not in the main table: {table}");
+    assert!(
+        !table.contains("echo/plain@1c"),
+        "not in the main table: {table}"
+    );
     let csv = std::fs::read_to_string(out.join("throughput.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 2, "{csv}");
-    assert!(lines[1].starts_with("echo/plain@1c,echo/plain,1,closed,,"), "{csv}");
+    assert!(
+        lines[1].starts_with("echo/plain@1c,echo/plain,1,closed,,"),
+        "{csv}"
+    );
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(page.contains(r#"data-chart="percentiles" data-series="1""#));
     let Some(browser) = chromium() else {

@@ -150,9 +150,8 @@ impl OutputDir {
         } else {
             match std::fs::remove_file(&throughput) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(e).with_context(|| {
-                        format!("cannot remove stale {}", throughput.display())
-                    });
+                    return Err(e)
+                        .with_context(|| format!("cannot remove stale {}", throughput.display()));
                 }
                 _ => {}
             }

@@ -156,7 +156,10 @@ echo/loop         4  FAILED
 ";
         assert_eq!(got, want, "\n{got}");
         // No throughput rows, no section.
-        assert_eq!(section(&record("r", vec![with_icount(scenario("a"), 1.0)])), "");
+        assert_eq!(
+            section(&record("r", vec![with_icount(scenario("a"), 1.0)])),
+            ""
+        );
     }
 
     #[test]

@@ -464,7 +464,10 @@ mod tests {
         assert!(html.contains("<a href=\"#throughput\">Throughput</a>"));
         assert_eq!(html.matches("<h2 id=\"throughput\">").count(), 1);
         // Overview rows and scenario sections: the four party rows only; the loads are linked.
-        assert_eq!(html.matches("<section class=\"scenario\" id=\"s-").count(), 4);
+        assert_eq!(
+            html.matches("<section class=\"scenario\" id=\"s-").count(),
+            4
+        );
         assert!(!html.contains("echo/plain@1c"), "{html}");
         assert!(html.contains("Service scenarios under load (4 rows,"));
         assert_eq!(
@@ -541,7 +544,10 @@ mod tests {
             history: &[],
             generated_at: "2026-01-01T00:00:00Z",
         });
-        assert!(html.contains(r#"data-label="4 clients · &lt;i&gt;lto&lt;/i&gt;""#), "{html}");
+        assert!(
+            html.contains(r#"data-label="4 clients · &lt;i&gt;lto&lt;/i&gt;""#),
+            "{html}"
+        );
         assert!(html.contains(r#"data-label="4 clients · release""#));
         assert!(!html.contains("<i>lto"));
         // The instruction-count map: the four party rows, none of the loads.

@@ -772,8 +772,18 @@ mod tests {
 
     #[test]
     fn percentile_chart_draws_a_path_per_line_on_the_nines_scale() {
-        let a = [(0.0, 10_000.0), (50.0, 20_000.0), (99.0, 60_000.0), (100.0, 1e6)];
-        let b = [(0.0, 12_000.0), (90.0, 30_000.0), (99.9, 90_000.0), (100.0, 2e5)];
+        let a = [
+            (0.0, 10_000.0),
+            (50.0, 20_000.0),
+            (99.0, 60_000.0),
+            (100.0, 1e6),
+        ];
+        let b = [
+            (0.0, 12_000.0),
+            (90.0, 30_000.0),
+            (99.9, 90_000.0),
+            (100.0, 2e5),
+        ];
         let svg = percentiles(&[
             PercentileLine {
                 label: "1 client",
@@ -797,7 +807,15 @@ mod tests {
         assert_eq!(first.matches('L').count(), 3, "{first}");
         // The last finite point is at 99.9 %: the axis runs to 99.9 %, ticks at every nine and
         // at 50 %, latency from 10 µs to 1 ms on a log scale.
-        for tick in [">50 %<", ">90 %<", ">99 %<", ">99.9 %<", ">10 µs<", ">100 µs<", ">1 ms<"] {
+        for tick in [
+            ">50 %<",
+            ">90 %<",
+            ">99 %<",
+            ">99.9 %<",
+            ">10 µs<",
+            ">100 µs<",
+            ">1 ms<",
+        ] {
             assert!(svg.contains(tick), "{tick}: {svg}");
         }
         assert!(!svg.contains(">99.99 %<"));

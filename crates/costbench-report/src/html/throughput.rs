@@ -250,24 +250,36 @@ mod tests {
     fn a_part_per_service_scenario_with_a_line_per_client_count() {
         let run = service_run();
         let html = section(&[(run.variant.clone(), &run)]);
-        assert_eq!(html.matches("<section class=\"scenario throughput\"").count(), 2);
+        assert_eq!(
+            html.matches("<section class=\"scenario throughput\"")
+                .count(),
+            2
+        );
         assert!(html.contains(r#"data-scenario="echo/plain"><h3>echo/plain</h3>"#));
         // echo/plain: 1 and 4 clients; echo/loop: 1 client (its 4-client load failed).
         assert_eq!(
-            html.matches(r#"data-chart="percentiles" data-series="2""#).count(),
+            html.matches(r#"data-chart="percentiles" data-series="2""#)
+                .count(),
             1,
             "{html}"
         );
         assert_eq!(
-            html.matches(r#"data-chart="percentiles" data-series="1""#).count(),
+            html.matches(r#"data-chart="percentiles" data-series="1""#)
+                .count(),
             1
         );
         assert!(html.contains(r#"data-label="4 clients""#));
         // One build: no build column, labels without one.
         assert!(!html.contains("<th class=\"text\">build</th>"));
-        assert!(html.contains(r#"<td data-v="99091.4">99,091</td>"#), "{html}");
+        assert!(
+            html.contains(r#"<td data-v="99091.4">99,091</td>"#),
+            "{html}"
+        );
         assert!(html.contains("95,128 – 103,055"));
-        assert!(html.contains(r#"<td data-v="121533">121.5 µs</td>"#), "{html}");
+        assert!(
+            html.contains(r#"<td data-v="121533">121.5 µs</td>"#),
+            "{html}"
+        );
         assert!(html.contains("open loop at 20,000 ops/s"));
         assert!(html.contains(
             "closed loop · 3 rounds of 3 slices of 100 ms after 300 ms of warm-up · intervals at 95 %"
@@ -298,7 +310,9 @@ mod tests {
         // Colour by clients, dash by build: the candidate solid.
         assert!(html.contains(r#"class="series s0 pline c0 d1" data-label="1 client · baseline""#));
         assert!(html.contains(r#"class="series s1 pline c0 d0" data-label="1 client · candidate""#));
-        assert!(html.contains(r#"class="series s2 pline c1 d0" data-label="8 clients · candidate""#));
+        assert!(
+            html.contains(r#"class="series s2 pline c1 d0" data-label="8 clients · candidate""#)
+        );
         assert!(html.contains("<th class=\"text\">build</th>"));
         assert_eq!(html.matches("<td class=\"text\">baseline</td>").count(), 1);
     }
