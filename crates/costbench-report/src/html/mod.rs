@@ -512,6 +512,8 @@ mod tests {
         let mut other = run.clone();
         other.variant = "<i>lto</i>".into();
         other.run_id = "other".into();
+        // An id only this variant measured keeps its row (of dashes but one).
+        other.results.push(with_icount(scenario("only/lto"), 3.0));
         let cmps = [
             compare::compare_with(
                 &run,
@@ -550,7 +552,7 @@ mod tests {
         );
         assert!(html.contains(r#"data-label="4 clients · release""#));
         assert!(!html.contains("<i>lto"));
-        // The instruction-count map: the four party rows, none of the loads.
-        assert_eq!(html.matches(r#"<text class="row""#).count(), 4, "{html}");
+        // The instruction-count map: the four party rows and the new id, none of the loads.
+        assert_eq!(html.matches(r#"<text class="row""#).count(), 5, "{html}");
     }
 }
