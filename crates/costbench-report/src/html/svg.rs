@@ -602,7 +602,23 @@ pub fn percentiles(lines: &[PercentileLine]) -> String {
             label = escape(l.label),
         );
     }
-    // The legend in the top left, where latency lines (rising to the right) leave room.
+    // The legend in the top left, where latency lines (rising to the right) leave room; on a
+    // pale backing in case one passes there.
+    if !lines.is_empty() {
+        let chars = lines
+            .iter()
+            .map(|l| l.label.chars().count())
+            .max()
+            .unwrap_or(0);
+        let _ = write!(
+            s,
+            r#"<rect class="legend-back" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/>"#,
+            left + 4.0,
+            top + 2.0,
+            44.0 + 6.5 * chars as f64,
+            6.0 + 15.0 * lines.len() as f64
+        );
+    }
     for (k, l) in lines.iter().enumerate() {
         let ly = top + 12.0 + 15.0 * k as f64;
         let _ = write!(
