@@ -53,6 +53,7 @@ const PROBE_TAIL: &str = r#"<script>
     distribution: charts('distribution'),
     history: charts('history'),
     heatmap: charts('heatmap'),
+    percentiles: charts('percentiles'),
     heatmapCells: all('svg[data-chart="heatmap"] g.cell').length,
     titles: all('section.scenario h3').map(function (h) { return h.textContent; }),
     injectedScripts: all('script').filter(function (s) { return s.textContent.indexOf('alert(1)') >= 0 && s.textContent.indexOf('window.__errors') < 0; }).length,
@@ -274,6 +275,73 @@ fn report_renders_in_a_browser_with_charts_sorting_and_escaped_names() {
         "the name shows as text: {seen}"
     );
     assert_eq!(seen["history"], Value::Array(vec![]), "--no-history");
+}
+
+/// One service scenario under load from one client, the shortest load the options allow (about
+/// 3 s): its row in throughput.csv and the run's table, and its percentile chart in the page.
+#[test]
+fn throughput_run_draws_a_percentile_chart_and_writes_throughput_csv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let manifest = selftest_manifest();
+    let o = costbench(&[
+        "run",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        "service",
+        "--filter",
+        "^echo/plain$",
+        "--instrument",
+        "throughput",
+        "--clients",
+        "1",
+        "--load-rounds",
+        "3",
+        "--slices",
+        "3",
+        "--slice-ms",
+        "100",
+        "--output-dir",
+        out.to_str().unwrap(),
+        "--no-history",
+        "--html",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("\nthroughput: service scenarios under load"),
+        "{table}"
+    );
+    assert!(
+        table.lines().any(|l| l.starts_with("echo/plain        1  ")
+            && l.contains(" ops/s (")
+            && l.ends_with("closed loop")),
+        "{table}"
+    );
+    assert!(
+        !table.contains("echo/plain@1c"),
+        "not in the main table: {table}"
+    );
+    let csv = std::fs::read_to_string(out.join("throughput.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    assert!(
+        lines[1].starts_with("echo/plain@1c,echo/plain,1,closed,,"),
+        "{csv}"
+    );
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains(r#"data-chart="percentiles" data-series="1""#));
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let seen = probe(browser, &out.join("report.html"), tmp.path());
+    assert_eq!(seen["errors"], Value::Array(vec![]), "{seen}");
+    assert_eq!(
+        seen["percentiles"],
+        serde_json::json!([{ "series": 1, "drawn": 1 }]),
+        "{seen}"
+    );
 }
 
 #[test]

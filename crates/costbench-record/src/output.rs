@@ -1,5 +1,6 @@
 //! The output directory: `run.json`, `icounts.csv`, `walltime.csv`, `counters.csv`,
-//! `memory.csv`, `callgrind/*.out`, `callgrind-cache/*.out` and `dhat/*.json`; and reading
+//! `memory.csv`, `throughput.csv`, `callgrind/*.out`, `callgrind-cache/*.out` and `dhat/*.json`;
+//! and reading
 //! `run.json` back ([`load_run`]), with its schema checks, beside the code that writes it.
 //!
 //! Every file is written atomically (a temporary file, then a rename), and the whole set is
@@ -98,7 +99,9 @@ impl OutputDir {
     }
 
     /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the counters and memory
-    /// CSVs only when their instruments ran.
+    /// CSVs only when their instruments ran, `throughput.csv` only when some row has throughput
+    /// figures (and a `throughput.csv` left by an earlier run into the directory is removed
+    /// otherwise).
     /// Written outside a run (no temporary directory yet), the temporary directory is removed
     /// again afterwards.
     pub fn write_all(&self, run: &RunRecord) -> Result<()> {
@@ -137,6 +140,21 @@ impl OutputDir {
             .any(|r| r.counters.memory.is_some() || r.counters.dhat.is_some())
         {
             write_atomic(&self.root.join("memory.csv"), memory_csv(run).as_bytes())?;
+        }
+        // Unlike the two above, never left over from an earlier run into the same directory:
+        // throughput rows are rows of their own (`SCENARIO@Nc`), and a file naming rows that
+        // run.json does not hold would read as figures of this run.
+        let throughput = self.root.join("throughput.csv");
+        if run.results.iter().any(|r| r.throughput.is_some()) {
+            write_atomic(&throughput, throughput_csv(run).as_bytes())?;
+        } else {
+            match std::fs::remove_file(&throughput) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e)
+                        .with_context(|| format!("cannot remove stale {}", throughput.display()));
+                }
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -429,6 +447,66 @@ pub fn memory_csv(run: &RunRecord) -> String {
     csv_text(w)
 }
 
+/// `throughput.csv`: one line per service scenario under load from one number of clients (the
+/// rows `SCENARIO@Nc` of `--instrument throughput`): the load (`closed` or `open`, with the rate
+/// asked for), ops per second over all clients with its repeat interval, latency percentiles in
+/// nanoseconds and the requests measured. Empty cells where a figure is absent (no target rate in
+/// a closed loop, no interval with fewer than 3 rounds). Rows without throughput figures (a
+/// failed load) are left out, as other files leave out what was not measured.
+pub fn throughput_csv(run: &RunRecord) -> String {
+    // Three decimals, as walltime.csv: rates and latencies are means and HDR bucket values, not
+    // exact to more.
+    let num = |v: f64| ((v * 1000.0).round() / 1000.0).to_string();
+    let opt = |v: Option<f64>| v.map(num).unwrap_or_default();
+    let mut w = csv_writer();
+    csv_row(
+        &mut w,
+        [
+            "id",
+            "scenario",
+            "clients",
+            "load",
+            "target_rate",
+            "ops_per_sec",
+            "ops_per_sec_low",
+            "ops_per_sec_high",
+            "p50_ns",
+            "p90_ns",
+            "p99_ns",
+            "p999_ns",
+            "max_ns",
+            "requests",
+        ],
+    );
+    for r in &run.results {
+        let Some(t) = &r.throughput else {
+            continue;
+        };
+        let repeat = t.ops_per_sec_repeat.as_ref();
+        let l = &t.latency;
+        csv_row(
+            &mut w,
+            [
+                r.id.clone(),
+                r.scenario.clone(),
+                t.clients.to_string(),
+                t.load.clone(),
+                opt(t.target_rate),
+                num(t.ops_per_sec),
+                opt(repeat.map(|i| i.low)),
+                opt(repeat.map(|i| i.high)),
+                num(l.p50_ns),
+                num(l.p90_ns),
+                num(l.p99_ns),
+                num(l.p999_ns),
+                num(l.max_ns),
+                t.requests.to_string(),
+            ],
+        );
+    }
+    csv_text(w)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,6 +640,57 @@ mod tests {
         assert_snapshot!("walltime_csv", &walltime_csv(&run));
         assert_snapshot!("counters_csv", &counters_csv(&run));
         assert_snapshot!("memory_csv", &memory_csv(&run));
+        assert_snapshot!(
+            "throughput_csv",
+            &throughput_csv(&crate::testing::service_run())
+        );
+    }
+
+    #[test]
+    fn throughput_csv_has_a_row_per_load_and_empty_cells_where_absent() {
+        let csv = throughput_csv(&crate::testing::service_run());
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            "id,scenario,clients,load,target_rate,ops_per_sec,ops_per_sec_low,\
+             ops_per_sec_high,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,requests"
+        );
+        // Party rows have no throughput and the failed 4-client load has none either.
+        assert_eq!(lines.len(), 4, "{csv}");
+        assert_eq!(
+            lines[1],
+            "echo/plain@1c,echo/plain,1,closed,,43170,41443.2,44896.8,\
+             22095,33143,66285,110475,441900,38853"
+        );
+        // An open loop: its rate asked for; fewer than 3 rounds: no interval.
+        assert_eq!(
+            lines[3],
+            "echo/loop@1c,echo/loop,1,open,20000,19987.4,,,48000,72000,144000,240000,960000,17989"
+        );
+        // Without throughput figures, only the header.
+        let none = record("r", vec![with_icount(scenario("a"), 1.0)]);
+        assert_eq!(throughput_csv(&none).lines().count(), 1);
+    }
+
+    #[test]
+    fn throughput_csv_is_written_with_throughput_and_a_stale_one_removed_without() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::prepare(dir.path()).unwrap();
+        let file = dir.path().join("throughput.csv");
+        out.write_all(&crate::testing::service_run()).unwrap();
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(written, throughput_csv(&crate::testing::service_run()));
+        // A later run into the same directory without throughput leaves no file of the last one.
+        out.write_all(&record("plain", vec![with_icount(scenario("a"), 1.0)]))
+            .unwrap();
+        assert!(!file.exists());
+        assert!(dir.path().join("icounts.csv").exists());
+        // Nor does a run whose only load failed (a row without figures).
+        out.write_all(&crate::testing::service_run()).unwrap();
+        let mut failed = crate::testing::service_run();
+        failed.results.retain(|r| r.throughput.is_none());
+        out.write_all(&failed).unwrap();
+        assert!(!file.exists());
     }
 
     #[test]

@@ -408,3 +408,114 @@ pub fn with_throughput(
     });
     r
 }
+
+/// The row `SCENARIO@Nc` of service scenario `scenario` under `clients` clients, closed loop, 3
+/// rounds of 3 slices: `ops_per_sec` with a ±4 % repeat interval, latency p50 `p50_ns` and the
+/// other percentiles at fixed multiples of it (p90 1.5×, p99 3× with a ±10 % interval, p99.9
+/// 5×, max 20×), and a percentile distribution through them, denser towards the tail.
+pub fn load_row(scenario: &str, clients: u32, ops_per_sec: f64, p50_ns: f64) -> ScenarioResult {
+    use crate::model::{Interval, Latency, LoadSlice, Throughput};
+    let mut r = self::scenario(&crate::model::load_id(scenario, clients));
+    r.scenario = scenario.into();
+    r.unit = "requests".into();
+    r.clients = Some(clients);
+    let at = |m: f64| (p50_ns * m).round();
+    let percentiles = [
+        (0.0, 0.6),
+        (25.0, 0.8),
+        (50.0, 1.0),
+        (75.0, 1.2),
+        (90.0, 1.5),
+        (95.0, 1.9),
+        (99.0, 3.0),
+        (99.5, 3.6),
+        (99.9, 5.0),
+        (99.95, 7.0),
+        (99.99, 12.0),
+        (100.0, 20.0),
+    ]
+    .into_iter()
+    .map(|(p, m)| (p, at(m)))
+    .collect();
+    r.throughput = Some(Throughput {
+        clients,
+        load: "closed".into(),
+        target_rate: None,
+        ops_per_request: 1,
+        rounds: 3,
+        slices_per_round: 3,
+        slice_ms: 100,
+        warmup_ms: 300,
+        requests: (ops_per_sec * 0.9).round() as u64,
+        ops_per_sec,
+        ops_per_sec_repeat: Some(Interval {
+            low: ops_per_sec * 0.96,
+            high: ops_per_sec * 1.04,
+            level: 0.95,
+        }),
+        latency: Latency {
+            mean_ns: at(1.2),
+            p50_ns: at(1.0),
+            p90_ns: at(1.5),
+            p99_ns: at(3.0),
+            p999_ns: at(5.0),
+            max_ns: at(20.0),
+        },
+        p99_repeat: Some(Interval {
+            low: at(2.7),
+            high: at(3.3),
+            level: 0.95,
+        }),
+        round_ops_per_sec: vec![ops_per_sec; 3],
+        round_p99_ns: vec![at(3.0); 3],
+        slices: (0..9)
+            .map(|k| LoadSlice {
+                round: k / 3,
+                requests: (ops_per_sec * 0.1).round() as u64,
+                ops_per_sec,
+                p99_ns: at(3.0),
+            })
+            .collect(),
+        percentiles,
+        paired: None,
+    });
+    r
+}
+
+/// A service scenario measured per request (its `_client` and `_server` rows, with instruction
+/// counts) and under load from 1 and 4 clients (closed loop), and a second one under an open
+/// loop at 20,000 ops/s whose 4-client row failed: for the throughput tables, CSV and charts.
+pub fn service_run() -> RunRecord {
+    let party = |name: &str, party: &str, ir: f64| {
+        let mut r = with_icount(
+            with_ops(scenario(&format!("{name}_{party}")), 100, "requests"),
+            ir,
+        );
+        r.scenario = name.into();
+        r.party = Some(party.into());
+        r
+    };
+    let mut open = load_row("echo/loop", 1, 19_987.4, 48_000.0);
+    let t = open.throughput.as_mut().expect("set by load_row");
+    t.load = "open".into();
+    t.target_rate = Some(20_000.0);
+    t.ops_per_sec_repeat = None;
+    t.p99_repeat = None;
+    let mut failed = load_row("echo/loop", 4, 0.0, 0.0);
+    failed.throughput = None;
+    let mut run = record(
+        "service",
+        vec![
+            party("echo/plain", "client", 144.17),
+            party("echo/plain", "server", 148.16),
+            load_row("echo/plain", 1, 43_170.0, 22_095.0),
+            load_row("echo/plain", 4, 99_091.4, 40_511.0),
+            party("echo/loop", "client", 144.17),
+            party("echo/loop", "server", 2149.0),
+            open,
+            with_failure(failed, "throughput", "no-measurement"),
+        ],
+    );
+    run.settings.instruments = vec!["icount".into(), "throughput".into()];
+    run
+}

@@ -1,4 +1,5 @@
-//! Reports of costbench: pure functions from run records ([`terminal`], [`counters`], [`bmf`]),
+//! Reports of costbench: pure functions from run records ([`terminal`], [`throughput`],
+//! [`counters`], [`bmf`]),
 //! comparisons and the gate's verdict ([`comparison`], [`markdown`], [`check`], JUnit XML in
 //! [`junit`], GitHub Actions' workflow commands in [`github`]), history
 //! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report ([`miri`]) to text, and the
@@ -29,6 +30,7 @@ pub mod miri;
 pub mod style;
 pub mod table;
 pub mod terminal;
+pub mod throughput;
 pub mod variants;
 
 // The layers below under the names the renderers have always used (`crate::model::X`,

@@ -1,4 +1,5 @@
-//! The terminal table printed after a run: one row per measured id, per-op figures.
+//! The terminal table printed after a run: one row per measured id, per-op figures; the rows of
+//! service scenarios under load follow in a section of their own (`crate::throughput`).
 
 use crate::fmt::{fmt_ir, fmt_ns};
 use crate::model::{RunRecord, ScenarioResult};
@@ -25,13 +26,16 @@ fn time_cell(r: &ScenarioResult) -> String {
     }
 }
 
-/// The results table, followed by failures with their stderr tails. A `checks/op` column (the
-/// census: guards executed per op) appears when any result has one.
+/// The results table, followed by the throughput section (service scenarios under load, which
+/// have no per-op figures of their own), the counters tables and failures with their stderr
+/// tails. A `checks/op` column (the census: guards executed per op) appears when any result has
+/// one.
 pub fn table(run: &RunRecord) -> String {
     let census = run.results.iter().any(|r| r.census.is_some());
     let rows: Vec<Vec<String>> = run
         .results
         .iter()
+        .filter(|r| !crate::throughput::is_load_row(r))
         .map(|r| {
             let mut row = vec![
                 r.id.clone(),
@@ -72,6 +76,7 @@ pub fn table(run: &RunRecord) -> String {
         t.row(row);
     }
     let mut out = t.render();
+    out.push_str(&crate::throughput::section(run));
     out.push_str(&crate::counters::tables(run));
     if let Some(r) = run.harness_residual_ir {
         let _ = writeln!(
@@ -110,5 +115,9 @@ mod tests {
         // Without the census column, counters, residual or failures.
         let plain = record("plain", vec![with_icount(scenario("a/b"), 42.0)]);
         assert_snapshot!("run_table_plain", &table(&plain));
+        // Service scenarios: party rows in the table, loads in their section after it, the
+        // failed load's message with the failures.
+        let service = costbench_record::testing::service_run();
+        assert_snapshot!("run_table_service", &table(&service));
     }
 }

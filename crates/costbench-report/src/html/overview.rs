@@ -69,7 +69,16 @@ pub(super) fn overview(
         page.push_str("<th>max RSS KiB</th>");
     }
     page.push_str("<th class=\"text\">status</th></tr></thead><tbody>");
+    // Loads (`SCENARIO@Nc`) have no per-op figures: they are in the throughput section.
+    let loads = run
+        .results
+        .iter()
+        .filter(|r| crate::throughput::is_load_row(r))
+        .count();
     for (k, r) in run.results.iter().enumerate() {
+        if crate::throughput::is_load_row(r) {
+            continue;
+        }
         let _ = write!(
             page,
             "<tr><td><a href=\"#s-{k}\">{}</a></td><td data-v=\"{}\">{}</td><td class=\"text\">{}</td>{}",
@@ -135,6 +144,14 @@ pub(super) fn overview(
         }
     }
     page.push_str("</tbody></table>");
+    if loads > 0 {
+        let _ = write!(
+            page,
+            "<p class=\"note\">Service scenarios under load ({loads} row{}, one per scenario and \
+             number of clients): ops/s and latency in <a href=\"#throughput\">Throughput</a>.</p>",
+            if loads == 1 { "" } else { "s" }
+        );
+    }
     if let Some(c) = cmp {
         let mut extra = Vec::new();
         if !c.missing_in_cand.is_empty() {

@@ -72,12 +72,28 @@ pub(super) fn variants_section(page: &mut String, variants: &[VariantRun]) {
             })
             .collect();
         if any {
+            // Ids no variant has this figure of (a load row `SCENARIO@Nc` in the
+            // instruction-count map, say) would be rows of dashes. An id that only some variants
+            // measured stays: its row says which did not.
+            let measured = |id: &String| {
+                runs.iter().any(|run| {
+                    run.results
+                        .iter()
+                        .any(|x| &x.id == id && inst.per_op(x).is_some())
+                })
+            };
+            let (rows, cells): (Vec<String>, Vec<Vec<Option<svg::Cell>>>) = ids
+                .iter()
+                .cloned()
+                .zip(cells)
+                .filter(|(id, _)| measured(id))
+                .unzip();
             let _ = write!(
                 page,
                 "<figure><figcaption>{}: ratio to {}</figcaption>{}</figure>",
                 inst.title(),
                 escape(&base.variant),
-                svg::heatmap(&ids, &cols, &cells)
+                svg::heatmap(&rows, &cols, &cells)
             );
         }
     }
