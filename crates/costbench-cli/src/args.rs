@@ -391,7 +391,9 @@ pub struct CompareCmd {
 pub struct ImportCmd {
     /// The directory to import.
     pub dir: PathBuf,
-    /// Git commit the results belong to (for CSV imports, which do not say).
+    /// Git commit the results belong to (for CSV imports, which do not say). With it, a CSV
+    /// import's run id comes from the files and --commit/--branch/--variant, so importing the
+    /// same files again (a retried CI job) records one run; without it every import is a run.
     #[arg(long)]
     pub commit: Option<String>,
     /// Git branch the results belong to (for CSV imports).

@@ -143,7 +143,15 @@ pub fn from_csv(
     Ok(RunRecord {
         schema: model::SCHEMA.into(),
         schema_version: model::SCHEMA_VERSION,
-        run_id: costbench_measure::environment::new_run_id(),
+        // With --commit the files are results of that commit: their identity is what they hold
+        // and what they are said to be, so a retried CI job importing them again records one
+        // run. Without it a CSV carries no identity of its own, and identical results of two
+        // runs are history too (a steady scenario's unchanged count is the evidence that it is
+        // steady): every import is a run of its own.
+        run_id: match meta.commit {
+            Some(_) => content_id(icounts, walltimes, meta),
+            None => costbench_measure::environment::new_run_id(),
+        },
         started_at: meta
             .started_at
             .clone()
@@ -199,9 +207,60 @@ pub fn from_csv(
     })
 }
 
+/// The run id of an import of a known commit: `import-` and a 64-bit FNV-1a hash of the files'
+/// contents and of what `meta` says of them (commit, branch, variant). FNV-1a rather than std's
+/// hasher, whose algorithm may change between Rust releases: the id must not.
+fn content_id(
+    icounts: Option<(&str, &str)>,
+    walltimes: Option<(&str, &str)>,
+    meta: &ImportMeta,
+) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |part: &str| {
+        // Each part ends with a byte no text holds, so that ("ab", "c") and ("a", "bc") differ.
+        for b in part.bytes().chain([0xff]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    feed(icounts.map_or("", |(text, _)| text));
+    feed(walltimes.map_or("", |(text, _)| text));
+    for m in [&meta.commit, &meta.branch, &meta.variant] {
+        feed(m.as_deref().unwrap_or(""));
+    }
+    format!("import-{h:016x}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn importing_the_same_files_of_a_commit_twice_gives_one_run_id() {
+        let meta = ImportMeta {
+            commit: Some("abc".into()),
+            ..ImportMeta::default()
+        };
+        let src = Path::new("ci-bench");
+        let id = |ic: &str, m: &ImportMeta| {
+            from_csv(Some((ic, "icounts.csv")), None, m, src)
+                .unwrap()
+                .run_id
+        };
+        let a = id(ICOUNTS, &meta);
+        assert!(a.starts_with("import-"), "{a}");
+        assert_eq!(a, id(ICOUNTS, &meta));
+        // Other counts, or the same counts said to be of another commit, are another run.
+        assert_ne!(a, id(&ICOUNTS.replace("11548343", "11548344"), &meta));
+        let other = ImportMeta {
+            commit: Some("abd".into()),
+            ..ImportMeta::default()
+        };
+        assert_ne!(a, id(ICOUNTS, &other));
+        // Without a commit, every import is a run of its own.
+        let none = ImportMeta::default();
+        assert_ne!(id(ICOUNTS, &none), id(ICOUNTS, &none));
+    }
 
     // Rows as rustls's ci-bench writes them.
     const ICOUNTS: &str = "handshake_no_resume_1.2_rsa_aes_client,11548343\n\
