@@ -149,12 +149,26 @@ fn measure_with_baseline_rev(
             target: None,
         },
     ];
+    let mut together = Vec::new();
+    if run_opts.instruments.walltime() {
+        together.push(format!(
+            "wall time in {} to {} interleaved rounds",
+            rounds.rounds, rounds.max_rounds
+        ));
+    }
+    if run_opts.instruments.throughput {
+        together.push(format!(
+            "throughput in {} rounds of slices taken in turn",
+            run_opts.load.rounds
+        ));
+    }
     status(
         "Measuring",
-        format!(
-            "both, wall time in {} to {} interleaved rounds",
-            rounds.rounds, rounds.max_rounds
-        ),
+        if together.is_empty() {
+            "both".to_string()
+        } else {
+            format!("both, {}", together.join(", "))
+        },
     );
     let mut records = measure_and_record(run_opts, target, sides)?;
     let cand = records.pop().expect("two sides");
