@@ -166,7 +166,10 @@ mod tests {
     use super::*;
     use costbench_protocol::{LoadSlice as Slice, PROTOCOL_VERSION};
 
-    fn round(slices: &[(u64, u64, &[(u64, u64)])]) -> LoadResult {
+    /// (elapsed ns, requests, latency buckets) of one slice.
+    type SliceSpec<'a> = (u64, u64, &'a [(u64, u64)]);
+
+    fn round(slices: &[SliceSpec]) -> LoadResult {
         LoadResult {
             protocol: PROTOCOL_VERSION,
             scenario: "s".into(),
