@@ -348,6 +348,7 @@ pub(crate) fn serve(def: &ServiceDef, scenario: &str, listen_fd: i32) -> io::Res
     Ok(())
 }
 
+#[cfg(unix)]
 fn is_disconnect(e: &io::Error) -> bool {
     matches!(
         e.kind(),

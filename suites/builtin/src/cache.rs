@@ -101,10 +101,7 @@ impl Cache {
                 sums[p] += self.cells[row + c as usize];
             }
         }
-        for (p, s) in sums.iter().enumerate() {
-            reply[p * 8..p * 8 + 8].copy_from_slice(&s.to_le_bytes());
-        }
-        reply[PROJECTED * 8..].copy_from_slice(&matched.to_le_bytes());
+        write_reply(&sums, matched, reply);
         Some(())
     }
 
@@ -151,12 +148,17 @@ impl Cache {
                 sums[p] += unsafe { *self.cells.get_unchecked(row + c as usize) };
             }
         }
-        for (p, s) in sums.iter().enumerate() {
-            reply[p * 8..p * 8 + 8].copy_from_slice(&s.to_le_bytes());
-        }
-        reply[PROJECTED * 8..].copy_from_slice(&matched.to_le_bytes());
+        write_reply(&sums, matched, reply);
         Some(())
     }
+}
+
+/// The reply: the projected sums, then the number of rows that passed the filter.
+fn write_reply(sums: &[u64; PROJECTED], matched: u64, reply: &mut [u8; REPLY_BYTES]) {
+    for (p, s) in sums.iter().enumerate() {
+        reply[p * 8..p * 8 + 8].copy_from_slice(&s.to_le_bytes());
+    }
+    reply[PROJECTED * 8..].copy_from_slice(&matched.to_le_bytes());
 }
 
 /// Query number `i` of client `client` over `keys`: a fixed-seed choice of key, threshold and

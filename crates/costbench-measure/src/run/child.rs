@@ -80,6 +80,22 @@ pub fn pin_to_cpu(cmd: &mut Command, cpu: usize) {
     }
 }
 
+/// The pipes of a token ring of `n` processes: `pipes[j]` carries the token from the j-th
+/// process to the next (the j-th writes `pipes[j].1`, the next reads `pipes[j].0`), and the
+/// token already waits in the last pipe, so the first process goes first.
+pub fn token_ring(n: usize) -> anyhow::Result<Vec<(OwnedFd, OwnedFd)>> {
+    use anyhow::Context as _;
+    use std::io::Write as _;
+    let pipes = (0..n)
+        .map(|_| pipe().context("cannot create a pipe"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some((_, last)) = pipes.last() {
+        let mut w = std::fs::File::from(last.try_clone().context("cannot duplicate a pipe")?);
+        w.write_all(&[1]).context("cannot start the token ring")?;
+    }
+    Ok(pipes)
+}
+
 /// A pipe: (read end, write end), both close-on-exec.
 pub fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as RawFd; 2];

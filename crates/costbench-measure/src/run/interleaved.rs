@@ -19,7 +19,7 @@ use super::layout::Layouts;
 use super::session::Session;
 use crate::environment;
 use crate::measure::walltime;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use costbench_protocol::{ScenarioInfo, WalltimeSamples};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -331,20 +331,7 @@ fn walltime_ring(
 ) -> Result<Vec<ChildSamples>> {
     // pipes[j] carries the token from the j-th side in `order` to the next one.
     let n = order.len();
-    let pipes = (0..n)
-        .map(|_| child::pipe().context("cannot create a pipe"))
-        .collect::<Result<Vec<_>>>()?;
-    // The first side's token: waiting in the pipe from the last side before anyone starts.
-    {
-        use std::io::Write as _;
-        let mut w = std::fs::File::from(
-            pipes[n - 1]
-                .1
-                .try_clone()
-                .context("cannot duplicate a pipe")?,
-        );
-        w.write_all(&[1]).context("cannot start the token ring")?;
-    }
+    let pipes = child::token_ring(n)?;
     let mut running = Vec::new();
     let mut files = Vec::new();
     for (j, &i) in order.iter().enumerate() {

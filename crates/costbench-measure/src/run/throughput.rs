@@ -192,18 +192,7 @@ fn run_round(
     // The token ring between the load processes (none for one side).
     let n = active.len();
     let ring = if n > 1 {
-        let pipes = (0..n)
-            .map(|_| child::pipe().context("cannot create a pipe"))
-            .collect::<Result<Vec<_>>>()?;
-        use std::io::Write as _;
-        let mut w = std::fs::File::from(
-            pipes[n - 1]
-                .1
-                .try_clone()
-                .context("cannot duplicate a pipe")?,
-        );
-        w.write_all(&[1]).context("cannot start the token ring")?;
-        Some(pipes)
+        Some(child::token_ring(n)?)
     } else {
         None
     };
