@@ -360,6 +360,36 @@ pub mod fixtures {
         matrix("base", cols, &recs, &CompareOptions::default())
     }
 
+    /// A service's two parties with instruction counts and its load row with throughput, in
+    /// "base" and "slow" (whose load rounds are 10 % slower): rows of two kinds.
+    pub fn service() -> Matrix {
+        use crate::compare::testing::{scenario, with_throughput};
+        let side = |variant: &str, f: f64| {
+            let mut r = record(variant, &[("svc_client", 1000), ("svc_server", 2000)]);
+            let ops: Vec<f64> = (0..10)
+                .map(|k| 1000.0 * f * (1.0 + 0.01 * k as f64))
+                .collect();
+            let p99: Vec<f64> = (0..10)
+                .map(|k| 50_000.0 * (1.0 + 0.01 * k as f64))
+                .collect();
+            r.results.push(with_throughput(
+                scenario("svc@4c"),
+                4,
+                &ops,
+                &p99,
+                Some("s"),
+            ));
+            r
+        };
+        let recs = [side("base", 1.0), side("slow", 1.0 / 1.1)];
+        matrix(
+            "base",
+            vec![column("base"), column("slow")],
+            &recs,
+            &CompareOptions::default(),
+        )
+    }
+
     /// Wall time of "base" and "s1" in paired rounds (issue 13).
     pub fn marks() -> Matrix {
         // Issue 13: two variants are two binaries. "moved": the same instructions, 7 % slower

@@ -55,6 +55,13 @@ fn cell_text(c: &Cell, inst: Instrument) -> String {
     }
 }
 
+/// Whether any variant has something to show for row `r` under `inst` (a figure or a
+/// failure): rows of another kind (a service's parties under throughput, its load rows under
+/// instruction counts) are left out of that instrument's table.
+fn has_cell(r: &costbench_judge::variants::MatrixRow, inst: Instrument) -> bool {
+    r.cells.iter().any(|c| cell_text(c, inst) != "-")
+}
+
 /// A column heading for an instrument's price.
 fn short_title(inst: Instrument) -> &'static str {
     match inst {
@@ -105,7 +112,7 @@ pub fn table(m: &Matrix) -> String {
             .chain(std::iter::once("op".to_string()))
             .chain(names.iter().map(|n| n.to_string()))
             .collect::<Vec<_>>()];
-        for r in &m.rows {
+        for r in m.rows.iter().filter(|r| has_cell(r, inst)) {
             rows.push(
                 [r.id.clone(), r.unit.clone()]
                     .into_iter()
@@ -221,7 +228,7 @@ pub fn markdown(m: &Matrix) -> String {
         out.push_str("\n|---|---|");
         out.push_str(&"---:|".repeat(names.len()));
         out.push('\n');
-        for r in &m.rows {
+        for r in m.rows.iter().filter(|r| has_cell(r, inst)) {
             let _ = write!(out, "| {} | {} |", escape_cell(&r.id), escape_cell(&r.unit));
             for c in &r.cells {
                 let text = cell_text(c, inst).trim_end_matches('*').to_string();
@@ -275,6 +282,28 @@ mod tests {
         crate::compare::testing::assert_snapshot!("variants_markdown_ratios", &md);
         assert!(md.contains("**110.00 Ir ×1.100**"), "{md}");
         assert!(md.contains("| oc | oc |"), "{md}");
+    }
+
+    #[test]
+    fn each_instrument_shows_only_the_rows_it_measured() {
+        let m = fixtures::service();
+        let t = table(&m);
+        let sections: Vec<&str> = t.split("per op (×ratio").collect();
+        // Instruction counts: the two parties; under load: the load row alone, twice.
+        assert_eq!(sections.len(), 4, "{t}");
+        assert!(
+            sections[1].contains("svc_server") && !sections[1].contains("svc@4c"),
+            "{t}"
+        );
+        for s in &sections[2..] {
+            assert!(s.contains("svc@4c") && !s.contains("svc_server"), "{t}");
+        }
+        assert!(
+            t.contains("×1.100*"),
+            "the 10 % slower rounds are a price: {t}"
+        );
+        let md = markdown(&m);
+        assert!(!md.contains("| svc@4c | ops | - | - |"), "{md}");
     }
 
     #[test]
