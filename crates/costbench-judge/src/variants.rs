@@ -170,12 +170,6 @@ fn geomean(ratios: &[f64]) -> Option<f64> {
     (!ok.is_empty()).then(|| (ok.iter().map(|r| r.ln()).sum::<f64>() / ok.len() as f64).exp())
 }
 
-/// The instrument a failure must name to spoil `inst`'s figure (max RSS comes from the memory
-/// instrument).
-fn failure_source(inst: Instrument) -> &'static str {
-    inst.source()
-}
-
 /// Builds the matrix. `records` are the measured variants' records (their `variant` names a
 /// column); `baseline` names the column ratios are taken against.
 pub fn matrix(
@@ -262,10 +256,7 @@ pub fn matrix(
                     let figure = |inst: Instrument| {
                         let r = r?;
                         let v = inst.per_op(r)?;
-                        if r.failures
-                            .iter()
-                            .any(|f| f.instrument == failure_source(inst))
-                        {
+                        if r.failures.iter().any(|f| f.instrument == inst.source()) {
                             return None;
                         }
                         let row = judged.get(&(rec.variant.clone(), id.to_string(), inst));

@@ -5,6 +5,9 @@ use crate::walltime::{self, Coordinator, WalltimeConfig};
 use costbench_protocol::{AllocCounts, PerfCounts, WalltimeSamples, EXIT_SCENARIO_MISUSE};
 use std::sync::Arc;
 
+/// A scenario's (or one party's) whole life: setup, then one call to `iter`.
+pub(crate) type BodyFn = Arc<dyn Fn(&mut Bench) + Send + Sync>;
+
 pub(crate) enum Mode {
     /// Run the body once inside the measured region (callgrind counts it).
     Icount,

@@ -11,9 +11,9 @@
 //! (exit [`EXIT_BAD_REQUEST`]); wall time, allocation counting, `cargo bench` and
 //! `cargo test --benches` work everywhere.
 
-use crate::bench::{Bench, Counted, Mode};
+use crate::bench::{Bench, BodyFn, Counted, Mode};
 use crate::link::Link;
-use crate::suite::{BodyFn, Scenario, Suite};
+use crate::suite::{Scenario, Suite};
 use crate::walltime::{Coordinator, WalltimeConfig};
 use costbench_protocol::{
     self as proto, CountersResult, Listing, MemoryCounts, ScenarioInfo, WalltimeResult,

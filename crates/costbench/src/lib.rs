@@ -96,6 +96,6 @@ pub use alloc::CountingAlloc;
 pub use bench::Bench;
 pub use link::Link;
 pub use miri::{miri_size, under_miri, UnalignedBytes};
-pub use service::{Client, Conn, Server, Service};
+pub use service::{Client, Conn, Server};
 pub use std::hint::black_box;
-pub use suite::{ops, Multi, Ops, Suite};
+pub use suite::{ops, Multi, Ops, Service, Suite};

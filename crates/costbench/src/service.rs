@@ -13,9 +13,8 @@
 //! The user's code is the same in both: a server handler that answers one request on a
 //! [`Conn`], and a client closure that makes one request.
 
-use crate::bench::Bench;
+use crate::bench::{Bench, BodyFn};
 use crate::link::Link;
-use crate::suite::BodyFn;
 use costbench_protocol::{LoadResult, LoadSlice, PROTOCOL_VERSION};
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -252,67 +251,6 @@ fn client_request(client: &ClientFn, index: u32, clients: u32, scenario: &str) -
 fn misuse(scenario: &str, what: &str) -> ! {
     eprintln!("costbench: scenario {scenario:?}: {what}");
     std::process::exit(costbench_protocol::EXIT_SCENARIO_MISUSE)
-}
-
-/// Builder of a service scenario, returned by [`crate::Suite::service`].
-pub struct Service<'a> {
-    pub(crate) scenario: &'a mut crate::suite::Scenario,
-}
-
-impl std::fmt::Debug for Service<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Service")
-            .field("name", &self.scenario.name)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Service<'_> {
-    fn def(&mut self) -> &mut ServiceDef {
-        self.scenario
-            .service
-            .as_mut()
-            .expect("a Service builder is only made for a service scenario")
-    }
-
-    /// Rebuilds the parties and the per-run ops after a change.
-    fn refresh(mut self) -> Self {
-        let def = self.def().clone();
-        self.scenario.parties = def.parties();
-        self.scenario.ops = crate::suite::ops(
-            def.ops_per_request.saturating_mul(def.requests_per_run),
-            self.scenario.ops.unit().to_string(),
-        );
-        self
-    }
-
-    /// The server: `f` runs once per server (setup, not measured) and registers the handler
-    /// with [`Server::serve`].
-    pub fn server<F>(mut self, f: F) -> Self
-    where
-        F: Fn(&mut Server) + Send + Sync + 'static,
-    {
-        self.def().server = Some(Arc::new(f));
-        self.refresh()
-    }
-
-    /// The clients: `f` runs once per client (setup, not measured) and registers the request
-    /// maker with [`Client::request`].
-    pub fn client<F>(mut self, f: F) -> Self
-    where
-        F: Fn(&mut Client) + Send + Sync + 'static,
-    {
-        self.def().client = Some(Arc::new(f));
-        self.refresh()
-    }
-
-    /// How many requests one run of the parties' measured bodies makes when the service is
-    /// measured per request (instruction counts, wall time); default 100. Per-op figures divide
-    /// by it, so it only trades the harness's share against the time one run takes.
-    pub fn requests_per_run(mut self, n: u64) -> Self {
-        self.def().requests_per_run = n.max(1);
-        self.refresh()
-    }
 }
 
 /// The `serve` mode: setup, then accept connections on the inherited listening socket, one

@@ -2,7 +2,8 @@
 //!
 //! This module only records what the user declared and validates it; running is `child`'s job.
 
-use crate::Bench;
+use crate::bench::{Bench, BodyFn};
+use crate::service::{ServiceDef, DEFAULT_REQUESTS_PER_RUN};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt::Display;
@@ -49,8 +50,6 @@ pub fn ops(count: u64, unit: impl Into<Cow<'static, str>>) -> Ops {
     }
 }
 
-pub(crate) type BodyFn = Arc<dyn Fn(&mut Bench) + Send + Sync>;
-
 pub(crate) struct Scenario {
     pub(crate) name: String,
     pub(crate) ops: Ops,
@@ -60,7 +59,7 @@ pub(crate) struct Scenario {
     pub(crate) body: Option<BodyFn>,
     pub(crate) internal: bool,
     /// Present for a service scenario: its parties are made from it.
-    pub(crate) service: Option<crate::service::ServiceDef>,
+    pub(crate) service: Option<ServiceDef>,
 }
 
 /// The set of scenarios in one bench binary. Build it in `main`, then call [`Suite::main`].
@@ -258,12 +257,12 @@ impl Suite {
     ///     });
     /// suite.main();
     /// ```
-    pub fn service(&mut self, name: impl Into<String>, ops: Ops) -> crate::service::Service<'_> {
-        let def = crate::service::ServiceDef {
+    pub fn service(&mut self, name: impl Into<String>, ops: Ops) -> Service<'_> {
+        let def = ServiceDef {
             server: None,
             client: None,
             ops_per_request: ops.count,
-            requests_per_run: crate::service::DEFAULT_REQUESTS_PER_RUN,
+            requests_per_run: DEFAULT_REQUESTS_PER_RUN,
         };
         self.push(Scenario {
             name: name.into(),
@@ -276,7 +275,7 @@ impl Suite {
             internal: false,
             service: Some(def),
         });
-        crate::service::Service {
+        Service {
             scenario: self.scenarios.last_mut().expect("just pushed"),
         }
     }
@@ -426,6 +425,67 @@ impl Multi<'_> {
             .expect("Multi is only created right after pushing its scenario");
         s.parties.push((name.into(), Arc::new(f)));
         self
+    }
+}
+
+/// Builder of a service scenario, returned by [`Suite::service`].
+pub struct Service<'a> {
+    scenario: &'a mut Scenario,
+}
+
+impl std::fmt::Debug for Service<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service")
+            .field("name", &self.scenario.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Service<'_> {
+    fn def(&mut self) -> &mut ServiceDef {
+        self.scenario
+            .service
+            .as_mut()
+            .expect("a Service builder is only made for a service scenario")
+    }
+
+    /// Rebuilds the parties and the per-run ops after a change.
+    fn refresh(mut self) -> Self {
+        let def = self.def().clone();
+        self.scenario.parties = def.parties();
+        self.scenario.ops = ops(
+            def.ops_per_request.saturating_mul(def.requests_per_run),
+            self.scenario.ops.unit().to_string(),
+        );
+        self
+    }
+
+    /// The server: `f` runs once per server (setup, not measured) and registers the handler
+    /// with [`crate::Server::serve`].
+    pub fn server<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&mut crate::Server) + Send + Sync + 'static,
+    {
+        self.def().server = Some(Arc::new(f));
+        self.refresh()
+    }
+
+    /// The clients: `f` runs once per client (setup, not measured) and registers the request
+    /// maker with [`Client::request`].
+    pub fn client<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&mut crate::Client) + Send + Sync + 'static,
+    {
+        self.def().client = Some(Arc::new(f));
+        self.refresh()
+    }
+
+    /// How many requests one run of the parties' measured bodies makes when the service is
+    /// measured per request (instruction counts, wall time); default 100. Per-op figures divide
+    /// by it, so it only trades the harness's share against the time one run takes.
+    pub fn requests_per_run(mut self, n: u64) -> Self {
+        self.def().requests_per_run = n.max(1);
+        self.refresh()
     }
 }
 
