@@ -91,20 +91,7 @@ pub fn from_csv(
         if let Some(i) = results.iter().position(|r| r.id == name) {
             return i;
         }
-        results.push(ScenarioResult {
-            id: name.to_string(),
-            scenario: name.to_string(),
-            party: None,
-            ops: 1,
-            unit: "runs".into(),
-            icount: None,
-            walltime: None,
-            counters: Default::default(),
-            census: None,
-            clients: None,
-            throughput: None,
-            failures: Vec::new(),
-        });
+        results.push(ScenarioResult::empty(name, name, None, 1, "runs"));
         results.len() - 1
     };
     let mut instruments = Vec::new();

@@ -554,18 +554,14 @@ fn new_record(
                         .clients
                         .iter()
                         .map(|&n| ScenarioResult {
-                            id: model::load_id(&s.name, n),
-                            scenario: s.name.clone(),
-                            party: None,
-                            ops: s.service.as_ref().map_or(s.ops, |v| v.ops_per_request),
-                            unit: s.unit.clone(),
-                            icount: None,
-                            walltime: None,
-                            counters: Default::default(),
-                            census: None,
                             clients: Some(n),
-                            throughput: None,
-                            failures: Vec::new(),
+                            ..ScenarioResult::empty(
+                                model::load_id(&s.name, n),
+                                &s.name,
+                                None,
+                                s.service.as_ref().map_or(s.ops, |v| v.ops_per_request),
+                                &s.unit,
+                            )
                         })
                         .collect(),
                     _ => Vec::new(),
@@ -577,22 +573,12 @@ fn new_record(
                 };
                 parties
                     .into_iter()
-                    .map(move |p| ScenarioResult {
-                        id: match &p {
+                    .map(move |p| {
+                        let id = match &p {
                             Some(p) => proto::party_id(&s.name, p),
                             None => s.name.clone(),
-                        },
-                        scenario: s.name.clone(),
-                        party: p,
-                        ops: s.ops,
-                        unit: s.unit.clone(),
-                        icount: None,
-                        walltime: None,
-                        counters: Default::default(),
-                        census: None,
-                        clients: None,
-                        throughput: None,
-                        failures: Vec::new(),
+                        };
+                        ScenarioResult::empty(id, &s.name, p, s.ops, &s.unit)
                     })
                     .chain(load_rows)
             })

@@ -662,6 +662,30 @@ impl Host {
 }
 
 impl ScenarioResult {
+    /// A result with no figures and no failures yet: what a run starts each measured id with.
+    pub fn empty(
+        id: impl Into<String>,
+        scenario: impl Into<String>,
+        party: Option<String>,
+        ops: u64,
+        unit: impl Into<String>,
+    ) -> ScenarioResult {
+        ScenarioResult {
+            id: id.into(),
+            scenario: scenario.into(),
+            party,
+            ops,
+            unit: unit.into(),
+            icount: None,
+            walltime: None,
+            counters: Default::default(),
+            census: None,
+            clients: None,
+            throughput: None,
+            failures: Vec::new(),
+        }
+    }
+
     /// Per-op samples of the wall time: each sample's per-iteration time divided by the ops per
     /// iteration (the record keeps per-iteration nanoseconds). Empty without wall time.
     pub fn per_op_samples(&self) -> Vec<f64> {
