@@ -119,17 +119,28 @@ pub enum Command {
     /// compared. Refuses shards of different commits, toolchains, suites, variants, settings,
     /// instruments, shard counts or partitions, a missing or duplicated shard, and a scenario
     /// measured twice. Records the merged run in history unless --no-history.
+    ///
+    /// Given the output roots of a sharded `variants` session (each holding a matrix.json),
+    /// joins them into one root with every variant's run and the whole matrix, printed as
+    /// `variants` prints it. Where every shard measured the baseline (wall time, load or
+    /// hardware counters ran), each variant is compared with its own shard's baseline; the
+    /// others' runs are kept as NAME@K.
     Merge(MergeCmd),
 }
 
 #[derive(Debug, clap::Args)]
 pub struct MergeCmd {
-    /// The shards' output directories (each holding a run.json written with --shard K/N).
+    /// The shards' output directories (each holding a run.json written with --shard K/N), or
+    /// the output roots of a sharded `variants` session (each holding a matrix.json).
     #[arg(value_name = "DIR", required = true)]
     pub dirs: Vec<PathBuf>,
-    /// Directory for the merged run [default: TARGET_DIR/costbench/merged].
+    /// Directory for the merged run, or root for the merged variants [default:
+    /// TARGET_DIR/costbench/merged].
     #[arg(long, short = 'o', value_name = "DIR")]
     pub output: Option<PathBuf>,
+    /// How to print merged variants: a table, markdown, or the matrix as JSON.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: RunFormat,
     /// Cargo.toml whose target directory holds the default output and database [default: the
     /// nearest Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]

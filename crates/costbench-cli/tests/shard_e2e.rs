@@ -244,3 +244,164 @@ fn issue_15_walltime_shards_keep_their_provenance() {
         selected
     );
 }
+
+/// `costbench variants --shard K/N` (or unsharded, `None`) on three selftest variants, into
+/// `dir`; the matrix JSON.
+fn variants_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
+    let manifest = selftest_manifest();
+    let db = dir.with_extension("history.sqlite");
+    let mut args = vec![
+        "variants",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        "selftest",
+        "--output-dir",
+        dir.to_str().unwrap(),
+        "--no-history",
+        "--db",
+        db.to_str().unwrap(),
+        // The builds of variants_e2e.rs (same names, same settings): reused when it ran first.
+        "--variant",
+        "e2e-release:",
+        "--variant",
+        "e2e-oc:overflow-checks=true",
+        "--variant",
+        "e2e-longer:features=longer",
+        "--filter",
+        "^(calibrate/1000|checked/sum|feature/loop)$",
+        "--format",
+        "json",
+    ];
+    if let Some(s) = shard {
+        args.extend(["--shard", s]);
+    }
+    args.extend_from_slice(extra);
+    let out = costbench(&args);
+    assert!(out.status.success(), "{shard:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("the matrix as JSON")
+}
+
+/// The icount figure and ratio of every cell of a matrix, by (row, variant).
+fn cells(m: &Value) -> Vec<(String, String, f64, Option<f64>)> {
+    let mut out = Vec::new();
+    for row in m["rows"].as_array().unwrap() {
+        for c in row["cells"].as_array().unwrap() {
+            let f = &c["icount"];
+            out.push((
+                row["id"].as_str().unwrap().to_string(),
+                c["variant"].as_str().unwrap().to_string(),
+                f["per_op"].as_f64().unwrap(),
+                f["ratio"].as_f64(),
+            ));
+        }
+    }
+    out
+}
+
+/// Issue 15: a variants session sharded whole variant by whole variant merges into the matrix of
+/// the unsharded session: with instruction counts only the baseline is one shard's variant like
+/// any other; with wall time every shard measures it beside its own variants and each variant
+/// is compared with its own shard's.
+#[test]
+fn issue_15_variant_shards_merge_into_the_unsharded_matrix() {
+    if !valgrind_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let icount = ["--instrument", "icount"];
+    let whole = variants_shard(&tmp.path().join("whole"), None, &icount);
+    let mut roots = Vec::new();
+    for k in 1..=3 {
+        let root = tmp.path().join(format!("v{k}"));
+        let m = variants_shard(&root, Some(&format!("{k}/3")), &icount);
+        assert_eq!(
+            m["columns"].as_array().unwrap().len(),
+            1,
+            "one variant each"
+        );
+        assert_eq!(
+            m["shard"]["split"]["whole_variants"]["baseline_everywhere"],
+            false
+        );
+        roots.push(root);
+    }
+    let merged = tmp.path().join("merged");
+    let mut args = vec!["merge", "--no-history", "--format", "json", "--output"];
+    args.push(merged.to_str().unwrap());
+    args.extend(roots.iter().map(|d| d.to_str().unwrap()));
+    let out = costbench(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(m["baseline"], "e2e-release");
+    let names: Vec<&str> = m["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["e2e-release", "e2e-oc", "e2e-longer"]);
+    assert_eq!(cells(&m), cells(&whole), "every figure and ratio");
+    assert_eq!(cells(&m).len(), 9);
+    let on_disk: Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("matrix.json")).unwrap())
+            .unwrap();
+    assert_eq!(on_disk, m);
+    for v in names {
+        let run = run_json(&merged.join(v));
+        assert_eq!(run["variant"], v);
+    }
+    // A shard missing, and a run directory among variants roots, are refused.
+    let out = merge(&roots[..2], &tmp.path().join("m2"));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("shard 3/3 missing"),
+        "{}",
+        stderr(&out)
+    );
+    let out = merge(
+        &[roots[0].clone(), roots[1].join("e2e-oc")],
+        &tmp.path().join("m3"),
+    );
+    assert!(
+        stderr(&out).contains("is the root of a variants session"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Wall time: two shards, each with the baseline beside one variant.
+    let wall = [
+        "--instrument",
+        "icount,walltime",
+        "--rounds",
+        "8",
+        "--max-rounds",
+        "8",
+    ];
+    let mut roots = Vec::new();
+    for k in 1..=2 {
+        let root = tmp.path().join(format!("w{k}"));
+        let m = variants_shard(&root, Some(&format!("{k}/2")), &wall);
+        assert_eq!(m["columns"].as_array().unwrap().len(), 2, "{m}");
+        assert_eq!(m["columns"][0]["name"], "e2e-release");
+        roots.push(root);
+    }
+    let merged = tmp.path().join("wmerged");
+    let out = merge(&roots, &merged);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("matrix.json")).unwrap())
+            .unwrap();
+    assert_eq!(m["columns"].as_array().unwrap().len(), 3);
+    let second = run_json(&merged.join("e2e-release@2"));
+    assert_eq!(second["variant"], "e2e-release");
+    assert_eq!(second["shard"]["index"], 2);
+    // Every variant's wall time is judged against a baseline measured beside it: paired.
+    for row in m["rows"].as_array().unwrap() {
+        for c in &row["cells"].as_array().unwrap()[1..] {
+            let w = &c["walltime"];
+            assert!(w["ratio"].as_f64().is_some(), "{row}");
+            assert!(w["ci"].is_object(), "paired interval: {row}");
+        }
+    }
+}

@@ -13,8 +13,9 @@
 
 use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
 use crate::model::RunRecord;
+use costbench_record::model::VariantsShard;
 use costbench_record::variant::Variant;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// `schema` of `matrix.json`.
@@ -24,7 +25,7 @@ pub const SCHEMA: &str = "costbench-variants";
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// How a variant's build went.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BuildInfo {
     /// How long the build took.
     pub seconds: f64,
@@ -35,7 +36,7 @@ pub struct BuildInfo {
 }
 
 /// One column: a variant, its settings and what became of it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Column {
     /// The variant's name.
     pub name: String,
@@ -152,6 +153,27 @@ pub struct Matrix {
     pub rows: Vec<MatrixRow>,
     /// One entry per measured variant other than the baseline.
     pub summary: Vec<Summary>,
+    /// Present in a shard's matrix (`variants --shard K/N`): which shard, and what the whole
+    /// session holds, for `costbench merge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<VariantsShard>,
+}
+
+/// What `costbench merge` reads back from a shard's `matrix.json`: its baseline, its columns
+/// and its shard (the rows are recomputed from the runs).
+#[derive(Debug, Clone, Deserialize)]
+pub struct MatrixHead {
+    /// [`SCHEMA`] in a matrix.
+    pub schema: String,
+    /// The version it was written with.
+    pub schema_version: u32,
+    /// The column ratios were taken against.
+    pub baseline: String,
+    /// Every column of the shard.
+    pub columns: Vec<Column>,
+    /// Which shard, and what the whole session holds.
+    #[serde(default)]
+    pub shard: Option<VariantsShard>,
 }
 
 impl Matrix {
@@ -178,12 +200,22 @@ pub fn matrix(
     records: &[RunRecord],
     opts: &CompareOptions,
 ) -> Matrix {
-    let base = records.iter().find(|r| r.variant == baseline);
+    // Merged shards may hold several runs of the baseline, one per shard: each variant is
+    // compared with its own shard's (measured on the same machine), the first stands for the
+    // column.
+    let bases: Vec<&RunRecord> = records.iter().filter(|r| r.variant == baseline).collect();
+    let base = bases.first().copied();
+    let shard_of = |r: &RunRecord| r.shard.as_ref().map(|s| s.index);
     // (variant, id, instrument) -> the compare row of the pair (baseline, variant).
     let mut judged: HashMap<(String, String, Instrument), compare::Row> = HashMap::new();
     let mut summary = Vec::new();
-    if let Some(base) = base {
+    if let Some(first) = base {
         for rec in records.iter().filter(|r| r.variant != baseline) {
+            let base = bases
+                .iter()
+                .copied()
+                .find(|b| bases.len() > 1 && shard_of(b) == shard_of(rec))
+                .unwrap_or(first);
             let cmp = compare::compare(base, rec, opts);
             let mut prices = BTreeMap::new();
             for inst in Instrument::ALL {
@@ -288,6 +320,7 @@ pub fn matrix(
         columns,
         rows,
         summary,
+        shard: None,
     }
 }
 
@@ -297,7 +330,8 @@ pub mod fixtures {
     use super::*;
     use crate::model::{Icount, ScenarioResult};
 
-    fn record(variant: &str, figures: &[(&str, u64)]) -> RunRecord {
+    /// A run of `variant` with instruction counts (`(id, Ir)`, 10 ops per run).
+    pub fn record(variant: &str, figures: &[(&str, u64)]) -> RunRecord {
         let results = figures
             .iter()
             .map(|(id, ir)| ScenarioResult {
@@ -325,7 +359,8 @@ pub mod fixtures {
         r
     }
 
-    fn column(name: &str) -> Column {
+    /// A column that built, with no run yet.
+    pub fn column(name: &str) -> Column {
         Column {
             name: name.into(),
             settings: name.into(),
@@ -438,6 +473,46 @@ pub mod fixtures {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue_15_each_variant_is_compared_with_its_own_shards_baseline() {
+        use costbench_record::model::ShardInfo;
+        let in_shard = |mut r: RunRecord, k: u32| {
+            r.shard = Some(ShardInfo {
+                index: k,
+                count: 2,
+                assignment: "t".into(),
+                selected: vec![],
+            });
+            r
+        };
+        // Merged shards of a session whose every shard measured the baseline: shard 2's
+        // baseline measured twice the figure of shard 1's, and each variant 10 % above its own.
+        let recs = [
+            in_shard(fixtures::record("base", &[("a", 1000)]), 1),
+            in_shard(fixtures::record("v1", &[("a", 1100)]), 1),
+            in_shard(fixtures::record("base", &[("a", 2000)]), 2),
+            in_shard(fixtures::record("v2", &[("a", 2200)]), 2),
+        ];
+        let cols = ["base", "v1", "v2"].map(fixtures::column).to_vec();
+        let m = matrix("base", cols, &recs, &CompareOptions::default());
+        let cells = &m.rows[0].cells;
+        assert_eq!(cells.len(), 3, "one column for the baseline");
+        assert_eq!(cells[0].figures["icount"].per_op, 100.0, "shard 1's stands");
+        for c in &cells[1..] {
+            let r = c.figures["icount"].ratio.unwrap();
+            assert!((r - 1.1).abs() < 1e-9, "{}: {r}", c.variant);
+        }
+        // One baseline run: every variant against it, whatever its shard.
+        let m = matrix(
+            "base",
+            ["base", "v1", "v2"].map(fixtures::column).to_vec(),
+            &[recs[0].clone(), recs[1].clone(), recs[3].clone()],
+            &CompareOptions::default(),
+        );
+        let r = m.rows[0].cells[2].figures["icount"].ratio.unwrap();
+        assert!((r - 2.2).abs() < 1e-9, "{r}");
+    }
 
     #[test]
     fn cells_carry_ratios_verdicts_and_prices() {

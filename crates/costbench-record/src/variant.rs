@@ -4,11 +4,11 @@
 //! Data only: parsing and validating variants from `costbench.toml` and the command line, and
 //! building them, is the runner's (`costbench-cli`'s `variants`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The global allocator a variant's scenarios run with, switched through the `costbench`
 /// library's cargo features (`costbench/mimalloc`, `costbench/jemalloc`); `system` is neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Allocator {
     /// The system allocator (neither feature).
@@ -44,7 +44,7 @@ impl Allocator {
 /// `profile` holds `(key, TOML literal)` pairs for `cargo --config 'profile.bench.KEY=VALUE'`,
 /// in the order of the runner's `variants::spec::PROFILE_KEYS`. `panic` is kept there too, but is applied as
 /// `-C panic=...` because cargo ignores the profile's `panic` for bench targets.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Variant {
     /// The variant's name (a directory and a history entry).
     pub name: String,

@@ -1,9 +1,16 @@
 //! `costbench merge DIR...`: the shards' output directories become one run
 //! (`costbench_record::merge::merge_dirs`, which checks that they belong together), recorded in
-//! history like any measured run, and printed as `run` prints one.
+//! history like any measured run, and printed as `run` prints one. The roots of a sharded
+//! `variants` session become one root instead (`costbench_record::merge::variants`), whose
+//! matrix is computed again over every shard's runs and presented as `variants` presents it.
 
-use crate::args::MergeCmd;
-use anyhow::{Context, Result};
+use crate::args::{MergeCmd, RunFormat};
+use anyhow::{bail, Context, Result};
+use costbench_judge::compare::CompareOptions;
+use costbench_judge::variants::{matrix, Column, MatrixHead};
+use costbench_record::merge::variants as vmerge;
+use costbench_record::model::RunRecord;
+use std::path::{Path, PathBuf};
 
 pub(super) fn merge(m: MergeCmd) -> Result<i32> {
     let out = match &m.output {
@@ -13,32 +20,125 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
             .join("costbench")
             .join("merged"),
     };
+    let roots: Vec<&PathBuf> = m
+        .dirs
+        .iter()
+        .filter(|d| vmerge::is_variants_root(d))
+        .collect();
+    if roots.len() == m.dirs.len() {
+        return merge_variants(&m, &out);
+    }
+    if let Some(root) = roots.first() {
+        bail!(
+            "cannot merge: {} is the root of a variants session (it holds {}) but other \
+             directories are runs; give the roots of one sharded variants session, or the \
+             directories of one sharded run",
+            root.display(),
+            vmerge::MATRIX_FILE
+        );
+    }
+    if m.format == RunFormat::Markdown {
+        bail!(
+            "--format markdown prints merged variants; a merged run prints as a table or as JSON"
+        );
+    }
     let record = costbench_record::merge::merge_dirs(
         &m.dirs,
         &out,
         &costbench_measure::environment::new_run_id(),
     )?;
-    if !m.history.no_history {
-        let db = super::database(m.history.db.clone(), m.manifest_path.as_deref())?;
-        db.open().and_then(|s| s.record(&record)).with_context(|| {
-            format!(
-                "the merged run is in {}, but recording it in the history failed",
+    record_history(&m, std::slice::from_ref(&record), &out)?;
+    match m.format {
+        RunFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&record).expect("a run record serialises")
+        ),
+        _ if m.quiet => {}
+        _ => {
+            print!("{}", costbench_report::terminal::table(&record));
+            let shards = record.merged.as_ref().map_or(0, |x| x.shards.len());
+            println!(
+                "merged {shards} shards ({} results): {}",
+                record.results.len(),
                 out.display()
-            )
-        })?;
-    }
-    if !m.quiet {
-        print!("{}", costbench_report::terminal::table(&record));
-        let shards = record.merged.as_ref().map_or(0, |x| x.shards.len());
-        println!(
-            "merged {shards} shards ({} results): {}",
-            record.results.len(),
-            out.display()
-        );
+            );
+        }
     }
     Ok(if record.failed().next().is_some() {
         crate::exit::FAILURE
     } else {
         crate::exit::OK
     })
+}
+
+/// Records `records` (written under `out`) in history unless `--no-history`.
+fn record_history(m: &MergeCmd, records: &[RunRecord], out: &Path) -> Result<()> {
+    if m.history.no_history {
+        return Ok(());
+    }
+    let db = super::database(m.history.db.clone(), m.manifest_path.as_deref())?;
+    let store = db.open()?;
+    for r in records {
+        store.record(r).with_context(|| {
+            format!(
+                "the merged results are in {}, but recording run {} ({}) in the history failed",
+                out.display(),
+                r.run_id,
+                r.variant
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The roots of a sharded variants session become one root under `out`, with the matrix over
+/// every shard's runs.
+fn merge_variants(m: &MergeCmd, out: &Path) -> Result<i32> {
+    let mut parts = Vec::new();
+    let mut heads: Vec<MatrixHead> = Vec::new();
+    for d in &m.dirs {
+        parts.push(vmerge::read_part(d)?);
+        let path = d.join(vmerge::MATRIX_FILE);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        heads.push(
+            serde_json::from_str(&text)
+                .with_context(|| format!("cannot read the columns of {}", path.display()))?,
+        );
+    }
+    let merged = vmerge::merge_variants(&parts, costbench_measure::environment::new_run_id)?;
+    vmerge::write(&merged, &m.dirs, out)?;
+    let columns: Vec<Column> = merged
+        .columns
+        .iter()
+        .map(|(name, k)| {
+            let mut c = heads[*k]
+                .columns
+                .iter()
+                .find(|c| c.name == *name)
+                .cloned()
+                .expect("merge_variants took the column from a shard that has it");
+            let run = merged.runs.iter().find(|r| r.dir == *name);
+            c.run_id = run.map(|r| r.record.run_id.clone());
+            c.output_dir = run.map(|r| out.join(&r.dir).display().to_string());
+            c
+        })
+        .collect();
+    let records: Vec<RunRecord> = merged.runs.iter().map(|r| r.record.clone()).collect();
+    let matrix = matrix(
+        &merged.baseline,
+        columns,
+        &records,
+        &CompareOptions::default(),
+    );
+    record_history(m, &records, out)?;
+    if !m.quiet && m.format == RunFormat::Table {
+        eprintln!(
+            "merged {} shards of a variants session: {} runs of {} variants",
+            parts.len(),
+            records.len(),
+            merged.columns.len()
+        );
+    }
+    super::variants::present(&matrix, &records, out, m.format, m.quiet)
 }

@@ -1,12 +1,16 @@
 //! `costbench variants` (and `costbench run --variant ...`): build and measure every variant
 //! (`variants::run`, measuring through [`super::run::measure_and_record`] so that each variant's
-//! run is recorded in history), write `matrix.json`, print the matrix as `--format` asks, list
-//! failures under `--quiet`, and choose the exit code.
+//! run is recorded in history), then [`present`] the matrix: write `matrix.json`, print it as
+//! `--format` asks, list failures under `--quiet`, and choose the exit code. `merge` presents
+//! the matrix of a sharded session's merged shards the same way.
 
 use crate::args::{RunArgs, RunFormat};
 use crate::exit;
 use anyhow::Result;
+use costbench_judge::variants::Matrix;
+use costbench_record::model::{RunRecord, VariantSplit};
 use costbench_report::variants as report;
+use std::path::Path;
 
 pub(super) fn variants(args: RunArgs) -> Result<i32> {
     let format = args.format;
@@ -21,20 +25,51 @@ pub(super) fn variants(args: RunArgs) -> Result<i32> {
         records,
         root,
     } = costbench_measure::variants::run(opts, vopts, super::run::measure_and_record)?;
-    let json = serde_json::to_string_pretty(&matrix).expect("the matrix serialises");
+    present(&matrix, &records, &root, format, quiet)
+}
+
+/// Writes `root/matrix.json`, prints the matrix as `format` asks (with a line on where the
+/// results are, and what a shard leaves to `merge`), lists failures under `quiet`, and returns
+/// the exit code: a failure when a scenario failed or a variant did not build.
+pub(super) fn present(
+    matrix: &Matrix,
+    records: &[RunRecord],
+    root: &Path,
+    format: RunFormat,
+    quiet: bool,
+) -> Result<i32> {
+    let json = serde_json::to_string_pretty(matrix).expect("the matrix serialises");
     costbench_record::output::write_atomic(&root.join("matrix.json"), json.as_bytes())?;
     match format {
         RunFormat::Json => println!("{json}"),
-        RunFormat::Markdown => print!("{}", report::markdown(&matrix)),
+        RunFormat::Markdown => print!("{}", report::markdown(matrix)),
         RunFormat::Table if !quiet => {
-            print!("{}", report::table(&matrix));
+            print!("{}", report::table(matrix));
             println!("results: {}", root.display());
         }
         RunFormat::Table => {}
     }
+    if let Some(s) = &matrix.shard {
+        if !quiet {
+            let has_base = records.iter().any(|r| r.variant == s.baseline);
+            let whole = matches!(s.split, VariantSplit::WholeVariants { .. });
+            eprintln!(
+                "shard {}/{}: {}; join the {} shards' directories with `costbench merge` for the whole matrix",
+                s.index,
+                s.count,
+                match (whole, has_base) {
+                    (true, true) => "whole variants, with the baseline",
+                    (true, false) =>
+                        "whole variants; the baseline is another shard's, so no ratios here",
+                    (false, _) => "every variant, a share of the scenarios",
+                },
+                s.count
+            );
+        }
+    }
     let failed_scenarios = records.iter().any(|r| r.failed().next().is_some());
     if quiet {
-        for r in &records {
+        for r in records {
             for s in r.failed() {
                 for f in &s.failures {
                     eprintln!(

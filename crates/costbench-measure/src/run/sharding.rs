@@ -18,8 +18,8 @@ pub struct ShardPlan {
     /// What the costs are, for the record's `assignment`.
     pub source: String,
     /// Build variants were already assigned whole to shards (each job builds only its own):
-    /// the assignment text and every variant name. Scenarios are then not split further.
-    pub whole_variants: Option<(String, Vec<String>)>,
+    /// the assignment text. Scenarios are then not split further.
+    pub whole_variants: Option<String>,
 }
 
 /// The scenarios of a session in first-seen order over its sides, and whether its sides are
@@ -56,7 +56,7 @@ pub fn apply(
         assignment,
         selected,
     };
-    if let Some((assignment, _)) = &plan.whole_variants {
+    if let Some(assignment) = &plan.whole_variants {
         return selections
             .iter()
             .map(|sel| {

@@ -270,7 +270,10 @@ pub fn run(
         vopts.preset.as_deref(),
         vopts.baseline.as_deref(),
     )?;
-    let (variants, base) = sharding::whole_variants(&mut opts, variants, base);
+    let base_name = variants[base].name.clone();
+    let everywhere = sharding::machine_bound(&opts.instruments);
+    let (variants, mut shard) =
+        sharding::whole_variants(opts.shard.as_mut(), everywhere, variants, base);
     let plans = build::plan(&target, &variants, &opts.cargo, opts.code_align)?;
     let root = opts
         .output_dir
@@ -294,10 +297,7 @@ pub fn run(
         })
         .collect();
     // The adaptive rounds' looks judge every variant against the matrix's baseline.
-    opts.rounds.baseline_side = sides
-        .iter()
-        .position(|s| s.label == variants[base].name)
-        .unwrap_or(0);
+    opts.rounds.baseline_side = sides.iter().position(|s| s.label == base_name).unwrap_or(0);
     let measure_start = Instant::now();
     let mut records = if sides.is_empty() {
         Vec::new()
@@ -342,12 +342,20 @@ pub fn run(
             }
         })
         .collect();
-    let matrix = matrix::matrix(
-        &variants[base].name,
+    let mut matrix = matrix::matrix(
+        &base_name,
         columns,
         &records,
         &costbench_judge::compare::CompareOptions::default(),
     );
+    if let Some(s) = shard.as_mut().filter(|s| s.assignment.is_empty()) {
+        // Split by scenario: the partition is the records' (every side's is the same).
+        s.assignment = records
+            .iter()
+            .find_map(|r| r.shard.as_ref().map(|x| x.assignment.clone()))
+            .unwrap_or_default();
+    }
+    matrix.shard = shard;
     Ok(Measured {
         matrix,
         records,

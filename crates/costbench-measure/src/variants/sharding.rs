@@ -1,30 +1,58 @@
-//! `variants --shard K/N`: with at least as many variants besides the baseline as shards, whole
-//! variants go to shards (each job builds only its own variants: the builds are the dearest part
-//! of a variants session), balanced by their cells' history cost, by count otherwise, and every
-//! shard also builds and measures the baseline variant, so that each variant's wall time is
-//! paired with the baseline's on one machine. With fewer variants than shards every job builds
-//! every variant and the `VARIANT/SCENARIO` cells are split by
-//! scenario, a scenario's cells together so that its ratios stay paired (`run::sharding`).
+//! `variants --shard K/N`: with at least as many variants as shards, whole variants go to
+//! shards (each job builds only its own variants: the builds are the dearest part of a variants
+//! session), balanced by their cells' history cost, by count otherwise. Where an instrument that
+//! is judged only on one machine runs (wall time and load are paired round by round; hardware
+//! counters differ between CPUs), every shard also builds and measures the baseline variant, so
+//! that each variant is compared with a baseline measured beside it; otherwise the baseline is
+//! one variant among the others and one shard measures it (instruction counts, the census,
+//! simulated caches and allocations are the same on every machine). `costbench merge` joins the
+//! shards' matrices. With fewer variants than shards every job builds every variant and the
+//! `VARIANT/SCENARIO` cells are split by scenario, a scenario's cells together so that its
+//! ratios stay paired (`run::sharding`).
 
 use super::spec::Variant;
-use crate::run::RunOptions;
+use crate::run::sharding::ShardPlan;
+use crate::run::Instruments;
+use costbench_record::model::{VariantSplit, VariantsShard};
 use costbench_record::shard::partition;
 use std::collections::BTreeMap;
 
-/// This shard's variants (the baseline and its share of the others) and the index of the
-/// baseline among them, recording the assignment in `opts.shard`. Unchanged without `--shard`
-/// or with fewer variants besides the baseline than shards.
+/// Whether `instruments` include one whose figures are judged only against a baseline
+/// measured on the same machine: every shard then measures the baseline too.
+pub(super) fn machine_bound(instruments: &Instruments) -> bool {
+    instruments.walltime || instruments.throughput || instruments.perf
+}
+
+/// This shard's variants (its share of them, and the baseline where this shard measures it:
+/// in every shard when `everywhere`), recording the assignment in `plan`, and the shard's
+/// description for `matrix.json`. Unchanged, and split by scenario later, without `--shard`
+/// or with fewer variants to share than shards.
 pub(super) fn whole_variants(
-    opts: &mut RunOptions,
+    plan: Option<&mut ShardPlan>,
+    everywhere: bool,
     variants: Vec<Variant>,
     base: usize,
-) -> (Vec<Variant>, usize) {
-    let Some(plan) = opts.shard.as_mut() else {
-        return (variants, base);
+) -> (Vec<Variant>, Option<VariantsShard>) {
+    let Some(plan) = plan else {
+        return (variants, None);
     };
     let base_name = variants[base].name.clone();
-    if ((variants.len() - 1) as u32) < plan.shard.count {
-        return (variants, base);
+    let all: Vec<String> = variants.iter().map(|v| v.name.clone()).collect();
+    let describe = |assignment: String, split: VariantSplit| VariantsShard {
+        index: plan.shard.index,
+        count: plan.shard.count,
+        assignment,
+        variants: all.clone(),
+        baseline: base_name.clone(),
+        split,
+    };
+    let shared = variants.len() - usize::from(everywhere);
+    if (shared as u32) < plan.shard.count {
+        // The assignment text is the scenario partition's, known once the suite is listed.
+        return (
+            variants,
+            Some(describe(String::new(), VariantSplit::Scenarios)),
+        );
     }
     // A variant costs the sum of its cells' costs, when history knows any of them.
     let mut costs: BTreeMap<String, f64> = BTreeMap::new();
@@ -33,10 +61,10 @@ pub(super) fn whole_variants(
             *costs.entry(v.to_string()).or_default() += c;
         }
     }
-    let owned: Vec<String> = variants
+    let owned: Vec<String> = all
         .iter()
-        .map(|v| v.name.clone())
-        .filter(|n| *n != base_name)
+        .filter(|n| !everywhere || **n != base_name)
+        .cloned()
         .collect();
     let names: Vec<&str> = owned.iter().map(String::as_str).collect();
     let p = partition(
@@ -49,14 +77,126 @@ pub(super) fn whole_variants(
         plan.shard.count,
     );
     let mine = p.units_of(&names, plan.shard.index);
-    plan.whole_variants = Some((
-        format!("baseline {base_name} in every shard; {}", p.assignment),
-        owned.clone(),
-    ));
+    let assignment = if everywhere {
+        format!(
+            "baseline {base_name} in every shard (an instrument judged on one machine runs); {}",
+            p.assignment
+        )
+    } else {
+        format!("baseline {base_name} in one shard; {}", p.assignment)
+    };
+    plan.whole_variants = Some(assignment.clone());
+    let shard = describe(
+        assignment,
+        VariantSplit::WholeVariants {
+            baseline_everywhere: everywhere,
+        },
+    );
     let kept: Vec<Variant> = variants
         .into_iter()
-        .filter(|v| v.name == base_name || mine.contains(&v.name.as_str()))
+        .filter(|v| (everywhere && v.name == base_name) || mine.contains(&v.name.as_str()))
         .collect();
-    let base = kept.iter().position(|v| v.name == base_name).unwrap_or(0);
-    (kept, base)
+    (kept, Some(shard))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costbench_record::shard::Shard;
+
+    fn plan(k: u32, n: u32) -> ShardPlan {
+        ShardPlan {
+            shard: Shard { index: k, count: n },
+            costs: BTreeMap::new(),
+            source: "test".into(),
+            whole_variants: None,
+        }
+    }
+
+    fn names(vs: &[Variant]) -> Vec<&str> {
+        vs.iter().map(|v| v.name.as_str()).collect()
+    }
+
+    /// The variants each of `n` shards keeps, and their descriptions.
+    fn deal(n: u32, everywhere: bool, all: &[&str]) -> Vec<(Vec<String>, VariantsShard)> {
+        (1..=n)
+            .map(|k| {
+                let mut p = plan(k, n);
+                let vs = all.iter().map(|n| Variant::plain(n)).collect();
+                let (kept, shard) = whole_variants(Some(&mut p), everywhere, vs, 0);
+                let shard = shard.expect("sharded");
+                if let VariantSplit::WholeVariants { .. } = shard.split {
+                    assert_eq!(p.whole_variants.as_deref(), Some(shard.assignment.as_str()));
+                }
+                (names(&kept).iter().map(|s| s.to_string()).collect(), shard)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn issue_15_baseline_in_one_shard_unless_an_instrument_is_judged_on_one_machine() {
+        let all = ["base", "a", "b", "c", "d", "e", "f", "g"];
+        // Instruction counts only: 8 variants, 2 per shard, the baseline among them once.
+        let shards = deal(4, false, &all);
+        assert!(shards.iter().all(|(kept, _)| kept.len() == 2), "{shards:?}");
+        let with_base = shards
+            .iter()
+            .filter(|(kept, _)| kept.contains(&"base".to_string()))
+            .count();
+        assert_eq!(with_base, 1);
+        let mut every: Vec<String> = shards.iter().flat_map(|(k, _)| k.clone()).collect();
+        every.sort();
+        assert_eq!(every, ["a", "b", "base", "c", "d", "e", "f", "g"]);
+        let s = &shards[0].1;
+        assert_eq!(s.variants, all);
+        assert_eq!(s.baseline, "base");
+        assert_eq!(
+            s.split,
+            VariantSplit::WholeVariants {
+                baseline_everywhere: false
+            }
+        );
+        assert!(
+            s.assignment.starts_with("baseline base in one shard"),
+            "{}",
+            s.assignment
+        );
+        // Wall time: the baseline in every shard beside 7 others over 4 shards.
+        let shards = deal(4, true, &all);
+        let sizes: Vec<usize> = shards.iter().map(|(k, _)| k.len()).collect();
+        assert_eq!(sizes.iter().sum::<usize>(), 7 + 4);
+        assert!(shards.iter().all(|(k, _)| k.contains(&"base".to_string())));
+        assert!(shards[0].1.assignment.contains("in every shard"));
+        // Fewer variants to share than shards: every shard keeps them all, split by scenario.
+        for (kept, s) in deal(3, true, &["base", "a", "b"]) {
+            assert_eq!(kept, ["base", "a", "b"]);
+            assert_eq!(s.split, VariantSplit::Scenarios);
+        }
+        // Without wall time the baseline counts: 3 variants on 3 shards go whole.
+        let shards = deal(3, false, &["base", "a", "b"]);
+        assert!(shards.iter().all(|(k, _)| k.len() == 1), "{shards:?}");
+    }
+
+    #[test]
+    fn instruments_judged_on_one_machine() {
+        let none = Instruments {
+            icount: true,
+            census: true,
+            ..Instruments::default()
+        };
+        assert!(!machine_bound(&none));
+        for i in [
+            Instruments {
+                walltime: true,
+                ..none
+            },
+            Instruments {
+                throughput: true,
+                ..none
+            },
+            Instruments { perf: true, ..none },
+        ] {
+            assert!(machine_bound(&i));
+        }
+    }
 }

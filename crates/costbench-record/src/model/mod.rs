@@ -69,6 +69,38 @@ pub struct ShardInfo {
     pub selected: Vec<String>,
 }
 
+/// One shard of a sharded `variants` session (`variants --shard K/N`), in its `matrix.json`:
+/// what `costbench merge` needs to join the shards' matrices into one, even a shard whose every
+/// build failed (it has no run records).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct VariantsShard {
+    /// 1-based: `K` of `K/N`.
+    pub index: u32,
+    /// `N` of `K/N`.
+    pub count: u32,
+    /// How the work was assigned, with a fingerprint of the partition: the same text in every
+    /// shard of one session.
+    pub assignment: String,
+    /// Every variant of the whole session, in column order (this shard's columns are some).
+    pub variants: Vec<String>,
+    /// The variant the others are compared with.
+    pub baseline: String,
+    pub split: VariantSplit,
+}
+
+/// How the shards of a `variants` session divided the work.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantSplit {
+    /// Whole variants went to shards (each job built only its own). With `baseline_everywhere`
+    /// every shard also measured the baseline, because an instrument judged only on one machine
+    /// (wall time, load, hardware counters) ran; otherwise one shard measured it.
+    WholeVariants { baseline_everywhere: bool },
+    /// Every shard built every variant and measured a share of the scenarios (fewer variants
+    /// than shards).
+    Scenarios,
+}
+
 /// Where the rows of a merged run came from.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Merged {

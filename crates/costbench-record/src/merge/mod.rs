@@ -17,6 +17,8 @@ use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub mod variants;
+
 /// The instruments' subdirectories of an output directory, copied into the merged one.
 const FILE_DIRS: [&str; 3] = ["callgrind", "callgrind-cache", "dhat"];
 
@@ -85,6 +87,72 @@ fn identity(r: &RunRecord) -> Vec<(&'static str, String)> {
     ]
 }
 
+const PARTITION_HINT: &str =
+    "; the jobs did not agree on the partition: give every job the same history (--db) or none";
+const COUNT_HINT: &str = "; every job must use the same N in --shard K/N";
+const SOURCE_HINT: &str =
+    "; shards of one run must be measured from the same source with the same settings";
+
+/// Refuses values of `field` that differ between shards, naming each value with its
+/// directories.
+fn agree<'a>(
+    field: &str,
+    values: impl Iterator<Item = (&'a Path, &'a str)>,
+    hint: &str,
+) -> Result<()> {
+    let mut groups: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (dir, v) in values {
+        groups.entry(v).or_default().push(dir.display().to_string());
+    }
+    if groups.len() > 1 {
+        let listed: Vec<String> = groups
+            .iter()
+            .map(|(v, dirs)| format!("{v:?} in {}", dirs.join(", ")))
+            .collect();
+        bail!(
+            "cannot merge: the shards differ in {field}: {}{hint}",
+            listed.join("; ")
+        );
+    }
+    Ok(())
+}
+
+/// The parts by shard index, refusing a shard given twice or missing: `locate` gives each
+/// part's directory and index.
+fn by_shard<T>(
+    parts: &[T],
+    count: u32,
+    locate: impl Fn(&T) -> (&Path, u32),
+) -> Result<BTreeMap<u32, &T>> {
+    let mut by_index: BTreeMap<u32, &T> = BTreeMap::new();
+    for part in parts {
+        let (dir, k) = locate(part);
+        if let Some(other) = by_index.insert(k, part) {
+            bail!(
+                "cannot merge: shard {k}/{count} is given twice, in {} and {}",
+                locate(other).0.display(),
+                dir.display()
+            );
+        }
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|k| !by_index.contains_key(k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        let have: Vec<String> = by_index
+            .iter()
+            .map(|(k, p)| format!("{k}/{count} in {}", locate(p).0.display()))
+            .collect();
+        bail!(
+            "cannot merge: shard {} missing (have {}); a merged run needs every shard",
+            missing.join(", "),
+            have.join(", ")
+        );
+    }
+    Ok(by_index)
+}
+
 /// Merges the records of every shard of one sharded run (each with the directory it came from,
 /// for the errors) into one record with the id `run_id`. The rows follow the suite's listing
 /// order, as in an unsharded run.
@@ -106,60 +174,29 @@ pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> 
             );
         }
     }
-    // Every identity field, grouped by value: an error names the value of each group and its
-    // directories.
     let ids: Vec<Vec<(&str, String)>> = parts.iter().map(|(_, r)| identity(r)).collect();
     for (f, (field, _)) in ids[0].iter().enumerate() {
-        let mut groups: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-        for ((dir, _), id) in parts.iter().zip(&ids) {
-            groups
-                .entry(id[f].1.as_str())
-                .or_default()
-                .push(dir.display().to_string());
-        }
-        if groups.len() > 1 {
-            let listed: Vec<String> = groups
+        let hint = match *field {
+            "assignment" => PARTITION_HINT,
+            "shard count" => COUNT_HINT,
+            _ => SOURCE_HINT,
+        };
+        agree(
+            field,
+            parts
                 .iter()
-                .map(|(v, dirs)| format!("{v:?} in {}", dirs.join(", ")))
-                .collect();
-            let hint = match *field {
-                "assignment" => "; the jobs did not agree on the partition: give every job the same history (--db) or none",
-                "shard count" => "; every job must use the same N in --shard K/N",
-                _ => "; shards of one run must be measured from the same source with the same settings",
-            };
-            bail!(
-                "cannot merge: the shards differ in {field}: {}{hint}",
-                listed.join("; ")
-            );
-        }
+                .zip(&ids)
+                .map(|((dir, _), id)| (dir.as_path(), id[f].1.as_str())),
+            hint,
+        )?;
     }
     let count = first.shard.as_ref().expect("checked above").count;
-    let mut by_index: BTreeMap<u32, &(PathBuf, RunRecord)> = BTreeMap::new();
-    for part in parts {
-        let k = part.1.shard.as_ref().expect("checked above").index;
-        if let Some(other) = by_index.insert(k, part) {
-            bail!(
-                "cannot merge: shard {k}/{count} is given twice, in {} and {}",
-                other.0.display(),
-                part.0.display()
-            );
-        }
-    }
-    let missing: Vec<String> = (1..=count)
-        .filter(|k| !by_index.contains_key(k))
-        .map(|k| format!("{k}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        let have: Vec<String> = by_index
-            .iter()
-            .map(|(k, (d, _))| format!("{k}/{count} in {}", d.display()))
-            .collect();
-        bail!(
-            "cannot merge: shard {} missing (have {}); a merged run needs every shard",
-            missing.join(", "),
-            have.join(", ")
-        );
-    }
+    let by_index = by_shard(parts, count, |(dir, r)| {
+        (
+            dir.as_path(),
+            r.shard.as_ref().expect("checked above").index,
+        )
+    })?;
     let mut owner: BTreeMap<&str, (&Path, u32)> = BTreeMap::new();
     for (k, (dir, r)) in &by_index {
         for res in &r.results {
@@ -263,18 +300,25 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, run_id: &str) -> Result<RunRecor
     }
     let merged = merge(&parts, run_id)?;
     let dir = OutputDir::prepare(out)?;
-    // Files written by this merge: a later shard's file of the same name is skipped, while a
-    // file left in `out` by an earlier merge is replaced.
-    let mut written = std::collections::HashSet::new();
     let mut order: Vec<&(PathBuf, RunRecord)> = parts.iter().collect();
     order.sort_by_key(|(_, r)| r.shard.as_ref().map_or(0, |s| s.index));
-    for (src, _) in order {
+    copy_files(order.iter().map(|(src, _)| src.as_path()), dir.root())?;
+    dir.write_all(&merged)?;
+    Ok(merged)
+}
+
+/// Copies every file of the instruments' subdirectories of `sources` into `root`'s: a file
+/// name in several sources keeps the first source's, while a file left in `root` by an earlier
+/// merge is replaced.
+fn copy_files<'a>(sources: impl Iterator<Item = &'a Path>, root: &Path) -> Result<()> {
+    let mut written = std::collections::HashSet::new();
+    for src in sources {
         for sub in FILE_DIRS {
             let from = src.join(sub);
             let Ok(entries) = std::fs::read_dir(&from) else {
                 continue;
             };
-            let to = dir.root().join(sub);
+            let to = root.join(sub);
             std::fs::create_dir_all(&to)
                 .with_context(|| format!("cannot create {}", to.display()))?;
             for e in entries {
@@ -289,8 +333,7 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, run_id: &str) -> Result<RunRecor
             }
         }
     }
-    dir.write_all(&merged)?;
-    Ok(merged)
+    Ok(())
 }
 
 #[cfg(test)]
