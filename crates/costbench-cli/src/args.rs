@@ -749,7 +749,8 @@ pub struct VariantArgs {
     pub variant: Vec<String>,
     /// A built-in set of variants, measured before any --variant: build-choices (alias
     /// safety-tax): release against overflow-checks, debug-assertions, codegen-units=1,
-    /// lto=fat, panic=abort, mimalloc and target-cpu=native, one at a time.
+    /// lto=fat, panic=abort, mimalloc and target-cpu=native (less SSE4a and AVX-512, which
+    /// valgrind cannot run), one at a time.
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
     /// The variant the others are compared with [default: the first].
