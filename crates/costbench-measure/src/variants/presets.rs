@@ -67,7 +67,12 @@ mod tests {
         assert_eq!(v[6].allocator, Some(spec::Allocator::Mimalloc));
         assert_eq!(
             v[7].rustflags,
-            ["-C", "target-cpu=native", "-C", "target-feature=-sse4a,-avx512f"]
+            [
+                "-C",
+                "target-cpu=native",
+                "-C",
+                "target-feature=-sse4a,-avx512f"
+            ]
         );
         for x in &v[1..] {
             assert_eq!(x.describe().split(", ").count(), 1, "{}", x.describe());
