@@ -3,7 +3,8 @@
 #  1. a 3-way sharded icount run of suites/selftest, merged, equals the unsharded run exactly
 #     (icounts.csv byte for byte);
 #  2. the built-in suite with the safety-tax variants preset: one job versus 4 shards and the
-#     merge, once per instrument set (INSTRUMENTS, default "icount" and then "icount,walltime").
+#     merge, once per instrument set (INSTRUMENTS, default "icount,census", as docs/workflows/
+#     costbench-variants.yml measures, then "icount,walltime").
 #     The shards run one after another here (2 cores); a CI matrix's wall-clock is its slowest
 #     shard plus the merge. Every variant is first built cold by the first one-job run, whose log
 #     gives each build's time (`Finished variant X in N s`); later runs reuse the builds, so each
@@ -12,7 +13,7 @@
 #     one job's, cell by cell.
 # Usage: scripts/shards.sh [OUT_DIR]   (default: target/costbench/shards-measure)
 # Environment: SHARDS (default 4); VARIANTS, the variants options (default --preset safety-tax);
-# INSTRUMENTS (default "icount icount,walltime"); PART=2 skips part 1; WARM=1 keeps the variant
+# INSTRUMENTS (default "icount,census icount,walltime"); PART=2 skips part 1; WARM=1 keeps the variant
 # builds already in target/costbench/build (their times then come from an earlier log).
 # Needs valgrind. Takes tens of minutes; run it on an otherwise idle machine for honest figures.
 set -euo pipefail
@@ -69,7 +70,7 @@ for r in m["rows"]:
             print(r["id"], c["variant"], c["icount"]["per_op"])
 ' "$1" | sort
 }
-read -r -a SETS <<< "${INSTRUMENTS:-icount icount,walltime}"
+read -r -a SETS <<< "${INSTRUMENTS:-icount,census icount,walltime}"
 for inst in "${SETS[@]}"; do
   tag=${inst//,/-}
   rm -rf "$B/$tag"; mkdir -p "$B/$tag"

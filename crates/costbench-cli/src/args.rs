@@ -784,7 +784,8 @@ pub struct RoundsArgs {
     /// --rounds for a fixed number.
     #[arg(long, value_name = "M", default_value_t = costbench_measure::run::adaptive::DEFAULT_MAX_ROUNDS)]
     pub max_rounds: u32,
-    /// Seconds the rounds beyond --rounds may take in all, over every scenario.
+    /// Seconds the rounds beyond --rounds may take in all, over every scenario. A shard
+    /// (--shard K/N) gets its share, in proportion to the scenarios and variants it measures.
     #[arg(long, value_name = "SECS", default_value_t = costbench_measure::run::adaptive::DEFAULT_BUDGET_SECS)]
     pub walltime_budget: u64,
     /// The code layout each round of each build runs, so that where the linker put a hot loop is

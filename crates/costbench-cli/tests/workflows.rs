@@ -499,6 +499,88 @@ fn the_comment_workflow_is_trusted_and_runs_no_pull_request_code() {
     );
 }
 
+/// Issue 15: the variants workflow builds each shard's share of the preset's variants and merges
+/// the shards into one matrix, every costbench line parsed by the real definitions.
+#[test]
+fn the_variants_workflow_shards_the_preset_and_merges_the_matrix() {
+    let (_, wf) = load("costbench-variants.yml");
+    no_expressions_in_scripts("costbench-variants.yml", &wf);
+    assert_eq!(keys(&wf["on"]), ["schedule", "workflow_dispatch"]);
+    assert_eq!(keys(&wf["permissions"]), ["contents"]);
+    assert_eq!(s(&wf["permissions"]["contents"]), "read");
+    assert_eq!(keys(&wf["jobs"]), ["measure", "matrix"]);
+    let top = vars(&wf["env"], &|e| panic!("{e}"));
+
+    let measure = &wf["jobs"]["measure"];
+    let shards: Vec<i64> = measure["strategy"]["matrix"]["shard"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    assert_eq!(shards, [1, 2, 3, 4]);
+    let total = shards.len().to_string();
+    let st = step(measure, "Build and measure this shard");
+    let upload = step(measure, "Upload this shard's variants");
+    assert_eq!(s(&upload["if"]), "always()");
+    for k in &shards {
+        let k = k.to_string();
+        let mut env = top.clone();
+        env.extend(vars(&st["env"], &|e| pr_expressions(e, &k, &total)));
+        let lines = costbench_lines(s(&st["run"]), &env);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let cli = Cli::try_parse_from(&lines[0]).unwrap_or_else(|e| panic!("{:?}:\n{e}", lines[0]));
+        let Command::Variants(v) = cli.command else {
+            panic!("not variants: {:?}", lines[0]);
+        };
+        assert_eq!(v.variants.preset.as_deref(), Some("build-choices"));
+        assert_eq!(v.measure.shard, Some(format!("{k}/4")));
+        let output = v.measure.output_dir.expect("an output root");
+        assert_eq!(
+            s(&upload["with"]["path"]).trim_end_matches('/'),
+            output.to_str().unwrap(),
+            "the shard's root is what it uploads"
+        );
+        // Instruction counts only: one job measures the baseline (docs/sharding.md).
+        let names: Vec<String> = v
+            .measure
+            .instrument
+            .iter()
+            .map(|i| format!("{i:?}"))
+            .collect();
+        assert_eq!(names, ["Icount", "Census"]);
+    }
+    assert_eq!(
+        s(&upload["with"]["name"]),
+        "costbench-variants-${{ matrix.shard }}"
+    );
+
+    let job = &wf["jobs"]["matrix"];
+    assert_eq!(s(&job["needs"]), "measure");
+    let download = step(job, "Download the shards");
+    assert_eq!(s(&download["with"]["pattern"]), "costbench-variants-*");
+    let dir = s(&download["with"]["path"]);
+    let merge_step = step(job, "Merge the shards");
+    let lines = costbench_lines(s(&merge_step["run"]), &top);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let cli = Cli::try_parse_from(&lines[0]).unwrap_or_else(|e| panic!("{:?}:\n{e}", lines[0]));
+    let Command::Merge(m) = cli.command else {
+        panic!("not merge: {:?}", lines[0]);
+    };
+    // Every downloaded artifact is one shard's root.
+    assert_eq!(
+        m.dirs,
+        [PathBuf::from(format!("{dir}/costbench-variants-*"))]
+    );
+    assert_eq!(m.format, costbench_cli::args::RunFormat::Markdown);
+    assert!(s(&merge_step["run"]).contains(">> \"$GITHUB_STEP_SUMMARY\""));
+    let up = step(job, "Upload the merged variants");
+    assert_eq!(
+        s(&up["with"]["path"]).trim_end_matches('/'),
+        m.output.unwrap().to_str().unwrap()
+    );
+}
+
 #[test]
 fn the_gitlab_job_parses() {
     let (_, wf) = load("gitlab-ci.yml");
@@ -522,7 +604,12 @@ fn the_gitlab_job_parses() {
 #[test]
 fn the_page_shows_the_workflows_as_shipped() {
     let page = std::fs::read_to_string(common::workspace().join("docs/github-actions.md")).unwrap();
-    for name in ["costbench.yml", "costbench-comment.yml", "gitlab-ci.yml"] {
+    for name in [
+        "costbench.yml",
+        "costbench-comment.yml",
+        "costbench-variants.yml",
+        "gitlab-ci.yml",
+    ] {
         let (text, _) = load(name);
         assert!(
             page.contains(&format!("```yaml\n{text}```\n")),

@@ -35,7 +35,8 @@ pub struct Rounds {
     pub rounds: u32,
     /// Rounds at most (`--max-rounds`); equal to `rounds` for a fixed number.
     pub max_rounds: u32,
-    /// Time the rounds beyond the first look may take, over the whole session.
+    /// Time the rounds beyond the first look may take, over the whole session (a shard's
+    /// session gets its share: `ShardPlan::work_share`).
     pub budget: Duration,
     pub samples_per_round: u32,
     pub warmup_ms: u64,

@@ -263,10 +263,16 @@ pub fn measure_sides(
         })
         .collect::<Result<Vec<_>>>()?;
     let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
+    let selected: usize = selections.iter().map(Vec::len).sum();
     let shard_infos = opts
         .shard
         .as_ref()
         .map(|plan| sharding::apply(plan, &labels, &mut selections));
+    let mut rounds = opts.rounds;
+    if let Some(plan) = &opts.shard {
+        let mine = selections.iter().map(Vec::len).sum();
+        rounds.budget = rounds.budget.mul_f64(plan.work_share(mine, selected));
+    }
     let mut skipped = Vec::new();
     let needs_valgrind = opts.instruments.valgrind();
     let valgrind = if needs_valgrind.is_empty() {
@@ -418,7 +424,7 @@ pub fn measure_sides(
                         .iter()
                         .any(|c| c == proto::CAPABILITY_LOCKSTEP)
                 });
-                interleaved::walltime_interleaved(&sessions, &selections, &opts.rounds, lockstep)?;
+                interleaved::walltime_interleaved(&sessions, &selections, &rounds, lockstep)?;
             }
         }
         Ok(())

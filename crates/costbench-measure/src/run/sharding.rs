@@ -18,8 +18,24 @@ pub struct ShardPlan {
     /// What the costs are, for the record's `assignment`.
     pub source: String,
     /// Build variants were already assigned whole to shards (each job builds only its own):
-    /// the assignment text. Scenarios are then not split further.
-    pub whole_variants: Option<String>,
+    /// the assignment text and this shard's share of the session's variants. Scenarios are then
+    /// not split further.
+    pub whole_variants: Option<(String, f64)>,
+}
+
+impl ShardPlan {
+    /// This shard's share of the work of the whole session, from the number of scenarios
+    /// selected before (`all`) and after (`mine`) [`apply`]: its share of the variants times its
+    /// share of the scenarios. The wall-time rounds' budget for extra rounds is the whole
+    /// session's, so each shard gets this share of it: a sharded session gives each scenario as
+    /// many extra rounds as the unsharded one would, rather than N times the budget over all.
+    pub fn work_share(&self, mine: usize, all: usize) -> f64 {
+        let variants = self
+            .whole_variants
+            .as_ref()
+            .map_or(1.0, |(_, share)| *share);
+        variants * mine as f64 / all.max(1) as f64
+    }
 }
 
 /// The scenarios of a session in first-seen order over its sides, and whether its sides are
@@ -56,7 +72,7 @@ pub fn apply(
         assignment,
         selected,
     };
-    if let Some(assignment) = &plan.whole_variants {
+    if let Some((assignment, _)) = &plan.whole_variants {
         return selections
             .iter()
             .map(|sel| {
@@ -153,6 +169,15 @@ mod tests {
             mine.push(sel[0].iter().map(|s| s.name.clone()).collect::<Vec<_>>());
         }
         assert_eq!(mine, [vec!["b"], vec!["a", "c"]]);
+    }
+
+    #[test]
+    fn a_shard_gets_its_share_of_the_wall_time_budget() {
+        let mut p = plan(1, 4, &[]);
+        assert_eq!(p.work_share(8, 32), 0.25, "a quarter of the scenarios");
+        assert_eq!(p.work_share(0, 0), 0.0, "an empty shard");
+        p.whole_variants = Some(("t".into(), 3.0 / 8.0));
+        assert_eq!(p.work_share(33, 33), 3.0 / 8.0, "3 of 8 variants");
     }
 
     #[test]

@@ -85,7 +85,8 @@ pub(super) fn whole_variants(
     } else {
         format!("baseline {base_name} in one shard; {}", p.assignment)
     };
-    plan.whole_variants = Some(assignment.clone());
+    let kept = mine.len() + usize::from(everywhere);
+    plan.whole_variants = Some((assignment.clone(), kept as f64 / all.len() as f64));
     let shard = describe(
         assignment,
         VariantSplit::WholeVariants {
@@ -126,7 +127,11 @@ mod tests {
                 let (kept, shard) = whole_variants(Some(&mut p), everywhere, vs, 0);
                 let shard = shard.expect("sharded");
                 if let VariantSplit::WholeVariants { .. } = shard.split {
-                    assert_eq!(p.whole_variants.as_deref(), Some(shard.assignment.as_str()));
+                    let (text, share) = p.whole_variants.clone().unwrap();
+                    assert_eq!(text, shard.assignment);
+                    // Its share of the wall-time budget: its share of the variants.
+                    assert_eq!(share, kept.len() as f64 / all.len() as f64);
+                    assert_eq!(p.work_share(5, 5), share);
                 }
                 (names(&kept).iter().map(|s| s.to_string()).collect(), shard)
             })
