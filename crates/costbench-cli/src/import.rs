@@ -190,6 +190,7 @@ pub fn from_csv(
         harness_residual_ir: None,
         shard: None,
         merged: None,
+        build: None,
         results,
     })
 }

@@ -350,6 +350,10 @@ fn issue_15_variant_shards_merge_into_the_unsharded_matrix() {
     for v in names {
         let run = run_json(&merged.join(v));
         assert_eq!(run["variant"], v);
+        // How its build went, kept for the partition's build costs: cargo's units, fresh or not.
+        let units = |k: &str| run["build"][k].as_u64().unwrap();
+        assert!(units("compiled") + units("fresh") > 0, "{}", run["build"]);
+        assert!(run["build"]["seconds"].as_f64().unwrap() >= 0.0);
     }
     // A shard missing, and a run directory among variants roots, are refused.
     let out = merge(&roots[..2], &tmp.path().join("m2"));

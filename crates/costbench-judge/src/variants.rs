@@ -24,16 +24,8 @@ pub const SCHEMA: &str = "costbench-variants";
 /// rows out and count them (`unresolved`, `placement`).
 pub const SCHEMA_VERSION: u32 = 2;
 
-/// How a variant's build went.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct BuildInfo {
-    /// How long the build took.
-    pub seconds: f64,
-    /// Units cargo compiled (0: nothing was rebuilt).
-    pub compiled: usize,
-    /// Units cargo found up to date.
-    pub fresh: usize,
-}
+/// How a variant's build went (the run record's type, in the matrix's columns too).
+pub use costbench_record::model::BuildInfo;
 
 /// One column: a variant, its settings and what became of it.
 #[derive(Debug, Clone, Serialize, Deserialize)]

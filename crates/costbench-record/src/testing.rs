@@ -63,6 +63,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
         results,
         shard: None,
         merged: None,
+        build: None,
     }
 }
 

@@ -60,6 +60,7 @@ pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> R
         harness_residual_ir: Some(2),
         shard: None,
         merged: None,
+        build: None,
         results: vec![ScenarioResult {
             id: "s".into(),
             scenario: "s".into(),

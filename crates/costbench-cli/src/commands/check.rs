@@ -141,12 +141,14 @@ fn measure_with_baseline_rev(
             exe: base_exe,
             output_dir: root.join("baseline"),
             target: Some(base_target),
+            build: None,
         },
         costbench_measure::run::SideSpec {
             label: "default".into(),
             exe: cand_exe,
             output_dir: root.join("candidate"),
             target: None,
+            build: None,
         },
     ];
     let mut together = Vec::new();
@@ -238,6 +240,7 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget, quiet: bool) -> Re
         exe,
         output_dir: out.clone(),
         target: None,
+        build: None,
     };
     let cand = measure_and_record(run_opts, target, vec![side])?.remove(0);
     if !quiet {

@@ -56,6 +56,7 @@ fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
         exe,
         output_dir: out_root.clone(),
         target: None,
+        build: None,
     };
     let start = std::time::Instant::now();
     if !opts.quiet {

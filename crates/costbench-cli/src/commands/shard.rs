@@ -1,5 +1,6 @@
 //! `--shard K/N`'s costs: what history says each scenario (each `VARIANT/SCENARIO` cell) costs
-//! to measure, read here because the commands own the store. The partition itself is pure
+//! to measure, and each build variant's cold build (`VARIANT/`), read here because the commands
+//! own the store. The partition itself is pure
 //! (`costbench_record::shard`) and applied while measuring (`run::sharding`).
 
 use anyhow::{Context, Result};
@@ -15,6 +16,11 @@ const RUNS_PER_CELL: usize = 10;
 /// half a second of a child under callgrind (~18× slower than native) plus its wall-time
 /// process, so that cheap scenarios still count for something.
 const START_COST: f64 = 1e8;
+/// What a second of a variant's cold build costs, on `START_COST`'s scale (half a second, 1e8).
+/// Builds are the dearest part of a cold variants session (30 to 45 s each for the built-in
+/// suite here, against 30 to 40 s of measuring under callgrind), so that whole variants are
+/// balanced by what their jobs spend.
+const COST_PER_BUILD_SECOND: f64 = 2.0 * START_COST;
 
 /// Fills `opts.shard`'s costs from the history database `db` (when it exists; otherwise the
 /// partition is by count). Reading history never changes it.
@@ -33,8 +39,20 @@ pub(super) fn load_costs(opts: &mut RunOptions, db: &Location) -> Result<()> {
         ..RunQuery::default()
     })?;
     let mut per_cell: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut builds: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for summary in runs {
         let run = store.load(&summary.run_id)?;
+        // Cold builds only (nothing found up to date), as every CI job builds.
+        if let Some(b) = run
+            .build
+            .as_ref()
+            .filter(|b| b.fresh == 0 && b.compiled > 0)
+        {
+            let v = builds.entry(run.variant.clone()).or_default();
+            if v.len() < RUNS_PER_CELL {
+                v.push(b.seconds * COST_PER_BUILD_SECOND);
+            }
+        }
         let mut this_run: BTreeMap<String, f64> = BTreeMap::new();
         for r in &run.results {
             if let Some(ic) = &r.icount {
@@ -50,12 +68,19 @@ pub(super) fn load_costs(opts: &mut RunOptions, db: &Location) -> Result<()> {
             }
         }
     }
+    // A variant's cold build is a cell without a scenario (`VARIANT/`): whole variants add it
+    // to their cost, and no scenario's cell is ever named so.
+    let built: Vec<(String, Vec<f64>)> = builds
+        .into_iter()
+        .map(|(v, b)| (format!("{v}/"), b))
+        .collect();
     plan.costs = per_cell
         .into_iter()
+        .chain(built)
         .filter_map(|(k, v)| costbench_record::shard::median(&v).map(|m| (k, m)))
         .collect();
     plan.source = format!(
-        "instructions of one run of the body plus {START_COST:e} per scenario, median of the last {RUNS_PER_CELL} runs in history"
+        "instructions of one run of the body plus {START_COST:e} per scenario, and for build variants {COST_PER_BUILD_SECOND:e} per second of a cold build, medians of the last {RUNS_PER_CELL} runs in history"
     );
     Ok(())
 }

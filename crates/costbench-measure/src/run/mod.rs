@@ -210,6 +210,8 @@ pub struct SideSpec {
     /// checkout of an A/B comparison): its package directory is the scenarios' working directory
     /// and its git state is recorded.
     pub target: Option<BenchTarget>,
+    /// How costbench built it, when it built it as a build variant: kept in its run record.
+    pub build: Option<model::BuildInfo>,
 }
 
 /// Measures the selected scenarios of every side: instruction counts side after side (counts do
@@ -353,6 +355,7 @@ pub fn measure_sides(
             );
             record.variant = side.label.clone();
             record.shard = shard_infos.as_ref().map(|i| i[k].clone());
+            record.build = side.build.clone();
             Session {
                 opts,
                 bin: &bins[k],
@@ -551,6 +554,7 @@ fn new_record(
         harness_residual_ir: None,
         shard: None,
         merged: None,
+        build: None,
         results: selected
             .iter()
             .flat_map(|s| {

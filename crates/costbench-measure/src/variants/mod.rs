@@ -293,6 +293,7 @@ pub fn run(
                 exe: b.exe.clone(),
                 output_dir: root.join(&p.variant.name),
                 target: None,
+                build: o.info.clone(),
             })
         })
         .collect();

@@ -183,6 +183,30 @@ mod tests {
     }
 
     #[test]
+    fn a_variant_whose_cold_build_is_dearest_goes_alone() {
+        // History: lto's cold build (its `lto/` cell) costs as much as the other three variants'
+        // builds and measurement together; every variant's scenario costs the same.
+        let mut costs = BTreeMap::new();
+        for v in ["base", "a", "b", "lto"] {
+            costs.insert(format!("{v}/s"), 10.0);
+        }
+        for v in ["base", "a", "b"] {
+            costs.insert(format!("{v}/"), 90.0);
+        }
+        costs.insert("lto/".into(), 300.0);
+        let kept: Vec<Vec<String>> = (1..=2)
+            .map(|k| {
+                let mut p = plan(k, 2);
+                p.costs = costs.clone();
+                let vs = ["base", "a", "b", "lto"].map(Variant::plain).to_vec();
+                let (kept, _) = whole_variants(Some(&mut p), false, vs, 0);
+                names(&kept).iter().map(|s| s.to_string()).collect()
+            })
+            .collect();
+        assert!(kept.contains(&vec!["lto".to_string()]), "{kept:?}");
+    }
+
+    #[test]
     fn instruments_judged_on_one_machine() {
         let none = Instruments {
             icount: true,

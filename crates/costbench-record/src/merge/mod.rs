@@ -279,6 +279,8 @@ pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> 
         results,
         shard: None,
         merged: Some(Merged { shards }),
+        // Every shard built the same variant: the first one's build stands for it.
+        build: by_index[&1].1.build.clone(),
     })
 }
 

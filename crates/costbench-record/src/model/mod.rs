@@ -41,6 +41,10 @@ pub struct RunRecord {
     /// count. Reported, never subtracted.
     pub harness_residual_ir: Option<u64>,
     pub results: Vec<ScenarioResult>,
+    /// How costbench's build of this run's binary went, when it built it as a build variant
+    /// (`variants`): `--shard` balances whole variants by their cold build times in history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<BuildInfo>,
     /// Present when this run measured one shard of the suite (`--shard K/N`): which shard, and
     /// how the scenarios were assigned. Absent from unsharded runs and older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +53,17 @@ pub struct RunRecord {
     /// run, machine and ids, so every row keeps who measured it. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<Merged>,
+}
+
+/// How a variant's build went.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BuildInfo {
+    /// How long the build took.
+    pub seconds: f64,
+    /// Units cargo compiled (0: nothing was rebuilt).
+    pub compiled: usize,
+    /// Units cargo found up to date (0: a cold build, as on a fresh CI runner).
+    pub fresh: usize,
 }
 
 /// One shard of a sharded run (`--shard K/N`).
