@@ -7,16 +7,18 @@ use common::*;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
-/// `costbench run --shard K/N` into `dir`, no history.
-fn run_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
+/// `costbench COMMAND` on the selftest suite into `dir`, as shard `shard` (or unsharded), no
+/// history, then `extra`; asserts that it succeeded.
+fn measure_shard(command: &str, dir: &Path, shard: Option<&str>, extra: &[&str]) -> Output {
     let manifest = selftest_manifest();
     // A history of its own that does not exist, so that the split is by count whatever other
     // tests recorded in the workspace's default history (shards read costs from history even
     // when --no-history keeps them from recording).
     let db = dir.with_extension("history.sqlite");
     let mut args = vec![
-        "run",
+        command,
         "--manifest-path",
         manifest.to_str().unwrap(),
         "--bench",
@@ -26,7 +28,6 @@ fn run_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
         "--no-history",
         "--db",
         db.to_str().unwrap(),
-        "--quiet",
     ];
     if let Some(s) = shard {
         args.extend(["--shard", s]);
@@ -34,6 +35,14 @@ fn run_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
     args.extend_from_slice(extra);
     let out = costbench(&args);
     assert!(out.status.success(), "{shard:?}: {}", stderr(&out));
+    out
+}
+
+/// `costbench run --shard K/N` into `dir`, no history.
+fn run_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
+    let mut args = vec!["--quiet"];
+    args.extend_from_slice(extra);
+    measure_shard("run", dir, shard, &args);
     run_json(dir)
 }
 
@@ -248,19 +257,7 @@ fn issue_15_walltime_shards_keep_their_provenance() {
 /// `costbench variants --shard K/N` (or unsharded, `None`) on three selftest variants, into
 /// `dir`; the matrix JSON.
 fn variants_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
-    let manifest = selftest_manifest();
-    let db = dir.with_extension("history.sqlite");
     let mut args = vec![
-        "variants",
-        "--manifest-path",
-        manifest.to_str().unwrap(),
-        "--bench",
-        "selftest",
-        "--output-dir",
-        dir.to_str().unwrap(),
-        "--no-history",
-        "--db",
-        db.to_str().unwrap(),
         // The builds of variants_e2e.rs (same names, same settings): reused when it ran first.
         "--variant",
         "e2e-release:",
@@ -273,12 +270,8 @@ fn variants_shard(dir: &Path, shard: Option<&str>, extra: &[&str]) -> Value {
         "--format",
         "json",
     ];
-    if let Some(s) = shard {
-        args.extend(["--shard", s]);
-    }
     args.extend_from_slice(extra);
-    let out = costbench(&args);
-    assert!(out.status.success(), "{shard:?}: {}", stderr(&out));
+    let out = measure_shard("variants", dir, shard, &args);
     serde_json::from_slice(&out.stdout).expect("the matrix as JSON")
 }
 

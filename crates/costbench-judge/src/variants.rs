@@ -206,7 +206,7 @@ pub fn matrix(
             let base = bases
                 .iter()
                 .copied()
-                .find(|b| bases.len() > 1 && shard_of(b) == shard_of(rec))
+                .find(|b| shard_of(b) == shard_of(rec))
                 .unwrap_or(first);
             let cmp = compare::compare(base, rec, opts);
             let mut prices = BTreeMap::new();
@@ -327,23 +327,13 @@ pub mod fixtures {
         let results = figures
             .iter()
             .map(|(id, ir)| ScenarioResult {
-                id: (*id).into(),
-                scenario: (*id).into(),
-                party: None,
-                ops: 10,
-                unit: "ops".into(),
                 icount: Some(Icount {
                     ir: *ir,
                     ir_per_op: *ir as f64 / 10.0,
                     callgrind_out: String::new(),
                     placement: None,
                 }),
-                walltime: None,
-                counters: Default::default(),
-                census: None,
-                clients: None,
-                throughput: None,
-                failures: Vec::new(),
+                ..ScenarioResult::empty(*id, *id, None, 10, "ops")
             })
             .collect();
         let mut r = crate::compare::testing::record(variant, results);

@@ -69,20 +69,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
 
 /// A scenario of one op per run ("op"), with no figures yet.
 pub fn scenario(id: &str) -> ScenarioResult {
-    ScenarioResult {
-        id: id.into(),
-        scenario: id.into(),
-        party: None,
-        ops: 1,
-        unit: "op".into(),
-        icount: None,
-        walltime: None,
-        counters: Default::default(),
-        census: None,
-        clients: None,
-        throughput: None,
-        failures: vec![],
-    }
+    ScenarioResult::empty(id, id, None, 1, "op")
 }
 
 /// `r` measuring `ops` ops, what one op is named `unit`.

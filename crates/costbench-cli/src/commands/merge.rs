@@ -7,7 +7,7 @@
 use crate::args::{MergeCmd, RunFormat};
 use anyhow::{bail, Context, Result};
 use costbench_judge::compare::CompareOptions;
-use costbench_judge::variants::{matrix, Column, MatrixHead};
+use costbench_judge::variants::{matrix, Column, MatrixHead, SCHEMA};
 use costbench_record::merge::variants as vmerge;
 use costbench_record::model::RunRecord;
 use std::path::{Path, PathBuf};
@@ -97,14 +97,29 @@ fn merge_variants(m: &MergeCmd, out: &Path) -> Result<i32> {
     let mut parts = Vec::new();
     let mut heads: Vec<MatrixHead> = Vec::new();
     for d in &m.dirs {
-        parts.push(vmerge::read_part(d)?);
         let path = d.join(vmerge::MATRIX_FILE);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        heads.push(
-            serde_json::from_str(&text)
-                .with_context(|| format!("cannot read the columns of {}", path.display()))?,
-        );
+        let head: MatrixHead = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a variants matrix that costbench can read",
+                path.display()
+            )
+        })?;
+        if head.schema != SCHEMA {
+            bail!(
+                "{} is not a variants matrix (its schema is {:?})",
+                path.display(),
+                head.schema
+            );
+        }
+        let columns: Vec<(String, Option<String>)> = head
+            .columns
+            .iter()
+            .map(|c| (c.name.clone(), c.run_id.clone()))
+            .collect();
+        parts.push(vmerge::load_part(d, head.shard.clone(), &columns)?);
+        heads.push(head);
     }
     let merged = vmerge::merge_variants(&parts, costbench_measure::environment::new_run_id)?;
     vmerge::write(&merged, &m.dirs, out)?;

@@ -1,6 +1,6 @@
 //! `costbench merge` of a sharded `variants` session: the shards' variants roots (each a
 //! `matrix.json` and one output directory per variant it measured) become one root with every
-//! variant's run. [`read_part`] reads a root, [`merge_variants`] decides (pure), [`write`]
+//! variant's run. [`load_part`] reads a root's runs, [`merge_variants`] decides (pure), [`write`]
 //! writes; the matrix over the merged runs is `costbench-judge`'s.
 //!
 //! - **Whole variants per shard**: each variant's run is taken as its shard measured it. A
@@ -19,7 +19,6 @@ use super::{agree, by_shard, copy_files, identity, COUNT_HINT, PARTITION_HINT, S
 use crate::model::{RunRecord, VariantSplit, VariantsShard};
 use crate::output::{load_run, OutputDir};
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// The file of a variants root that names its columns and its shard.
@@ -67,59 +66,33 @@ pub fn is_variants_root(dir: &Path) -> bool {
     dir.join(MATRIX_FILE).is_file() && !dir.join("run.json").is_file()
 }
 
-/// What [`read_part`] needs of `matrix.json`; the rest of it is recomputed.
-#[derive(Deserialize)]
-struct MatrixFile {
-    schema: String,
-    columns: Vec<ColumnFile>,
-    #[serde(default)]
-    shard: Option<VariantsShard>,
-}
-
-#[derive(Deserialize)]
-struct ColumnFile {
-    name: String,
-    run_id: Option<String>,
-}
-
-/// Reads the variants root `root`: its matrix's shard and columns, and the run of every
+/// The shard in `root`, from what its `matrix.json` says (read by the caller, which owns the
+/// matrix's types): its `shard` field and each column's name and run id. Loads the run of every
 /// measured column from `root/NAME`.
-pub fn read_part(root: &Path) -> Result<VariantsPart> {
-    let path = root.join(MATRIX_FILE);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let m: MatrixFile = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not a variants matrix that costbench can read",
-            path.display()
-        )
-    })?;
-    if m.schema != "costbench-variants" {
-        bail!(
-            "{} is not a variants matrix (its schema is {:?})",
-            path.display(),
-            m.schema
-        );
-    }
-    let Some(shard) = m.shard else {
+pub fn load_part(
+    root: &Path,
+    shard: Option<VariantsShard>,
+    columns: &[(String, Option<String>)],
+) -> Result<VariantsPart> {
+    let Some(shard) = shard else {
         bail!(
             "{} is not a shard: its variants session ran without --shard K/N",
             root.display()
         );
     };
     let mut runs = Vec::new();
-    for c in &m.columns {
-        let Some(id) = &c.run_id else { continue };
-        let dir = root.join(&c.name);
+    for (name, run_id) in columns {
+        let Some(id) = run_id else { continue };
+        let dir = root.join(name);
         let rec = load_run(&dir)
-            .with_context(|| format!("variant {} of the shard in {}", c.name, root.display()))?;
+            .with_context(|| format!("variant {name} of the shard in {}", root.display()))?;
         if rec.run_id != *id {
             bail!(
                 "{} holds run {} but {} names run {id}: the directory was measured again after \
                  the matrix was written; measure the shard again",
                 dir.display(),
                 rec.run_id,
-                path.display()
+                root.join(MATRIX_FILE).display()
             );
         }
         runs.push((dir, rec));
@@ -127,7 +100,7 @@ pub fn read_part(root: &Path) -> Result<VariantsPart> {
     Ok(VariantsPart {
         root: root.to_path_buf(),
         shard,
-        columns: m.columns.into_iter().map(|c| c.name).collect(),
+        columns: columns.iter().map(|(n, _)| n.clone()).collect(),
         runs,
     })
 }
@@ -187,21 +160,21 @@ pub fn merge_variants(
         }
     }
     let count = first.shard.count;
-    let by_index = by_shard(parts, count, |p| (p.root.as_path(), p.shard.index))?;
-    let position = |p: &VariantsPart| {
-        parts
-            .iter()
-            .position(|q| std::ptr::eq(p, q))
-            .expect("a part of parts")
-    };
+    // Each part with its position in `parts`, which the columns name.
+    let numbered: Vec<(usize, &VariantsPart)> = parts.iter().enumerate().collect();
+    let ordered: Vec<(usize, &VariantsPart)> =
+        by_shard(&numbered, count, |(_, p)| (p.root.as_path(), p.shard.index))?
+            .into_values()
+            .copied()
+            .collect();
     let baseline = first.shard.baseline.clone();
     let mut columns = Vec::new();
     let mut merged = Vec::new();
     for name in &first.shard.variants {
-        let holders: Vec<&VariantsPart> = by_index
-            .values()
+        let holders: Vec<(usize, &VariantsPart)> = ordered
+            .iter()
             .copied()
-            .filter(|p| p.columns.contains(name))
+            .filter(|(_, p)| p.columns.contains(name))
             .collect();
         let run_of = |p: &VariantsPart| p.runs.iter().find(|(_, r)| r.variant == *name).cloned();
         match first.shard.split {
@@ -209,12 +182,13 @@ pub fn merge_variants(
                 baseline_everywhere,
             } => {
                 let everywhere = baseline_everywhere && *name == baseline;
-                let Some(owner) = holders.first() else {
+                let Some(&(owner, _)) = holders.first() else {
                     bail!("cannot merge: no shard has variant {name}; every shard of the session is needed");
                 };
-                if everywhere && holders.len() < by_index.len() {
-                    let lacking: Vec<String> = by_index
-                        .values()
+                if everywhere && holders.len() < ordered.len() {
+                    let lacking: Vec<String> = ordered
+                        .iter()
+                        .map(|(_, p)| p)
                         .filter(|p| !p.columns.contains(name))
                         .map(|p| format!("{}/{count} ({})", p.shard.index, p.root.display()))
                         .collect();
@@ -227,14 +201,14 @@ pub fn merge_variants(
                 if !everywhere && holders.len() > 1 {
                     bail!(
                         "cannot merge: variant {name} is in shard {}/{count} ({}) and shard {}/{count} ({})",
-                        holders[0].shard.index,
-                        holders[0].root.display(),
-                        holders[1].shard.index,
-                        holders[1].root.display()
+                        holders[0].1.shard.index,
+                        holders[0].1.root.display(),
+                        holders[1].1.shard.index,
+                        holders[1].1.root.display()
                     );
                 }
-                columns.push((name.clone(), position(owner)));
-                for (j, p) in holders.iter().enumerate() {
+                columns.push((name.clone(), owner));
+                for (j, (_, p)) in holders.iter().enumerate() {
                     if let Some((dir, record)) = run_of(p) {
                         merged.push(VariantRun {
                             dir: if j == 0 {
@@ -249,7 +223,7 @@ pub fn merge_variants(
                 }
             }
             VariantSplit::Scenarios => {
-                if let Some(p) = by_index.values().find(|p| !p.columns.contains(name)) {
+                if let Some((_, p)) = ordered.iter().find(|(_, p)| !p.columns.contains(name)) {
                     bail!(
                         "cannot merge: shard {}/{count} ({}) has no column for variant {name}, \
                          but with scenarios split every shard builds every variant",
@@ -257,9 +231,9 @@ pub fn merge_variants(
                         p.root.display()
                     );
                 }
-                columns.push((name.clone(), position(by_index[&1])));
+                columns.push((name.clone(), ordered[0].0));
                 let shards: Vec<(PathBuf, RunRecord)> =
-                    by_index.values().filter_map(|p| run_of(p)).collect();
+                    ordered.iter().filter_map(|(_, p)| run_of(p)).collect();
                 if shards.is_empty() {
                     // It failed to build in every shard: its column says why.
                     continue;
@@ -497,14 +471,13 @@ mod tests {
             baseline: "base".into(),
             split: ONE,
         };
-        let matrix = serde_json::json!({
-            "schema": "costbench-variants",
-            "columns": [{"name": "base", "run_id": "base-1"}, {"name": "a", "run_id": null}],
-            "shard": shard,
-        });
-        std::fs::write(root.join(MATRIX_FILE), matrix.to_string()).unwrap();
+        std::fs::write(root.join(MATRIX_FILE), "{}").unwrap();
         assert!(is_variants_root(&root) && !is_variants_root(&root.join("base")));
-        let p = read_part(&root).unwrap();
+        let columns = [
+            ("base".to_string(), Some("base-1".to_string())),
+            ("a".to_string(), None),
+        ];
+        let p = load_part(&root, Some(shard.clone()), &columns).unwrap();
         assert_eq!(p.columns, ["base", "a"]);
         assert_eq!(p.runs.len(), 1);
         let m = merge_variants(&[p], ids()).unwrap();
@@ -521,15 +494,10 @@ mod tests {
         );
         assert!(e.contains("is one of the shards' directories"), "{e}");
         // A matrix without a shard, and a run directory measured again since.
-        let mut unsharded = matrix.clone();
-        unsharded["shard"] = serde_json::Value::Null;
-        std::fs::write(root.join(MATRIX_FILE), unsharded.to_string()).unwrap();
-        let e = format!("{:#}", read_part(&root).unwrap_err());
+        let e = format!("{:#}", load_part(&root, None, &columns).unwrap_err());
         assert!(e.contains("is not a shard"), "{e}");
-        let mut stale = matrix;
-        stale["columns"][0]["run_id"] = "older".into();
-        std::fs::write(root.join(MATRIX_FILE), stale.to_string()).unwrap();
-        let e = format!("{:#}", read_part(&root).unwrap_err());
+        let stale = [("base".to_string(), Some("older".to_string()))];
+        let e = format!("{:#}", load_part(&root, Some(shard), &stale).unwrap_err());
         assert!(e.contains("was measured again"), "{e}");
     }
 }
