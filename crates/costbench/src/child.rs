@@ -55,7 +55,7 @@ fn fds_available(flag: &str) -> Result<(), ChildError> {
 }
 
 /// Parsed `--costbench-child MODE ...` arguments.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct ChildArgs {
     mode: String,
     protocol: Option<u32>,
@@ -182,12 +182,37 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
     let scenario = suite
         .find(name)
         .ok_or_else(|| bad(format!("no scenario named {name:?} in this binary")))?;
+    // Every mode that runs the scenario starts it from the same heap and stack placement,
+    // whatever else the binary registered or its path and arguments are.
+    crate::placement::settled(|| run_mode(scenario, &a))
+}
+
+/// The scenario this process was started to run (`--costbench-child MODE ... NAME`, any mode but
+/// `list`); `None` otherwise, and when the arguments do not parse (the child reports that when the
+/// suite answers).
+pub(crate) fn only_scenario() -> Option<String> {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string().ok())
+        .collect::<Option<_>>()?;
+    let (flag, rest) = args.split_first()?;
+    if flag != proto::CHILD_FLAG {
+        return None;
+    }
+    let a = parse_child_args(rest).ok()?;
+    if a.mode == "list" {
+        return None;
+    }
+    a.scenario
+}
+
+fn run_mode(scenario: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
     match a.mode.as_str() {
         "icount" => {
-            process_body(scenario, &a, Mode::Icount)?;
+            process_body(scenario, a, Mode::Icount)?;
             Ok(0)
         }
-        "memory" | "perf" => counters(scenario, &a),
+        "memory" | "perf" => counters(scenario, a),
         "walltime" if a.perturb.is_some() => Err(bad(
             "--perturb is for icount, memory, perf and once: wall time has its own code-layout rounds",
         )),
@@ -211,8 +236,8 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
             "scenario {:?} is not a service scenario (Suite::service): {} has nothing to serve",
             scenario.name, a.mode
         ))),
-        "serve" => serve_mode(scenario, &a),
-        "load" => load_mode(scenario, a),
+        "serve" => serve_mode(scenario, a),
+        "load" => load_mode(scenario, a.clone()),
         "once" => {
             match a.perturb {
                 Some(n) => crate::placement::perturbed(n, || once(scenario)),

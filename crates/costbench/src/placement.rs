@@ -18,8 +18,57 @@
 //! `io/write/unbuffered` 1.9x and `pipe/transfer_1mib_*` 1.7-1.9x the instructions, costs a
 //! single-threaded program never pays.
 
+//! Settling ([`settled`]) is the other half: every process that runs a scenario first brings the
+//! heap and the stack to a placement that does not depend on what else the binary registered,
+//! on the binary's path or on its arguments, so that two builds differing only there count the
+//! same instructions, to the last one.
+
 use std::hint::black_box;
 use std::mem::MaybeUninit;
+
+/// Runs `f` (a mode's whole work on one scenario: setup, body and result) from a settled
+/// placement: the heap emptied of free chunks with its top at a fixed page offset and a fixed
+/// size ([`heap::settle`]), and the stack at a fixed page offset.
+///
+/// Why: glibc malloc's paths depend on its free lists and top chunk, and `memcmp`'s on where its
+/// operands lie within a page, so an instruction count depends on the heap a setup starts from.
+/// The suite keeps no other scenario in the child ([`crate::Suite`]), but the user's code that
+/// registered them ran (a `format!`ed name, a temporary, a captured buffer) and left free chunks
+/// and a higher top. The stack's start depends on the environment (fixed by the runner), the
+/// binary's path and the arguments, which differ between a baseline and a candidate.
+pub(crate) fn settled<R>(f: impl FnOnce() -> R) -> R {
+    heap::settle();
+    with_stack_at(STACK_PAGE_OFFSET, f)
+}
+
+/// Where in its page the stack stands when a settled scenario starts (any fixed value works).
+const STACK_PAGE_OFFSET: usize = 0xe00;
+
+const PAGE: usize = 4096;
+
+/// Runs `f` in a frame lowered so that the stack pointer stands at `offset` within its page, up
+/// to this function's own (fixed) frame sizes.
+#[inline(never)]
+fn with_stack_at<R>(offset: usize, f: impl FnOnce() -> R) -> R {
+    let probe = 0u8;
+    let here = black_box(std::ptr::addr_of!(probe) as usize);
+    let pad = here.wrapping_sub(offset) % PAGE / 16 * 16;
+    let mut f = Some(f);
+    let mut out = None;
+    let mut call = || out = Some(f.take().expect("the frame calls its body once")());
+    let mut inner = |_: ()| FINE[pad % 256 / 16](&mut call);
+    COARSE[pad / 256](&mut || inner(()));
+    out.expect("the frame called its body")
+}
+
+macro_rules! frames {
+    ($step:literal: $($k:literal)*) => { [$(lowered::<{ $step * $k }> as fn(&mut dyn FnMut())),*] };
+}
+
+/// Frames of 0 to 3,840 bytes in steps of 256 and of 0 to 240 in steps of 16: two calls reach any
+/// 16-byte offset within a page.
+const COARSE: [fn(&mut dyn FnMut()); 16] = frames!(256: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+const FINE: [fn(&mut dyn FnMut()); 16] = frames!(16: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
 
 /// Runs `f` (a scenario's setup and body) with perturbation `n` (at least 1) applied: a heap
 /// block whose size depends on `n` stays allocated until `f` returns, and `f` runs in a stack
@@ -121,6 +170,151 @@ fn with_lowered_stack<R>(n: u32, f: impl FnOnce() -> R) -> R {
     out.expect("the frame called its body")
 }
 
+/// glibc's heap, brought to one state whatever came before.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) mod heap {
+    use std::ffi::c_void;
+
+    type Mallinfo2 = unsafe extern "C" fn() -> libc::mallinfo2;
+
+    /// Bytes free in the arenas outside their top chunks (bins and fast bins), and the top's size.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    struct Free {
+        bins: usize,
+        top: usize,
+        system: usize,
+        mmapped: usize,
+    }
+
+    fn free(info: Mallinfo2) -> Free {
+        // SAFETY: mallinfo2 takes no arguments and only reads the allocator's state.
+        let m = unsafe { info() };
+        Free {
+            bins: m.fordblks - m.keepcost,
+            top: m.keepcost,
+            system: m.arena,
+            mmapped: m.hblkhd,
+        }
+    }
+
+    /// Chunk sizes of glibc's tcache (64 classes of 16 bytes from 32): a request of `c - 8` bytes
+    /// gets a chunk of exactly `c`.
+    const TCACHE_CHUNKS: std::ops::RangeInclusive<usize> = 2..=65;
+
+    /// Entries a tcache class holds (glibc's default `glibc.malloc.tcache_count`).
+    const TCACHE_COUNT: usize = 7;
+
+    /// Requests above this go to `mmap`, not the heap (glibc's default threshold is 128 KiB).
+    const LARGEST_REQUEST: usize = 64 * 1024;
+
+    /// Upper bound on allocations made while settling, against a heap that does not behave as
+    /// glibc's does (another allocator interposed): settling then stops where it is.
+    const MAX_STEPS: usize = 1 << 20;
+
+    /// Brings glibc's heap to a state that depends only on what is still allocated, not on what
+    /// was allocated and freed before: no free chunk anywhere but the top (fast bins, bins and
+    /// the tcache emptied, their chunks kept allocated), the top chunk starting at a fixed offset
+    /// within its page and trimmed to a fixed size. Allocations that follow are carved from the
+    /// top in order, at page offsets that only they decide.
+    ///
+    /// What is kept allocated stays so until the process exits (a few kilobytes: the free chunks
+    /// the registrations left). Does nothing without `mallinfo2` (glibc before 2.33).
+    ///
+    /// Known limit: glibc raises its mmap threshold after freeing a large mmapped block; a user's
+    /// registration code that allocates and frees more than 128 KiB before the setup changes
+    /// which of the setup's large allocations are mmapped. The suite leaks (never frees) what
+    /// other scenarios captured, so only such temporaries remain.
+    pub(crate) fn settle() {
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks the symbol up.
+        let sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"mallinfo2".as_ptr()) };
+        if sym.is_null() {
+            return;
+        }
+        // SAFETY: glibc's mallinfo2 has exactly this signature.
+        let info: Mallinfo2 = unsafe { std::mem::transmute::<*mut c_void, Mallinfo2>(sym) };
+        let mut steps = 0;
+        let mut step = || {
+            steps += 1;
+            steps <= MAX_STEPS
+        };
+        // Fast bins merged into their neighbours and the top.
+        // SAFETY: malloc_trim only reorganises the allocator's own free memory.
+        unsafe { libc::malloc_trim(0) };
+        // 1. Every free chunk in the bins taken: the largest request that the bins' free bytes
+        //    allow is served from a bin if a chunk that large is free, else it came from the top
+        //    and goes back (a chunk above the tcache's sizes merges into the top again) and the
+        //    request halves; small requests carve what is left, the smallest chunk at a time.
+        let mut want = LARGEST_REQUEST;
+        let mut stale = 0;
+        loop {
+            let before = free(info);
+            // More small allocations than a tcache class holds that took nothing from the bins:
+            // the free bytes are not the main arena's (another thread's arena counts in
+            // mallinfo2's figures too), and there is nothing more to take.
+            if before.bins == 0 || stale > TCACHE_COUNT || !step() {
+                break;
+            }
+            want = want.min(before.bins);
+            let small = want <= 1024;
+            let request = if small { 1 } else { want - 16 };
+            // SAFETY: a plain allocation, kept or freed below.
+            let p = unsafe { libc::malloc(request) };
+            if p.is_null() {
+                return;
+            }
+            let took = free(info).bins < before.bins;
+            if small {
+                stale = if took { 0 } else { stale + 1 };
+                continue; // kept: it was a free chunk (or a tcache entry, emptied too)
+            }
+            if took {
+                continue;
+            }
+            // SAFETY: `p` came from malloc above and is freed once.
+            unsafe { libc::free(p) };
+            want /= 2;
+        }
+        // 2. The tcache emptied, class by class: its entries are served without the arena's
+        //    figures changing; the first allocation that changes them came from the top.
+        for chunk in TCACHE_CHUNKS.map(|c| c * 16) {
+            loop {
+                let before = free(info);
+                // SAFETY: a plain allocation, kept.
+                let p = unsafe { libc::malloc(chunk - 8) };
+                if p.is_null() || free(info) != before || !step() {
+                    break;
+                }
+            }
+        }
+        // 3. The top moved to a fixed page offset: the next chunk is carved at the top's start,
+        //    16 bytes before the pointer malloc returns.
+        // SAFETY: a plain allocation, kept.
+        let p = unsafe { libc::malloc(24) } as usize;
+        if p == 0 {
+            return;
+        }
+        let top = p - 16 + 32;
+        let mut gap = (super::PAGE - top % super::PAGE) % super::PAGE;
+        if gap != 0 && gap < 32 {
+            gap += super::PAGE; // the smallest chunk is 32 bytes
+        }
+        if gap != 0 {
+            // SAFETY: a plain allocation, kept: a chunk of exactly `gap` bytes from the top.
+            unsafe { libc::malloc(gap - 8) };
+        }
+        // 4. The top trimmed: its end is page-aligned (the program break), so with its start
+        //    fixed within a page, trimming leaves it the same size whatever it held.
+        // SAFETY: as above.
+        unsafe { libc::malloc_trim(0) };
+    }
+}
+
+/// Other C libraries and allocators: nothing to settle that costbench knows how to.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(crate) mod heap {
+    pub(crate) fn settle() {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +336,38 @@ mod tests {
         }
         let stacks: std::collections::BTreeSet<_> = (1..=16).map(stack_pad_bytes).collect();
         assert_eq!(stacks.len(), 16);
+    }
+
+    #[test]
+    fn a_settled_stack_stands_at_one_page_offset_from_any_depth() {
+        fn sp_in<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for depth in [0usize, 1, 7, 100, 333] {
+            let off = nest(depth, &mut || {
+                with_stack_at(STACK_PAGE_OFFSET, || {
+                    sp_in(|| {
+                        let x = 0u8;
+                        black_box(std::ptr::addr_of!(x) as usize) % PAGE
+                    })
+                })
+            });
+            seen.insert(off);
+        }
+        assert_eq!(seen.len(), 1, "offsets {seen:?}");
+    }
+
+    /// Calls `f` under `depth` frames of 48 bytes each.
+    #[inline(never)]
+    fn nest(depth: usize, f: &mut dyn FnMut() -> usize) -> usize {
+        let pad = [0u8; 48];
+        black_box(&pad);
+        if depth == 0 {
+            f()
+        } else {
+            nest(depth - 1, f)
+        }
     }
 
     #[test]

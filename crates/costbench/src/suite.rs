@@ -1,6 +1,15 @@
 //! Registration of scenarios: names, declared operations, parties.
 //!
 //! This module only records what the user declared and validates it; running is `child`'s job.
+//!
+//! In a process the runner started to run one scenario (`--costbench-child MODE ... NAME`), the
+//! suite keeps only that scenario: every other registration is compared by name without
+//! allocating and then forgotten, so that the heap the measured scenario's setup starts from does
+//! not hold the rest of the suite (issue 32: one more registered scenario moved another's
+//! instruction count by 1 %). What the user's own code allocated to register it (a `format!`ed
+//! name, state captured by the closure) is leaked rather than freed: freeing a large block would
+//! move glibc's dynamic mmap threshold, and what remains of small temporaries the child settles
+//! before the setup begins ([`crate::placement`]).
 
 use crate::bench::{Bench, BodyFn};
 use crate::service::{ServiceDef, DEFAULT_REQUESTS_PER_RUN};
@@ -75,6 +84,8 @@ pub(crate) struct Scenario {
 /// ```
 pub struct Suite {
     pub(crate) scenarios: Vec<Scenario>,
+    /// In a child that runs one scenario: its name. Other registrations are not kept.
+    only: Option<String>,
 }
 
 impl std::fmt::Debug for Suite {
@@ -103,9 +114,18 @@ impl Suite {
     /// # let _ = suite;
     /// ```
     pub fn new() -> Suite {
+        Suite::keeping(crate::child::only_scenario())
+    }
+
+    /// A suite that keeps only the scenario called `only` (all when `None`).
+    pub(crate) fn keeping(only: Option<String>) -> Suite {
         let mut s = Suite {
             scenarios: Vec::new(),
+            only,
         };
+        if !s.wanted(costbench_protocol::RESIDUAL_SCENARIO) {
+            return s;
+        }
         s.push(Scenario {
             name: costbench_protocol::RESIDUAL_SCENARIO.to_string(),
             ops: ops(1, "runs"),
@@ -132,10 +152,15 @@ impl Suite {
     /// });
     /// suite.main();
     /// ```
-    pub fn bench<F>(&mut self, name: impl Into<String>, ops: Ops, f: F) -> &mut Suite
+    pub fn bench<N, F>(&mut self, name: N, ops: Ops, f: F) -> &mut Suite
     where
+        N: AsRef<str> + Into<String>,
         F: Fn(&mut Bench) + Send + Sync + 'static,
     {
+        if !self.wanted(name.as_ref()) {
+            forget((name, ops, f));
+            return self;
+        }
         self.push(Scenario {
             name: name.into(),
             ops,
@@ -171,12 +196,21 @@ impl Suite {
         O: Fn(&P) -> Ops,
         F: Fn(&mut Bench, &P) + Send + Sync + 'static,
     {
-        let f = Arc::new(f);
+        let mut body = Some(f);
+        let mut shared = None;
         for p in params {
+            if !self.wanted_fmt(format_args!("{name}/{p}")) {
+                forget(p);
+                continue;
+            }
             let o = ops(&p);
-            let f = f.clone();
+            let f: Arc<F> = shared
+                .get_or_insert_with(|| Arc::new(body.take().expect("taken once")))
+                .clone();
             self.bench(format!("{name}/{p}"), o, move |b| f(b, &p));
         }
+        // Not one of the parameters is kept.
+        forget(body);
         self
     }
 
@@ -209,7 +243,14 @@ impl Suite {
     ///     });
     /// suite.main();
     /// ```
-    pub fn multi(&mut self, name: impl Into<String>, ops: Ops) -> Multi<'_> {
+    pub fn multi<N>(&mut self, name: N, ops: Ops) -> Multi<'_>
+    where
+        N: AsRef<str> + Into<String>,
+    {
+        if !self.wanted(name.as_ref()) {
+            forget((name, ops));
+            return Multi { suite: None };
+        }
         self.push(Scenario {
             name: name.into(),
             ops,
@@ -218,7 +259,7 @@ impl Suite {
             internal: false,
             service: None,
         });
-        Multi { suite: self }
+        Multi { suite: Some(self) }
     }
 
     /// Registers a service scenario: a server and its clients, with `ops` operations per
@@ -257,7 +298,14 @@ impl Suite {
     ///     });
     /// suite.main();
     /// ```
-    pub fn service(&mut self, name: impl Into<String>, ops: Ops) -> Service<'_> {
+    pub fn service<N>(&mut self, name: N, ops: Ops) -> Service<'_>
+    where
+        N: AsRef<str> + Into<String>,
+    {
+        if !self.wanted(name.as_ref()) {
+            forget((name, ops));
+            return Service { scenario: None };
+        }
         let def = ServiceDef {
             server: None,
             client: None,
@@ -276,12 +324,30 @@ impl Suite {
             service: Some(def),
         });
         Service {
-            scenario: self.scenarios.last_mut().expect("just pushed"),
+            scenario: Some(self.scenarios.last_mut().expect("just pushed")),
         }
     }
 
     fn push(&mut self, s: Scenario) {
         self.scenarios.push(s);
+    }
+
+    /// Whether a scenario called `name` is kept: always, except in a child that runs another.
+    fn wanted(&self, name: &str) -> bool {
+        self.only.as_deref().is_none_or(|only| only == name)
+    }
+
+    /// [`Suite::wanted`] of a name still to be formatted, compared piece by piece: a child that
+    /// runs another scenario allocates nothing for it.
+    fn wanted_fmt(&self, name: std::fmt::Arguments<'_>) -> bool {
+        let Some(only) = self.only.as_deref() else {
+            return true;
+        };
+        let mut m = Prefix {
+            rest: only,
+            ok: true,
+        };
+        std::fmt::Write::write_fmt(&mut m, name).is_ok() && m.ok && m.rest.is_empty()
     }
 
     pub(crate) fn find(&self, name: &str) -> Option<&Scenario> {
@@ -382,9 +448,32 @@ fn check_name(name: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// Registration that a child running another scenario does not keep: leaked, not dropped (see
+/// the module's docs). The process exits after its one scenario.
+fn forget<T>(t: T) {
+    std::mem::forget(t);
+}
+
+/// Compares formatted output with a string without allocating.
+struct Prefix<'a> {
+    rest: &'a str,
+    ok: bool,
+}
+
+impl std::fmt::Write for Prefix<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        match self.rest.strip_prefix(s) {
+            Some(rest) if self.ok => self.rest = rest,
+            _ => self.ok = false,
+        }
+        Ok(())
+    }
+}
+
 /// Builder for the parties of a multi-party scenario, returned by [`Suite::multi`].
 pub struct Multi<'a> {
-    suite: &'a mut Suite,
+    /// `None` when this child does not keep the scenario.
+    suite: Option<&'a mut Suite>,
 }
 
 impl std::fmt::Debug for Multi<'_> {
@@ -414,12 +503,15 @@ impl Multi<'_> {
     ///     });
     /// suite.main();
     /// ```
-    pub fn party<F>(self, name: impl Into<String>, f: F) -> Self
+    pub fn party<F>(mut self, name: impl Into<String>, f: F) -> Self
     where
         F: Fn(&mut Bench) + Send + Sync + 'static,
     {
-        let s = self
-            .suite
+        let Some(suite) = self.suite.as_mut() else {
+            forget((name, f));
+            return self;
+        };
+        let s = suite
             .scenarios
             .last_mut()
             .expect("Multi is only created right after pushing its scenario");
@@ -430,62 +522,63 @@ impl Multi<'_> {
 
 /// Builder of a service scenario, returned by [`Suite::service`].
 pub struct Service<'a> {
-    scenario: &'a mut Scenario,
+    /// `None` when this child does not keep the scenario.
+    scenario: Option<&'a mut Scenario>,
 }
 
 impl std::fmt::Debug for Service<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Service")
-            .field("name", &self.scenario.name)
+            .field("name", &self.scenario.as_ref().map(|s| &s.name))
             .finish_non_exhaustive()
     }
 }
 
 impl Service<'_> {
-    fn def(&mut self) -> &mut ServiceDef {
-        self.scenario
+    /// Applies `change` to the service's definition and rebuilds its parties and per-run ops;
+    /// leaks `keep` unused when this child does not keep the scenario.
+    fn update<T>(mut self, keep: T, change: impl FnOnce(&mut ServiceDef, T)) -> Self {
+        let Some(scenario) = self.scenario.as_mut() else {
+            forget(keep);
+            return self;
+        };
+        let def = scenario
             .service
             .as_mut()
-            .expect("a Service builder is only made for a service scenario")
-    }
-
-    /// Rebuilds the parties and the per-run ops after a change.
-    fn refresh(mut self) -> Self {
-        let def = self.def().clone();
-        self.scenario.parties = def.parties();
-        self.scenario.ops = ops(
+            .expect("a Service builder is only made for a service scenario");
+        change(def, keep);
+        let def = def.clone();
+        scenario.parties = def.parties();
+        scenario.ops = ops(
             def.ops_per_request.saturating_mul(def.requests_per_run),
-            self.scenario.ops.unit().to_string(),
+            scenario.ops.unit().to_string(),
         );
         self
     }
 
     /// The server: `f` runs once per server (setup, not measured) and registers the handler
     /// with [`crate::Server::serve`].
-    pub fn server<F>(mut self, f: F) -> Self
+    pub fn server<F>(self, f: F) -> Self
     where
         F: Fn(&mut crate::Server) + Send + Sync + 'static,
     {
-        self.def().server = Some(Arc::new(f));
-        self.refresh()
+        self.update(f, |def, f| def.server = Some(Arc::new(f)))
     }
 
     /// The clients: `f` runs once per client (setup, not measured) and registers the request
     /// maker with [`Client::request`].
-    pub fn client<F>(mut self, f: F) -> Self
+    pub fn client<F>(self, f: F) -> Self
     where
         F: Fn(&mut crate::Client) + Send + Sync + 'static,
     {
-        self.def().client = Some(Arc::new(f));
-        self.refresh()
+        self.update(f, |def, f| def.client = Some(Arc::new(f)))
     }
 
     /// How many requests one run of the parties' measured bodies makes when the service is
     /// measured per request (instruction counts, wall time); default 100. Per-op figures divide
     /// by it, so it only trades the harness's share against the time one run takes.
-    pub fn requests_per_run(mut self, n: u64) -> Self {
-        self.def().requests_per_run = n.max(1);
-        self.refresh()
+    pub fn requests_per_run(self, n: u64) -> Self {
+        self.update(n, |def, n| def.requests_per_run = n.max(1))
     }
 }
 
@@ -567,6 +660,50 @@ mod tests {
         assert_eq!(sc.ops.count(), 21, "3 ops per request, 7 requests per run");
         crate::child::once(sc);
         assert_eq!(ANSWERED.load(Ordering::Relaxed), 7);
+    }
+
+    #[test]
+    fn a_child_that_runs_one_scenario_keeps_only_it() {
+        let register = |s: &mut Suite| {
+            s.bench("a", ops(1, "op"), |b| b.iter(|| ()));
+            s.bench_params(
+                "p",
+                [1u32, 22],
+                |n| ops(u64::from(*n), "el"),
+                |b, _| b.iter(|| ()),
+            );
+            s.multi("m", ops(1, "op"))
+                .party("x", |b| b.iter(|| ()))
+                .party("y", |b| b.iter(|| ()));
+            s.service("svc", ops(2, "q"))
+                .server(|srv| srv.serve(|_| Ok(())))
+                .client(|c| c.request(|_, _| Ok(())));
+        };
+        for (only, kept, parties) in [
+            ("a", "a", 0),
+            ("p/22", "p/22", 0),
+            ("m", "m", 2),
+            ("svc", "svc", 2),
+            (
+                costbench_protocol::RESIDUAL_SCENARIO,
+                costbench_protocol::RESIDUAL_SCENARIO,
+                0,
+            ),
+        ] {
+            let mut s = Suite::keeping(Some(only.to_string()));
+            register(&mut s);
+            let names: Vec<_> = s.scenarios.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(names, [kept], "only {only:?}");
+            assert_eq!(s.scenarios[0].parties.len(), parties, "only {only:?}");
+            assert!(s.validate().is_empty(), "{:?}", s.validate());
+        }
+        let mut none = Suite::keeping(Some("p/2".to_string()));
+        register(&mut none);
+        assert!(
+            none.scenarios.is_empty(),
+            "p/2 is a prefix of p/22, not a match"
+        );
+        assert_eq!(none.find("p/22").map(|s| &s.name), None);
     }
 
     #[test]
