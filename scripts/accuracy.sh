@@ -12,28 +12,83 @@
 #   unpaired  separate `run --instrument walltime` runs of one build, compared without history
 #             (target: no wall-time verdict at all) and with a history of other runs of the same
 #             build (target: at most 1 % of rows flagged).
+#   kinds     like aa, over many kinds of unrelated pull request (issue 32): for each kind, the
+#             scratch tree reset and that kind's edit applied (scripts/accuracy-kinds.py), then
+#             CHECKS_PER_KIND whole-suite checks; one line per check, one per kind, then totals.
+#             Every edit leaves the existing scenarios' measured code (the `b.iter` bodies and
+#             the library functions they call) as it is; scripts/accuracy-kinds.py asserts that
+#             its anchors are found and that those bodies and every `#[inline(never)]` kernel of
+#             the library are still there verbatim, and each check asserts the ids it reports
+#             new in or missing from the candidate. Targets (over >= 20 checks): at most 1
+#             failing check, no instruction-count row flagged, at most 0.1 % of wall-time rows
+#             flagged. The kinds:
+#               first         a scenario with code of its own in the bench file, registered first
+#               module        a new library module (src/checksums.rs, `pub mod`) and its
+#                             scenario, registered last
+#               setup-helper  a new library function (data::digest) called only in the setup of
+#                             alloc/pipeline/stream, its result black_boxed
+#               doc           doc comments and comments only (lib.rs, index.rs, text.rs, bench)
+#               reorder       the registration groups `regexes` and `file_io` swapped in main
+#               rename        index::transpose (setup of index/matmul32/iter only) renamed
+#               static-table  a 4 KiB `static` table in index.rs and its scenario, registered at
+#                             the end of `indexing` (mid-suite)
+#               family        three new scenarios (`bench_params`), registered first
+#               dependency    libc (workspace dependency, already locked) added to the suite
+#                             crate, Cargo.lock's suite entry updated as a pull request would
+#                             (so --locked passes), a library function calling it and its
+#                             scenario, registered last
+#               remove        the registration of regex/suffix/regex removed
+#               generic       a generic library function over `impl Read` (files::count_newlines)
+#                             instantiated by a new scenario at the end of `file_io` (mid-suite)
+#               setup-edit    the setup of words/read_u64/aligned edited (one more black_box),
+#                             as aa's unrelated change does
+#               test-only     a unit test added to the library (a control: the bench binary's
+#                             code does not change)
 #
 # The candidate is a scratch worktree of HEAD (edited per part), the baseline is HEAD built by
 # `check` itself: the pull-request flow. Commit first.
 #
 # Usage: scripts/accuracy.sh [AA_CHECKS [POWER_CHECKS [HISTORY_RUNS]]]   (defaults 20, 10, 11)
-#        PARTS="aa power unpaired" selects parts (default all three);
-#        KEEP=DIR keeps each check's JSON and output directories as DIR/PART-N/;
+#        PARTS="aa power unpaired kinds" selects parts (default "aa power unpaired");
+#        KINDS="first doc ..." selects kinds for part kinds (default all, in the order above);
+#        CHECKS_PER_KIND=N checks per kind (default 2: 13 kinds, 26 checks);
+#        KEEP=DIR keeps each check's JSON and output directories as DIR/PART-N/ (part kinds:
+#        DIR/kinds-KIND-N/, so that `scripts/accuracy-layouts.py DIR kinds-` reads them);
 #        CHECK_ARGS="..." adds options to every check (e.g. --layouts shuffle).
-# Needs python3 (parses JSON). Prints one line per check, then the totals; docs/accuracy.md
-# records a measured set.
+# Needs python3 (parses JSON, applies the kinds' edits). Prints one line per check, then the
+# totals; docs/accuracy.md records a measured set.
 set -euo pipefail
 aa_checks=${1:-20}
 power_checks=${2:-10}
 history_runs=${3:-11}
 parts=${PARTS:-aa power unpaired}
+checks_per_kind=${CHECKS_PER_KIND:-2}
 repo=$(git rev-parse --show-toplevel)
 cd "$repo"
+if [[ " $parts " == *" kinds "* ]]; then
+  if ! [[ $checks_per_kind =~ ^[1-9][0-9]*$ ]]; then
+    echo "CHECKS_PER_KIND must be a positive number, not '$checks_per_kind'" >&2
+    exit 1
+  fi
+  all_kinds=$(python3 "$repo/scripts/accuracy-kinds.py" list | paste -sd ' ')
+  kinds=${KINDS:-$all_kinds}
+  for k in $kinds; do
+    if [[ " $all_kinds " != *" $k "* ]]; then
+      echo "unknown kind '$k'; the kinds are: $all_kinds" >&2
+      exit 1
+    fi
+  done
+  if [ -z "${kinds// /}" ]; then
+    echo "KINDS selects no kind" >&2
+    exit 1
+  fi
+fi
 cargo build --release --locked -p costbench-cli
 scratch=$(mktemp -d)
 # A copy, so that rebuilding the checkout while this runs changes nothing here.
 cp "$repo/target/release/costbench" "$scratch/costbench"
 cb="$scratch/costbench"
+cp "$repo/scripts/accuracy-kinds.py" "$scratch/kinds.py"
 cleanup() {
   git -C "$repo" worktree remove --force "$scratch/tree" >/dev/null 2>&1 || true
   rm -rf "$scratch"
@@ -49,7 +104,11 @@ export CARGO_TARGET_DIR="$repo/target/accuracy"
 bench="$tree/suites/builtin/benches/builtin.rs"
 lib="$tree/suites/builtin/src/lib.rs"
 
-reset_tree() { git -C "$tree" checkout --quiet -- .; }
+# Untracked files too: the kinds add files (part kinds, kind module).
+reset_tree() {
+  git -C "$tree" checkout --quiet -- .
+  git -C "$tree" clean --quiet -fd
+}
 
 # An unrelated change, as pull requests make them: a new scenario with code of its own (the
 # binary's code and the heap the other scenarios start from both move) and an edited setup of
@@ -100,6 +159,7 @@ check() {
   local start
   start=$(date +%s)
   set +e
+  # shellcheck disable=SC2086 # CHECK_ARGS is a list of options: split on purpose.
   "$cb" check --manifest-path "$tree/Cargo.toml" --baseline-rev HEAD --format json --no-history \
     --output-dir "$scratch/out" ${CHECK_ARGS:-} "$@" >"$scratch/check.json" 2>"$scratch/check.err"
   code=$?
@@ -122,6 +182,7 @@ check() {
 #   summary           "icount_flagged icount_rows wall_flagged wall_rows unresolved placement
 #                      wall_resolving_5 wall_resolving_2" and the flagged rows, one per line
 #   row ID INST       "flagged change_pct min_detectable_pct" of one row
+#   ids               "new missing": how many ids are in the candidate only, in the baseline only
 cat >"$scratch/rows.py" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -141,6 +202,9 @@ if sys.argv[2] == "summary":
             print(f"  {r['verdict']}: {r['id']} {r['instrument']} {r['change_pct']:+.2f} % "
                   f"[{ci.get('low', float('nan')):.3f}, {ci.get('high', float('nan')):.3f}] "
                   f"{r.get('reason', '')}", file=sys.stderr)
+elif sys.argv[2] == "ids":
+    c = doc["comparison"]
+    print(len(c["new_in_cand"]), len(c["missing_in_cand"]))
 else:
     r = [r for r in rows if r["id"] == sys.argv[3] and r["instrument"] == sys.argv[4]]
     if not r:
@@ -174,6 +238,57 @@ if [[ " $parts " == *" aa "* ]]; then
   echo "A/A rows placement:           $(pct "$place" $((ic_n + wt_n)))"
   echo "A/A walltime rows resolving 5 %: $(pct "$r5" "$wt_n")"
   echo "A/A walltime rows resolving 2 %: $(pct "$r2" "$wt_n")"
+fi
+
+if [[ " $parts " == *" kinds "* ]]; then
+  # Every selected edit applied once before anything is measured: a suite that drifted from an
+  # edit's anchors fails here, not an hour in.
+  for k in $kinds; do
+    reset_tree
+    python3 "$scratch/kinds.py" apply "$tree" "$k"
+  done
+  n_kinds=$(wc -w <<<"$kinds")
+  echo "== kinds: whole built-in suite, HEAD against HEAD plus one unrelated change of each of" \
+    "$n_kinds kinds, $checks_per_kind checks each"
+  t_checks=0 t_failed=0 t_ic_f=0 t_ic_n=0 t_wt_f=0 t_wt_n=0 t_unres=0 t_place=0
+  summaries=()
+  for k in $kinds; do
+    reset_tree
+    python3 "$scratch/kinds.py" apply "$tree" "$k"
+    read -r want_new want_missing < <(python3 "$scratch/kinds.py" expect "$k")
+    failed=0 ic_f=0 ic_n=0 wt_f=0 wt_n=0 unres=0 place=0
+    for i in $(seq "$checks_per_kind"); do
+      check "kinds-$k"
+      read -r a b c d e f _ _ < <(rows summary)
+      read -r new missing < <(rows ids)
+      # The edit must have done what the kind says (unless a filter hides scenarios).
+      if [[ " ${CHECK_ARGS:-} " != *" --filter"* ]] &&
+        { [ "$new" != "$want_new" ] || [ "$missing" != "$want_missing" ]; }; then
+        echo "kind $k: the check reports $new ids new and $missing missing, not" \
+          "$want_new and $want_missing" >&2
+        exit 1
+      fi
+      ic_f=$((ic_f + a)) ic_n=$((ic_n + b)) wt_f=$((wt_f + c)) wt_n=$((wt_n + d))
+      unres=$((unres + e)) place=$((place + f))
+      [ "$code" = 3 ] && failed=$((failed + 1))
+      echo "$k $i: exit $code, icount $a/$b flagged, walltime $c/$d flagged, $f placement, $e unresolved, ids +$new -$missing ($secs s)"
+    done
+    line="kind $k: $failed/$checks_per_kind checks failed, icount $ic_f/$ic_n flagged, walltime $wt_f/$wt_n flagged, $place placement, $unres unresolved"
+    echo "$line"
+    summaries+=("$line")
+    t_checks=$((t_checks + checks_per_kind)) t_failed=$((t_failed + failed))
+    t_ic_f=$((t_ic_f + ic_f)) t_ic_n=$((t_ic_n + ic_n)) t_wt_f=$((t_wt_f + wt_f)) t_wt_n=$((t_wt_n + wt_n))
+    t_unres=$((t_unres + unres)) t_place=$((t_place + place))
+  done
+  reset_tree
+  echo "== kinds: per kind"
+  printf '%s\n' "${summaries[@]}"
+  echo "kinds checks failed (exit 3):   $(pct "$t_failed" "$t_checks")"
+  echo "kinds icount rows flagged:      $(pct "$t_ic_f" "$t_ic_n")"
+  echo "kinds walltime rows flagged:    $(pct "$t_wt_f" "$t_wt_n")"
+  echo "kinds all rows flagged:         $(pct $((t_ic_f + t_wt_f)) $((t_ic_n + t_wt_n)))"
+  echo "kinds rows unresolved:          $(pct "$t_unres" $((t_ic_n + t_wt_n)))"
+  echo "kinds rows placement:           $(pct "$t_place" $((t_ic_n + t_wt_n)))"
 fi
 
 if [[ " $parts " == *" power "* ]]; then

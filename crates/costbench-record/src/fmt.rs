@@ -52,16 +52,28 @@ pub fn fmt_ir_exact_zero(v: f64) -> String {
 pub fn fmt_ir_grouped(v: f64) -> String {
     let s = fmt_ir(v);
     let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
-    let mut out = String::new();
-    for (i, ch) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
+    let mut out = group_thousands(int);
     if !frac.is_empty() {
         out.push('.');
         out.push_str(frac);
+    }
+    out
+}
+
+/// `v` rounded to a whole number, thousands separated by commas ("29,007", "-310").
+pub fn fmt_whole(v: f64) -> String {
+    group_thousands(&format!("{:.0}", v.round()))
+}
+
+/// Digits (after an optional sign) with commas between their thousands.
+fn group_thousands(int: &str) -> String {
+    let digits = int.trim_start_matches(['-', '+']);
+    let mut out = int[..int.len() - digits.len()].to_string();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
     }
     out
 }

@@ -248,7 +248,7 @@ pub fn compare_with(
         }
     }
     judge::paired_rows(&mut out.rows, &pending, opts);
-    judge::mark_placement(&mut out.rows);
+    judge::mark_placement(&mut out.rows, &[]);
     let mut seen = HashSet::new();
     for c in &cand.results {
         if !base_ids.contains_key(c.id.as_str()) && seen.insert(c.id.as_str()) {

@@ -654,9 +654,12 @@ pub struct FunctionChanges {
     /// Set when the callgrind outputs could not be read (a run loaded from history keeps none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
-    /// Set when at least [`PLACEMENT_SHARE`](super::functions::PLACEMENT_SHARE) of the change is in placement-dependent functions
-    /// ([`is_placement_dependent`](super::functions::is_placement_dependent)): "all of the change is in allocator and mem*/str* paths
-    /// (...)". Renderers show it as a note under the function table.
+    /// Set when at least [`PLACEMENT_SHARE`](super::functions::PLACEMENT_SHARE) of the change is
+    /// work per call that moved in placement-dependent functions entered as often on both sides
+    /// ([`placement_note`](super::functions::placement_note)): "all of the change is in mem*/str*
+    /// paths entered as often on both sides, whose work per call depends on data placement:
+    /// __memcmp_avx2_movbe +19,306 Ir per run (+3.2 % per call, 29,007 calls on both sides)".
+    /// Renderers show it as a note under the function table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement_note: Option<String>,
 }

@@ -237,22 +237,23 @@ mod diff_tests {
 
     #[test]
     fn a_change_inside_allocator_and_memcmp_paths_is_noted() {
-        // (base profile, candidate profile, expected note or None)
-        let base = "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 500\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 100\n";
+        // (base profile, candidate profile, expected note or None); main calls malloc 5 times and
+        // memcmp 10 times on every side.
+        let base = "events: Ir\nfn=(1) main\n1 1000\ncfn=(2) _int_malloc\ncalls=5 1\n1 500\ncfn=(3) __memcmp_avx2_movbe\ncalls=10 1\n1 300\nfn=(2) _int_malloc\n1 500\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 100\n";
         let cases = [
             // Only malloc and memcmp moved: all of it.
             (
-                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 530\nfn=(3) __memcmp_avx2_movbe\n1 290\nfn=(4) work\n1 100\n",
-                Some("all of the change is in allocator and mem*/str* paths (_int_malloc, __memcmp_avx2_movbe), whose work depends on data placement"),
+                "events: Ir\nfn=(1) main\n1 1000\ncfn=(2) _int_malloc\ncalls=5 1\n1 500\ncfn=(3) __memcmp_avx2_movbe\ncalls=10 1\n1 300\nfn=(2) _int_malloc\n1 530\nfn=(3) __memcmp_avx2_movbe\n1 290\nfn=(4) work\n1 100\n",
+                Some("all of the change is in allocator and mem*/str* paths entered as often on both sides, whose work per call depends on data placement: _int_malloc +30 Ir per run (glibc malloc internal, 5 calls on both sides); __memcmp_avx2_movbe -10 Ir per run (-3.3 % per call, 10 calls on both sides)"),
             ),
             // 40 of 42 changed instructions in placement-dependent paths: 95 %.
             (
-                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 540\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 102\n",
-                Some("95 % of the change is in allocator paths (_int_malloc), whose work depends on data placement"),
+                "events: Ir\nfn=(1) main\n1 1000\ncfn=(2) _int_malloc\ncalls=5 1\n1 500\ncfn=(3) __memcmp_avx2_movbe\ncalls=10 1\n1 300\nfn=(2) _int_malloc\n1 540\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 102\n",
+                Some("95 % of the change is in allocator paths entered as often on both sides, whose work per call depends on data placement: _int_malloc +40 Ir per run (glibc malloc internal, 5 calls on both sides)"),
             ),
             // Half of it in the scenario's own code: no note.
             (
-                "events: Ir\nfn=(1) main\n1 1000\nfn=(2) _int_malloc\n1 510\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 110\n",
+                "events: Ir\nfn=(1) main\n1 1000\ncfn=(2) _int_malloc\ncalls=5 1\n1 500\ncfn=(3) __memcmp_avx2_movbe\ncalls=10 1\n1 300\nfn=(2) _int_malloc\n1 510\nfn=(3) __memcmp_avx2_movbe\n1 300\nfn=(4) work\n1 110\n",
                 None,
             ),
         ];
