@@ -70,7 +70,7 @@ fn group_thousands(int: &str) -> String {
     let digits = int.trim_start_matches(['-', '+']);
     let mut out = int[..int.len() - digits.len()].to_string();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

@@ -121,7 +121,7 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
         if let Some(why) = &f.unavailable {
             let _ = writeln!(out, "  not available: {why}");
         }
-        if let Some(note) = &f.placement_note {
+        for note in [&f.placement_note, &f.inlining_note].into_iter().flatten() {
             let _ = writeln!(out, "  note: {note}");
         }
         for d in &f.top {

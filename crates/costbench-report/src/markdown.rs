@@ -188,7 +188,7 @@ fn functions(out: &mut String, c: &Comparison) {
                 let _ = writeln!(out, "Not available: {}", escape_cell(&truncate(why, 200)));
             }
             None => {
-                if let Some(note) = &f.placement_note {
+                for note in [&f.placement_note, &f.inlining_note].into_iter().flatten() {
                     let _ = writeln!(out, "Note: {}\n", escape_cell(note));
                 }
                 out.push_str(

@@ -200,6 +200,13 @@ pub(crate) mod heap {
         }
     }
 
+    /// `malloc(size)`, the pointer escaping: LLVM removes an allocation whose pointer is never
+    /// used, and every allocation here is made for its effect on the heap.
+    fn allocate(size: usize) -> *mut c_void {
+        // SAFETY: a plain allocation; the caller keeps it or frees it once.
+        std::hint::black_box(unsafe { libc::malloc(size) })
+    }
+
     /// Chunk sizes of glibc's tcache (64 classes of 16 bytes from 32): a request of `c - 8` bytes
     /// gets a chunk of exactly `c`.
     const TCACHE_CHUNKS: std::ops::RangeInclusive<usize> = 2..=65;
@@ -235,10 +242,10 @@ pub(crate) mod heap {
         }
         // SAFETY: glibc's mallinfo2 has exactly this signature.
         let info: Mallinfo2 = unsafe { std::mem::transmute::<*mut c_void, Mallinfo2>(sym) };
-        let mut steps = 0;
-        let mut step = || {
-            steps += 1;
-            steps <= MAX_STEPS
+        let steps = std::cell::Cell::new(0);
+        let step = || {
+            steps.set(steps.get() + 1);
+            steps.get() <= MAX_STEPS
         };
         // Fast bins merged into their neighbours and the top.
         // SAFETY: malloc_trim only reorganises the allocator's own free memory.
@@ -260,8 +267,7 @@ pub(crate) mod heap {
             want = want.min(before.bins);
             let small = want <= 1024;
             let request = if small { 1 } else { want - 16 };
-            // SAFETY: a plain allocation, kept or freed below.
-            let p = unsafe { libc::malloc(request) };
+            let p = allocate(request);
             if p.is_null() {
                 return;
             }
@@ -282,8 +288,7 @@ pub(crate) mod heap {
         for chunk in TCACHE_CHUNKS.map(|c| c * 16) {
             loop {
                 let before = free(info);
-                // SAFETY: a plain allocation, kept.
-                let p = unsafe { libc::malloc(chunk - 8) };
+                let p = allocate(chunk - 8);
                 if p.is_null() || free(info) != before || !step() {
                     break;
                 }
@@ -291,8 +296,7 @@ pub(crate) mod heap {
         }
         // 3. The top moved to a fixed page offset: the next chunk is carved at the top's start,
         //    16 bytes before the pointer malloc returns.
-        // SAFETY: a plain allocation, kept.
-        let p = unsafe { libc::malloc(24) } as usize;
+        let p = allocate(24) as usize;
         if p == 0 {
             return;
         }
@@ -302,8 +306,8 @@ pub(crate) mod heap {
             gap += super::PAGE; // the smallest chunk is 32 bytes
         }
         if gap != 0 {
-            // SAFETY: a plain allocation, kept: a chunk of exactly `gap` bytes from the top.
-            unsafe { libc::malloc(gap - 8) };
+            // A chunk of exactly `gap` bytes from the top, kept.
+            allocate(gap - 8);
         }
         // 4. The top trimmed: its end is page-aligned (the program break), so with its start
         //    fixed within a page, trimming leaves it the same size whatever it held.

@@ -384,12 +384,88 @@ pub fn diff(
     cand: &Profile,
     cand_ops: u64,
 ) -> FunctionChanges {
+    let inlining_note = inlining_note(base, cand, base_ops, cand_ops);
     FunctionChanges {
         id,
         top: top_changes(base, cand, base_ops, cand_ops, TOP),
         unavailable: None,
-        placement_note: placement_note(base, cand, base_ops, cand_ops),
+        // Code that became a call or stopped being one is a change of the code, never placement.
+        placement_note: placement_note(base, cand, base_ops, cand_ops)
+            .filter(|_| inlining_note.is_none()),
+        inlining_note,
     }
+}
+
+/// Smallest self cost per op, as a share of the change, of a function found in one profile only
+/// for [`inlining_note`] to name it: smaller ones are noise of the listing, not the change.
+const ONE_SIDED_SHARE: f64 = 0.05;
+
+/// The note of [`FunctionChanges::inlining_note`]: the (at most three) functions with a self cost
+/// of their own in one profile only, largest first, each at least [`ONE_SIDED_SHARE`] of the
+/// change. A function the compiler inlined on one side and called on the other shows so; so does
+/// code the pull request added or removed, which the note cannot tell apart from inlining.
+pub fn inlining_note(
+    base: &Profile,
+    cand: &Profile,
+    base_ops: u64,
+    cand_ops: u64,
+) -> Option<String> {
+    let (bo, co) = (base_ops.max(1) as f64, cand_ops.max(1) as f64);
+    let per_op = |p: &Profile, n: &str, ops: f64| {
+        p.functions.get(n).map_or(0.0, |f| f.self_cost as f64 / ops)
+    };
+    let names: BTreeSet<&String> = base.functions.keys().chain(cand.functions.keys()).collect();
+    let total: f64 = names
+        .iter()
+        .map(|n| (per_op(cand, n, co) - per_op(base, n, bo)).abs())
+        .sum();
+    if total == 0.0 {
+        return None;
+    }
+    let mut one_sided: Vec<(f64, &str, &str, u64, f64)> = Vec::new();
+    for (here, other, side, ops) in [(cand, base, "candidate", co), (base, cand, "baseline", bo)] {
+        for (name, f) in &here.functions {
+            let cost = f.self_cost as f64 / ops;
+            if other.functions.contains_key(name)
+                || cost < ONE_SIDED_SHARE * total
+                || is_placement_dependent(name).is_some()
+            {
+                continue;
+            }
+            let calls = here.calls.get(name).copied().unwrap_or(0);
+            one_sided.push((cost, name, side, calls, ops));
+        }
+    }
+    if one_sided.is_empty() {
+        return None;
+    }
+    one_sided.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let shown: Vec<String> = one_sided
+        .iter()
+        .take(3)
+        .map(|(cost, name, side, calls, ops)| {
+            let other = if *side == "candidate" {
+                "baseline"
+            } else {
+                "candidate"
+            };
+            format!(
+                "{name} is a function of its own in the {side} only ({} Ir/op self, {} calls per \
+                 op); in the {other} it was inlined into its callers or not run",
+                fmt_count(*cost),
+                fmt_count(*calls as f64 / ops)
+            )
+        })
+        .collect();
+    Some(format!(
+        "inlining or code changed: {}{}",
+        shown.join("; "),
+        if one_sided.len() > shown.len() {
+            "; ..."
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Fills `cmp.functions` for every significant instruction-count change (or one labelled
@@ -422,6 +498,7 @@ pub fn attach(
                 top: Vec::new(),
                 unavailable: Some(e),
                 placement_note: None,
+                inlining_note: None,
             },
         };
         if let Some(note) = &entry.placement_note {
@@ -472,6 +549,42 @@ mod tests {
     // crate cannot read), so these tests write them as tables: (function, self cost, calls into
     // it), per run; inclusive cost is the self cost, as for the leaf routines that matter here.
     type Fns<'a> = &'a [(&'a str, u64, u64)];
+
+    /// Issue 32: a generic frame reader that stopped being inlined into its caller (the
+    /// candidate calls it) is named, and the change is not placement even though memcmp moved too.
+    #[test]
+    fn a_function_of_its_own_on_one_side_only_is_named_as_inlining() {
+        let base = profile(&[
+            ("client_requests", 10_890, 1),
+            ("__memcmp_avx2_movbe", 1_000, 100),
+        ]);
+        let cand = profile(&[
+            ("client_requests", 2_950, 1),
+            ("costbench_suite::proto::recv_frame", 7_300, 100),
+            ("__memcmp_avx2_movbe", 1_010, 100),
+        ]);
+        let c = diff("pipe".into(), &base, 100, &cand, 100);
+        assert_eq!(
+            c.inlining_note.as_deref(),
+            Some(
+                "inlining or code changed: costbench_suite::proto::recv_frame is a function of its \
+                 own in the candidate only (73.00 Ir/op self, 1.000 calls per op); in the \
+                 baseline it was inlined into its callers or not run"
+            )
+        );
+        assert_eq!(c.placement_note, None);
+        // The same function in both profiles: nothing to say.
+        let same = diff("x".into(), &cand, 100, &cand, 100);
+        assert_eq!(same.inlining_note, None);
+        // A one-sided function too small to matter is left out.
+        let tiny = profile(&[
+            ("client_requests", 2_950, 1),
+            ("__memcmp_avx2_movbe", 1_000, 100),
+            ("lazy_init", 1, 1),
+        ]);
+        let c = diff("x".into(), &base, 100, &tiny, 100);
+        assert_eq!(c.inlining_note, None);
+    }
 
     fn profile(fns: Fns) -> Profile {
         use costbench_record::profile::FunctionCost;

@@ -662,4 +662,12 @@ pub struct FunctionChanges {
     /// Renderers show it as a note under the function table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement_note: Option<String>,
+    /// Set when functions with a cost of their own exist in one profile only, which is how a
+    /// change of inlining shows (or code added or removed): "inlining or code changed:
+    /// costbench_suite::proto::recv_frame is a function of its own in the candidate only (73 Ir/op
+    /// self, 1 call per op); in the baseline it was inlined into its callers or not run"
+    /// ([`inlining_note`](super::functions::inlining_note)). Such a change is never labelled
+    /// placement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inlining_note: Option<String>,
 }

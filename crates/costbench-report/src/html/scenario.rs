@@ -309,7 +309,7 @@ fn function_changes(page: &mut String, f: &compare::functions::FunctionChanges) 
         );
         return;
     }
-    if let Some(note) = &f.placement_note {
+    for note in [&f.placement_note, &f.inlining_note].into_iter().flatten() {
         let _ = write!(page, "<p class=\"note\">{}</p>", escape(note));
     }
     page.push_str(
@@ -394,6 +394,7 @@ mod tests {
             }],
             unavailable: None,
             placement_note: None,
+            inlining_note: None,
         };
         let mut page = String::new();
         function_changes(&mut page, &f);
