@@ -749,14 +749,63 @@ fn changed_counts_are_measured_under_shifted_data_placements() {
             });
         (hi - lo) / plain
     };
-    // Which placements move a count depends on the data: with the current perturbations the
-    // baseline's words move by about 0.25 % while the candidate's (more words) were measured
-    // not to move at all, so the count must move on at least one side.
+    // Issue 32: the perturbations move the heap's top by about a quarter page per step (and
+    // leave a history of freed blocks on odd steps), which reaches memcmp's page-end paths and
+    // malloc's bins whatever the number of words: the count moves on both sides.
     let (sb, sc) = (spread(&base), spread(&cand));
-    assert!(sb > 0.0 || sc > 0.0, "spreads {sb} and {sc}");
+    assert!(sb > 0.0 && sc > 0.0, "spreads {sb} and {sc}");
     eprintln!(
         "placement/words spread: baseline {:.3} %, candidate {:.3} %",
         100.0 * sb,
         100.0 * sc
     );
+}
+
+/// Issue 32: a pull request that edits a function a scenario calls so that the compiler stops
+/// inlining it is still flagged, with the inlining change named: the function is one of its own
+/// in the candidate only.
+#[test]
+fn issue_32_a_function_that_stops_being_inlined_is_flagged_and_named() {
+    if !valgrind_available() {
+        return;
+    }
+    let repo = scratch_repo();
+    let lib = repo.path().join("suites/selftest/src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    let inlined = "#[inline(always)]\npub fn calibrated_loop";
+    assert!(text.contains(inlined));
+    std::fs::write(
+        &lib,
+        text.replace(inlined, "#[inline(never)]\npub fn calibrated_loop"),
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (o, json) = check(
+        repo.path(),
+        out.path(),
+        &[
+            "--filter",
+            "^calibrate/1000$",
+            "--instrument",
+            "icount",
+            // A call and a return on 2,001 instructions: 0.1 %.
+            "--icount-threshold",
+            "0.01",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let rows = json["comparison"]["rows"].as_array().unwrap();
+    let row = rows.iter().find(|r| r["id"] == "calibrate/1000").unwrap();
+    assert_eq!(row["verdict"], "regression", "{row}");
+    let functions = json["comparison"]["functions"].as_array().unwrap();
+    let f = functions
+        .iter()
+        .find(|f| f["id"] == "calibrate/1000")
+        .unwrap();
+    let note = f["inlining_note"].as_str().unwrap_or_else(|| panic!("{f}"));
+    assert!(
+        note.contains("calibrated_loop") && note.contains("in the candidate only"),
+        "{note}"
+    );
+    assert!(f.get("placement_note").is_none_or(Value::is_null), "{f}");
 }
