@@ -36,15 +36,19 @@ pub fn render(
             &HistoricThresholds::default(),
         );
         let dir = |k: usize| dirs.get(k).copied().flatten();
-        compare::functions::attach(&mut cmp, |id| {
-            costbench_measure::measure::callgrind::profile::load_both(
-                id,
-                &runs[b],
-                dir(b),
-                &runs[c],
-                dir(c),
-            )
-        });
+        compare::functions::attach(
+            &mut cmp,
+            |id| {
+                costbench_measure::measure::callgrind::profile::load_both(
+                    id,
+                    &runs[b],
+                    dir(b),
+                    &runs[c],
+                    dir(c),
+                )
+            },
+            None,
+        );
         cmp
     });
     let history = match store {

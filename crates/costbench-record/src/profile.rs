@@ -3,7 +3,7 @@
 //! [`Profile`] is the measuring layer's job (`measure::callgrind::profile`); diffing two
 //! profiles is the judging layer's (`compare::functions`). Only the data they share lives here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// Costs of one function, in the first event of the file (instructions).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -25,6 +25,9 @@ pub struct Profile {
     pub calls: HashMap<String, u64>,
     /// Sum of every self cost: the file's total.
     pub total: u64,
+    /// The source files each function's own instructions came from (its `fl=`, and the `fi=`
+    /// and `fe=` of code inlined into it), as the profile names them.
+    pub sources: HashMap<String, BTreeSet<String>>,
 }
 
 /// One scenario's profile in one run, with the ops that run counted (costs per op are the

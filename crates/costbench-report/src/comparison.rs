@@ -121,7 +121,10 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
         if let Some(why) = &f.unavailable {
             let _ = writeln!(out, "  not available: {why}");
         }
-        for note in [&f.placement_note, &f.inlining_note].into_iter().flatten() {
+        for note in [&f.placement_note, &f.codegen_note, &f.inlining_note]
+            .into_iter()
+            .flatten()
+        {
             let _ = writeln!(out, "  note: {note}");
         }
         for d in &f.top {

@@ -188,7 +188,10 @@ fn functions(out: &mut String, c: &Comparison) {
                 let _ = writeln!(out, "Not available: {}", escape_cell(&truncate(why, 200)));
             }
             None => {
-                for note in [&f.placement_note, &f.inlining_note].into_iter().flatten() {
+                for note in [&f.placement_note, &f.codegen_note, &f.inlining_note]
+                    .into_iter()
+                    .flatten()
+                {
                     let _ = writeln!(out, "Note: {}\n", escape_cell(note));
                 }
                 out.push_str(

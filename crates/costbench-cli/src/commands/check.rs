@@ -16,6 +16,7 @@ use anyhow::{bail, Context, Result};
 use costbench_judge::compare::noise::HistoricThresholds;
 use costbench_judge::compare::{CompareOptions, Comparison};
 use costbench_measure::cargo::BenchTarget;
+use costbench_measure::run::baseline::SourceDiff;
 use costbench_measure::run::RunOptions;
 use costbench_record::model::RunRecord;
 use std::path::PathBuf;
@@ -48,9 +49,9 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     let config = costbench_measure::config::Config::load(&target.workspace_root)?;
     let shard_db = super::database(db_arg.clone(), manifest.as_deref())?;
     super::shard::load_costs(&mut run_opts, &shard_db)?;
-    let (base, cand, historic) = if let Some(rev) = &c.baseline_rev {
-        let (base, cand) = measure_with_baseline_rev(&run_opts, &target, rev, quiet)?;
-        (base, cand, HistoricThresholds::default())
+    let (base, cand, historic, sources) = if let Some(rev) = &c.baseline_rev {
+        let (base, cand, sources) = measure_with_baseline_rev(&run_opts, &target, rev, quiet)?;
+        (base, cand, HistoricThresholds::default(), sources)
     } else {
         let spec = c
             .baseline
@@ -68,7 +69,7 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
             Some(spec) => load_side("candidate", spec, db_arg.as_ref(), manifest.as_deref())?,
             None => candidate_run(&run_opts, &target, quiet)?,
         };
-        (base, cand, historic)
+        (base, cand, historic, None)
     };
     let outputs = Outputs {
         format: c.format,
@@ -77,7 +78,15 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         github: crate::github::Github::from_env(c.github),
         config_file: crate::github::config_file(&target.workspace_root),
     };
-    gate_and_emit(&outputs, &opts, &historic, &config.check, base, cand)
+    gate_and_emit(
+        &outputs,
+        &opts,
+        &historic,
+        &config.check,
+        base,
+        cand,
+        sources.as_ref(),
+    )
 }
 
 /// Where and how `check` reports, besides its exit code.
@@ -101,7 +110,7 @@ fn measure_with_baseline_rev(
     target: &BenchTarget,
     rev: &str,
     quiet: bool,
-) -> Result<(Side, Side)> {
+) -> Result<(Side, Side, Option<SourceDiff>)> {
     let status = |verb: &str, what: String| {
         if !quiet {
             costbench_measure::terminal::status(verb, what);
@@ -113,6 +122,18 @@ fn measure_with_baseline_rev(
         .clone()
         .unwrap_or_else(|| target.target_directory.join("costbench").join("check"));
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
+    // Which files the pull request changed, so that a change of inlining in code it did not
+    // touch is labelled, not gated. Without it (git cannot tell) every such change is gated.
+    let sources = match SourceDiff::between(&base_target, target) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!(
+                "warning: cannot list the files changed since {rev}: {e:#}; changes of inlining \
+                 are gated"
+            );
+            None
+        }
+    };
     status(
         "Checking",
         format!("the baseline ({rev}) against the candidate (working tree)"),
@@ -182,6 +203,7 @@ fn measure_with_baseline_rev(
     Ok((
         (base, Some(root.join("baseline"))),
         (cand, Some(root.join("candidate"))),
+        sources,
     ))
 }
 
@@ -283,6 +305,7 @@ fn gate_and_emit(
     limits: &costbench_measure::config::CheckConfig,
     (base, base_dir): Side,
     (cand, cand_dir): Side,
+    sources: Option<&SourceDiff>,
 ) -> Result<i32> {
     let base = shard_of_baseline(base, &cand);
     let cmp: Comparison = super::judge(
@@ -290,6 +313,7 @@ fn gate_and_emit(
         (&cand, cand_dir.as_deref()),
         opts,
         historic,
+        sources,
     );
     let gate = costbench_judge::check::evaluate(&cmp, &cand, limits);
     let md = costbench_report::markdown::check(&cmp, &gate);

@@ -34,6 +34,7 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
         (&cand, cand_dir.as_deref()),
         &opts,
         &historic,
+        None,
     );
     if let Some(path) = &c.junit {
         let xml = costbench_report::junit::junit(&cmp, None);

@@ -90,19 +90,28 @@ fn load_side(
 }
 
 /// Compares `base` with `cand` and attaches, to every significant instruction-count row, the
-/// functions that moved most, read from the callgrind outputs kept in the runs' directories.
+/// functions that moved most, read from the callgrind outputs kept in the runs' directories;
+/// `sources` (`check --baseline-rev`) says which source files the pull request changed.
 fn judge(
     (base, base_dir): (&RunRecord, Option<&std::path::Path>),
     (cand, cand_dir): (&RunRecord, Option<&std::path::Path>),
     opts: &costbench_judge::compare::CompareOptions,
     historic: &costbench_judge::compare::noise::HistoricThresholds,
+    sources: Option<&costbench_measure::run::baseline::SourceDiff>,
 ) -> costbench_judge::compare::Comparison {
     let mut cmp = costbench_judge::compare::compare_with(base, cand, opts, historic);
-    costbench_judge::compare::functions::attach(&mut cmp, |id| {
-        costbench_measure::measure::callgrind::profile::load_both(
-            id, base, base_dir, cand, cand_dir,
-        )
-    });
+    let unchanged = sources.map(|s| move |file: &str| s.unchanged(file));
+    costbench_judge::compare::functions::attach(
+        &mut cmp,
+        |id| {
+            costbench_measure::measure::callgrind::profile::load_both(
+                id, base, base_dir, cand, cand_dir,
+            )
+        },
+        unchanged
+            .as_ref()
+            .map(|f| f as costbench_judge::compare::functions::Unchanged),
+    );
     cmp
 }
 

@@ -393,6 +393,7 @@ pub fn diff(
         placement_note: placement_note(base, cand, base_ops, cand_ops)
             .filter(|_| inlining_note.is_none()),
         inlining_note,
+        codegen_note: None,
     }
 }
 
@@ -468,16 +469,66 @@ pub fn inlining_note(
     ))
 }
 
+/// Whether the pull request left a source file (as a profile names it) unchanged: given by the
+/// caller that knows both revisions (`check --baseline-rev`).
+pub type Unchanged<'a> = &'a dyn Fn(&str) -> bool;
+
+/// The note that relabels a change of inlining as code generation: set when `inlining` (the
+/// [`inlining_note`]) is, and every source file of every function whose own cost per op moved,
+/// on either side, is one the pull request left `unchanged`. The compiler then laid out
+/// unchanged source differently because other code in the crate changed; an edit of the
+/// inlined function, of its callers or of any function that moved keeps the change gated.
+pub fn codegen_note(
+    base: &Profile,
+    cand: &Profile,
+    base_ops: u64,
+    cand_ops: u64,
+    inlining: &str,
+    unchanged: Unchanged,
+) -> Option<String> {
+    let (bo, co) = (base_ops.max(1) as f64, cand_ops.max(1) as f64);
+    let per_op = |p: &Profile, n: &str, ops: f64| {
+        p.functions.get(n).map_or(0.0, |f| f.self_cost as f64 / ops)
+    };
+    let names: BTreeSet<&String> = base.functions.keys().chain(cand.functions.keys()).collect();
+    let mut files = BTreeSet::new();
+    for name in names {
+        if per_op(cand, name, co) == per_op(base, name, bo) {
+            continue;
+        }
+        let sources: Vec<&String> = [base, cand]
+            .iter()
+            .filter_map(|p| p.sources.get(name.as_str()))
+            .flatten()
+            .collect();
+        // A function that moved without a known source cannot be vouched for.
+        if sources.is_empty() {
+            return None;
+        }
+        files.extend(sources);
+    }
+    if files.is_empty() || !files.iter().all(|f| unchanged(f)) {
+        return None;
+    }
+    Some(format!(
+        "code generation moved, its source did not: {inlining}; none of the {} source files of \
+         the functions that moved changed between the two revisions",
+        files.len()
+    ))
+}
+
 /// Fills `cmp.functions` for every significant instruction-count change (or one labelled
 /// placement), from the two profiles `profiles(id)` gives for it: (base profile and ops,
 /// candidate profile and ops), or why they cannot be had (a run loaded from history keeps no
 /// callgrind output). A change found to lie in placement-dependent functions becomes a placement
 /// verdict ([`placement_note`]), and so does the wall-time change of its id while the instruction
-/// change is at most [`PLACEMENT_WALLTIME_BOUND_PCT`]. The loading is the caller's, so this stays
-/// pure.
+/// change is at most [`PLACEMENT_WALLTIME_BOUND_PCT`]. With `unchanged` (the caller knows both
+/// revisions), a change of inlining in code the pull request did not touch ([`codegen_note`])
+/// becomes a placement verdict the same way. The loading is the caller's, so this stays pure.
 pub fn attach(
     cmp: &mut Comparison,
     mut profiles: impl FnMut(&str) -> Result<(ScenarioProfile, ScenarioProfile), String>,
+    unchanged: Option<Unchanged>,
 ) {
     let ids: Vec<String> = cmp
         .rows
@@ -492,23 +543,37 @@ pub fn attach(
     let mut by_profile = Vec::new();
     for id in ids {
         let entry = match profiles(&id) {
-            Ok(((b, bo), (c, co))) => diff(id, &b, bo, &c, co),
+            Ok(((b, bo), (c, co))) => {
+                let mut entry = diff(id, &b, bo, &c, co);
+                if let (Some(inlining), Some(unchanged)) = (&entry.inlining_note, unchanged) {
+                    entry.codegen_note = codegen_note(&b, &c, bo, co, inlining, unchanged);
+                }
+                entry
+            }
             Err(e) => FunctionChanges {
                 id,
                 top: Vec::new(),
                 unavailable: Some(e),
                 placement_note: None,
                 inlining_note: None,
+                codegen_note: None,
             },
         };
-        if let Some(note) = &entry.placement_note {
+        if let Some(note) = entry
+            .placement_note
+            .as_ref()
+            .or(entry.codegen_note.as_ref())
+        {
             for r in cmp.rows.iter_mut().filter(|r| {
                 r.id == entry.id && r.instrument == Instrument::Icount && r.verdict.is_significant()
             }) {
                 r.verdict = Verdict::Placement;
                 r.reason = note.clone();
-                r.evidence
-                    .push_str("; callgrind function profiles of both sides");
+                r.evidence.push_str(if entry.codegen_note.is_some() {
+                    "; callgrind function profiles of both sides and the revisions' changed files"
+                } else {
+                    "; callgrind function profiles of both sides"
+                });
                 by_profile.push(entry.id.clone());
             }
         }
@@ -552,6 +617,55 @@ mod tests {
 
     /// Issue 32: a generic frame reader that stopped being inlined into its caller (the
     /// candidate calls it) is named, and the change is not placement even though memcmp moved too.
+    /// Issue 32: a change of inlining in files the pull request did not touch is code
+    /// generation, labelled and not gated; an edit of any file of a function that moved keeps it
+    /// gated.
+    #[test]
+    fn an_inlining_change_in_untouched_files_is_code_generation() {
+        let files = [
+            ("client_requests", "/repo/src/proto.rs"),
+            ("costbench_suite::proto::recv_frame", "/repo/src/proto.rs"),
+            ("__memcmp_avx2_movbe", "./string/memcmp.S"),
+        ];
+        let base = with_sources(
+            profile(&[
+                ("client_requests", 10_890, 1),
+                ("__memcmp_avx2_movbe", 1_000, 100),
+            ]),
+            &files,
+        );
+        let cand = with_sources(
+            profile(&[
+                ("client_requests", 2_950, 1),
+                ("costbench_suite::proto::recv_frame", 7_300, 100),
+                ("__memcmp_avx2_movbe", 1_010, 100),
+            ]),
+            &files,
+        );
+        let inlining = inlining_note(&base, &cand, 100, 100).unwrap();
+        let untouched = |_: &str| true;
+        let note = codegen_note(&base, &cand, 100, 100, &inlining, &untouched).unwrap();
+        assert!(
+            note.starts_with("code generation moved, its source did not: inlining or code changed")
+                && note.ends_with("none of the 2 source files of the functions that moved changed between the two revisions"),
+            "{note}"
+        );
+        let proto_edited = |f: &str| !f.ends_with("proto.rs");
+        assert_eq!(
+            codegen_note(&base, &cand, 100, 100, &inlining, &proto_edited),
+            None
+        );
+        // A function that moved with no known source is not vouched for.
+        let bare = profile(&[
+            ("client_requests", 2_950, 1),
+            ("costbench_suite::proto::recv_frame", 7_300, 100),
+        ]);
+        assert_eq!(
+            codegen_note(&base, &bare, 100, 100, &inlining, &untouched),
+            None
+        );
+    }
+
     #[test]
     fn a_function_of_its_own_on_one_side_only_is_named_as_inlining() {
         let base = profile(&[
@@ -605,7 +719,19 @@ mod tests {
                 .map(|&(name, _, calls)| (name.to_string(), calls))
                 .collect(),
             total: fns.iter().map(|f| f.1).sum(),
+            sources: Default::default(),
         }
+    }
+
+    /// `p` with each of its functions' own code from the files given.
+    fn with_sources(mut p: Profile, files: &[(&str, &str)]) -> Profile {
+        for (f, file) in files.iter().filter(|(f, _)| p.functions.contains_key(*f)) {
+            p.sources
+                .entry(f.to_string())
+                .or_default()
+                .insert(file.to_string());
+        }
+        p
     }
 
     /// Issue 32's `alloc/word_count` baseline, per run of 1,000 ops: 29,007 memcmp calls
@@ -926,9 +1052,11 @@ mod tests {
             // Before the profiles, both are regressions.
             assert_eq!(row(&cmp, Instrument::Icount).verdict, Verdict::Regression);
             assert_eq!(row(&cmp, Instrument::Walltime).verdict, Verdict::Regression);
-            attach(&mut cmp, |_| {
-                Ok(((base_profile.clone(), 1000), (cand_profile.clone(), 1000)))
-            });
+            attach(
+                &mut cmp,
+                |_| Ok(((base_profile.clone(), 1000), (cand_profile.clone(), 1000))),
+                None,
+            );
             let (ic, wall) = (
                 row(&cmp, Instrument::Icount),
                 row(&cmp, Instrument::Walltime),

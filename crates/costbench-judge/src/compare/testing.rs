@@ -72,6 +72,7 @@ pub fn every_verdict() -> crate::compare::Comparison {
             unavailable: None,
             placement_note: Some("code moved".into()),
             inlining_note: None,
+            codegen_note: None,
         });
     c
 }

@@ -670,4 +670,10 @@ pub struct FunctionChanges {
     /// placement.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inlining_note: Option<String>,
+    /// Set when that inlining change is in code the pull request did not touch (`check
+    /// --baseline-rev` knows both revisions): the compiler laid out unchanged source differently
+    /// because other code in the crate changed. The row is then placement, not gated
+    /// ([`codegen_note`](super::functions::codegen_note)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub codegen_note: Option<String>,
 }

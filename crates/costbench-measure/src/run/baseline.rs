@@ -5,6 +5,7 @@
 
 use crate::cargo::{self, BenchTarget};
 use anyhow::{bail, Context, Result};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -107,4 +108,109 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
         .with_context(|| format!("in the baseline revision {rev}"))?;
     base.target_directory = target.target_directory.clone();
     Ok(base)
+}
+
+/// What a pull request changed between the baseline revision and the candidate's working tree,
+/// as far as source files go: the judge asks it whether the files of a scenario's code that moved
+/// were touched ([`SourceDiff::unchanged`]), to tell a change of the code from the compiler
+/// laying out unchanged code differently.
+#[derive(Debug, Clone)]
+pub struct SourceDiff {
+    /// The repository's top in the candidate's checkout and in the baseline's worktree.
+    roots: [PathBuf; 2],
+    /// Files changed, added or removed since the baseline, relative to the top.
+    changed: BTreeSet<PathBuf>,
+    /// A `Cargo.lock` changed: dependencies' sources outside the repository may differ.
+    lock_changed: bool,
+}
+
+impl SourceDiff {
+    /// The files changed between `rev` (checked out for `base` by [`checkout`]) and the working
+    /// tree of `cand`: `git diff --name-only` against the commit (staged and unstaged) plus the
+    /// untracked files git does not ignore.
+    pub fn between(base: &BenchTarget, cand: &BenchTarget) -> Result<SourceDiff> {
+        let top = |dir: &Path| -> Result<PathBuf> {
+            Ok(PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?))
+        };
+        let (cand_top, base_top) = (top(&cand.workspace_root)?, top(&base.workspace_root)?);
+        let sha = git(&base_top, &["rev-parse", "HEAD"])?;
+        let mut changed = BTreeSet::new();
+        for args in [
+            &["diff", "--name-only", "--no-renames", &sha, "--"][..],
+            &["ls-files", "--others", "--exclude-standard"],
+        ] {
+            changed.extend(git(&cand_top, args)?.lines().map(PathBuf::from));
+        }
+        Ok(SourceDiff::new([cand_top, base_top], changed))
+    }
+
+    fn new(roots: [PathBuf; 2], changed: BTreeSet<PathBuf>) -> SourceDiff {
+        let lock_changed = changed.iter().any(|f| f.ends_with("Cargo.lock"));
+        SourceDiff {
+            roots,
+            changed,
+            lock_changed,
+        }
+    }
+
+    /// Whether the pull request left `file` (a source file as a callgrind profile names it)
+    /// unchanged. Inside either checkout: whether git lists it as changed. The toolchain's
+    /// (`/rustc/...`): unchanged. The registry's: unchanged unless a `Cargo.lock` changed. A
+    /// relative path that is no file of the repository (the C library's `./string/memcmp.S`) and
+    /// `???` (no debug information): system code, unchanged. Any other path outside the
+    /// repository (a path dependency elsewhere) cannot be vouched for: changed.
+    pub fn unchanged(&self, file: &str) -> bool {
+        let path = Path::new(file);
+        for root in &self.roots {
+            if let Ok(rel) = path.strip_prefix(root) {
+                return !self.changed.contains(rel);
+            }
+        }
+        if path.is_relative() {
+            let rel = path.strip_prefix("./").unwrap_or(path);
+            if self.roots.iter().any(|r| r.join(rel).exists()) {
+                return !self.changed.contains(rel);
+            }
+            return true;
+        }
+        // Both sides are built by one toolchain.
+        file.starts_with("/rustc/") || (file.contains("/registry/src/") && !self.lock_changed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_the_pull_request_left_alone_are_unchanged() {
+        let diff = SourceDiff::new(
+            ["/repo".into(), "/target/costbench/worktrees/abc".into()],
+            ["benches/b.rs".into(), "src/edited.rs".into()].into(),
+        );
+        for (file, unchanged) in [
+            ("/repo/src/proto.rs", true),
+            ("/target/costbench/worktrees/abc/src/proto.rs", true),
+            ("/repo/src/edited.rs", false),
+            ("/target/costbench/worktrees/abc/src/edited.rs", false),
+            ("/rustc/59807616e/library/core/src/slice/cmp.rs", true),
+            (
+                "/root/.cargo/registry/src/index.crates.io-1/regex-1.13.2/src/lib.rs",
+                true,
+            ),
+            (
+                "./string/../sysdeps/x86_64/multiarch/memcmp-avx2-movbe.S",
+                true,
+            ),
+            ("???", true),
+            ("/elsewhere/path-dependency/src/lib.rs", false),
+        ] {
+            assert_eq!(diff.unchanged(file), unchanged, "{file}");
+        }
+        let locked = SourceDiff::new(["/repo".into(), "/wt".into()], ["Cargo.lock".into()].into());
+        assert!(!locked
+            .unchanged("/root/.cargo/registry/src/index.crates.io-1/regex-1.13.2/src/lib.rs"));
+        assert!(locked.unchanged("/rustc/59807616e/library/core/src/slice/cmp.rs"));
+        assert!(locked.unchanged("/repo/src/proto.rs"));
+    }
 }

@@ -309,7 +309,10 @@ fn function_changes(page: &mut String, f: &compare::functions::FunctionChanges) 
         );
         return;
     }
-    for note in [&f.placement_note, &f.inlining_note].into_iter().flatten() {
+    for note in [&f.placement_note, &f.codegen_note, &f.inlining_note]
+        .into_iter()
+        .flatten()
+    {
         let _ = write!(page, "<p class=\"note\">{}</p>", escape(note));
     }
     page.push_str(
@@ -395,6 +398,7 @@ mod tests {
             unavailable: None,
             placement_note: None,
             inlining_note: None,
+            codegen_note: None,
         };
         let mut page = String::new();
         function_changes(&mut page, &f);

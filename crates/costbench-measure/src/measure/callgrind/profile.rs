@@ -79,6 +79,12 @@ pub fn parse(text: &str) -> Result<Profile> {
                 if !line.call {
                     add(&mut entry.self_cost, cost, &reader)?;
                     add(&mut profile.total, cost, &reader)?;
+                    if let Some(file) = reader.file() {
+                        let files = profile.sources.entry(f.to_string()).or_default();
+                        if !files.contains(file) {
+                            files.insert(file.to_string());
+                        }
+                    }
                 }
             }
             _ => {}
@@ -117,6 +123,19 @@ mod tests {
             u64::MAX
         );
         assert!(parse(&calls).is_err());
+    }
+
+    /// Issue 32: the files a function's own instructions came from, inlined code's included,
+    /// tell whether a pull request touched the code that moved.
+    #[test]
+    fn each_functions_own_code_names_its_source_files() {
+        let text =
+            "events: Ir\nfl=(1) /r/a.rs\nfn=(1) main\n1 5\nfi=(2) /r/b.rs\n2 3\nfe=(1)\n3 1\n\
+                    cfl=(3) /r/c.rs\ncfn=(2) work\ncalls=1 0\n4 7\nfl=(3)\nfn=(2)\n1 7\n";
+        let p = parse(text).unwrap();
+        let files = |f: &str| p.sources[f].iter().map(String::as_str).collect::<Vec<_>>();
+        assert_eq!(files("main"), ["/r/a.rs", "/r/b.rs"]);
+        assert_eq!(files("work"), ["/r/c.rs"]);
     }
 
     #[test]
