@@ -173,8 +173,10 @@ fn with_lowered_stack<R>(n: u32, f: impl FnOnce() -> R) -> R {
     out.expect("the frame called its body")
 }
 
-/// glibc's heap, brought to one state whatever came before.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+/// glibc's heap, brought to one state whatever came before. Not under Miri (`costbench miri`
+/// runs scenarios with `once`), which interprets no C library calls and gives every allocation a
+/// heap of its own anyway.
+#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
 pub(crate) mod heap {
     use std::ffi::c_void;
 
@@ -316,8 +318,8 @@ pub(crate) mod heap {
     }
 }
 
-/// Other C libraries and allocators: nothing to settle that costbench knows how to.
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+/// Other C libraries and allocators, and Miri: nothing to settle that costbench knows how to.
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(miri))))]
 pub(crate) mod heap {
     pub(crate) fn settle() {}
 }
