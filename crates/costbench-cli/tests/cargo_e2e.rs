@@ -278,7 +278,7 @@ fn auto_colours_a_terminal_unless_no_color_is_set() {
         .output()
         .is_err()
     {
-        eprintln!("SKIPPED: `script` (util-linux) is not installed; this test needs a terminal");
+        skip("`script` (util-linux) is not installed; this test needs a terminal");
         return;
     }
     let dir = regressed_runs();

@@ -23,9 +23,7 @@ fn chromium() -> Option<&'static str> {
             .is_ok_and(|o| o.status.success())
     });
     if found.is_none() {
-        eprintln!(
-            "SKIPPED: chromium is not installed (apt-get install chromium); this test needs it"
-        );
+        skip("chromium is not installed (apt-get install chromium); this test needs it");
     }
     found
 }

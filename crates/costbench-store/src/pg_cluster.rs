@@ -6,8 +6,9 @@
 //! --bindir`, else the newest `/usr/lib/postgresql/*/bin`, else `initdb` on `PATH`). `initdb`
 //! refuses to run as root, so under root the cluster runs as the `postgres` system user (or
 //! `nobody`) through `runuser`. Where no server can be started for want of those,
-//! [`PgCluster::start_or_skip`] prints one `SKIPPED:` line saying why and the test passes; once
-//! the binaries are there, a failure to start is a test failure with the server's log.
+//! [`PgCluster::start_or_skip`] prints one `SKIPPED:` line saying why and the test passes (it
+//! fails where `COSTBENCH_REQUIRE_TOOLS` is set, as `.ci/run` sets it); once the binaries are
+//! there, a failure to start is a test failure with the server's log.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -34,13 +35,20 @@ impl PgCluster {
         match Self::prerequisites() {
             Ok((bindir, run_as)) => Some(Self::start(bindir, run_as)),
             Err(why) => {
+                let why = format!(
+                    "{test}: no PostgreSQL server can be started here: {why} (install postgresql)"
+                );
+                // Where tools are required (`.ci/run` sets COSTBENCH_REQUIRE_TOOLS), a test that
+                // cannot run fails: a green CI must not hide that the backend went untested.
+                if std::env::var_os("COSTBENCH_REQUIRE_TOOLS")
+                    .is_some_and(|v| !v.is_empty() && v != "0")
+                {
+                    panic!("{why} (COSTBENCH_REQUIRE_TOOLS is set: a missing tool fails the test)");
+                }
                 // Straight to the stderr handle, not `eprintln!`: the test harness captures the
                 // macros' output of a passing test, and this line must show in CI's log.
                 use std::io::Write;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "SKIPPED: {test}: no PostgreSQL server can be started here: {why} (install postgresql)"
-                );
+                let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
                 None
             }
         }
