@@ -52,18 +52,11 @@ fn scratch_repo() -> tempfile::TempDir {
     ] {
         copy_dir(&ws.join(c), &dir.path().join(c));
     }
-    let manifest = std::fs::read_to_string(ws.join("Cargo.toml")).unwrap();
-    let start = manifest.find("members = [").unwrap();
-    let end = start + manifest[start..].find(']').unwrap() + 1;
-    let manifest = format!(
-        "{}members = [\"crates/costbench\", \"crates/costbench-protocol\", \"suites/selftest\"]{}",
-        &manifest[..start],
-        &manifest[end..]
-    )
-    .lines()
-    .filter(|l| !l.starts_with("default-members"))
-    .collect::<Vec<_>>()
-    .join("\n");
+    let manifest = workspace_manifest(&[
+        "crates/costbench",
+        "crates/costbench-protocol",
+        "suites/selftest",
+    ]);
     std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
     std::fs::copy(ws.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
     std::fs::write(dir.path().join(".gitignore"), "/target\n").unwrap();

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{run_json, stderr, valgrind_available, workspace};
+use common::{run_json, stderr, valgrind_available, workspace, workspace_manifest};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -98,20 +98,9 @@ fn two_binaries(dir: &Path) {
     std::fs::write(suite.join("Cargo.toml"), manifest).unwrap();
     // The repository's workspace table, with this copy as its only member and the library at
     // its place in the repository.
-    let root = std::fs::read_to_string(ws.join("Cargo.toml")).unwrap();
-    let start = root.find("members = [").unwrap();
-    let end = start + root[start..].find(']').unwrap() + 1;
     let lib = ws.join("crates").canonicalize().unwrap();
-    let root = format!(
-        "{}members = [\"suites/builtin\"]{}",
-        &root[..start],
-        &root[end..]
-    )
-    .lines()
-    .filter(|l| !l.starts_with("default-members"))
-    .collect::<Vec<_>>()
-    .join("\n")
-    .replace("path = \"crates/", &format!("path = \"{}/", lib.display()));
+    let root = workspace_manifest(&["suites/builtin"])
+        .replace("path = \"crates/", &format!("path = \"{}/", lib.display()));
     std::fs::write(dir.join("Cargo.toml"), root).unwrap();
     std::fs::copy(ws.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 }

@@ -70,6 +70,25 @@ pub fn run_json(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
 }
 
+/// The repository's workspace manifest with `members` as its only members (and no default
+/// members), for a scratch workspace that copies part of the repository.
+pub fn workspace_manifest(members: &[&str]) -> String {
+    let manifest = std::fs::read_to_string(workspace().join("Cargo.toml")).unwrap();
+    let start = manifest.find("members = [").unwrap();
+    let end = start + manifest[start..].find(']').unwrap() + 1;
+    let members: Vec<String> = members.iter().map(|m| format!("{m:?}")).collect();
+    format!(
+        "{}members = [{}]{}",
+        &manifest[..start],
+        members.join(", "),
+        &manifest[end..]
+    )
+    .lines()
+    .filter(|l| !l.starts_with("default-members"))
+    .collect::<Vec<_>>()
+    .join("\n")
+}
+
 /// The selftest suite's manifest: scenarios with exactly known costs.
 pub fn selftest_manifest() -> PathBuf {
     workspace().join("suites/selftest/Cargo.toml")
