@@ -8,9 +8,10 @@ use anyhow::{Context, Result};
 use costbench_judge::compare::{
     self, noise::HistoricThresholds, CompareOptions, Comparison, Instrument,
 };
+use costbench_record::history::{Metric, SeriesPoint};
 use costbench_record::model::RunRecord;
 use costbench_report::html::{self, History, VariantRun};
-use costbench_store::{Metric, RunQuery, SeriesPoint, Store};
+use costbench_store::{RunQuery, Store};
 use std::path::Path;
 
 /// Runs of history a chart shows by default.

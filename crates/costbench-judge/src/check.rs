@@ -13,8 +13,8 @@
 //!   listed as notes, so a reader knows what the check did not settle.
 
 use crate::compare::{Comparison, Instrument, Verdict};
-use crate::fmt::fmt_change;
-use crate::model::RunRecord;
+use costbench_record::fmt::fmt_change;
+use costbench_record::model::RunRecord;
 use serde::{Deserialize, Serialize};
 
 /// `[check]`: the CI gate's limits.

@@ -18,6 +18,3 @@
 pub mod check;
 pub mod compare;
 pub mod variants;
-
-// The model's modules under the names the judging code has always used (`crate::model::X`).
-use costbench_record::{fmt, model, stats};

@@ -12,7 +12,7 @@
 //! Pure: a function of the run records and the build outcomes. Renders nothing.
 
 use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
-use crate::model::RunRecord;
+use costbench_record::model::RunRecord;
 use costbench_record::model::VariantsShard;
 use costbench_record::variant::Variant;
 use serde::{Deserialize, Serialize};
@@ -320,7 +320,7 @@ pub fn matrix(
 pub mod fixtures {
     //! Matrices the tests here and the renderers' tests (`costbench-report`'s `variants`) share.
     use super::*;
-    use crate::model::{Icount, ScenarioResult};
+    use costbench_record::model::{Icount, ScenarioResult};
 
     /// A run of `variant` with instruction counts (`(id, Ir)`, 10 ops per run).
     pub fn record(variant: &str, figures: &[(&str, u64)]) -> RunRecord {

@@ -3,7 +3,7 @@
 //! `bencher run --adapter json`. Measures: `instructions` (per op) and `latency` (nanoseconds per
 //! op: median, with Q1 and Q3 as bounds). Every figure is per op.
 
-use crate::model::RunRecord;
+use costbench_record::model::RunRecord;
 use serde_json::{json, Map, Value};
 
 /// The run as Bencher Metric Format JSON: per measured id, its per-op figures as measures.

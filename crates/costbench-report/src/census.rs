@@ -1,10 +1,10 @@
 //! Printing the census: the static census as a table or versioned JSON, and the dynamic census
 //! lines under `costbench run`'s table. Pure functions of their inputs.
 
-use crate::fmt::fmt_ir_exact_zero;
-use crate::model::{Census, RunRecord};
 use costbench_record::census::classify::Kind;
 use costbench_record::census::{Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION};
+use costbench_record::fmt::fmt_ir_exact_zero;
+use costbench_record::model::{Census, RunRecord};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -263,7 +263,7 @@ pub fn census_sentence(c: &Census, unit: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CensusKind, CensusSite};
+    use costbench_record::model::{CensusKind, CensusSite};
 
     #[test]
     fn paths_are_shortened() {
@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn dynamic_summary_snapshot() {
-        use crate::compare::testing::{assert_snapshot, every_figure};
+        use costbench_judge::compare::testing::{assert_snapshot, every_figure};
         assert_snapshot!(
             "census_dynamic_summary",
             &dynamic_summary(&every_figure(), None),

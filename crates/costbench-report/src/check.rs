@@ -1,8 +1,8 @@
 //! The verdict of `costbench check`'s gate ([`Gate`], decided by `check::evaluate`) as text for
 //! the terminal, printed after the comparison table. A pure function of the gate.
 
-use crate::compare::Verdict;
-use crate::gate::Gate;
+use costbench_judge::check::Gate;
+use costbench_judge::compare::Verdict;
 
 /// The gate's verdict for the terminal, after the comparison table.
 pub fn terminal(gate: &Gate) -> String {
@@ -59,14 +59,14 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::{record, scenario, with_icount};
-    use crate::compare::{compare, CompareOptions};
-    use crate::gate::evaluate;
-    use crate::gate::CheckConfig;
+    use costbench_judge::check::evaluate;
+    use costbench_judge::check::CheckConfig;
+    use costbench_judge::compare::testing::{record, scenario, with_icount};
+    use costbench_judge::compare::{compare, CompareOptions};
 
     #[test]
     fn unresolved_and_placement_rows_are_notes_never_violations() {
-        use crate::compare::testing::{rounds_pair, with_rounds};
+        use costbench_judge::compare::testing::{rounds_pair, with_rounds};
         // "moved": 7 % slower with identical instructions (placement); "wide": rounds spread
         // ±14 % (unresolved); "plain": separate-run wall time is not in this session.
         let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();

@@ -4,11 +4,11 @@
 //! one goes through `escape::clean`, so a name cannot move the cursor, recolour the terminal or
 //! reorder the line.
 
-use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
 use crate::escape::clean;
-use crate::fmt::{fmt_change, fmt_delta, fmt_threshold};
 use crate::style::Styling;
 use crate::table::{Align, TextTable};
+use costbench_judge::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use costbench_record::fmt::{fmt_change, fmt_delta, fmt_threshold};
 use std::fmt::Write as _;
 
 /// Significant rows as a table (per instrument, largest change first; reason and evidence), then
@@ -226,8 +226,8 @@ fn group_not_compared(v: &[NotCompared]) -> Vec<(Instrument, Side, Vec<&str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::*;
-    use crate::compare::{compare, CompareOptions};
+    use costbench_judge::compare::testing::*;
+    use costbench_judge::compare::{compare, CompareOptions};
 
     #[test]
     fn significant_rows_then_counts_and_lists() {

@@ -7,10 +7,10 @@
 //! `index/sum_indirect/unchecked` share a table), so that the ways of one piece of work stand
 //! side by side.
 
-use crate::fmt::fmt_count;
-use crate::model::CACHE_ROWS;
-use crate::model::{RunRecord, ScenarioResult};
 use crate::table::{Align, TextTable};
+use costbench_record::fmt::fmt_count;
+use costbench_record::model::CACHE_ROWS;
+use costbench_record::model::{RunRecord, ScenarioResult};
 use std::fmt::Write as _;
 
 /// (group, column) of a measured id: `a/b/c` → (`a/b`, `c`); an id without `/` is its own group.
@@ -106,7 +106,7 @@ fn sections(cols: &[&ScenarioResult]) -> Vec<(String, Vec<Row>)> {
         &mut out,
     );
 
-    let alloc = |f: fn(&crate::model::Allocations) -> String| -> Vec<String> {
+    let alloc = |f: fn(&costbench_record::model::Allocations) -> String| -> Vec<String> {
         cols.iter()
             .map(|r| match &r.counters.memory {
                 Some(m) => m.allocations.as_ref().map_or("not counted".into(), f),
@@ -146,7 +146,7 @@ fn sections(cols: &[&ScenarioResult]) -> Vec<(String, Vec<Row>)> {
     ];
     section("memory (counting allocator), per op".into(), rows, &mut out);
 
-    let dhat = |f: fn(&crate::model::Dhat) -> u64| -> Vec<String> {
+    let dhat = |f: fn(&costbench_record::model::Dhat) -> u64| -> Vec<String> {
         cols.iter()
             .map(|r| {
                 r.counters
@@ -207,13 +207,13 @@ pub fn tables(run: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing;
+    use costbench_judge::compare::testing;
 
     #[test]
     fn ways_of_one_work_share_a_table() {
         let run = testing::memory_groups();
         let t = tables(&run);
-        crate::compare::testing::assert_snapshot!("counters_groups", &t);
+        costbench_judge::compare::testing::assert_snapshot!("counters_groups", &t);
         assert!(t.contains("\nalloc/wc\n"), "{t}");
         assert!(!t.contains("other"), "{t}");
         let header = t.lines().nth(2).unwrap();

@@ -17,10 +17,10 @@
 //! ([`escape_data`], [`escape_property`]), so no name can end the line and start a workflow
 //! command of its own (`::add-mask::`, `::stop-commands::`) or cut a property short.
 
-use crate::compare::{Comparison, Instrument, Row, Verdict};
 use crate::escape::clean;
-use crate::fmt::fmt_change;
-use crate::gate::{Gate, Violation};
+use costbench_judge::check::{Gate, Violation};
+use costbench_judge::compare::{Comparison, Instrument, Row, Verdict};
+use costbench_record::fmt::fmt_change;
 use std::fmt::Write as _;
 
 /// Annotations GitHub shows per level and step; beyond it they are dropped silently.
@@ -212,9 +212,9 @@ pub fn annotations(c: &Comparison, gate: &Gate, config_file: Option<&str>) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::*;
-    use crate::compare::{compare, CompareOptions};
-    use crate::gate::{evaluate, CheckConfig};
+    use costbench_judge::check::{evaluate, CheckConfig};
+    use costbench_judge::compare::testing::*;
+    use costbench_judge::compare::{compare, CompareOptions};
 
     #[test]
     fn escaping_follows_the_toolkit() {
@@ -243,7 +243,7 @@ mod tests {
         let cand = record("c", vec![with_icount(scenario("fast"), 900.0)]);
         let cfg = CheckConfig {
             ignore: vec!["paired".into()],
-            limit: vec![crate::gate::Limit {
+            limit: vec![costbench_judge::check::Limit {
                 scenario: "fast".into(),
                 metric: None,
                 soft: None,

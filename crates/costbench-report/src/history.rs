@@ -1,6 +1,6 @@
 //! Text tables of the history: the list of runs, and one scenario's series.
 
-use crate::fmt::{fmt_ir, fmt_ns};
+use costbench_record::fmt::{fmt_ir, fmt_ns};
 use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use std::fmt::Write as _;
 

@@ -18,10 +18,10 @@
 //! text (names, units, messages) first has those, and the bidirectional overrides, shown
 //! escaped (`\u{1b}`) by `crate::escape::clean`.
 
-use crate::compare::{Comparison, Instrument, Row, Verdict};
 use crate::escape::clean;
-use crate::fmt::{fmt_change, fmt_ci, fmt_threshold};
-use crate::gate::{Gate, Violation};
+use costbench_judge::check::{Gate, Violation};
+use costbench_judge::compare::{Comparison, Instrument, Row, Verdict};
+use costbench_record::fmt::{fmt_change, fmt_ci, fmt_threshold};
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 use std::io;
@@ -382,9 +382,9 @@ fn xml_safe_lines(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::*;
-    use crate::compare::{compare, CompareOptions};
-    use crate::gate::{evaluate, CheckConfig, Limit};
+    use costbench_judge::check::{evaluate, CheckConfig, Limit};
+    use costbench_judge::compare::testing::*;
+    use costbench_judge::compare::{compare, CompareOptions};
 
     /// Parses `xml` with a strict XML 1.0 parser and returns, per suite, its name, counts and
     /// cases (name and outcome element), checking every count attribute against the cases.
@@ -435,7 +435,11 @@ mod tests {
         out
     }
 
-    fn gate_of(c: &Comparison, cand: &crate::model::RunRecord, cfg: CheckConfig) -> Gate {
+    fn gate_of(
+        c: &Comparison,
+        cand: &costbench_record::model::RunRecord,
+        cfg: CheckConfig,
+    ) -> Gate {
         evaluate(c, cand, &cfg)
     }
 

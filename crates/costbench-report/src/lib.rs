@@ -32,8 +32,3 @@ pub mod table;
 pub mod terminal;
 pub mod throughput;
 pub mod variants;
-
-// The layers below under the names the renderers have always used (`crate::model::X`,
-// `crate::compare::Y`).
-use costbench_judge::{check as gate, compare};
-use costbench_record::{fmt, model};

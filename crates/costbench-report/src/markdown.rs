@@ -6,8 +6,8 @@
 //! table it sits in nor inject HTML into the comment. The comment stays short: significant
 //! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
 
-use crate::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
-use crate::fmt::{fmt_change, fmt_ci, fmt_delta, fmt_ir, fmt_threshold};
+use costbench_judge::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use costbench_record::fmt::{fmt_change, fmt_ci, fmt_delta, fmt_ir, fmt_threshold};
 use std::fmt::Write as _;
 
 /// Escapes untrusted text for a table cell or running text:
@@ -238,7 +238,7 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
             }
             Instrument::Rss => format!(
                 "within {}",
-                fmt_threshold(crate::compare::RSS_THRESHOLD_PCT)
+                fmt_threshold(costbench_judge::compare::RSS_THRESHOLD_PCT)
             ),
             Instrument::Walltime => {
                 format!("within {}", c.walltime_threshold())
@@ -274,7 +274,7 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
 
 /// The report of `costbench check`: the gate's verdict and its violations first, then the
 /// comparison.
-pub fn check(c: &Comparison, gate: &crate::gate::Gate) -> String {
+pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
     let mut out = String::new();
     if gate.passed() {
         out.push_str("### costbench check: passed\n\n");
@@ -389,8 +389,8 @@ pub fn comparison(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::*;
-    use crate::compare::{compare, CompareOptions};
+    use costbench_judge::compare::testing::*;
+    use costbench_judge::compare::{compare, CompareOptions};
 
     /// Table rows whose cell count (raw `|` separators) is not the header's.
     fn broken_rows(md: &str) -> Vec<&str> {
@@ -590,12 +590,14 @@ Candidate: run c (commit c012345678, branch main, variant release)
             ],
         );
         // Separate runs: judged only with thresholds from history (issue 13).
-        let mut h = crate::compare::noise::HistoricThresholds::default();
+        let mut h = costbench_judge::compare::noise::HistoricThresholds::default();
         for id in ["slower", "same"] {
             h.set(id, Instrument::Walltime, 5.0, 20);
         }
         let opts = CompareOptions::default();
-        let md = comparison(&crate::compare::compare_with(&base, &cand, &opts, &h));
+        let md = comparison(&costbench_judge::compare::compare_with(
+            &base, &cand, &opts, &h,
+        ));
         assert!(md.contains("### Wall time"), "{md}");
         assert!(!md.contains("### Instruction counts"), "{md}");
         let slower = md
@@ -629,7 +631,7 @@ Candidate: run c (commit c012345678, branch main, variant release)
 
     #[test]
     fn unresolved_and_placement_rows_are_listed_not_gated() {
-        use crate::compare::testing::{rounds_pair, with_rounds};
+        use costbench_judge::compare::testing::{rounds_pair, with_rounds};
         let tight: Vec<f64> = (0..12).map(|k| 0.002 * ((k % 5) as f64 - 2.0)).collect();
         let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
         // Side 0 is the baseline, 1 the candidate.
@@ -690,8 +692,8 @@ Candidate: run c (commit c012345678, branch main, variant release)
         assert!(wide.contains("layout-sensitive: rounds spread ±"), "{wide}");
         assert_eq!(broken_rows(&md), Vec::<&str>::new());
         // The check's report says the gate passed and what it left open.
-        let cfg = crate::gate::CheckConfig::default();
-        let gate = crate::gate::evaluate(&c, &cand, &cfg);
+        let cfg = costbench_judge::check::CheckConfig::default();
+        let gate = costbench_judge::check::evaluate(&c, &cand, &cfg);
         assert!(gate.passed());
         assert_eq!(gate.notes.len(), 2);
         let md = check(&c, &gate);
@@ -740,7 +742,7 @@ Candidate: run c (commit c012345678, branch main, variant release)
 
     #[test]
     fn comparison_snapshot() {
-        let c = crate::compare::testing::every_verdict();
-        crate::compare::testing::assert_snapshot!("compare_markdown", &comparison(&c));
+        let c = costbench_judge::compare::testing::every_verdict();
+        costbench_judge::compare::testing::assert_snapshot!("compare_markdown", &comparison(&c));
     }
 }

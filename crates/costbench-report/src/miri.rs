@@ -1,7 +1,7 @@
 //! The terminal report of `costbench miri`: one line per scenario with its verdict and time,
 //! the details of every finding below, then the totals.
 
-use crate::model::miri::{Finding, MiriReport, MiriResult};
+use costbench_record::model::miri::{Finding, MiriReport, MiriResult};
 use std::fmt::Write;
 
 fn verdict_text(f: &Finding) -> &'static str {
@@ -191,7 +191,7 @@ pub fn table(report: &MiriReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::miri::{Timing, Unsupported};
+    use costbench_record::model::miri::{Timing, Unsupported};
 
     fn report() -> MiriReport {
         let result = |name: &str, finding: Finding| MiriResult {
@@ -201,15 +201,15 @@ mod tests {
             finding,
         };
         MiriReport {
-            schema: crate::model::miri::SCHEMA.into(),
-            schema_version: crate::model::miri::SCHEMA_VERSION,
+            schema: costbench_record::model::miri::SCHEMA.into(),
+            schema_version: costbench_record::model::miri::SCHEMA_VERSION,
             started_at: "2026-01-01T00:00:00Z".into(),
-            tool: crate::model::Tool {
+            tool: costbench_record::model::Tool {
                 name: "costbench".into(),
                 version: "0.1.0".into(),
                 protocol: 1,
             },
-            suite: crate::model::SuiteInfo {
+            suite: costbench_record::model::SuiteInfo {
                 package: "p".into(),
                 bench: "b".into(),
                 library_version: "0.1.0".into(),

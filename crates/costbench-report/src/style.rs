@@ -5,8 +5,8 @@
 //! [`Styling::Plain`]. Styled text is ANSI SGR sequences around the words; [`crate::table`]
 //! leaves them out of its column widths.
 
-use crate::compare::Verdict;
 use anstyle::{AnsiColor, Style};
+use costbench_judge::compare::Verdict;
 
 /// Whether a renderer colours its text.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

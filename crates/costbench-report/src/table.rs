@@ -2,7 +2,7 @@
 //! counters tables, the comparison, the variant matrix).
 //!
 //! Owns layout only: column widths, padding and the two-space gap between columns. What goes in
-//! a cell (numbers from `crate::fmt`, names made safe with `report::escape::clean`) is the
+//! a cell (numbers from `costbench_record::fmt`, names made safe with `report::escape::clean`) is the
 //! caller's; nothing here prints.
 //!
 //! Widths are counted in `char`s, as Rust's own `{:<w$}` padding counts them, so a `µs` cell

@@ -1,9 +1,9 @@
 //! The terminal table printed after a run: one row per measured id, per-op figures; the rows of
 //! service scenarios under load follow in a section of their own (`crate::throughput`).
 
-use crate::fmt::{fmt_ir, fmt_ns};
-use crate::model::{RunRecord, ScenarioResult};
 use crate::table::{Align, TextTable};
+use costbench_record::fmt::{fmt_ir, fmt_ns};
+use costbench_record::model::{RunRecord, ScenarioResult};
 use std::fmt::Write as _;
 
 fn time_cell(r: &ScenarioResult) -> String {
@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn run_table_snapshot() {
-        use crate::compare::testing::{
+        use costbench_judge::compare::testing::{
             assert_snapshot, every_figure, record, scenario, with_icount,
         };
         assert_snapshot!("run_table", &table(&every_figure()));

@@ -9,9 +9,9 @@
 //! ([`is_load_row`]) and this section shows them. Formats only: nothing here judges a change.
 
 use crate::escape::clean;
-use crate::fmt::{fmt_confidence, fmt_ir_grouped, fmt_ns};
-use crate::model::{RunRecord, ScenarioResult, Throughput};
 use crate::table::{Align, TextTable};
+use costbench_record::fmt::{fmt_confidence, fmt_ir_grouped, fmt_ns};
+use costbench_record::model::{RunRecord, ScenarioResult, Throughput};
 use std::fmt::Write as _;
 
 /// Whether `r` is a row of the throughput instrument (`SCENARIO@Nc`), measured or failed.

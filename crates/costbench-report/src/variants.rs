@@ -3,11 +3,11 @@
 //! significant, `?` unresolved, `≈` placement) and each variant's price. Pure: the matrix comes
 //! in judged.
 
-use crate::compare::{Instrument, Verdict};
-use crate::fmt::fmt_ratio_change;
 use crate::markdown::escape_cell;
 use crate::table::{Align, TextTable};
+use costbench_judge::compare::{Instrument, Verdict};
 use costbench_judge::variants::{Cell, Matrix, Price};
+use costbench_record::fmt::fmt_ratio_change;
 use std::fmt::Write as _;
 
 /// "(2↑ 0↓ of 12; 1 unresolved, 3 placement not priced)" with `up` and `down` as given.
@@ -278,8 +278,8 @@ mod tests {
         assert!(t.contains("variant broken (broken) did not build"), "{t}");
         assert!(t.contains("error[E0425]"), "{t}");
         let md = markdown(&m);
-        crate::compare::testing::assert_snapshot!("variants_table_ratios", &t);
-        crate::compare::testing::assert_snapshot!("variants_markdown_ratios", &md);
+        costbench_judge::compare::testing::assert_snapshot!("variants_table_ratios", &t);
+        costbench_judge::compare::testing::assert_snapshot!("variants_markdown_ratios", &md);
         assert!(md.contains("**110.00 Ir ×1.100**"), "{md}");
         assert!(md.contains("| oc | oc |"), "{md}");
     }
@@ -321,7 +321,7 @@ mod tests {
             md.contains("(1 up, 0 down of 3; 1 unresolved, 1 placement not priced)"),
             "{md}"
         );
-        crate::compare::testing::assert_snapshot!("variants_table_marks", &t);
-        crate::compare::testing::assert_snapshot!("variants_markdown_marks", &md);
+        costbench_judge::compare::testing::assert_snapshot!("variants_table_marks", &t);
+        costbench_judge::compare::testing::assert_snapshot!("variants_markdown_marks", &md);
     }
 }

@@ -24,15 +24,10 @@ mod url;
 
 pub use location::Location;
 
-// The model under the name the store has always used (`crate::model::X`).
 use anyhow::{bail, Context, Result};
-use costbench_record::model;
-use model::RunRecord;
+use costbench_record::history::{Metric, RunSummary, SeriesPoint};
+use costbench_record::model::{self, RunRecord};
 use std::path::{Path, PathBuf};
-
-// What a store hands back is plain data of the record crate, so that reports render history
-// without depending on a database; re-exported here under the store's old paths.
-pub use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 
 /// The history database used when `--db` is not given.
 pub fn default_path(target_directory: &Path) -> PathBuf {

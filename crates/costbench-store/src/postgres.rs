@@ -17,8 +17,8 @@
 
 use super::{Metric, RunQuery, RunSummary, SeriesPoint, Store};
 use crate::migrations::{self, LATEST, MIGRATIONS};
-use crate::model::RunRecord;
 use anyhow::{bail, Context, Result};
+use costbench_record::model::RunRecord;
 use postgres::{Client, GenericClient, NoTls};
 use std::str::FromStr;
 use std::sync::{Mutex, MutexGuard};

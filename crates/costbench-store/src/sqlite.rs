@@ -10,8 +10,8 @@
 
 use super::{Metric, RunQuery, RunSummary, SeriesPoint, Store};
 use crate::migrations::{self, LATEST, MIGRATIONS};
-use crate::model::RunRecord;
 use anyhow::{bail, Context, Result};
+use costbench_record::model::RunRecord;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

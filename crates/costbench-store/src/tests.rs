@@ -2,14 +2,15 @@
 //! PostgreSQL in a throwaway cluster ([`crate::pg_cluster`]), so that what `history`, `compare`,
 //! `check` and the report read is the same whichever `--db` a team uses.
 
-use crate::model::*;
 use crate::pg_cluster::PgCluster;
-use crate::{Location, Metric, RunQuery, Store};
+use crate::{Location, RunQuery, Store};
+use costbench_record::history::Metric;
+use costbench_record::model::*;
 use std::collections::BTreeSet;
 
 pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> RunRecord {
     RunRecord {
-        schema: crate::model::SCHEMA.into(),
+        schema: costbench_record::model::SCHEMA.into(),
         schema_version: SCHEMA_VERSION,
         run_id: run_id.into(),
         started_at: started_at.into(),

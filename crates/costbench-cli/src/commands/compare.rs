@@ -54,7 +54,8 @@ pub(super) fn learn_thresholds(
     base: &RunRecord,
 ) -> Result<costbench_judge::compare::noise::HistoricThresholds> {
     use costbench_judge::compare::Instrument;
-    use costbench_store::{Metric, RunQuery};
+    use costbench_record::history::Metric;
+    use costbench_store::RunQuery;
     if !path.exists() {
         bail!("no history database at {path} to learn thresholds from");
     }

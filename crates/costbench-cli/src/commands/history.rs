@@ -5,7 +5,8 @@ use crate::args::{HistoryCmd, MetricArg};
 use anyhow::{bail, Result};
 
 pub(super) fn history(h: HistoryCmd) -> Result<i32> {
-    use costbench_store::{Metric, RunQuery};
+    use costbench_record::history::Metric;
+    use costbench_store::RunQuery;
     let path = database(h.db, h.manifest_path.as_deref())?;
     if !path.exists() {
         bail!(

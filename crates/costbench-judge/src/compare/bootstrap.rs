@@ -2,7 +2,7 @@
 //! own. Pure: the same inputs and seed always give the same interval, bit for bit, on every
 //! platform (no clocks, no OS randomness, no floating-point reductions whose order could vary).
 
-use crate::stats::quantile;
+use costbench_record::stats::quantile;
 use serde::Serialize;
 
 /// Confidence interval of `candidate median / baseline median`.

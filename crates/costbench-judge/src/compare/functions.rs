@@ -6,7 +6,7 @@
 //! record's plain-data [`Profile`].
 
 use super::{Comparison, Instrument, Verdict};
-use crate::fmt::{fmt_count, fmt_ir_grouped, fmt_whole as whole};
+use costbench_record::fmt::{fmt_count, fmt_ir_grouped, fmt_whole as whole};
 use costbench_record::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
 

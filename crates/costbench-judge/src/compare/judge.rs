@@ -22,8 +22,8 @@ use super::{
     bootstrap, family, noise, paired, Instrument, RatioCi, Row, Verdict, HISTORY_EVIDENCE,
     MIN_WALLTIME_SAMPLES,
 };
-use crate::fmt::{fmt_change, fmt_ci, fmt_confidence, fmt_threshold};
-use crate::model::ScenarioResult;
+use costbench_record::fmt::{fmt_change, fmt_ci, fmt_confidence, fmt_threshold};
+use costbench_record::model::ScenarioResult;
 
 /// A row's verdict with everything that backs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,7 +127,7 @@ pub(super) fn paired_load_rounds(
     if bt.paired.as_ref()?.session != ct.paired.as_ref()?.session {
         return None;
     }
-    let figures = |t: &crate::model::Throughput| -> Vec<f64> {
+    let figures = |t: &costbench_record::model::Throughput| -> Vec<f64> {
         match inst {
             Instrument::P99 => t.round_p99_ns.clone(),
             _ => t
@@ -138,7 +138,7 @@ pub(super) fn paired_load_rounds(
         }
     };
     let (bf, cf) = (figures(bt), figures(ct));
-    let varied = |t: &crate::model::Throughput| {
+    let varied = |t: &costbench_record::model::Throughput| {
         t.paired
             .as_ref()
             .is_some_and(|p| !p.round_layouts.is_empty())
@@ -192,10 +192,10 @@ pub(super) fn pending_paired(r: &Rounds, base: f64, cand: f64) -> Judgement {
 fn spread_pct(d: &[f64]) -> f64 {
     let mut s = d.to_vec();
     s.sort_by(f64::total_cmp);
-    let med = crate::stats::quantile(&s, 0.5);
+    let med = costbench_record::stats::quantile(&s, 0.5);
     let mut dev: Vec<f64> = s.iter().map(|x| (x - med).abs()).collect();
     dev.sort_by(f64::total_cmp);
-    ((1.4826 * crate::stats::quantile(&dev, 0.5)).exp() - 1.0) * 100.0
+    ((1.4826 * costbench_record::stats::quantile(&dev, 0.5)).exp() - 1.0) * 100.0
 }
 
 /// The second pass over paired rows: `pending` holds each paired row's index in `rows` and its
@@ -537,7 +537,7 @@ mod tests {
     use super::super::testing::{record, rounds_pair, scenario, with_icount, with_rounds};
     use super::super::{compare, family::ErrorControl, CompareOptions, Comparison};
     use super::*;
-    use crate::model::RunRecord;
+    use costbench_record::model::RunRecord;
 
     /// Round wobble whose signed-rank statistic is known: magnitudes `0.05 + 0.001 k` (rank
     /// `k + 1`), negative where `negative` says.

@@ -25,7 +25,7 @@ pub mod testing;
 pub use bootstrap::RatioCi;
 pub use types::*;
 
-use crate::model::{Failure, RunRecord, ScenarioResult};
+use costbench_record::model::{Failure, RunRecord, ScenarioResult};
 use judge::{exact_evidence, judge_icount, Threshold};
 use std::collections::{HashMap, HashSet};
 

@@ -16,7 +16,7 @@
 //! raises the threshold as far as its noise requires.
 
 use super::Instrument;
-use crate::stats::quantile;
+use costbench_record::stats::quantile;
 use std::collections::BTreeMap;
 
 /// Consecutive changes needed before history is trusted over the default threshold.

@@ -228,10 +228,10 @@ pub fn assess(d: &[f64], threshold_pct: f64, alpha: f64) -> Option<Assessment> {
     let half_width = (ci.high.ln() - ci.low.ln()) / 2.0;
     let mut sorted = d.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let med = crate::stats::quantile(&sorted, 0.5);
+    let med = costbench_record::stats::quantile(&sorted, 0.5);
     let mut dev: Vec<f64> = sorted.iter().map(|x| (x - med).abs()).collect();
     dev.sort_by(f64::total_cmp);
-    let sd = 1.4826 * crate::stats::quantile(&dev, 0.5);
+    let sd = 1.4826 * costbench_record::stats::quantile(&dev, 0.5);
     // Hodges–Lehmann's standard error for normal data: sd * sqrt(pi / (3 n)).
     let se = sd * (std::f64::consts::PI / (3.0 * d.len() as f64)).sqrt();
     let mde_log = t.ln().max(half_width) + normal_quantile(0.9) * se;

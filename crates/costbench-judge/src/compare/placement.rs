@@ -1,7 +1,7 @@
 //! Instruction-count changes judged against the spread that data placement alone causes.
 //!
 //! When the runner measured an id under shifted heap and stack placements on both sides
-//! ([`Icount::placement`](crate::model::Icount::placement), from the child's `--perturb`), each
+//! ([`Icount::placement`](costbench_record::model::Icount::placement), from the child's `--perturb`), each
 //! side has a range of counts: its unperturbed figure and every perturbed one. A change whose two
 //! ranges overlap, or whose nearest ends are within the icount threshold of each other, is what a
 //! different heap or data alignment alone produces (glibc malloc's bins, `memcmp`'s alignment
@@ -10,8 +10,8 @@
 
 use super::judge::{change_pct, direction};
 use super::Verdict;
-use crate::fmt::{fmt_ir_grouped, fmt_threshold};
-use crate::model::ScenarioResult;
+use costbench_record::fmt::{fmt_ir_grouped, fmt_threshold};
+use costbench_record::model::ScenarioResult;
 
 /// The verdict and reason for an instruction-count change between `base` and `cand` given their
 /// data-placement runs, or `None` when either side has none.
@@ -110,7 +110,7 @@ impl Range {
 mod tests {
     use super::super::testing::{scenario, with_icount};
     use super::*;
-    use crate::model::IcountPlacement;
+    use costbench_record::model::IcountPlacement;
 
     fn side(plain: f64, perturbed: &[f64]) -> ScenarioResult {
         let mut r = with_icount(scenario("s"), plain);

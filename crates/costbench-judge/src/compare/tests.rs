@@ -16,7 +16,7 @@ fn only_row(c: &Comparison, inst: Instrument) -> &Row {
 
 #[test]
 fn memory_and_simulated_cycles_are_compared() {
-    use crate::model::{Allocations, CacheSim, Memory};
+    use costbench_record::model::{Allocations, CacheSim, Memory};
     let side = |bytes: f64, cycles: f64, rss: u64| {
         let mut r = scenario("s");
         r.counters.memory = Some(Memory {
@@ -259,7 +259,7 @@ fn walltime_of_separate_runs_needs_history_threshold_and_interval() {
 }
 
 fn summarize_median(v: &[f64]) -> f64 {
-    crate::stats::summarize(v).median
+    costbench_record::stats::summarize(v).median
 }
 
 #[test]
@@ -283,7 +283,7 @@ fn lockstep_pair(base: &[f64], cand: &[f64], n: usize) -> (RunRecord, RunRecord)
     let side = |run: &str, v: &[f64], mins: Vec<f64>| {
         let mut r = with_walltime(scenario("s"), v);
         let w = r.walltime.as_mut().unwrap();
-        w.paired = Some(crate::model::Paired {
+        w.paired = Some(costbench_record::model::Paired {
             session: "session".into(),
             round_medians_ns_per_op: vec![],
             round_min_ns_per_op: mins,
@@ -669,7 +669,7 @@ fn values_carry_their_units() {
 /// is the run's or, in a merged run, the row's own shard's.
 #[test]
 fn issue_15_wall_time_of_different_machines_is_unresolved() {
-    use crate::model::{Merged, MergedShard};
+    use costbench_record::model::{Merged, MergedShard};
     // A clear 20 % regression, paired over 12 rounds of one session.
     let (bw, cw) = rounds_pair(
         1.2,

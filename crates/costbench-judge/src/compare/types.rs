@@ -5,9 +5,9 @@
 
 use super::bootstrap::RatioCi;
 use super::family;
-use crate::fmt::{fmt_ir, fmt_ns, fmt_threshold};
-use crate::model::{RunRecord, ScenarioResult};
 use anyhow::{bail, Result};
+use costbench_record::fmt::{fmt_ir, fmt_ns, fmt_threshold};
+use costbench_record::model::{RunRecord, ScenarioResult};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::fmt;

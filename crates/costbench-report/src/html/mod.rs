@@ -24,10 +24,10 @@ pub mod svg;
 mod throughput;
 mod variants;
 
-use crate::compare::{self, Comparison, Instrument, Verdict};
-use crate::fmt::{fmt_change, fmt_js_number};
-use crate::model::RunRecord;
+use costbench_judge::compare::{self, Comparison, Instrument, Verdict};
+use costbench_record::fmt::{fmt_change, fmt_js_number};
 use costbench_record::history::{Metric, SeriesPoint};
+use costbench_record::model::RunRecord;
 use escape::escape;
 use overview::overview;
 use provenance::provenance;
@@ -251,10 +251,10 @@ pub(super) fn change_cell(row: Option<&&compare::Row>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::{
+    use costbench_judge::compare::testing::{
         noisy, record, scenario, with_failure, with_icount, with_walltime,
     };
-    use crate::model::{Census, CensusKind, CensusSite};
+    use costbench_record::model::{Census, CensusKind, CensusSite};
 
     const INJECTED: &str = "<script>alert(1)</script>";
 
@@ -407,7 +407,7 @@ mod tests {
 
     #[test]
     fn counters_and_memory_appear_where_measured() {
-        use crate::model::{Allocations, CacheSim, Memory};
+        use costbench_record::model::{Allocations, CacheSim, Memory};
         let mut with = with_icount(scenario("counted"), 10.0);
         with.counters.cache = Some(CacheSim {
             simulated: true,

@@ -4,9 +4,9 @@
 
 use super::escape::escape;
 use super::{cell, change_cell};
-use crate::compare::{self, Comparison, Instrument};
-use crate::fmt::{fmt_ir, fmt_ns};
-use crate::model::{RunRecord, ScenarioResult};
+use costbench_judge::compare::{self, Comparison, Instrument};
+use costbench_record::fmt::{fmt_ir, fmt_ns};
+use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 

@@ -3,7 +3,7 @@
 
 use super::escape::escape;
 use super::git_label;
-use crate::model::RunRecord;
+use costbench_record::model::RunRecord;
 use std::fmt::Write as _;
 
 /// The provenance section of `runs`.

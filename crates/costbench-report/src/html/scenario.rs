@@ -5,10 +5,10 @@
 
 use super::escape::escape;
 use super::{cell, git_label, short_commit, svg, History};
-use crate::compare::{self, Instrument};
-use crate::fmt::{fmt_change, fmt_ir, fmt_ns, fmt_percent, fmt_threshold};
-use crate::model::{RunRecord, ScenarioResult};
+use costbench_judge::compare::{self, Instrument};
+use costbench_record::fmt::{fmt_change, fmt_ir, fmt_ns, fmt_percent, fmt_threshold};
 use costbench_record::history::Metric;
+use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 

@@ -671,7 +671,7 @@ fn log_ticks(d0: f64, d1: f64) -> Vec<f64> {
 
 /// An axis label: nanoseconds in [`fmt_ns`]'s units without trailing zeros ("20 µs", "1.5 ms").
 fn fmt_ns_round(ns: f64) -> String {
-    let s = crate::fmt::fmt_ns(ns);
+    let s = costbench_record::fmt::fmt_ns(ns);
     match s.split_once(' ') {
         Some((v, unit)) if v.contains('.') => {
             format!("{} {unit}", v.trim_end_matches('0').trim_end_matches('.'))

@@ -6,10 +6,10 @@
 
 use super::escape::escape;
 use super::{cell, svg};
-use crate::compare::{self, Instrument};
-use crate::fmt::{fmt_change, fmt_confidence, fmt_ns};
-use crate::model::{RunRecord, ScenarioResult};
 use crate::throughput::{fmt_rate, is_load_row, load_label};
+use costbench_judge::compare::{self, Instrument};
+use costbench_record::fmt::{fmt_change, fmt_confidence, fmt_ns};
+use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -134,11 +134,12 @@ pub(super) fn throughput_section(
             page.push_str(&cell(r.clients.map(f64::from), |v| format!("{v:.0}")));
             match &r.throughput {
                 Some(t) if r.failures.is_empty() => {
-                    let interval = |i: Option<crate::model::Interval>, f: fn(f64) -> String| {
+                    let interval = |i: Option<costbench_record::model::Interval>,
+                                    f: fn(f64) -> String| {
                         i.map_or("<td data-v=\"\">–</td>".to_string(), |i| {
                             format!(
                                 "<td data-v=\"{}\">{}</td>",
-                                crate::fmt::fmt_js_number(i.low),
+                                costbench_record::fmt::fmt_js_number(i.low),
                                 escape(&format!("{} – {}", f(i.low), f(i.high)))
                             )
                         })

@@ -4,8 +4,8 @@
 
 use super::escape::escape;
 use super::{svg, VariantRun};
-use crate::compare::{Comparison, Instrument, Verdict};
-use crate::model::RunRecord;
+use costbench_judge::compare::{Comparison, Instrument, Verdict};
+use costbench_record::model::RunRecord;
 use std::fmt::Write as _;
 
 /// Heat maps of every instrument measured by at least two variants: ratio of each variant's
