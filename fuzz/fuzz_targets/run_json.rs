@@ -10,10 +10,10 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(run) = costbench_record::output::parse_run(text, Path::new("run.json")) {
         let _ = run.finished_scenarios();
-        let _ = costbench_record::output::icounts_csv(&run);
-        let _ = costbench_record::output::walltime_csv(&run);
-        let _ = costbench_record::output::counters_csv(&run);
-        let _ = costbench_record::output::memory_csv(&run);
+        let _ = costbench_record::csv::icounts_csv(&run);
+        let _ = costbench_record::csv::walltime_csv(&run);
+        let _ = costbench_record::csv::counters_csv(&run);
+        let _ = costbench_record::csv::memory_csv(&run);
         for r in &run.results {
             let _ = r.per_op_samples();
         }

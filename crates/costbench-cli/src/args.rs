@@ -3,6 +3,7 @@
 //! or does work: `options` turns these into plain validated options, and `commands` runs them.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use costbench_record::render::Format;
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -139,8 +140,8 @@ pub struct MergeCmd {
     #[arg(long, short = 'o', value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// How to print merged variants: a table, markdown, or the matrix as JSON.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: RunFormat,
+    #[arg(long, value_parser = formats(RUN_FORMATS), default_value = "table")]
+    pub format: Format,
     /// Cargo.toml whose target directory holds the default output and database [default: the
     /// nearest Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH")]
@@ -169,7 +170,7 @@ pub struct ReportCmd {
     #[arg(long)]
     pub no_history: bool,
     /// Runs of history per chart (the newest).
-    #[arg(long, value_name = "N", default_value_t = crate::html_report::DEFAULT_HISTORY_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = crate::output::html::DEFAULT_HISTORY_LIMIT)]
     pub history_limit: usize,
     /// History database: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
     /// [default: TARGET_DIR/costbench/history.sqlite].
@@ -186,14 +187,6 @@ pub struct ReportCmd {
     pub manifest_path: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MiriFormat {
-    /// A table for people, with the details of every finding.
-    Table,
-    /// The report as JSON (`"schema": "costbench-miri"`).
-    Json,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct MiriCmd {
     #[command(flatten)]
@@ -202,8 +195,8 @@ pub struct MiriCmd {
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
     /// Output format on stdout.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: MiriFormat,
+    #[arg(long, value_parser = formats(MIRI_FORMATS), default_value = "table")]
+    pub format: Format,
     /// Seconds after which a scenario's Miri process is killed and the scenario reported failed.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub timeout: u64,
@@ -226,7 +219,7 @@ pub struct CensusCmd {
     /// expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_parser = formats(CENSUS_FORMATS), default_value = "table")]
     pub format: Format,
 }
 
@@ -243,8 +236,8 @@ pub struct CheckCmd {
     /// Candidate run (output directory, run.json or run id) instead of measuring the working tree.
     #[arg(long, value_name = "SPEC")]
     pub candidate: Option<String>,
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: CompareFormat,
+    #[arg(long, value_parser = formats(COMPARE_FORMATS), default_value = "table")]
+    pub format: Format,
     /// Also write the markdown report (for a pull-request comment) to this file.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
@@ -350,24 +343,14 @@ pub enum GithubArg {
     Off,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompareFormat {
-    /// A table for people.
-    Table,
-    /// GitHub-flavoured markdown for a pull-request comment.
-    Markdown,
-    /// The comparison as JSON.
-    Json,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct CompareCmd {
     /// Baseline: an output directory (or its run.json), or a run id from history.
     pub base: String,
     /// Candidate: an output directory (or its run.json), or a run id from history.
     pub cand: String,
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: CompareFormat,
+    #[arg(long, value_parser = formats(COMPARE_FORMATS), default_value = "table")]
+    pub format: Format,
     /// Also write the comparison as JUnit XML to this file: one testsuite per instrument, one
     /// testcase per scenario, a failure for each significant regression, skipped for unresolved
     /// rows.
@@ -428,20 +411,12 @@ pub struct ImportCmd {
     pub manifest_path: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// The run record (run.json), schema-versioned.
-    Json,
-    /// Bencher Metric Format (`bencher run --adapter json`).
-    Bmf,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct ExportCmd {
     /// An output directory (or its run.json), or a run id from history.
     pub run: String,
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: ExportFormat,
+    #[arg(long, value_parser = formats(EXPORT_FORMATS), default_value = "json")]
+    pub format: Format,
     /// History database for run ids: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
     /// [default: TARGET_DIR/costbench/history.sqlite].
     #[arg(
@@ -535,24 +510,73 @@ pub enum InstrumentArg {
     All,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// A table for people.
-    Table,
-    /// The run record (the same as run.json) on stdout.
-    Json,
+/// `--format`'s values for one command, each with the help that command's `--help` gives it:
+/// one [`Format`] for every command, while each command offers the formats of the documents it
+/// prints (the documents refuse the rest, `crate::output`).
+fn formats(
+    values: &'static [(Format, &'static str)],
+) -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new(
+        values
+            .iter()
+            .map(|(f, help)| PossibleValue::new(f.name()).help(*help)),
+    )
+    .map(|name| Format::from_name(&name).expect("a possible value names a format"))
 }
 
-/// `run`'s and `variants`' output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RunFormat {
-    /// A table for people.
-    Table,
-    /// The run record (the same as run.json) on stdout; with variants, the matrix.
-    Json,
-    /// With variants only: the matrix as GitHub-flavoured markdown.
-    Markdown,
-}
+/// `run`'s, `variants`' and `merge`'s formats.
+const RUN_FORMATS: &[(Format, &str)] = &[
+    (Format::Table, "A table for people"),
+    (
+        Format::Json,
+        "The run record (the same as run.json) on stdout; with variants, the matrix",
+    ),
+    (
+        Format::Markdown,
+        "With variants only: the matrix as GitHub-flavoured markdown",
+    ),
+];
+
+/// `compare`'s and `check`'s formats.
+const COMPARE_FORMATS: &[(Format, &str)] = &[
+    (Format::Table, "A table for people"),
+    (
+        Format::Markdown,
+        "GitHub-flavoured markdown for a pull-request comment",
+    ),
+    (Format::Json, "The comparison as JSON"),
+];
+
+/// `export`'s formats.
+const EXPORT_FORMATS: &[(Format, &str)] = &[
+    (Format::Json, "The run record (run.json), schema-versioned"),
+    (
+        Format::Bmf,
+        "Bencher Metric Format (`bencher run --adapter json`)",
+    ),
+];
+
+/// `miri`'s formats.
+const MIRI_FORMATS: &[(Format, &str)] = &[
+    (
+        Format::Table,
+        "A table for people, with the details of every finding",
+    ),
+    (
+        Format::Json,
+        "The report as JSON (`\"schema\": \"costbench-miri\"`)",
+    ),
+];
+
+/// `census`'s formats.
+const CENSUS_FORMATS: &[(Format, &str)] = &[
+    (Format::Table, "A table for people"),
+    (
+        Format::Json,
+        "The run record (the same as run.json) on stdout",
+    ),
+];
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -562,8 +586,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub list: bool,
     /// Output format on stdout.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: RunFormat,
+    #[arg(long, value_parser = formats(RUN_FORMATS), default_value = "table")]
+    pub format: Format,
     /// Also write report.html (the HTML report of `costbench report`) into the output
     /// directory, with changes against the previous run of the same variant and branch in
     /// history, and history charts.

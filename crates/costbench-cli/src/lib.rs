@@ -3,8 +3,9 @@
 //! chosen instruments, and writes, stores, compares and prints the per-op results.
 //!
 //! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
-//! `commands` runs each command (one short file each), wiring the layers below; `html_report`
-//! gathers runs and history for the HTML page; `import` reads other tools' result files;
+//! `commands` runs each command (one short file each), wiring the layers below; `output` is the
+//! sink every document goes through to stdout and files, and gathers runs and history for the
+//! HTML page; `import` reads other tools' result files;
 //! `terminal` resolves `--color` as cargo does;
 //! `github` reads GitHub Actions' environment for `check` and appends its job summary.
 //!
@@ -20,9 +21,9 @@
 pub mod args;
 mod commands;
 pub mod github;
-pub mod html_report;
 pub mod import;
 mod options;
+pub mod output;
 pub mod terminal;
 
 use costbench_measure::run::cancel;
@@ -93,7 +94,12 @@ where
         Err(e) => {
             let red = costbench_report::style::BAD;
             anstream::eprintln!("{red}error{red:#}: {e:#}");
-            exit::FAILURE
+            // A format the command's document does not render is a wrong command line.
+            if e.chain().any(|c| c.is::<output::Unsupported>()) {
+                exit::USAGE
+            } else {
+                exit::FAILURE
+            }
         }
     };
     match cancel::interrupted() {

@@ -4,12 +4,13 @@
 //! prints: a value that passes is one the commands can use as it is.
 
 use crate::args::{
-    CargoArgs, InstrumentArg, MeasureArgs, MiriCmd, MiriFormat, RoundsArgs, RunArgs, RunFormat,
-    SignificanceArgs, VariantArgs,
+    CargoArgs, InstrumentArg, MeasureArgs, MiriCmd, RoundsArgs, RunArgs, SignificanceArgs,
+    VariantArgs,
 };
 use anyhow::{bail, Context, Result};
 use costbench_measure::run::{Instruments, RunOptions};
 use costbench_measure::variants::VariantOptions;
+use costbench_record::render::Format;
 use std::time::Duration;
 
 impl SignificanceArgs {
@@ -124,11 +125,15 @@ impl VariantArgs {
 impl RunArgs {
     /// The validated options of `costbench run` without variants.
     pub(crate) fn run_options(self) -> Result<RunOptions> {
-        if self.format == RunFormat::Markdown {
-            bail!("--format markdown is for the variant matrix: add --variant or --preset, or use `costbench compare --format markdown`");
-        }
+        crate::output::accept(
+            "costbench run without variants",
+            self.format,
+            costbench_report::render::RunView::FORMATS,
+            "; markdown is for the variant matrix: add --variant or --preset, or use `costbench \
+             compare --format markdown`",
+        )?;
         self.measure
-            .into_options(self.list, self.format == RunFormat::Json)
+            .into_options(self.list, self.format == Format::Json)
     }
 
     /// The validated options of `costbench variants` (or `run` with variant options): the
@@ -166,7 +171,7 @@ impl MiriCmd {
             bench: self.target.bench,
             cargo: self.target.cargo.flags()?,
             timeout: Duration::from_secs(self.timeout),
-            json: self.format == MiriFormat::Json,
+            json: self.format == Format::Json,
             quiet: self.quiet,
         })
     }

@@ -1,6 +1,6 @@
 //! The output directory: `run.json`, `icounts.csv`, `walltime.csv`, `counters.csv`,
 //! `memory.csv`, `throughput.csv`, `callgrind/*.out`, `callgrind-cache/*.out` and `dhat/*.json`;
-//! and reading
+//! (the CSV files rendered by [`crate::csv`]); and reading
 //! `run.json` back ([`load_run`]), with its schema checks, beside the code that writes it.
 //!
 //! Every file is written atomically (a temporary file, then a rename), and the whole set is
@@ -11,7 +11,9 @@
 //! [`OutputDir::prepare`] removes those of runs whose process is gone. Files are created with the
 //! user's umask (not `tempfile`'s 0600).
 
+use crate::csv::{CsvFile, Presence, RunCsv};
 use crate::model::{RunRecord, SCHEMA, SCHEMA_VERSION};
+use crate::render::{Format, Render};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -118,42 +120,23 @@ impl OutputDir {
         let write_atomic = |path: &Path, bytes: &[u8]| write_atomic_via(tmp, path, bytes);
         let json = serde_json::to_string_pretty(run).expect("a run record always serialises");
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;
-        write_atomic(&self.root.join("icounts.csv"), icounts_csv(run).as_bytes())?;
-        write_atomic(
-            &self.root.join("walltime.csv"),
-            walltime_csv(run).as_bytes(),
-        )?;
-        // Written only when their instruments ran, so a plain run's directory stays as it was.
-        if run
-            .results
-            .iter()
-            .any(|r| r.counters.cache.is_some() || r.counters.perf.is_some())
-        {
-            write_atomic(
-                &self.root.join("counters.csv"),
-                counters_csv(run).as_bytes(),
-            )?;
-        }
-        if run
-            .results
-            .iter()
-            .any(|r| r.counters.memory.is_some() || r.counters.dhat.is_some())
-        {
-            write_atomic(&self.root.join("memory.csv"), memory_csv(run).as_bytes())?;
-        }
-        // Unlike the two above, never left over from an earlier run into the same directory:
-        // throughput rows are rows of their own (`SCENARIO@Nc`), and a file naming rows that
-        // run.json does not hold would read as figures of this run.
-        let throughput = self.root.join("throughput.csv");
-        if run.results.iter().any(|r| r.throughput.is_some()) {
-            write_atomic(&throughput, throughput_csv(run).as_bytes())?;
-        } else {
-            match std::fs::remove_file(&throughput) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(e)
-                        .with_context(|| format!("cannot remove stale {}", throughput.display()));
+        // Which CSV files a run writes, leaves or removes is the CSV module's to say.
+        for file in CsvFile::ALL {
+            let path = self.root.join(file.file_name());
+            match file.presence(run) {
+                Presence::Write => {
+                    let doc = RunCsv { run, file };
+                    let text = doc.render(Format::Csv).expect("a CSV table renders as CSV");
+                    write_atomic(&path, text.as_bytes())?;
                 }
-                _ => {}
+                Presence::Leave => {}
+                Presence::Remove => match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(e)
+                            .with_context(|| format!("cannot remove stale {}", path.display()));
+                    }
+                    _ => {}
+                },
             }
         }
         Ok(())
@@ -307,206 +290,6 @@ pub fn file_stem(id: &str) -> String {
     s
 }
 
-/// A CSV writer into memory (the `csv` crate): fields quoted only where CSV needs it (a comma, a
-/// quote, a line break), which leaves every file byte for byte as ci-bench writes it unless a
-/// name needs quoting; rows of any length (`walltime.csv` has one column per sample).
-fn csv_writer() -> csv::Writer<Vec<u8>> {
-    csv::WriterBuilder::new()
-        .flexible(true)
-        .from_writer(Vec::new())
-}
-
-/// Writes one row; writing into memory cannot fail.
-fn csv_row<I, F>(w: &mut csv::Writer<Vec<u8>>, row: I)
-where
-    I: IntoIterator<Item = F>,
-    F: AsRef<[u8]>,
-{
-    w.write_record(row)
-        .expect("a CSV row is written into memory");
-}
-
-/// The text written: UTF-8, since every field was a `str`.
-fn csv_text(w: csv::Writer<Vec<u8>>) -> String {
-    let bytes = w.into_inner().expect("a CSV flush into memory cannot fail");
-    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
-}
-
-/// `name,count` per measured id, as rustls's ci-bench writes it (names hold no commas: the
-/// library refuses them; a name with a quote in it is quoted, as CSV says).
-pub fn icounts_csv(run: &RunRecord) -> String {
-    let mut w = csv_writer();
-    for r in &run.results {
-        if let Some(ic) = &r.icount {
-            csv_row(&mut w, [r.id.clone(), ic.ir.to_string()]);
-        }
-    }
-    csv_text(w)
-}
-
-/// `name,ns_1,...,ns_N`: per-iteration nanoseconds of each sample.
-pub fn walltime_csv(run: &RunRecord) -> String {
-    let mut w = csv_writer();
-    for r in &run.results {
-        if let Some(wt) = &r.walltime {
-            let row = std::iter::once(r.id.clone()).chain(
-                wt.iteration_ns
-                    .iter()
-                    .map(|ns| ((ns * 1000.0).round() / 1000.0).to_string()),
-            );
-            csv_row(&mut w, row);
-        }
-    }
-    csv_text(w)
-}
-
-/// `counters.csv`: `name,source,counter,total,per_op`, where source is `simulated` (callgrind's
-/// model) or `hardware` (perf_event_open; total scaled for multiplexing).
-pub fn counters_csv(run: &RunRecord) -> String {
-    let mut w = csv_writer();
-    csv_row(&mut w, ["name", "source", "counter", "total", "per_op"]);
-    for r in &run.results {
-        if let Some(c) = &r.counters.cache {
-            for (k, v) in &c.totals {
-                let row = [
-                    &r.id,
-                    "simulated",
-                    k,
-                    &v.to_string(),
-                    &c.per_op[k].to_string(),
-                ];
-                csv_row(&mut w, row);
-            }
-        }
-        if let Some(p) = &r.counters.perf {
-            for c in &p.counters {
-                let row = [
-                    &r.id,
-                    "hardware",
-                    &c.name,
-                    &c.scaled.to_string(),
-                    &c.per_op.to_string(),
-                ];
-                csv_row(&mut w, row);
-            }
-            if let Some(ipc) = p.ipc {
-                let ipc = ipc.to_string();
-                csv_row(&mut w, [&r.id, "hardware", "ipc", &ipc, &ipc]);
-            }
-        }
-    }
-    csv_text(w)
-}
-
-/// `memory.csv`: one line per measured id with allocation counts per op, the body's peak live
-/// bytes, the process's max RSS and DHAT's whole-process totals (empty cells when not measured).
-pub fn memory_csv(run: &RunRecord) -> String {
-    let mut w = csv_writer();
-    csv_row(
-        &mut w,
-        [
-            "name",
-            "allocator",
-            "allocs_per_op",
-            "deallocs_per_op",
-            "reallocs_per_op",
-            "bytes_allocated_per_op",
-            "peak_live_bytes",
-            "max_rss_kib",
-            "dhat_total_bytes",
-            "dhat_total_blocks",
-            "dhat_peak_bytes",
-            "dhat_peak_blocks",
-        ],
-    );
-    for r in &run.results {
-        let (m, d) = (&r.counters.memory, &r.counters.dhat);
-        if m.is_none() && d.is_none() {
-            continue;
-        }
-        let a = m.as_ref().and_then(|m| m.allocations.as_ref());
-        let opt = |v: Option<String>| v.unwrap_or_default();
-        csv_row(
-            &mut w,
-            [
-                r.id.clone(),
-                opt(m.as_ref().map(|m| m.allocator.clone())),
-                opt(a.map(|a| a.allocs_per_op.to_string())),
-                opt(a.map(|a| a.deallocs_per_op.to_string())),
-                opt(a.map(|a| a.reallocs_per_op.to_string())),
-                opt(a.map(|a| a.bytes_allocated_per_op.to_string())),
-                opt(a.map(|a| a.peak_live_bytes.to_string())),
-                opt(m.as_ref().map(|m| m.max_rss_kib.to_string())),
-                opt(d.as_ref().map(|d| d.total_bytes.to_string())),
-                opt(d.as_ref().map(|d| d.total_blocks.to_string())),
-                opt(d.as_ref().map(|d| d.peak_bytes.to_string())),
-                opt(d.as_ref().map(|d| d.peak_blocks.to_string())),
-            ],
-        );
-    }
-    csv_text(w)
-}
-
-/// `throughput.csv`: one line per service scenario under load from one number of clients (the
-/// rows `SCENARIO@Nc` of `--instrument throughput`): the load (`closed` or `open`, with the rate
-/// asked for), ops per second over all clients with its repeat interval, latency percentiles in
-/// nanoseconds and the requests measured. Empty cells where a figure is absent (no target rate in
-/// a closed loop, no interval with fewer than 3 rounds). Rows without throughput figures (a
-/// failed load) are left out, as other files leave out what was not measured.
-pub fn throughput_csv(run: &RunRecord) -> String {
-    // Three decimals, as walltime.csv: rates and latencies are means and HDR bucket values, not
-    // exact to more.
-    let num = |v: f64| ((v * 1000.0).round() / 1000.0).to_string();
-    let opt = |v: Option<f64>| v.map(num).unwrap_or_default();
-    let mut w = csv_writer();
-    csv_row(
-        &mut w,
-        [
-            "id",
-            "scenario",
-            "clients",
-            "load",
-            "target_rate",
-            "ops_per_sec",
-            "ops_per_sec_low",
-            "ops_per_sec_high",
-            "p50_ns",
-            "p90_ns",
-            "p99_ns",
-            "p999_ns",
-            "max_ns",
-            "requests",
-        ],
-    );
-    for r in &run.results {
-        let Some(t) = &r.throughput else {
-            continue;
-        };
-        let repeat = t.ops_per_sec_repeat.as_ref();
-        let l = &t.latency;
-        csv_row(
-            &mut w,
-            [
-                r.id.clone(),
-                r.scenario.clone(),
-                t.clients.to_string(),
-                t.load.clone(),
-                opt(t.target_rate),
-                num(t.ops_per_sec),
-                opt(repeat.map(|i| i.low)),
-                opt(repeat.map(|i| i.high)),
-                num(l.p50_ns),
-                num(l.p90_ns),
-                num(l.p99_ns),
-                num(l.p999_ns),
-                num(l.max_ns),
-                t.requests.to_string(),
-            ],
-        );
-    }
-    csv_text(w)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,80 +381,6 @@ mod tests {
         );
     }
 
-    /// Issue 16: a name beginning with `"` (or holding one, or a comma) broke every CSV reader;
-    /// each file now quotes such a field as CSV says, and a CSV reader reads the name back whole.
-    #[test]
-    fn issue_16_a_name_with_a_quote_survives_every_csv_file() {
-        use crate::testing::{with_memory, with_walltime};
-        let odd = "\"quoted\" start, and a comma";
-        let mut scenario_ = with_memory(with_walltime(scenario(odd), &[1.5, 2.0]), 3);
-        scenario_.icount = with_icount(scenario(odd), 7.0).icount;
-        let run = record("r", vec![scenario_, with_icount(scenario("plain"), 5.0)]);
-        for (file, text) in [
-            ("icounts.csv", icounts_csv(&run)),
-            ("walltime.csv", walltime_csv(&run)),
-            ("memory.csv", memory_csv(&run)),
-        ] {
-            assert!(
-                text.contains("\"\"\"quoted\"\" start, and a comma\","),
-                "{file}: {text}"
-            );
-            let mut reader = csv::ReaderBuilder::new()
-                .has_headers(false)
-                .flexible(true)
-                .from_reader(text.as_bytes());
-            let names: Vec<String> = reader
-                .records()
-                .map(|r| r.unwrap()[0].to_string())
-                .collect();
-            assert!(names.iter().any(|n| n == odd), "{file}: {names:?}");
-        }
-        assert!(
-            icounts_csv(&run).contains("\nplain,"),
-            "plain names stay bare"
-        );
-    }
-
-    #[test]
-    fn csv_snapshots() {
-        use crate::testing::{assert_snapshot, every_figure};
-        let run = every_figure();
-        assert_snapshot!("icounts_csv", &icounts_csv(&run));
-        assert_snapshot!("walltime_csv", &walltime_csv(&run));
-        assert_snapshot!("counters_csv", &counters_csv(&run));
-        assert_snapshot!("memory_csv", &memory_csv(&run));
-        assert_snapshot!(
-            "throughput_csv",
-            &throughput_csv(&crate::testing::service_run())
-        );
-    }
-
-    #[test]
-    fn throughput_csv_has_a_row_per_load_and_empty_cells_where_absent() {
-        let csv = throughput_csv(&crate::testing::service_run());
-        let lines: Vec<&str> = csv.lines().collect();
-        assert_eq!(
-            lines[0],
-            "id,scenario,clients,load,target_rate,ops_per_sec,ops_per_sec_low,\
-             ops_per_sec_high,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,requests"
-        );
-        // Party rows have no throughput and the failed 4-client load has none either.
-        assert_eq!(lines.len(), 4, "{csv}");
-        assert_eq!(
-            lines[1],
-            "echo/plain@1c,echo/plain,1,closed,,43170,41443.2,44896.8,\
-             22095,33143,66285,110475,441900,38853"
-        );
-        // An open loop: its rate asked for; fewer than 3 rounds: no interval.
-        assert_eq!(
-            lines[3],
-            "echo/loop@1c,echo/loop,1,open,20000,19987.4,,,48000,72000,144000,240000,960000,17989"
-        );
-        // Without throughput figures, only the header.
-        let none = record("r", vec![with_icount(scenario("a"), 1.0)]);
-        assert_eq!(throughput_csv(&none).lines().count(), 1);
-    }
-
     #[test]
     fn throughput_csv_is_written_with_throughput_and_a_stale_one_removed_without() {
         let dir = tempfile::tempdir().unwrap();
@@ -679,7 +388,10 @@ mod tests {
         let file = dir.path().join("throughput.csv");
         out.write_all(&crate::testing::service_run()).unwrap();
         let written = std::fs::read_to_string(&file).unwrap();
-        assert_eq!(written, throughput_csv(&crate::testing::service_run()));
+        assert_eq!(
+            written,
+            crate::csv::throughput_csv(&crate::testing::service_run())
+        );
         // A later run into the same directory without throughput leaves no file of the last one.
         out.write_all(&record("plain", vec![with_icount(scenario("a"), 1.0)]))
             .unwrap();
@@ -691,20 +403,6 @@ mod tests {
         failed.results.retain(|r| r.throughput.is_none());
         out.write_all(&failed).unwrap();
         assert!(!file.exists());
-    }
-
-    #[test]
-    fn memory_csv_leaves_unmeasured_cells_empty() {
-        let csv = memory_csv(&crate::testing::memory_groups());
-        assert_eq!(csv.lines().count(), 3, "{csv}");
-        assert!(
-            csv.contains("\nalloc/wc/owned,system,2,0,0,16,160,2000,,,,\n"),
-            "{csv}"
-        );
-        assert!(
-            csv.contains("\nalloc/wc/borrowed,system,,,,,,2000,,,,\n"),
-            "{csv}"
-        );
     }
 
     /// Writes `content` (if any) as `run.json` in a fresh directory and loads it.

@@ -1,9 +1,12 @@
 //! `costbench census`: build the bench target (or take `--binary`), find the bounds and overflow
 //! checks left in it (`census::analyse`), keep those `--filter` selects and print them.
 
-use crate::args::{CensusCmd, Format};
+use crate::args::CensusCmd;
 use crate::options::scenario_filter;
+use crate::output::Sink;
 use anyhow::{bail, Result};
+use costbench_record::render::Format;
+use costbench_report::render::CensusView;
 
 pub(super) fn census(c: CensusCmd) -> Result<i32> {
     let filter = scenario_filter(c.filter.as_deref())?;
@@ -40,16 +43,11 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
                 .is_none_or(|f| f.is_match(&g.function) || f.is_match(&g.krate))
         })
         .collect();
-    match c.format {
-        Format::Table => print!(
-            "{}",
-            costbench_report::census::table(&census, &guards, base.as_deref())
-        ),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&costbench_report::census::json(&census, &guards))
-                .expect("JSON values serialise")
-        ),
-    }
+    let view = CensusView {
+        census: &census,
+        guards: &guards,
+        base: base.as_deref(),
+    };
+    Sink::new(Some(c.format)).emit(&view)?;
     Ok(crate::exit::OK)
 }

@@ -4,14 +4,15 @@
 //!    `--baseline` (a directory, a run id, or `branch:NAME` with its history's thresholds) and
 //!    [`candidate_run`] loads `--candidate` or measures the working tree;
 //! 2. judging: `compare::compare_with` and the function movers;
-//! 3. [`gate_and_emit`]: the gate of `[check]` in costbench.toml, the `--markdown` and
-//!    `--junit` files, the report on stdout, GitHub Actions' job summary and annotations
+//! 3. [`gate_and_emit`]: the gate of `[check]` in costbench.toml, the report sent to the sink
+//!    (the `--markdown` and `--junit` files, stdout), GitHub Actions' job summary and annotations
 //!    (`crate::github`), and the exit code (3 on a regression or a broken hard limit).
 
-use super::compare::{learn_thresholds, print_comparison};
+use super::compare::learn_thresholds;
 use super::load_side;
 use super::run::measure_and_record;
-use crate::args::{CheckCmd, CompareFormat};
+use crate::args::CheckCmd;
+use crate::output::Sink;
 use anyhow::{bail, Context, Result};
 use costbench_judge::compare::noise::HistoricThresholds;
 use costbench_judge::compare::{CompareOptions, Comparison};
@@ -19,6 +20,8 @@ use costbench_measure::cargo::BenchTarget;
 use costbench_measure::run::baseline::SourceDiff;
 use costbench_measure::run::RunOptions;
 use costbench_record::model::RunRecord;
+use costbench_record::render::{Format, Render as _};
+use costbench_report::render::ComparisonView;
 use std::path::PathBuf;
 
 /// A side of the comparison: its run and, for a directory, where its callgrind outputs are.
@@ -72,9 +75,9 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         (base, cand, historic, None)
     };
     let outputs = Outputs {
-        format: c.format,
-        markdown: c.markdown,
-        junit: c.junit,
+        sink: Sink::new(Some(c.format))
+            .flag_file("--markdown", c.markdown.as_ref(), Format::Markdown)
+            .flag_file("--junit", c.junit.as_ref(), Format::Junit),
         github: crate::github::Github::from_env(c.github),
         config_file: crate::github::config_file(&target.workspace_root),
     };
@@ -91,12 +94,8 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
 
 /// Where and how `check` reports, besides its exit code.
 struct Outputs {
-    /// The report on stdout.
-    format: CompareFormat,
-    /// `--markdown FILE`.
-    markdown: Option<PathBuf>,
-    /// `--junit FILE`.
-    junit: Option<PathBuf>,
+    /// The report on stdout as `--format`, and the `--markdown` and `--junit` files.
+    sink: Sink,
     /// Annotations and the job summary (`--github`, GitHub Actions' environment).
     github: crate::github::Github,
     /// costbench.toml as annotations name it, if there is one.
@@ -316,17 +315,16 @@ fn gate_and_emit(
         sources,
     );
     let gate = costbench_judge::check::evaluate(&cmp, &cand, limits);
-    let md = costbench_report::markdown::check(&cmp, &gate);
-    if let Some(path) = &out.markdown {
-        costbench_record::output::write_atomic(path, md.as_bytes())
-            .with_context(|| format!("--markdown {}", path.display()))?;
-    }
-    if let Some(path) = &out.junit {
-        let xml = costbench_report::junit::junit(&cmp, Some(&gate));
-        costbench_record::output::write_atomic(path, xml.as_bytes())
-            .with_context(|| format!("--junit {}", path.display()))?;
-    }
+    let view = ComparisonView {
+        comparison: &cmp,
+        gate: Some(&gate),
+        styling: crate::terminal::stdout_styling(),
+    };
+    out.sink.write_files(&view)?;
     if let Some(path) = &out.github.step_summary {
+        let md = view
+            .render(Format::Markdown)
+            .expect("a check renders as markdown");
         // The job summary is a courtesy: the check's verdict must not depend on it.
         if let Err(e) = crate::github::append_step_summary(path, &md) {
             let msg = format!(
@@ -342,30 +340,7 @@ fn gate_and_emit(
             }
         }
     }
-    match out.format {
-        CompareFormat::Markdown => print!("{md}"),
-        CompareFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                // 2: the gate's `notes` (unresolved and placement rows, never gated) and the
-                // comparison's schema 2 (see compare::COMPARISON_SCHEMA_VERSION).
-                "schema": "costbench-check",
-                "schema_version": 2,
-                "passed": gate.passed(),
-                "gate": gate,
-                "comparison": cmp,
-            }))
-            .expect("a check always serialises")
-        ),
-        CompareFormat::Table => {
-            print_comparison(&cmp, CompareFormat::Table);
-            let styling = crate::terminal::stdout_styling();
-            anstream::print!(
-                "{}",
-                costbench_report::check::terminal_styled(&gate, styling)
-            );
-        }
-    }
+    out.sink.print(&view)?;
     if out.github.annotate {
         use std::io::Write as _;
         // On stderr, which GitHub reads for workflow commands as it reads stdout, so that a JSON

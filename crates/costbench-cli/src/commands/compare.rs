@@ -1,12 +1,15 @@
 //! `costbench compare`: load two runs (directories or run ids), judge them per op
 //! (`compare::compare_with`, thresholds learnt from history with `--history-branch`), attach
-//! the function movers, print the comparison and write `--junit`. [`learn_thresholds`] and
-//! [`print_comparison`] are shared with `check`.
+//! the function movers, and send the comparison to the sink (stdout as `--format`, `--junit`).
+//! [`learn_thresholds`] is shared with `check`.
 
 use super::{database, load_side};
-use crate::args::{CompareCmd, CompareFormat};
-use anyhow::{bail, Context, Result};
+use crate::args::CompareCmd;
+use crate::output::Sink;
+use anyhow::{bail, Result};
 use costbench_record::model::RunRecord;
+use costbench_record::render::Format;
+use costbench_report::render::ComparisonView;
 
 pub(super) fn compare(c: CompareCmd) -> Result<i32> {
     let (base, base_dir) = load_side(
@@ -36,12 +39,14 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
         &historic,
         None,
     );
-    if let Some(path) = &c.junit {
-        let xml = costbench_report::junit::junit(&cmp, None);
-        costbench_record::output::write_atomic(path, xml.as_bytes())
-            .with_context(|| format!("--junit {}", path.display()))?;
-    }
-    print_comparison(&cmp, c.format);
+    let view = ComparisonView {
+        comparison: &cmp,
+        gate: None,
+        styling: crate::terminal::stdout_styling(),
+    };
+    Sink::new(Some(c.format))
+        .flag_file("--junit", c.junit.as_ref(), Format::Junit)
+        .emit(&view)?;
     Ok(crate::exit::OK)
 }
 
@@ -89,19 +94,4 @@ pub(super) fn learn_thresholds(
         );
     }
     Ok(historic)
-}
-
-/// Prints a comparison as `format`.
-pub(super) fn print_comparison(cmp: &costbench_judge::compare::Comparison, format: CompareFormat) {
-    match format {
-        CompareFormat::Table => anstream::print!(
-            "{}",
-            costbench_report::comparison::terminal_styled(cmp, crate::terminal::stdout_styling())
-        ),
-        CompareFormat::Markdown => print!("{}", costbench_report::markdown::comparison(cmp)),
-        CompareFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(cmp).expect("a comparison always serialises")
-        ),
-    }
 }

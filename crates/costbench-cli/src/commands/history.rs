@@ -2,7 +2,10 @@
 
 use super::database;
 use crate::args::{HistoryCmd, MetricArg};
+use crate::output::Sink;
 use anyhow::{bail, Result};
+use costbench_record::render::Format;
+use costbench_report::render::HistoryView;
 
 pub(super) fn history(h: HistoryCmd) -> Result<i32> {
     use costbench_record::history::Metric;
@@ -19,8 +22,11 @@ pub(super) fn history(h: HistoryCmd) -> Result<i32> {
         variant: h.variant,
         limit: Some(h.limit),
     };
+    let table = Sink::new(Some(Format::Table));
     match h.scenario {
-        None => print!("{}", costbench_report::history::runs(&store.runs(&q)?)),
+        None => {
+            table.emit(&HistoryView::Runs(&store.runs(&q)?))?;
+        }
         Some(id) => {
             let metric = match h.metric {
                 MetricArg::Icount => Metric::Icount,
@@ -35,10 +41,11 @@ pub(super) fn history(h: HistoryCmd) -> Result<i32> {
             if points.is_empty() {
                 bail!("no {} figures for {id:?} in {path}", metric.as_str());
             }
-            print!(
-                "{}",
-                costbench_report::history::series(&id, metric, &points)
-            );
+            table.emit(&HistoryView::Series {
+                id: &id,
+                metric,
+                points: &points,
+            })?;
         }
     }
     Ok(crate::exit::OK)

@@ -4,31 +4,24 @@
 //! `variants` session become one root instead (`costbench_record::merge::variants`), whose
 //! matrix is computed again over every shard's runs and presented as `variants` presents it.
 
-use crate::args::{MergeCmd, RunFormat};
+use crate::args::MergeCmd;
 use anyhow::{bail, Context, Result};
 use costbench_judge::compare::CompareOptions;
 use costbench_judge::variants::{matrix, Column, MatrixHead, SCHEMA};
 use costbench_record::merge::variants as vmerge;
 use costbench_record::model::RunRecord;
+use costbench_record::render::Format;
+use costbench_report::render::RunView;
 use std::path::{Path, PathBuf};
 
 pub(super) fn merge(m: MergeCmd) -> Result<i32> {
-    let out = match &m.output {
-        Some(o) => o.clone(),
-        None => costbench_measure::cargo::target_directory(m.manifest_path.as_deref())
-            .context("--output not given, so the merged run goes under the target directory")?
-            .join("costbench")
-            .join("merged"),
-    };
     let roots: Vec<&PathBuf> = m
         .dirs
         .iter()
         .filter(|d| vmerge::is_variants_root(d))
         .collect();
-    if roots.len() == m.dirs.len() {
-        return merge_variants(&m, &out);
-    }
-    if let Some(root) = roots.first() {
+    let variants = roots.len() == m.dirs.len();
+    if let Some(root) = roots.first().filter(|_| !variants) {
         bail!(
             "cannot merge: {} is the root of a variants session (it holds {}) but other \
              directories are runs; give the roots of one sharded variants session, or the \
@@ -37,10 +30,24 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
             vmerge::MATRIX_FILE
         );
     }
-    if m.format == RunFormat::Markdown {
-        bail!(
-            "--format markdown prints merged variants; a merged run prints as a table or as JSON"
-        );
+    if !variants {
+        // Refused before the shards are read: a merged run has no markdown.
+        crate::output::accept(
+            "a merged run",
+            m.format,
+            RunView::FORMATS,
+            "; markdown is for merged variants",
+        )?;
+    }
+    let out = match &m.output {
+        Some(o) => o.clone(),
+        None => costbench_measure::cargo::target_directory(m.manifest_path.as_deref())
+            .context("--output not given, so the merged run goes under the target directory")?
+            .join("costbench")
+            .join("merged"),
+    };
+    if variants {
+        return merge_variants(&m, &out);
     }
     let record = costbench_record::merge::merge_dirs(
         &m.dirs,
@@ -48,22 +55,19 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
         &costbench_measure::environment::new_run_id(),
     )?;
     record_history(&m, std::slice::from_ref(&record), &out)?;
-    match m.format {
-        RunFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&record).expect("a run record serialises")
+    let shards = record.merged.as_ref().map_or(0, |x| x.shards.len());
+    let view = RunView {
+        record: &record,
+        census_summary: false,
+        base: None,
+        footer: format!(
+            "merged {shards} shards ({} results): {}\n",
+            record.results.len(),
+            out.display()
         ),
-        _ if m.quiet => {}
-        _ => {
-            print!("{}", costbench_report::terminal::table(&record));
-            let shards = record.merged.as_ref().map_or(0, |x| x.shards.len());
-            println!(
-                "merged {shards} shards ({} results): {}",
-                record.results.len(),
-                out.display()
-            );
-        }
-    }
+        page: None,
+    };
+    crate::output::Sink::new(crate::output::stdout(m.format, m.quiet)).emit(&view)?;
     Ok(if record.failed().next().is_some() {
         crate::exit::FAILURE
     } else {
@@ -147,7 +151,7 @@ fn merge_variants(m: &MergeCmd, out: &Path) -> Result<i32> {
         &CompareOptions::default(),
     );
     record_history(m, &records, out)?;
-    if !m.quiet && m.format == RunFormat::Table {
+    if !m.quiet && m.format == Format::Table {
         eprintln!(
             "merged {} shards of a variants session: {} runs of {} variants",
             parts.len(),

@@ -1,9 +1,11 @@
 //! `costbench report`: gather runs (named ones, or the newest in history and the run before it)
-//! and the history charts, render the HTML page (`html_report`) and write it to `--output`.
+//! and the history charts (`output::html`), and send the page to the sink for `--output`.
 
 use super::{database, load_side};
 use crate::args::ReportCmd;
-use anyhow::{bail, Context, Result};
+use crate::output::Sink;
+use anyhow::{bail, Result};
+use costbench_record::render::Format;
 
 pub(super) fn report(r: ReportCmd) -> Result<i32> {
     if r.history_limit < 2 {
@@ -28,7 +30,7 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
         _ => None,
     };
     let (runs, dirs) = if r.runs.is_empty() {
-        let runs = crate::html_report::latest_runs(store.as_deref().expect("checked above"))?;
+        let runs = crate::output::html::latest_runs(store.as_deref().expect("checked above"))?;
         let dirs = vec![None; runs.len()];
         (runs, dirs)
     } else {
@@ -43,15 +45,17 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
     };
     let dirs: Vec<Option<&std::path::Path>> = dirs.iter().map(|d| d.as_deref()).collect();
     let charts = store.as_deref().filter(|_| !r.no_history);
-    let page = crate::html_report::render(&runs, &dirs, charts, r.history_limit)?;
-    costbench_record::output::write_atomic(&r.output, page.as_bytes())
-        .with_context(|| format!("--output {}", r.output.display()))?;
+    let gathered = crate::output::html::gather(runs, &dirs, charts, r.history_limit)?;
+    let sizes = Sink::new(None)
+        .flag_file("--output", Some(&r.output), Format::Html)
+        .emit(&gathered.page())?;
+    let runs = gathered.runs.len();
     println!(
         "wrote {} ({} KiB, {} run{})",
         r.output.display(),
-        page.len().div_ceil(1024),
-        runs.len(),
-        if runs.len() == 1 { "" } else { "s" }
+        sizes[0].div_ceil(1024),
+        runs,
+        if runs == 1 { "" } else { "s" }
     );
     Ok(crate::exit::OK)
 }

@@ -1,6 +1,6 @@
 //! `costbench run`: build the bench target, measure it (`run::measure_sides`), record the run in
-//! history, print it as `--format` and `--quiet` ask, write `report.html` with `--html`, and
-//! choose the exit code. Also [`measure_and_record`], the measure-then-record step that `check`
+//! history, send it to the sink (stdout as `--format` and `--quiet` ask, `report.html` with
+//! `--html`), and choose the exit code. Also [`measure_and_record`], the measure-then-record step that `check`
 //! and `variants` share, so that every measured run lands in history the same way.
 
 use crate::args::RunArgs;
@@ -11,17 +11,18 @@ use costbench_measure::run::{Binary, RunOptions, SideSpec};
 use costbench_protocol::ScenarioInfo;
 use costbench_record::model::RunRecord;
 use costbench_record::output::OutputDir;
+use costbench_record::render::Format;
 use costbench_record::selection::select;
-use costbench_report as report;
+use costbench_report::render::RunView;
 
 /// `costbench run` without variants.
 pub(super) fn run(args: RunArgs) -> Result<i32> {
-    let html = args.html;
-    measure_and_print(args.run_options()?, html)
+    let (html, format) = (args.html, args.format);
+    measure_and_print(args.run_options()?, format, html)
 }
 
-/// Build → measure → record → print → `report.html` (with `html`) → exit code.
-fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
+/// Build → measure → record → `report.html` (with `html`) → print as `format` → exit code.
+fn measure_and_print(mut opts: RunOptions, format: Format, html: bool) -> Result<i32> {
     let target = cargo::resolve(
         opts.manifest_path.as_deref(),
         opts.package.as_deref(),
@@ -81,19 +82,35 @@ fn measure_and_print(mut opts: RunOptions, html: bool) -> Result<i32> {
             ),
         );
     }
-    print_record(&opts, &record);
-    if html {
+    const HTML_FAILED: &str = "writing the HTML report (the run's results are written)";
+    let stdout = crate::output::stdout(format, opts.quiet);
+    let mut sink = crate::output::Sink::new(stdout);
+    let mut footer = String::new();
+    let gathered = if html {
         let db = opts
             .record_history
             .then(|| history_location(&opts, &target));
-        let path = crate::html_report::write_for_run(&record, &out_root, db.as_ref())
-            .context("writing the HTML report (the run's results are written)")?;
-        if !opts.quiet && !opts.json {
-            println!("report: {}", path.display());
-        }
-    }
-    if !opts.quiet && !opts.json {
-        println!("results: {}", out_root.display());
+        let gathered = crate::output::html::gather_for_run(&record, &out_root, db.as_ref())
+            .context(HTML_FAILED)?;
+        let path = out_root.join("report.html");
+        footer = format!("report: {}\n", path.display());
+        sink = sink.file(path, Format::Html, Some(HTML_FAILED.into()));
+        Some(gathered)
+    } else {
+        None
+    };
+    footer += &format!("results: {}\n", out_root.display());
+    let cwd = std::env::current_dir().ok();
+    let view = RunView {
+        record: &record,
+        census_summary: true,
+        base: cwd.as_deref(),
+        footer,
+        page: gathered.as_ref().map(|g| g.page()),
+    };
+    sink.emit(&view)?;
+    if stdout.is_none() {
+        print_failures(&record);
     }
     Ok(exit_code(&[&record]))
 }
@@ -107,28 +124,14 @@ fn exit_code(records: &[&RunRecord]) -> i32 {
     }
 }
 
-/// Prints a finished run as `--format` and `--quiet` ask.
-fn print_record(opts: &RunOptions, record: &RunRecord) {
-    if opts.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(record).expect("a run record always serialises")
-        );
-    } else if !opts.quiet {
-        print!("{}", report::terminal::table(record));
-        let cwd = std::env::current_dir().ok();
-        print!(
-            "{}",
-            costbench_report::census::dynamic_summary(record, cwd.as_deref())
-        );
-    } else {
-        for r in record.failed() {
-            for f in &r.failures {
-                eprintln!(
-                    "FAILED {} ({}, {}): {}",
-                    r.id, f.instrument, f.kind, f.message
-                );
-            }
+/// `--quiet`: the failed scenarios on stderr, which is all a quiet run says.
+fn print_failures(record: &RunRecord) {
+    for r in record.failed() {
+        for f in &r.failures {
+            eprintln!(
+                "FAILED {} ({}, {}): {}",
+                r.id, f.instrument, f.kind, f.message
+            );
         }
     }
 }

@@ -1,15 +1,16 @@
 //! `costbench variants` (and `costbench run --variant ...`): build and measure every variant
 //! (`variants::run`, measuring through [`super::run::measure_and_record`] so that each variant's
-//! run is recorded in history), then [`present`] the matrix: write `matrix.json`, print it as
-//! `--format` asks, list failures under `--quiet`, and choose the exit code. `merge` presents
+//! run is recorded in history), then [`present`] the matrix: send it to the sink (`matrix.json`,
+//! stdout as `--format` asks), list failures under `--quiet`, and choose the exit code. `merge` presents
 //! the matrix of a sharded session's merged shards the same way.
 
-use crate::args::{RunArgs, RunFormat};
+use crate::args::RunArgs;
 use crate::exit;
 use anyhow::Result;
 use costbench_judge::variants::Matrix;
 use costbench_record::model::{RunRecord, VariantSplit};
-use costbench_report::variants as report;
+use costbench_record::render::Format;
+use costbench_report::render::MatrixView;
 use std::path::Path;
 
 pub(super) fn variants(args: RunArgs) -> Result<i32> {
@@ -35,20 +36,16 @@ pub(super) fn present(
     matrix: &Matrix,
     records: &[RunRecord],
     root: &Path,
-    format: RunFormat,
+    format: Format,
     quiet: bool,
 ) -> Result<i32> {
-    let json = serde_json::to_string_pretty(matrix).expect("the matrix serialises");
-    costbench_record::output::write_atomic(&root.join("matrix.json"), json.as_bytes())?;
-    match format {
-        RunFormat::Json => println!("{json}"),
-        RunFormat::Markdown => print!("{}", report::markdown(matrix)),
-        RunFormat::Table if !quiet => {
-            print!("{}", report::table(matrix));
-            println!("results: {}", root.display());
-        }
-        RunFormat::Table => {}
-    }
+    let footer = format!("results: {}\n", root.display());
+    crate::output::Sink::new(crate::output::stdout(format, quiet))
+        .file(root.join("matrix.json"), Format::Json, None)
+        .emit(&MatrixView {
+            matrix,
+            footer: &footer,
+        })?;
     if let Some(s) = &matrix.shard {
         if !quiet {
             let has_base = records.iter().any(|r| r.variant == s.baseline);

@@ -1,8 +1,9 @@
 //! Gathers what the HTML report shows (the runs, the comparison of the first and last of them,
-//! the variants matrix, history series from the store), judges it (which runs are compared, each
-//! history series' threshold and the points that cross it), renders it with `report::html` and
-//! writes it atomically. Shared by `costbench report` and `costbench run --html`; it reads the
-//! store but never measures, and it writes no HTML itself.
+//! history series from the store) and judges it (which runs are compared, each history series'
+//! threshold and the points that cross it), into the page document
+//! (`costbench_report::render::Page`) that the sink renders and writes. Shared by `costbench
+//! report` and `costbench run --html`; it reads the store but never measures, and it neither
+//! renders nor writes.
 
 use anyhow::{Context, Result};
 use costbench_judge::compare::{
@@ -10,26 +11,54 @@ use costbench_judge::compare::{
 };
 use costbench_record::history::{Metric, SeriesPoint};
 use costbench_record::model::RunRecord;
-use costbench_report::html::{self, History, VariantRun};
+use costbench_report::html::History;
+use costbench_report::render::Page;
 use costbench_store::{RunQuery, Store};
 use std::path::Path;
 
 /// Runs of history a chart shows by default.
 pub const DEFAULT_HISTORY_LIMIT: usize = 30;
 
+/// What the page of some runs shows, gathered: the runs (the last one shown), the comparison of
+/// the first with the last when they are of one variant, the judged history series and the time
+/// the page was made. [`Gathered::page`] is the document the sink renders.
+#[derive(Debug)]
+pub struct Gathered {
+    /// The runs, in the order given.
+    pub runs: Vec<RunRecord>,
+    /// The first run against the last ([`comparison_pair`]), with its function movers.
+    pub comparison: Option<Comparison>,
+    /// The history charts.
+    pub history: Vec<History>,
+    /// When the page was made (RFC 3339).
+    pub generated_at: String,
+}
+
+impl Gathered {
+    /// The page to render.
+    pub fn page(&self) -> Page<'_> {
+        Page {
+            runs: &self.runs,
+            comparison: self.comparison.as_ref(),
+            history: &self.history,
+            generated_at: &self.generated_at,
+        }
+    }
+}
+
 /// The page for `runs` (at least one; the last is the one shown), with the history charts of
 /// the last run's measured ids from `store` (runs of its variant and branch, at most
 /// `history_limit`) when a store is given. `dirs[k]` is the output directory of `runs[k]` when it
 /// was read from one: its callgrind outputs name the functions behind instruction-count changes.
-pub fn render(
-    runs: &[RunRecord],
+pub fn gather(
+    runs: Vec<RunRecord>,
     dirs: &[Option<&Path>],
     store: Option<&dyn Store>,
     history_limit: usize,
-) -> Result<String> {
+) -> Result<Gathered> {
     let last = runs.last().context("no run to report")?;
     // Default thresholds: the same verdicts `costbench compare BASE CAND` prints.
-    let cmp = comparison_pair(runs).map(|(b, c)| {
+    let comparison = comparison_pair(&runs).map(|(b, c)| {
         let mut cmp = compare::compare_with(
             &runs[b],
             &runs[c],
@@ -56,35 +85,11 @@ pub fn render(
         Some(s) => history(s, last, history_limit)?,
         None => Vec::new(),
     };
-    let generated_at = costbench_measure::environment::now_rfc3339();
-    Ok(page(runs, cmp.as_ref(), &history, &generated_at))
-}
-
-/// The page of `runs` with the changes `comparison` found and judged `history` series: picks
-/// the variants matrix and compares each variant with the baseline variant as `costbench
-/// compare` would, then renders. Pure.
-pub fn page(
-    runs: &[RunRecord],
-    comparison: Option<&Comparison>,
-    history: &[History],
-    generated_at: &str,
-) -> String {
-    let variants = variant_runs(runs);
-    let opts = CompareOptions::default();
-    let none = HistoricThresholds::default();
-    let variants: Vec<VariantRun> = variants
-        .iter()
-        .map(|r| VariantRun {
-            run: r,
-            comparison: compare::compare_with(variants[0], r, &opts, &none),
-        })
-        .collect();
-    html::render(&html::Input {
+    Ok(Gathered {
         runs,
         comparison,
-        variants: &variants,
         history,
-        generated_at,
+        generated_at: costbench_measure::environment::now_rfc3339(),
     })
 }
 
@@ -94,29 +99,6 @@ pub fn page(
 pub fn comparison_pair(runs: &[RunRecord]) -> Option<(usize, usize)> {
     let (first, last) = (runs.first()?, runs.last()?);
     (runs.len() >= 2 && first.variant == last.variant).then(|| (0, runs.len() - 1))
-}
-
-/// The runs of the variants matrix: the last run of every variant, in order of each variant's
-/// first appearance (the first is the baseline variant). Empty with fewer than two variants.
-pub fn variant_runs(runs: &[RunRecord]) -> Vec<&RunRecord> {
-    let mut order: Vec<&str> = Vec::new();
-    for r in runs {
-        if !order.contains(&r.variant.as_str()) {
-            order.push(&r.variant);
-        }
-    }
-    if order.len() < 2 {
-        return Vec::new();
-    }
-    order
-        .iter()
-        .map(|v| {
-            runs.iter()
-                .rev()
-                .find(|r| r.variant == *v)
-                .expect("every variant comes from a run")
-        })
-        .collect()
 }
 
 /// The instrument whose threshold applies to a history metric.
@@ -251,14 +233,14 @@ pub fn previous_run(store: &dyn Store, run: &RunRecord) -> Result<Option<RunReco
     }
 }
 
-/// `costbench run --html`: the report of a finished run, written as `report.html` in its output
-/// directory, compared with the previous run of its variant and branch in `db` (when the run was
-/// recorded there), with history charts. Returns the file written.
-pub fn write_for_run(
+/// `costbench run --html`: what the report of a finished run shows, compared with the previous
+/// run of its variant and branch in `db` (when the run was recorded there), with history charts;
+/// `out_dir` is where the run's callgrind outputs are.
+pub fn gather_for_run(
     run: &RunRecord,
     out_dir: &Path,
     db: Option<&costbench_store::Location>,
-) -> Result<std::path::PathBuf> {
+) -> Result<Gathered> {
     let store = match db.filter(|p| p.exists()) {
         Some(p) => Some(p.open()?),
         None => None,
@@ -271,19 +253,24 @@ pub fn write_for_run(
     // The previous run comes from history, which keeps no callgrind outputs.
     let mut dirs = vec![None; runs.len() - 1];
     dirs.push(Some(out_dir));
-    let page = render(&runs, &dirs, store.as_deref(), DEFAULT_HISTORY_LIMIT)?;
-    let path = out_dir.join("report.html");
-    costbench_record::output::write_atomic(&path, page.as_bytes())?;
-    Ok(path)
+    gather(runs, &dirs, store.as_deref(), DEFAULT_HISTORY_LIMIT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use costbench_judge::compare::testing::{noisy, record, scenario, with_icount, with_walltime};
+    use costbench_record::render::{Format, Render as _};
+    use costbench_report::render::variant_runs;
 
     fn page_of(runs: &[RunRecord], cmp: Option<&Comparison>, history: &[History]) -> String {
-        page(runs, cmp, history, "2026-01-01T00:00:00Z")
+        let page = Page {
+            runs,
+            comparison: cmp,
+            history,
+            generated_at: "2026-01-01T00:00:00Z",
+        };
+        page.render(Format::Html).expect("a page renders as HTML")
     }
 
     fn point(run: &str, v: f64) -> SeriesPoint {
