@@ -13,54 +13,52 @@
 
 use std::fmt;
 
-/// A format a document can be rendered in. Each command offers the formats of the documents it
-/// prints; a document renders only those its [`Render::formats`] lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
+/// Declares [`Format`], its [`Format::ALL`] and its names: one line per format.
+macro_rules! formats {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+        /// A format a document can be rendered in. Each command offers the formats of the
+        /// documents it prints; a document renders only those its [`Render::formats`] lists.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Format {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Format {
+            /// Every format, in the order of the enum.
+            pub const ALL: &'static [Format] = &[$(Format::$variant,)*];
+
+            /// The name the command line gives the format (`--format NAME`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Format::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+// The registry of formats: a new format is one line here (see docs/extending.md).
+formats! {
     /// Text for people in a terminal.
-    Table,
+    Table = "table",
     /// The document as JSON, schema-versioned.
-    Json,
+    Json = "json",
     /// GitHub-flavoured markdown.
-    Markdown,
+    Markdown = "markdown",
     /// Bencher Metric Format.
-    Bmf,
+    Bmf = "bmf",
     /// JUnit XML.
-    Junit,
+    Junit = "junit",
     /// A self-contained HTML page.
-    Html,
+    Html = "html",
     /// Comma-separated values.
-    Csv,
+    Csv = "csv",
 }
 
 impl Format {
-    /// Every format, in the order of the enum.
-    pub const ALL: [Format; 7] = [
-        Format::Table,
-        Format::Json,
-        Format::Markdown,
-        Format::Bmf,
-        Format::Junit,
-        Format::Html,
-        Format::Csv,
-    ];
-
-    /// The name the command line gives the format (`--format NAME`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Table => "table",
-            Format::Json => "json",
-            Format::Markdown => "markdown",
-            Format::Bmf => "bmf",
-            Format::Junit => "junit",
-            Format::Html => "html",
-            Format::Csv => "csv",
-        }
-    }
-
     /// The format named `name` (see [`Format::name`]).
     pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
+        Format::ALL.iter().copied().find(|f| f.name() == name)
     }
 
     /// Whether a terminal needs a line break after a document in this format: JSON (and BMF,
@@ -104,7 +102,7 @@ mod tests {
 
     #[test]
     fn names_read_back_and_lists_read_as_sentences() {
-        for f in Format::ALL {
+        for &f in Format::ALL {
             assert_eq!(Format::from_name(f.name()), Some(f));
         }
         assert_eq!(Format::from_name("yaml"), None);

@@ -398,7 +398,7 @@ mod tests {
             Box::new(page),
         ];
         for doc in &docs {
-            for f in Format::ALL {
+            for &f in Format::ALL {
                 assert_eq!(
                     doc.render(f).is_some(),
                     doc.formats().contains(&f),

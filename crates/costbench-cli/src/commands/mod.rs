@@ -1,8 +1,8 @@
 //! The commands: one file per `costbench` subcommand, each a short function that takes the
 //! validated options (`crate::options`) and wires the layers together: cargo builds, the
 //! measuring engines (`run`, `variants`, `miri`, `census`), history (`store`), judging
-//! (`compare`, `check`) and the renderers (`report`, `html_report`). Printing to stdout, writing
-//! report files and choosing the exit code (`crate::exit`) happen here, never in the engines.
+//! (`compare`, `check`) and the output layer (`crate::output`: its sink prints and writes report
+//! files). Choosing the exit code (`crate::exit`) happens here, never in the engines.
 //!
 //! This module also holds what several commands share: where the history database is
 //! ([`database`]), how a run named on the command line is loaded ([`load_side`]) and how two

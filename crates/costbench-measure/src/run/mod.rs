@@ -5,7 +5,7 @@
 //!
 //! Building, printing, `--html`, history and exit codes are the commands' (`commands::run`,
 //! `commands::check`, `commands::variants`): this module returns records and must not import
-//! `report`, `html_report`, `store` or `exit`.
+//! `report`, `output`, `store` or `exit`.
 //!
 //! This file schedules (which phase runs when, for which side) and builds each side's empty
 //! record. The rest, in the order a run meets it: [`binary`] lists a build's scenarios;
