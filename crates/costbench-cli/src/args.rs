@@ -2,6 +2,7 @@
 //! user typed them, and the `--help` text (documentation too). Nothing here validates values
 //! or does work: `options` turns these into plain validated options, and `commands` runs them.
 
+use crate::output::formats;
 use clap::{Parser, Subcommand, ValueEnum};
 use costbench_record::render::Format;
 use std::path::PathBuf;
@@ -140,7 +141,7 @@ pub struct MergeCmd {
     #[arg(long, short = 'o', value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// How to print merged variants: a table, markdown, or the matrix as JSON.
-    #[arg(long, value_parser = formats(RUN_FORMATS), default_value = "table")]
+    #[arg(long, value_parser = formats::parser(formats::RUN), default_value = "table")]
     pub format: Format,
     /// Cargo.toml whose target directory holds the default output and database [default: the
     /// nearest Cargo.toml at or above the current directory].
@@ -195,7 +196,7 @@ pub struct MiriCmd {
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
     /// Output format on stdout.
-    #[arg(long, value_parser = formats(MIRI_FORMATS), default_value = "table")]
+    #[arg(long, value_parser = formats::parser(formats::MIRI), default_value = "table")]
     pub format: Format,
     /// Seconds after which a scenario's Miri process is killed and the scenario reported failed.
     #[arg(long, value_name = "SECS", default_value_t = 300)]
@@ -219,7 +220,7 @@ pub struct CensusCmd {
     /// expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
-    #[arg(long, value_parser = formats(CENSUS_FORMATS), default_value = "table")]
+    #[arg(long, value_parser = formats::parser(formats::CENSUS), default_value = "table")]
     pub format: Format,
 }
 
@@ -236,7 +237,7 @@ pub struct CheckCmd {
     /// Candidate run (output directory, run.json or run id) instead of measuring the working tree.
     #[arg(long, value_name = "SPEC")]
     pub candidate: Option<String>,
-    #[arg(long, value_parser = formats(COMPARE_FORMATS), default_value = "table")]
+    #[arg(long, value_parser = formats::parser(formats::COMPARE), default_value = "table")]
     pub format: Format,
     /// Also write the markdown report (for a pull-request comment) to this file.
     #[arg(long, value_name = "FILE")]
@@ -349,7 +350,7 @@ pub struct CompareCmd {
     pub base: String,
     /// Candidate: an output directory (or its run.json), or a run id from history.
     pub cand: String,
-    #[arg(long, value_parser = formats(COMPARE_FORMATS), default_value = "table")]
+    #[arg(long, value_parser = formats::parser(formats::COMPARE), default_value = "table")]
     pub format: Format,
     /// Also write the comparison as JUnit XML to this file: one testsuite per instrument, one
     /// testcase per scenario, a failure for each significant regression, skipped for unresolved
@@ -415,7 +416,7 @@ pub struct ImportCmd {
 pub struct ExportCmd {
     /// An output directory (or its run.json), or a run id from history.
     pub run: String,
-    #[arg(long, value_parser = formats(EXPORT_FORMATS), default_value = "json")]
+    #[arg(long, value_parser = formats::parser(formats::EXPORT), default_value = "json")]
     pub format: Format,
     /// History database for run ids: an SQLite file, or a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DB)
     /// [default: TARGET_DIR/costbench/history.sqlite].
@@ -510,74 +511,6 @@ pub enum InstrumentArg {
     All,
 }
 
-/// `--format`'s values for one command, each with the help that command's `--help` gives it:
-/// one [`Format`] for every command, while each command offers the formats of the documents it
-/// prints (the documents refuse the rest, `crate::output`).
-fn formats(
-    values: &'static [(Format, &'static str)],
-) -> impl clap::builder::TypedValueParser<Value = Format> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
-    PossibleValuesParser::new(
-        values
-            .iter()
-            .map(|(f, help)| PossibleValue::new(f.name()).help(*help)),
-    )
-    .map(|name| Format::from_name(&name).expect("a possible value names a format"))
-}
-
-/// `run`'s, `variants`' and `merge`'s formats.
-const RUN_FORMATS: &[(Format, &str)] = &[
-    (Format::Table, "A table for people"),
-    (
-        Format::Json,
-        "The run record (the same as run.json) on stdout; with variants, the matrix",
-    ),
-    (
-        Format::Markdown,
-        "With variants only: the matrix as GitHub-flavoured markdown",
-    ),
-];
-
-/// `compare`'s and `check`'s formats.
-const COMPARE_FORMATS: &[(Format, &str)] = &[
-    (Format::Table, "A table for people"),
-    (
-        Format::Markdown,
-        "GitHub-flavoured markdown for a pull-request comment",
-    ),
-    (Format::Json, "The comparison as JSON"),
-];
-
-/// `export`'s formats.
-const EXPORT_FORMATS: &[(Format, &str)] = &[
-    (Format::Json, "The run record (run.json), schema-versioned"),
-    (
-        Format::Bmf,
-        "Bencher Metric Format (`bencher run --adapter json`)",
-    ),
-];
-
-/// `miri`'s formats.
-const MIRI_FORMATS: &[(Format, &str)] = &[
-    (
-        Format::Table,
-        "A table for people, with the details of every finding",
-    ),
-    (
-        Format::Json,
-        "The report as JSON (`\"schema\": \"costbench-miri\"`)",
-    ),
-];
-
-/// `census`'s formats.
-const CENSUS_FORMATS: &[(Format, &str)] = &[
-    (Format::Table, "A table for people"),
-    (
-        Format::Json,
-        "The run record (the same as run.json) on stdout",
-    ),
-];
-
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -586,7 +519,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub list: bool,
     /// Output format on stdout.
-    #[arg(long, value_parser = formats(RUN_FORMATS), default_value = "table")]
+    #[arg(long, value_parser = formats::parser(formats::RUN), default_value = "table")]
     pub format: Format,
     /// Also write report.html (the HTML report of `costbench report`) into the output
     /// directory, with changes against the previous run of the same variant and branch in

@@ -3,13 +3,15 @@
 //! stdout gets (none under `--quiet`), and every file asked for (`check --markdown`/`--junit`,
 //! `compare --junit`, `report`'s and `run --html`'s report.html, a variants root's
 //! matrix.json), writes each file atomically and then prints. [`html`] gathers what the HTML
-//! page shows (runs, history) from the store.
+//! page shows (runs, history) from the store; [`formats`] lists the values of each command's
+//! `--format`.
 //!
 //! Commands build a sink from their flags and never match on formats themselves: a format a
 //! document does not render is refused here ([`accept`], before anything is built, and again
 //! when emitting), as a usage error ([`Unsupported`]). This module must not render (the
 //! documents do) nor choose exit codes beyond that refusal.
 
+pub mod formats;
 pub mod html;
 
 use anyhow::{Context, Result};
