@@ -1,12 +1,12 @@
 //! Reports of costbench: pure functions from run records ([`terminal`], [`throughput`],
-//! [`counters`], [`bmf`]),
-//! comparisons and the gate's verdict ([`comparison`], [`markdown`], [`check`], JUnit XML in
-//! [`junit`], GitHub Actions' workflow commands in [`github`]), history
-//! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report ([`miri`]) to text, and the
-//! self-contained HTML page ([`html`]). [`render`] gathers them into the documents the runner
-//! prints and writes, each rendering the formats it lists (`costbench_record::render`). [`table`] aligns terminal tables; [`escape`] keeps
-//! recorded strings from breaking the terminal; [`style`] colours terminal text when the caller
-//! asks for it.
+//! [`counters`], [`bmf`]), comparisons and the gate's verdict ([`comparison`], [`markdown`],
+//! [`check`], JUnit XML in [`junit`], GitHub Actions' workflow commands in [`github`]), history
+//! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report
+//! ([`miri`]) to text, and the self-contained HTML page ([`html`]). [`render`] gathers them into
+//! the documents the runner prints and writes, each rendering the formats it lists
+//! (`costbench_record::render`). [`table`] aligns terminal tables; [`escape`] keeps recorded
+//! strings from breaking the terminal; [`style`] colours terminal text when the caller asks for
+//! it.
 //!
 //! Every function here takes `costbench-record`'s model and `costbench-judge`'s verdicts and
 //! returns a `String` (or a JSON value). Nothing here reads files, spawns processes, reads

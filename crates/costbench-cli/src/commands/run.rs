@@ -1,7 +1,7 @@
 //! `costbench run`: build the bench target, measure it (`run::measure_sides`), record the run in
 //! history, send it to the sink (stdout as `--format` and `--quiet` ask, `report.html` with
-//! `--html`), and choose the exit code. Also [`measure_and_record`], the measure-then-record step that `check`
-//! and `variants` share, so that every measured run lands in history the same way.
+//! `--html`), and choose the exit code. Also [`measure_and_record`], the measure-then-record step
+//! that `check` and `variants` share, so that every measured run lands in history the same way.
 
 use crate::args::RunArgs;
 use crate::exit;

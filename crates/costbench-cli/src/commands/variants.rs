@@ -1,8 +1,8 @@
 //! `costbench variants` (and `costbench run --variant ...`): build and measure every variant
 //! (`variants::run`, measuring through [`super::run::measure_and_record`] so that each variant's
 //! run is recorded in history), then [`present`] the matrix: send it to the sink (`matrix.json`,
-//! stdout as `--format` asks), list failures under `--quiet`, and choose the exit code. `merge` presents
-//! the matrix of a sharded session's merged shards the same way.
+//! stdout as `--format` asks), list failures under `--quiet`, and choose the exit code. `merge`
+//! presents the matrix of a sharded session's merged shards the same way.
 
 use crate::args::RunArgs;
 use crate::exit;
