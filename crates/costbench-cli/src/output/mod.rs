@@ -222,32 +222,4 @@ mod tests {
         );
         assert!(accept("run", Format::Json, Doc.formats(), "").is_ok());
     }
-
-    /// `run --format markdown` (the matrix's format) and `merge --format markdown` of runs exit
-    /// 2 naming the formats the command has, before anything is built or read: this crate has
-    /// a Cargo.toml but no bench target, and the shards are empty directories, so getting any
-    /// further would fail with another message.
-    #[test]
-    fn a_format_the_document_lacks_is_a_usage_error() {
-        use crate::args::Cli;
-        use clap::Parser as _;
-        let dir = tempfile::tempdir().unwrap();
-        let shard = dir.path().to_str().unwrap();
-        for (args, says) in [
-            (
-                &["costbench", "run", "--format", "markdown"][..],
-                "--format markdown: costbench run without variants prints table or json",
-            ),
-            (
-                &["costbench", "merge", "--format", "markdown", shard, shard],
-                "--format markdown: a merged run prints table or json",
-            ),
-        ] {
-            let cli = Cli::try_parse_from(args).unwrap();
-            let e = crate::commands::execute(cli).unwrap_err();
-            assert!(e.is::<Unsupported>(), "{args:?}: {e:#}");
-            assert!(e.to_string().starts_with(says), "{args:?}: {e:#}");
-            assert_eq!(crate::main_with_args(args), crate::exit::USAGE, "{args:?}");
-        }
-    }
 }
