@@ -3,7 +3,10 @@
 //! or does work: `options` turns these into plain validated options, and `commands` runs them.
 
 use crate::output::formats;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
+use costbench_record::history::Metric;
+use costbench_record::instrument::{Instrument, InstrumentSet};
 use costbench_record::render::Format;
 use std::path::PathBuf;
 
@@ -433,22 +436,13 @@ pub struct ExportCmd {
     pub manifest_path: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MetricArg {
-    /// Instructions per op.
-    Icount,
-    /// Median wall time per op.
-    Walltime,
-    /// Simulated estimated cycles per op (--instrument cache).
-    Cycles,
-    /// Bytes allocated per op (--instrument memory).
-    AllocBytes,
-    /// Allocations per op (--instrument memory).
-    Allocs,
-    /// Peak live heap bytes of one run of the body (--instrument memory).
-    PeakBytes,
-    /// The scenario process's max RSS in KiB (--instrument memory).
-    MaxRss,
+/// `--metric`'s values: the history's metrics, as the record crate lists them.
+fn metric_values() -> impl clap::builder::TypedValueParser<Value = Metric> {
+    let values = Metric::ALL
+        .into_iter()
+        .map(|m| PossibleValue::new(m.arg()).help(m.help()));
+    PossibleValuesParser::new(values)
+        .map(|arg| Metric::from_arg(&arg).expect("clap admits only the metrics' values"))
 }
 
 #[derive(Debug, clap::Args)]
@@ -479,36 +473,19 @@ pub struct HistoryCmd {
     #[arg(long, value_name = "ID")]
     pub scenario: Option<String>,
     /// Metric of the series.
-    #[arg(long, value_enum, default_value = "icount")]
-    pub metric: MetricArg,
+    #[arg(long, value_parser = metric_values(), default_value = "icount")]
+    pub metric: Metric,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InstrumentArg {
-    /// Instruction counts under valgrind callgrind: exact and repeatable.
-    Icount,
-    /// Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR per op.
-    Walltime,
-    /// Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, writes, I1/D1/LL
-    /// misses, branches and mispredicts, estimated cycles (L1 + 5·LL + 35·RAM), per op.
-    Cache,
-    /// Allocations, deallocations, reallocations, bytes allocated per op and peak live bytes
-    /// of the body (needs the library's `count-alloc` feature), and the process's max RSS.
-    Memory,
-    /// Hardware counters (perf_event_open) around the body: cycles, instructions, IPC,
-    /// branches, misses, cache and L1d figures, per op; skipped with the reason where the kernel
-    /// refuses them.
-    Perf,
-    /// Valgrind DHAT: total and peak heap bytes and blocks of the whole process.
-    Dhat,
-    /// Instruction counts plus the census: bounds and overflow checks executed per op, from
-    /// the same callgrind run with per-instruction counts (`--dump-instr=yes`).
-    Census,
-    /// Service scenarios under load (loopback TCP, --clients N): operations per second and
-    /// latency p50, p90, p99, p99.9 and max from an HDR histogram, in rounds of time slices.
-    Throughput,
-    /// Every instrument above.
-    All,
+/// `--instrument`'s values: the registry's instruments in its order, then `all`; each value
+/// is the set it asks for, and the sets of a list are joined.
+fn instrument_values() -> impl clap::builder::TypedValueParser<Value = InstrumentSet> {
+    let values = Instrument::ALL
+        .into_iter()
+        .map(|i| PossibleValue::new(i.name()).help(i.descriptor().help))
+        .chain([PossibleValue::new("all").help("Every instrument above")]);
+    PossibleValuesParser::new(values)
+        .map(|name| Instrument::from_name(&name).map_or(InstrumentSet::ALL, InstrumentSet::of))
 }
 
 #[derive(Debug, clap::Args)]
@@ -609,11 +586,11 @@ pub struct MeasureArgs {
     /// checks/op next to time/op.
     #[arg(
         long,
-        value_enum,
+        value_parser = instrument_values(),
         value_delimiter = ',',
         default_value = "icount,walltime"
     )]
-    pub instrument: Vec<InstrumentArg>,
+    pub instrument: Vec<InstrumentSet>,
     /// Directory for results [default: TARGET_DIR/costbench/results].
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,

@@ -4,12 +4,12 @@
 //! prints: a value that passes is one the commands can use as it is.
 
 use crate::args::{
-    CargoArgs, InstrumentArg, MeasureArgs, MiriCmd, RoundsArgs, RunArgs, SignificanceArgs,
-    VariantArgs,
+    CargoArgs, MeasureArgs, MiriCmd, RoundsArgs, RunArgs, SignificanceArgs, VariantArgs,
 };
 use anyhow::{bail, Context, Result};
-use costbench_measure::run::{Instruments, RunOptions};
+use costbench_measure::run::RunOptions;
 use costbench_measure::variants::VariantOptions;
+use costbench_record::instrument::InstrumentSet;
 use costbench_record::render::Format;
 use std::time::Duration;
 
@@ -297,22 +297,10 @@ fn walltime_cpu(arg: &str) -> Result<Option<usize>> {
     }
 }
 
-pub(crate) fn instruments(args: &[InstrumentArg]) -> Instruments {
-    let mut i = Instruments::default();
-    for a in args {
-        match a {
-            InstrumentArg::Icount => i.icount = true,
-            InstrumentArg::Walltime => i.walltime = true,
-            InstrumentArg::Cache => i.cache = true,
-            InstrumentArg::Memory => i.memory = true,
-            InstrumentArg::Perf => i.perf = true,
-            InstrumentArg::Dhat => i.dhat = true,
-            InstrumentArg::Census => i.census = true,
-            InstrumentArg::Throughput => i.throughput = true,
-            InstrumentArg::All => i = Instruments::ALL,
-        }
-    }
-    i
+/// The instruments of `--instrument`: every value asked for, joined.
+pub(crate) fn instruments(args: &[InstrumentSet]) -> InstrumentSet {
+    args.iter()
+        .fold(InstrumentSet::NONE, |all, i| all.union(*i))
 }
 
 #[cfg(test)]
@@ -357,7 +345,7 @@ mod tests {
             parse(&["--instrument", "perf", "--instrument", "dhat"]).names(),
             ["dhat", "perf"]
         );
-        assert_eq!(parse(&["--instrument", "all"]), Instruments::ALL);
+        assert_eq!(parse(&["--instrument", "all"]), InstrumentSet::ALL);
         assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "cycles"]).is_err());
     }
 
@@ -423,15 +411,16 @@ mod tests {
             };
             r.measure.into_options(false, false).unwrap().instruments
         };
+        use costbench_record::instrument::Instrument::{Census, Icount, Walltime};
         let i = set(&[]);
         assert!(
-            i.icount && i.walltime && !i.census,
-            "all = icount + walltime"
+            i.asked(Icount) && i.asked(Walltime) && !i.asked(Census),
+            "the default = icount + walltime"
         );
         let i = set(&["--instrument", "census,walltime"]);
-        assert!(i.census && i.walltime && !i.icount);
+        assert!(i.asked(Census) && i.asked(Walltime) && !i.asked(Icount));
         let i = set(&["--instrument", "census", "--instrument", "icount"]);
-        assert!(i.census && i.icount && !i.walltime);
+        assert!(i.asked(Census) && i.asked(Icount) && !i.asked(Walltime));
         assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "census,nope"]).is_err());
     }
 }

@@ -280,7 +280,10 @@ pub fn matrix(
                     let figure = |inst: Instrument| {
                         let r = r?;
                         let v = inst.per_op(r)?;
-                        if r.failures.iter().any(|f| f.instrument == inst.source()) {
+                        if r.failures
+                            .iter()
+                            .any(|f| f.instrument == inst.instrument().name())
+                        {
                             return None;
                         }
                         let row = judged.get(&(rec.variant.clone(), id.to_string(), inst));

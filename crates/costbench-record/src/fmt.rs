@@ -161,6 +161,26 @@ pub fn fmt_js_number(v: f64) -> String {
     }
 }
 
+/// Operations per second for people: `99,091 ops/s`, `1.2 M ops/s`.
+pub fn fmt_ops_per_sec(v: f64) -> String {
+    if !v.is_finite() {
+        return "- ops/s".into();
+    }
+    if v >= 10e6 {
+        return format!("{:.1} M ops/s", v / 1e6);
+    }
+    let n = v.round() as u64;
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{out} ops/s")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,5 +240,12 @@ mod tests {
     #[test]
     fn intervals() {
         assert_eq!(fmt_ci(0.98234, 1.0306), "[0.982, 1.031]");
+    }
+
+    #[test]
+    fn ops_per_second_read_like_numbers() {
+        assert_eq!(fmt_ops_per_sec(99_091.4), "99,091 ops/s");
+        assert_eq!(fmt_ops_per_sec(512.0), "512 ops/s");
+        assert_eq!(fmt_ops_per_sec(12_345_678.0), "12.3 M ops/s");
     }
 }

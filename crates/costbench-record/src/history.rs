@@ -1,9 +1,11 @@
 //! What the history of runs hands back, as plain data: a run's summary ([`RunSummary`]), the
-//! metrics a series can follow ([`Metric`]) and one value of a series ([`SeriesPoint`]).
+//! metrics a series can follow ([`Metric`], each recorded by one instrument of
+//! [`crate::instrument`], whose descriptor lists it) and one value of a series ([`SeriesPoint`]).
 //!
 //! Data only: keeping and querying history is `costbench-store`'s job, judging it
 //! `costbench-judge`'s and rendering it `costbench-report`'s.
 
+use crate::instrument::{Figure, Instrument};
 use crate::model::ScenarioResult;
 
 /// One run, as a store lists it (`costbench-store`'s `Store::runs`).
@@ -51,7 +53,18 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The metric's name in the database and on the command line.
+    /// Every metric, in the order of the instruments that record them (`--metric` lists them so).
+    pub const ALL: [Metric; 7] = [
+        Metric::Icount,
+        Metric::Walltime,
+        Metric::Cycles,
+        Metric::AllocBytes,
+        Metric::Allocs,
+        Metric::PeakBytes,
+        Metric::MaxRss,
+    ];
+
+    /// The metric's name in the database.
     pub fn as_str(self) -> &'static str {
         match self {
             Metric::Icount => "icount",
@@ -62,6 +75,59 @@ impl Metric {
             Metric::PeakBytes => "peak_bytes",
             Metric::MaxRss => "max_rss_kib",
         }
+    }
+
+    /// The metric's value of `--metric`.
+    pub fn arg(self) -> &'static str {
+        match self {
+            Metric::Icount => "icount",
+            Metric::Walltime => "walltime",
+            Metric::Cycles => "cycles",
+            Metric::AllocBytes => "alloc-bytes",
+            Metric::Allocs => "allocs",
+            Metric::PeakBytes => "peak-bytes",
+            Metric::MaxRss => "max-rss",
+        }
+    }
+
+    /// The line `--metric` shows for it.
+    pub fn help(self) -> &'static str {
+        match self {
+            Metric::Icount => "Instructions per op",
+            Metric::Walltime => "Median wall time per op",
+            Metric::Cycles => "Simulated estimated cycles per op (--instrument cache)",
+            Metric::AllocBytes => "Bytes allocated per op (--instrument memory)",
+            Metric::Allocs => "Allocations per op (--instrument memory)",
+            Metric::PeakBytes => {
+                "Peak live heap bytes of one run of the body (--instrument memory)"
+            }
+            Metric::MaxRss => "The scenario process's max RSS in KiB (--instrument memory)",
+        }
+    }
+
+    /// The metric whose value of `--metric` is `arg`.
+    pub fn from_arg(arg: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.arg() == arg)
+    }
+
+    /// The instrument that records it: the one whose descriptor lists it.
+    pub fn instrument(self) -> Instrument {
+        Instrument::ALL
+            .into_iter()
+            .find(|i| i.descriptor().metrics.contains(&self))
+            .expect("every metric is listed by its instrument's descriptor")
+    }
+
+    /// The compared figure whose threshold applies to a series of this metric: the figure that
+    /// follows this series, else its instrument's first figure (allocation counts and peak
+    /// bytes take the threshold of bytes allocated).
+    pub fn figure(self) -> Figure {
+        let figures = self.instrument().descriptor().figures;
+        figures
+            .iter()
+            .copied()
+            .find(|f| f.history() == Some(self))
+            .unwrap_or(figures[0])
     }
 
     /// The counter metrics of a result, by name (icount and walltime are recorded on their own).

@@ -1,7 +1,8 @@
 //! The costbench run record and the files of an output directory: the model every other layer
 //! of the runner reads and writes.
 //!
-//! It owns the serde documents and their schemas ([`model`]: the run record, scenario ids,
+//! It owns the vocabulary of instruments, one enum with one descriptor each from which the
+//! others derive ([`instrument`]), the serde documents and their schemas ([`model`]: the run record, scenario ids,
 //! per-op figures, Miri's report; [`profile`]: a callgrind profile's per-function costs), the
 //! descriptive summary every wall-time figure carries ([`stats`]), the spelling of numbers
 //! shared by verdicts and reports ([`fmt`]), which listed scenarios a filter selects
@@ -25,6 +26,7 @@ pub mod census;
 pub mod csv;
 pub mod fmt;
 pub mod history;
+pub mod instrument;
 pub mod merge;
 pub mod model;
 pub mod output;

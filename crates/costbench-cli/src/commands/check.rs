@@ -19,6 +19,7 @@ use costbench_judge::compare::{CompareOptions, Comparison};
 use costbench_measure::cargo::BenchTarget;
 use costbench_measure::run::baseline::SourceDiff;
 use costbench_measure::run::RunOptions;
+use costbench_record::instrument::Instrument;
 use costbench_record::model::RunRecord;
 use costbench_record::render::{Format, Render as _};
 use costbench_report::render::ComparisonView;
@@ -172,13 +173,13 @@ fn measure_with_baseline_rev(
         },
     ];
     let mut together = Vec::new();
-    if run_opts.instruments.walltime() {
+    if run_opts.instruments.asked(Instrument::Walltime) {
         together.push(format!(
             "wall time in {} to {} interleaved rounds",
             rounds.rounds, rounds.max_rounds
         ));
     }
-    if run_opts.instruments.throughput {
+    if run_opts.instruments.asked(Instrument::Throughput) {
         together.push(format!(
             "throughput in {} rounds of slices taken in turn",
             run_opts.load.rounds

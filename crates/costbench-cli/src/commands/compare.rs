@@ -59,7 +59,6 @@ pub(super) fn learn_thresholds(
     base: &RunRecord,
 ) -> Result<costbench_judge::compare::noise::HistoricThresholds> {
     use costbench_judge::compare::Instrument;
-    use costbench_record::history::Metric;
     use costbench_store::RunQuery;
     if !path.exists() {
         bail!("no history database at {path} to learn thresholds from");
@@ -72,13 +71,10 @@ pub(super) fn learn_thresholds(
     };
     let mut historic = costbench_judge::compare::noise::HistoricThresholds::default();
     for r in &base.results {
-        for (inst, metric) in [
-            (Instrument::Icount, Metric::Icount),
-            (Instrument::Walltime, Metric::Walltime),
-            (Instrument::Cache, Metric::Cycles),
-            (Instrument::Memory, Metric::AllocBytes),
-            (Instrument::Rss, Metric::MaxRss),
-        ] {
+        for (inst, metric) in Instrument::ALL
+            .into_iter()
+            .filter_map(|i| Some((i, i.history()?)))
+        {
             let series: Vec<f64> = store
                 .series(&r.id, metric, &q)?
                 .iter()

@@ -1,14 +1,13 @@
 //! `costbench history`: list the recorded runs, or one scenario's series of per-op figures.
 
 use super::database;
-use crate::args::{HistoryCmd, MetricArg};
+use crate::args::HistoryCmd;
 use crate::output::Sink;
 use anyhow::{bail, Result};
 use costbench_record::render::Format;
 use costbench_report::render::HistoryView;
 
 pub(super) fn history(h: HistoryCmd) -> Result<i32> {
-    use costbench_record::history::Metric;
     use costbench_store::RunQuery;
     let path = database(h.db, h.manifest_path.as_deref())?;
     if !path.exists() {
@@ -28,15 +27,7 @@ pub(super) fn history(h: HistoryCmd) -> Result<i32> {
             table.emit(&HistoryView::Runs(&store.runs(&q)?))?;
         }
         Some(id) => {
-            let metric = match h.metric {
-                MetricArg::Icount => Metric::Icount,
-                MetricArg::Walltime => Metric::Walltime,
-                MetricArg::Cycles => Metric::Cycles,
-                MetricArg::AllocBytes => Metric::AllocBytes,
-                MetricArg::Allocs => Metric::Allocs,
-                MetricArg::PeakBytes => Metric::PeakBytes,
-                MetricArg::MaxRss => Metric::MaxRss,
-            };
+            let metric = h.metric;
             let points = store.series(&id, metric, &q)?;
             if points.is_empty() {
                 bail!("no {} figures for {id:?} in {path}", metric.as_str());

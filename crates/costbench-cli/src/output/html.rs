@@ -103,13 +103,7 @@ pub fn comparison_pair(runs: &[RunRecord]) -> Option<(usize, usize)> {
 
 /// The instrument whose threshold applies to a history metric.
 pub fn metric_instrument(m: Metric) -> Instrument {
-    match m {
-        Metric::Icount => Instrument::Icount,
-        Metric::Walltime => Instrument::Walltime,
-        Metric::Cycles => Instrument::Cache,
-        Metric::AllocBytes | Metric::Allocs | Metric::PeakBytes => Instrument::Memory,
-        Metric::MaxRss => Instrument::Rss,
-    }
+    m.figure()
 }
 
 /// The threshold a history series is judged against, in percent, and where it came from:

@@ -149,7 +149,7 @@ pub fn compare_with(
         }
         let (bf, cf) = (failed_instruments(b), failed_instruments(c));
         for inst in Instrument::ALL {
-            if bf.contains(inst.source()) || cf.contains(inst.source()) {
+            if bf.contains(inst.instrument().name()) || cf.contains(inst.instrument().name()) {
                 continue;
             }
             let (bv, cv) = match (inst.per_op(b), inst.per_op(c)) {

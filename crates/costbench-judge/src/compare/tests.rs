@@ -809,10 +809,3 @@ fn throughput_rows_are_judged_slice_by_slice_and_only_when_paired() {
         assert!(r.reason.starts_with("separate runs"), "{}", r.reason);
     }
 }
-
-#[test]
-fn ops_per_second_read_like_numbers() {
-    assert_eq!(fmt_ops_per_sec(99_091.4), "99,091 ops/s");
-    assert_eq!(fmt_ops_per_sec(512.0), "512 ops/s");
-    assert_eq!(fmt_ops_per_sec(12_345_678.0), "12.3 M ops/s");
-}

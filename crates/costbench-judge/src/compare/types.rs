@@ -6,8 +6,8 @@
 use super::bootstrap::RatioCi;
 use super::family;
 use anyhow::{bail, Result};
-use costbench_record::fmt::{fmt_ir, fmt_ns, fmt_threshold};
-use costbench_record::model::{RunRecord, ScenarioResult};
+use costbench_record::fmt::fmt_threshold;
+use costbench_record::model::RunRecord;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::fmt;
@@ -141,151 +141,13 @@ impl CompareOptions {
     }
 }
 
-/// What was measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Instrument {
-    /// Instructions per op (`Icount::ir_per_op`).
-    Icount,
-    /// Median wall time per op (`Walltime::ns_per_op.median`).
-    Walltime,
-    /// Simulated estimated cycles per op (`CacheSim::per_op["EstimatedCycles"]`): as exact as
-    /// instruction counts, judged with the same threshold.
-    Cache,
-    /// Bytes allocated per op (`Allocations::bytes_allocated_per_op`): exact with the system
-    /// allocator, judged with the instruction-count threshold.
-    Memory,
-    /// The process's max RSS in KiB (not per op): judged against [`RSS_THRESHOLD_PCT`].
-    Rss,
-    /// A service scenario under load: nanoseconds per op at the measured throughput
-    /// (`1e9 / Throughput::ops_per_sec`), so that more is worse as for every other figure; shown
-    /// with the ops per second it stands for. Judged paired, slice by slice, like wall time.
-    Throughput,
-    /// A service scenario under load: the 99th percentile of request latency in nanoseconds.
-    P99,
-}
+/// What was measured: the compared figures are the record crate's, named after the instruments
+/// that yield them (the judge's API calls a row's figure its `instrument`).
+pub use costbench_record::instrument::Figure as Instrument;
 
 /// Threshold for max RSS, in percent: RSS moves by whole pages and with the loader's and
 /// allocator's arenas, so a few percent is noise.
 pub const RSS_THRESHOLD_PCT: f64 = 5.0;
-
-impl Instrument {
-    /// Every instrument a comparison can judge, in the order of the rows.
-    pub const ALL: [Instrument; 7] = [
-        Instrument::Icount,
-        Instrument::Walltime,
-        Instrument::Cache,
-        Instrument::Memory,
-        Instrument::Rss,
-        Instrument::Throughput,
-        Instrument::P99,
-    ];
-
-    /// The name used in run records and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Instrument::Icount => "icount",
-            Instrument::Walltime => "walltime",
-            Instrument::Cache => "cache",
-            Instrument::Memory => "memory",
-            Instrument::Rss => "rss",
-            Instrument::Throughput => "throughput",
-            Instrument::P99 => "p99",
-        }
-    }
-
-    /// Figures measured under load (judged slice by slice, never against history).
-    pub fn under_load(self) -> bool {
-        matches!(self, Instrument::Throughput | Instrument::P99)
-    }
-
-    /// The name of the instrument whose failure makes this figure incomparable.
-    pub fn source(self) -> &'static str {
-        match self {
-            Instrument::Rss => "memory",
-            Instrument::P99 => "throughput",
-            i => i.name(),
-        }
-    }
-
-    /// A heading for reports.
-    pub fn title(self) -> &'static str {
-        match self {
-            Instrument::Icount => "Instruction counts",
-            Instrument::Walltime => "Wall time",
-            Instrument::Cache => "Estimated cycles (simulated)",
-            Instrument::Memory => "Bytes allocated",
-            Instrument::Rss => "Max RSS (process)",
-            Instrument::Throughput => "Throughput under load (time per op)",
-            Instrument::P99 => "p99 latency under load",
-        }
-    }
-
-    /// A per-op figure with its unit: "2003 Ir", "12.35 ns".
-    pub fn fmt_value(self, v: f64) -> String {
-        match self {
-            Instrument::Icount => format!("{} Ir", fmt_ir(v)),
-            Instrument::Walltime => fmt_ns(v),
-            Instrument::Cache => format!("{} cyc (sim)", fmt_ir(v)),
-            Instrument::Memory => format!("{} B", fmt_ir(v)),
-            Instrument::Rss => format!("{v:.0} KiB"),
-            Instrument::Throughput => format!("{} ({})", fmt_ns(v), fmt_ops_per_sec(1e9 / v)),
-            Instrument::P99 => fmt_ns(v),
-        }
-    }
-
-    /// The per-op figure of `r` under this instrument, if it was measured.
-    pub fn per_op(self, r: &ScenarioResult) -> Option<f64> {
-        match self {
-            Instrument::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
-            Instrument::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),
-            Instrument::Cache => r
-                .counters
-                .cache
-                .as_ref()
-                .and_then(|c| c.per_op.get("EstimatedCycles").copied()),
-            Instrument::Memory => r
-                .counters
-                .memory
-                .as_ref()
-                .and_then(|m| m.allocations.as_ref())
-                .map(|a| a.bytes_allocated_per_op),
-            Instrument::Rss => r.counters.memory.as_ref().map(|m| m.max_rss_kib as f64),
-            Instrument::Throughput => r
-                .throughput
-                .as_ref()
-                .filter(|t| t.ops_per_sec > 0.0)
-                .map(|t| 1e9 / t.ops_per_sec),
-            Instrument::P99 => r.throughput.as_ref().map(|t| t.latency.p99_ns),
-        }
-    }
-}
-
-/// Operations per second for people: `99,091 ops/s`, `1.2 M ops/s`.
-pub fn fmt_ops_per_sec(v: f64) -> String {
-    if !v.is_finite() {
-        return "- ops/s".into();
-    }
-    if v >= 10e6 {
-        return format!("{:.1} M ops/s", v / 1e6);
-    }
-    let n = v.round() as u64;
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    format!("{out} ops/s")
-}
-
-impl fmt::Display for Instrument {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// What a comparison concluded about one row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -39,6 +39,7 @@ use crate::environment;
 use crate::measure::callgrind;
 use anyhow::{bail, Context, Result};
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};
+use costbench_record::instrument::{Instrument, InstrumentSet, Need};
 use costbench_record::model::{self, RunRecord, ScenarioResult};
 use costbench_record::output::OutputDir;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -47,83 +48,6 @@ use session::Session;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
-
-/// The instruments that run under valgrind, in the order a warning names them when valgrind is
-/// missing: without valgrind these are skipped and the others still run.
-const UNDER_VALGRIND: [&str; 4] = ["census", "icount", "cache", "dhat"];
-
-/// The instruments asked for (`--instrument`, a comma-separated list).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Instruments {
-    pub icount: bool,
-    pub walltime: bool,
-    /// Simulated caches and branches under callgrind.
-    pub cache: bool,
-    /// Allocation counts and max RSS, in process.
-    pub memory: bool,
-    /// Hardware counters, in process.
-    pub perf: bool,
-    /// Valgrind's DHAT heap profile.
-    pub dhat: bool,
-    /// Bounds and overflow checks executed per op. It rides on the icount run (callgrind with
-    /// per-instruction counts, which leave the instruction count unchanged), so it implies icount.
-    pub census: bool,
-    /// Operations per second and latency of service scenarios under load.
-    pub throughput: bool,
-}
-
-impl Instruments {
-    /// Every instrument, in the order they run.
-    pub const ALL: Instruments = Instruments {
-        icount: true,
-        walltime: true,
-        cache: true,
-        memory: true,
-        perf: true,
-        dhat: true,
-        census: true,
-        throughput: true,
-    };
-
-    /// Whether the icount run happens (asked for, or carrying the census).
-    pub fn icount(self) -> bool {
-        self.icount || self.census
-    }
-
-    pub fn census(self) -> bool {
-        self.census
-    }
-
-    pub fn walltime(self) -> bool {
-        self.walltime
-    }
-
-    /// The instruments that need valgrind.
-    fn valgrind(self) -> Vec<&'static str> {
-        UNDER_VALGRIND
-            .into_iter()
-            .zip([self.census, self.icount(), self.cache, self.dhat])
-            .filter_map(|(n, on)| on.then_some(n))
-            .collect()
-    }
-
-    /// Names of the instruments asked for, in the order they run.
-    pub fn names(self) -> Vec<&'static str> {
-        [
-            ("icount", self.icount()),
-            ("census", self.census),
-            ("cache", self.cache),
-            ("dhat", self.dhat),
-            ("memory", self.memory),
-            ("perf", self.perf),
-            ("walltime", self.walltime),
-            ("throughput", self.throughput),
-        ]
-        .into_iter()
-        .filter_map(|(n, on)| on.then_some(n))
-        .collect()
-    }
-}
 
 /// Validated options of `costbench run`.
 #[derive(Debug)]
@@ -135,7 +59,7 @@ pub struct RunOptions {
     pub bench: Option<String>,
     pub filter: Option<regex::Regex>,
     pub list_only: bool,
-    pub instruments: Instruments,
+    pub instruments: InstrumentSet,
     pub output_dir: Option<PathBuf>,
     pub jobs: usize,
     pub samples: Option<u32>,
@@ -320,18 +244,22 @@ pub fn measure_sides(
     let censuses: Vec<(Option<CensusJoin>, Option<model::Skipped>)> = bins
         .iter()
         .map(|b| match &valgrind {
-            Some(_) if opts.instruments.census() => match crate::census::analyse(&b.exe) {
-                Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
-                Err(e) => {
-                    let reason = format!("{e:#}");
-                    eprintln!("warning: census skipped: {reason}; instruction counts still run");
-                    let skip = model::Skipped {
-                        instrument: "census".into(),
-                        reason,
-                    };
-                    (None, Some(skip))
+            Some(_) if opts.instruments.asked(Instrument::Census) => {
+                match crate::census::analyse(&b.exe) {
+                    Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
+                    Err(e) => {
+                        let reason = format!("{e:#}");
+                        eprintln!(
+                            "warning: census skipped: {reason}; instruction counts still run"
+                        );
+                        let skip = model::Skipped {
+                            instrument: "census".into(),
+                            reason,
+                        };
+                        (None, Some(skip))
+                    }
                 }
-            },
+            }
             _ => (None, None),
         })
         .collect();
@@ -374,7 +302,7 @@ pub fn measure_sides(
         }
         if let Some(vg) = &valgrind {
             for (k, s) in sessions.iter().enumerate() {
-                if opts.instruments.icount() {
+                if opts.instruments.runs(Instrument::Icount) {
                     if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
                         // With several builds, one that valgrind cannot run (a target-cpu=native build
                         // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
@@ -389,12 +317,12 @@ pub fn measure_sides(
                         s.fail_icount(&format!("{e:#}"))?;
                     }
                 }
-                if opts.instruments.cache {
+                if opts.instruments.asked(Instrument::Cache) {
                     s.parallel_phase(&selections[k], |sc, job| {
                         s.callgrind_scenario(vg, Tool::Cache, sc, job)
                     })?;
                 }
-                if opts.instruments.dhat {
+                if opts.instruments.asked(Instrument::Dhat) {
                     s.parallel_phase(&selections[k], |sc, job| {
                         s.callgrind_scenario(vg, Tool::Dhat, sc, job)
                     })?;
@@ -404,19 +332,19 @@ pub fn measure_sides(
             placement::phase(&sessions, &listings, &selections, vg)?;
         }
         for (k, s) in sessions.iter().enumerate() {
-            if opts.instruments.memory {
+            if opts.instruments.asked(Instrument::Memory) {
                 s.parallel_phase(&selections[k], |sc, job| {
                     s.in_process_scenario(InProcess::Memory, sc, job)
                 })?;
             }
-            if opts.instruments.perf {
+            if opts.instruments.asked(Instrument::Perf) {
                 s.perf_phase(&listings[k], &selections[k])?;
             }
         }
-        if opts.instruments.throughput {
+        if opts.instruments.asked(Instrument::Throughput) {
             throughput::throughput_phase(&sessions, &selections)?;
         }
-        if opts.instruments.walltime {
+        if opts.instruments.asked(Instrument::Walltime) {
             if let [one] = sessions.as_slice() {
                 one.walltime_phase(&selections[0])?;
             } else {
@@ -509,11 +437,11 @@ fn new_record(
 ) -> RunRecord {
     let instruments = opts
         .instruments
-        .names()
+        .running()
         .into_iter()
-        .filter(|i| valgrind.is_some() || !UNDER_VALGRIND.contains(i))
-        .filter(|i| census || *i != "census")
-        .map(String::from)
+        .filter(|i| valgrind.is_some() || !i.needs(Need::Valgrind))
+        .filter(|i| census || *i != Instrument::Census)
+        .map(|i| i.name().to_string())
         .collect();
     RunRecord {
         schema: model::SCHEMA.into(),
@@ -543,7 +471,9 @@ fn new_record(
             jobs: opts.jobs,
             timeout_secs: opts.timeout.as_secs(),
             samples: opts.samples,
-            walltime_cpu: opts.walltime_cpu.filter(|_| opts.instruments.walltime),
+            walltime_cpu: opts
+                .walltime_cpu
+                .filter(|_| opts.instruments.asked(Instrument::Walltime)),
             code_align: Some(opts.code_align.name().to_string()),
             features: opts.cargo.features.clone(),
             all_features: opts.cargo.all_features,
@@ -559,7 +489,7 @@ fn new_record(
             .iter()
             .flat_map(|s| {
                 let load_rows: Vec<ScenarioResult> = match &s.service {
-                    Some(_) if opts.instruments.throughput => opts
+                    Some(_) if opts.instruments.asked(Instrument::Throughput) => opts
                         .load
                         .clients
                         .iter()
@@ -600,12 +530,12 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressB
     let per_instrument = measured as u64;
     let phases = opts
         .instruments
-        .names()
-        .iter()
-        .filter(|i| valgrind || !UNDER_VALGRIND.contains(i))
+        .running()
+        .into_iter()
+        .filter(|i| valgrind || !i.needs(Need::Valgrind))
         // The census rides on the icount run: no phase of its own. The throughput phase adds
         // its own rows (services times client counts) when it starts.
-        .filter(|i| **i != "census" && **i != "throughput")
+        .filter(|i| !matches!(i, Instrument::Census | Instrument::Throughput))
         .count() as u64;
     let total = per_instrument * phases;
     let bar = ProgressBar::with_draw_target(
@@ -621,41 +551,4 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressB
             .expect("the template is valid"),
     );
     bar
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_census_brings_the_icount_run_and_valgrind_with_it() {
-        let census = Instruments {
-            census: true,
-            walltime: true,
-            ..Instruments::default()
-        };
-        assert!(census.icount());
-        assert_eq!(census.names(), ["icount", "census", "walltime"]);
-        assert_eq!(census.valgrind(), ["census", "icount"]);
-        assert_eq!(
-            Instruments::ALL.names(),
-            [
-                "icount",
-                "census",
-                "cache",
-                "dhat",
-                "memory",
-                "perf",
-                "walltime",
-                "throughput"
-            ]
-        );
-        assert_eq!(Instruments::ALL.valgrind(), UNDER_VALGRIND);
-        let in_process = Instruments {
-            memory: true,
-            perf: true,
-            ..Instruments::default()
-        };
-        assert!(in_process.valgrind().is_empty());
-    }
 }

@@ -14,6 +14,7 @@ use crate::measure::callgrind;
 use anyhow::Result;
 use costbench_protocol::RESIDUAL_SCENARIO;
 use costbench_protocol::{self as proto, Listing, ScenarioInfo};
+use costbench_record::instrument::Instrument;
 use costbench_record::model::IcountPlacement;
 
 /// Default of `--placement-runs`: four shifted placements per side and flagged scenario.
@@ -68,7 +69,8 @@ pub(super) fn phase(
         return Ok(());
     };
     let opts = first.opts;
-    if sessions.len() < 2 || opts.placement_runs == 0 || !opts.instruments.icount() {
+    if sessions.len() < 2 || opts.placement_runs == 0 || !opts.instruments.runs(Instrument::Icount)
+    {
         return Ok(());
     }
     let changed = changed_scenarios(sessions, opts.icount_threshold_pct);

@@ -12,15 +12,18 @@
 
 use super::spec::Variant;
 use crate::run::sharding::ShardPlan;
-use crate::run::Instruments;
+use costbench_record::instrument::InstrumentSet;
 use costbench_record::model::{VariantSplit, VariantsShard};
 use costbench_record::shard::partition;
 use std::collections::BTreeMap;
 
 /// Whether `instruments` include one whose figures are judged only against a baseline
 /// measured on the same machine: every shard then measures the baseline too.
-pub(super) fn machine_bound(instruments: &Instruments) -> bool {
-    instruments.walltime || instruments.throughput || instruments.perf
+pub(super) fn machine_bound(instruments: &InstrumentSet) -> bool {
+    instruments
+        .running()
+        .into_iter()
+        .any(|i| i.descriptor().machine_bound)
 }
 
 /// This shard's variants (its share of them, and the baseline where this shard measures it:
@@ -103,6 +106,7 @@ pub(super) fn whole_variants(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use costbench_record::instrument::Instrument;
     use costbench_record::shard::Shard;
 
     fn plan(k: u32, n: u32) -> ShardPlan {
@@ -208,23 +212,14 @@ mod tests {
 
     #[test]
     fn instruments_judged_on_one_machine() {
-        let none = Instruments {
-            icount: true,
-            census: true,
-            ..Instruments::default()
-        };
+        let none = InstrumentSet::of(Instrument::Census);
         assert!(!machine_bound(&none));
         for i in [
-            Instruments {
-                walltime: true,
-                ..none
-            },
-            Instruments {
-                throughput: true,
-                ..none
-            },
-            Instruments { perf: true, ..none },
+            Instrument::Walltime,
+            Instrument::Throughput,
+            Instrument::Perf,
         ] {
+            let i = none.with(i);
             assert!(machine_bound(&i));
         }
     }

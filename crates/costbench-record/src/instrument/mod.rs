@@ -1,0 +1,263 @@
+//! The instruments costbench knows, as one enum ([`Instrument`]) and one const [`Descriptor`]
+//! each: its name on the command line and in run records, the line `--instrument` shows for it,
+//! what it needs to run, the figures a comparison judges from it ([`Figure`]) and the series it
+//! adds to the history ([`Metric`]). Every other vocabulary of instruments derives from this
+//! table: the set asked for ([`InstrumentSet`]), the judge's compared figures, the history's
+//! metrics and the command line's values.
+//!
+//! Data only, like the rest of this crate: how an instrument's process is started and its output
+//! read is `costbench-measure`'s (`src/instrument/`, one folder per instrument), how its figures
+//! are judged `costbench-judge`'s. Nothing here may depend on clap or spawn anything.
+
+mod figure;
+mod set;
+
+pub use figure::Figure;
+pub use set::InstrumentSet;
+
+use crate::history::Metric;
+
+/// One instrument: one kind of measurement of every selected scenario.
+///
+/// The order of the variants is the order `--instrument` lists them in and the order of the
+/// compared figures they yield ([`Figure::ALL`]); the order they run in is
+/// [`Instrument::RUN_ORDER`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Instrument {
+    /// Instruction counts under callgrind.
+    Icount,
+    /// Wall time, in process.
+    Walltime,
+    /// Simulated caches and branches under callgrind.
+    Cache,
+    /// Allocation counts and max RSS, in process.
+    Memory,
+    /// Hardware counters, in process.
+    Perf,
+    /// Valgrind's DHAT heap profile.
+    Dhat,
+    /// Bounds and overflow checks executed per op, riding on the icount run.
+    Census,
+    /// Operations per second and latency of service scenarios under load.
+    Throughput,
+}
+
+/// Something an instrument cannot run without; where it is missing, the instrument is skipped
+/// (valgrind, hardware counters) or has no figures (the feature, services).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Valgrind on the `PATH`.
+    Valgrind,
+    /// A kernel that grants `perf_event_open` counters.
+    HardwareCounters,
+    /// The library's `count-alloc` feature in the bench target (allocation counts; the max RSS
+    /// needs nothing).
+    CountAlloc,
+    /// Service scenarios in the suite.
+    Services,
+}
+
+/// What costbench knows about one instrument, in one place.
+#[derive(Debug)]
+pub struct Descriptor {
+    /// The instrument described.
+    pub instrument: Instrument,
+    /// Its name on the command line, in the record's `settings.instruments`, its failures and
+    /// its skips.
+    pub name: &'static str,
+    /// The line `--instrument` shows for it.
+    pub help: &'static str,
+    /// What it cannot run without.
+    pub needs: &'static [Need],
+    /// Whether its figures depend on the machine and its load (time, hardware counters), so
+    /// that they are judged only against a baseline measured on the same machine; the others
+    /// count or simulate, and any machine with the same valgrind gives the same figures.
+    pub machine_bound: bool,
+    /// The figures a comparison judges (and `check` gates) from its results, in the order of the
+    /// rows of a comparison.
+    pub figures: &'static [Figure],
+    /// The series it adds to the history of runs, charted in the HTML report.
+    pub metrics: &'static [Metric],
+}
+
+const DESCRIPTORS: [Descriptor; 8] = [
+    Descriptor {
+        instrument: Instrument::Icount,
+        name: "icount",
+        help: "Instruction counts under valgrind callgrind: exact and repeatable",
+        needs: &[Need::Valgrind],
+        machine_bound: false,
+        figures: &[Figure::Icount],
+        metrics: &[Metric::Icount],
+    },
+    Descriptor {
+        instrument: Instrument::Walltime,
+        name: "walltime",
+        help: "Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR per op",
+        needs: &[],
+        machine_bound: true,
+        figures: &[Figure::Walltime],
+        metrics: &[Metric::Walltime],
+    },
+    Descriptor {
+        instrument: Instrument::Cache,
+        name: "cache",
+        help: "Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, writes, \
+               I1/D1/LL misses, branches and mispredicts, estimated cycles (L1 + 5·LL + 35·RAM), \
+               per op",
+        needs: &[Need::Valgrind],
+        machine_bound: false,
+        figures: &[Figure::Cache],
+        metrics: &[Metric::Cycles],
+    },
+    Descriptor {
+        instrument: Instrument::Memory,
+        name: "memory",
+        help: "Allocations, deallocations, reallocations, bytes allocated per op and peak live \
+               bytes of the body (needs the library's `count-alloc` feature), and the process's \
+               max RSS",
+        needs: &[Need::CountAlloc],
+        machine_bound: false,
+        figures: &[Figure::Memory, Figure::Rss],
+        metrics: &[
+            Metric::AllocBytes,
+            Metric::Allocs,
+            Metric::PeakBytes,
+            Metric::MaxRss,
+        ],
+    },
+    Descriptor {
+        instrument: Instrument::Perf,
+        name: "perf",
+        help: "Hardware counters (perf_event_open) around the body: cycles, instructions, IPC, \
+               branches, misses, cache and L1d figures, per op; skipped with the reason where \
+               the kernel refuses them",
+        needs: &[Need::HardwareCounters],
+        machine_bound: true,
+        figures: &[],
+        metrics: &[],
+    },
+    Descriptor {
+        instrument: Instrument::Dhat,
+        name: "dhat",
+        help: "Valgrind DHAT: total and peak heap bytes and blocks of the whole process",
+        needs: &[Need::Valgrind],
+        machine_bound: false,
+        figures: &[],
+        metrics: &[],
+    },
+    Descriptor {
+        instrument: Instrument::Census,
+        name: "census",
+        help: "Instruction counts plus the census: bounds and overflow checks executed per op, \
+               from the same callgrind run with per-instruction counts (`--dump-instr=yes`)",
+        needs: &[Need::Valgrind],
+        machine_bound: false,
+        figures: &[],
+        metrics: &[],
+    },
+    Descriptor {
+        instrument: Instrument::Throughput,
+        name: "throughput",
+        help: "Service scenarios under load (loopback TCP, --clients N): operations per second \
+               and latency p50, p90, p99, p99.9 and max from an HDR histogram, in rounds of time \
+               slices",
+        needs: &[Need::Services],
+        machine_bound: true,
+        figures: &[Figure::Throughput, Figure::P99],
+        metrics: &[],
+    },
+];
+
+impl Instrument {
+    /// Every instrument, in the order `--instrument` lists them.
+    pub const ALL: [Instrument; 8] = [
+        Instrument::Icount,
+        Instrument::Walltime,
+        Instrument::Cache,
+        Instrument::Memory,
+        Instrument::Perf,
+        Instrument::Dhat,
+        Instrument::Census,
+        Instrument::Throughput,
+    ];
+
+    /// The order the phases of a run measure them in: everything under valgrind first (counts
+    /// do not depend on load, so those run in parallel), the census right after the icount run
+    /// it rides on, then the in-process instruments, and last what needs a quiet machine.
+    pub const RUN_ORDER: [Instrument; 8] = [
+        Instrument::Icount,
+        Instrument::Census,
+        Instrument::Cache,
+        Instrument::Dhat,
+        Instrument::Memory,
+        Instrument::Perf,
+        Instrument::Walltime,
+        Instrument::Throughput,
+    ];
+
+    /// Everything costbench knows about it.
+    pub const fn descriptor(self) -> &'static Descriptor {
+        &DESCRIPTORS[self as usize]
+    }
+
+    /// Its name on the command line and in run records.
+    pub const fn name(self) -> &'static str {
+        self.descriptor().name
+    }
+
+    /// The instrument called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Instrument> {
+        Instrument::ALL.into_iter().find(|i| i.name() == name)
+    }
+
+    /// Whether it cannot run without `need`.
+    pub fn needs(self, need: Need) -> bool {
+        self.descriptor().needs.contains(&need)
+    }
+}
+
+impl std::fmt::Display for Instrument {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_descriptor_sits_at_its_instruments_index() {
+        for i in Instrument::ALL {
+            assert_eq!(i.descriptor().instrument, i);
+            assert_eq!(Instrument::from_name(i.name()), Some(i));
+        }
+        assert_eq!(Instrument::from_name("all"), None);
+        let mut run = Instrument::RUN_ORDER;
+        run.sort();
+        assert_eq!(run, Instrument::ALL, "every instrument runs once");
+    }
+
+    #[test]
+    fn each_figure_and_metric_belongs_to_the_instrument_that_lists_it() {
+        for i in Instrument::ALL {
+            for f in i.descriptor().figures {
+                assert_eq!(f.instrument(), i, "{f}");
+            }
+            for m in i.descriptor().metrics {
+                assert_eq!(m.instrument(), i, "{}", m.as_str());
+            }
+        }
+        let figures: Vec<Figure> = Instrument::ALL
+            .iter()
+            .flat_map(|i| i.descriptor().figures.iter().copied())
+            .collect();
+        assert_eq!(figures, Figure::ALL);
+        let metrics: Vec<Metric> = Instrument::ALL
+            .iter()
+            .flat_map(|i| i.descriptor().metrics.iter().copied())
+            .collect();
+        assert_eq!(metrics, Metric::ALL);
+    }
+}
