@@ -15,9 +15,9 @@ seed() {
     mkdir -p "corpus/$target"
     cp "$@" "corpus/$target/"
 }
-seed callgrind "$m"/src/measure/callgrind/testdata/*.out "$m"/src/census/testdata/*.out \
-    "$m"/testdata/callgrind-cache-sim.out
-seed dhat "$m"/testdata/dhat-memory-exact.json
+seed callgrind "$m"/src/instrument/icount/testdata/*.out "$m"/src/instrument/census/testdata/*.out \
+    "$m"/src/instrument/cache/testdata/callgrind-cache-sim.out
+seed dhat "$m"/src/instrument/dhat/testdata/dhat-memory-exact.json
 seed miri "$m"/src/miri/testdata/*.stderr
 seed import_csv ../crates/costbench-cli/testdata/*.csv
 seed config ../costbench.toml

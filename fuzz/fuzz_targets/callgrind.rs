@@ -2,8 +2,8 @@
 //! event totals (the cache simulation), the per-function profile (`compare --functions`) and the
 //! per-instruction counts the census joins with the binary's guards.
 #![no_main]
-use costbench_measure::census::dynamic;
-use costbench_measure::measure::{cache, callgrind};
+use costbench_measure::instrument::census::parse as census;
+use costbench_measure::instrument::{cache, callgrind, icount};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,8 +12,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = callgrind::total_ir(text);
     if let Ok(totals) = callgrind::totals(text) {
-        let _ = cache::figures(&totals, 1 + data.len() as u64 % 7, String::new());
+        let _ = cache::parse::figures(&totals, 1 + data.len() as u64 % 7, String::new());
     }
-    let _ = callgrind::profile::parse(text);
-    let _ = dynamic::instruction_counts(text, |_| true);
+    let _ = icount::profile::parse(text);
+    let _ = census::instruction_counts(text, |_| true);
 });

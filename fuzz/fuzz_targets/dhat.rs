@@ -4,6 +4,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = costbench_measure::measure::dhat::totals(text);
+        let _ = costbench_measure::instrument::dhat::parse::totals(text);
     }
 });

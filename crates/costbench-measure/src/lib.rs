@@ -1,12 +1,13 @@
 //! costbench's measuring layer: everything that spawns a process or reads a clock.
 //!
 //! `cargo` builds bench targets and finds manifests; `run` schedules scenarios and supervises
-//! every child (one supervisor, `run::child`), interleaving the two builds of a paired check;
-//! `measure` owns the instruments, one module each of one shape (what to spawn, how to read what
-//! it wrote: callgrind, DHAT, perf, wall time, the cache simulation); `census` finds the bounds
-//! and overflow checks left in a binary and joins them with callgrind's per-instruction counts;
-//! `miri` runs scenarios under Miri and reads its verdicts; `variants` builds one suite under
-//! several build choices; `config` reads `costbench.toml`; `environment` describes the machine.
+//! every child (one supervisor, `run::child`; how a child ended is `ending`'s), interleaving the
+//! two builds of a paired check; `instrument` owns the instruments, one folder each of one shape
+//! (`mod.rs`: what to spawn; `parse.rs`: how to read what it wrote) and the registry that says
+//! how each runs; `census` finds the bounds and overflow checks left in a binary (the census
+//! instrument joins them with callgrind's per-instruction counts); `miri` runs scenarios under
+//! Miri and reads its verdicts; `variants` builds one suite under several build choices;
+//! `config` reads `costbench.toml`; `environment` describes the machine.
 //!
 //! It stands on `costbench-record` (what a run is) and `costbench-judge` (the paired-interval
 //! rules that decide when adaptive measurement may stop), and knows nothing of the command line,
@@ -17,8 +18,9 @@ pub mod build_output;
 pub mod cargo;
 pub mod census;
 pub mod config;
+pub mod ending;
 pub mod environment;
-pub mod measure;
+pub mod instrument;
 pub mod miri;
 pub mod run;
 pub mod terminal;

@@ -5,7 +5,6 @@
 //! Data only: keeping and querying history is `costbench-store`'s job, judging it
 //! `costbench-judge`'s and rendering it `costbench-report`'s.
 
-use crate::instrument::{Figure, Instrument};
 use crate::model::ScenarioResult;
 
 /// One run, as a store lists it (`costbench-store`'s `Store::runs`).
@@ -108,26 +107,6 @@ impl Metric {
     /// The metric whose value of `--metric` is `arg`.
     pub fn from_arg(arg: &str) -> Option<Metric> {
         Metric::ALL.into_iter().find(|m| m.arg() == arg)
-    }
-
-    /// The instrument that records it: the one whose descriptor lists it.
-    pub fn instrument(self) -> Instrument {
-        Instrument::ALL
-            .into_iter()
-            .find(|i| i.descriptor().metrics.contains(&self))
-            .expect("every metric is listed by its instrument's descriptor")
-    }
-
-    /// The compared figure whose threshold applies to a series of this metric: the figure that
-    /// follows this series, else its instrument's first figure (allocation counts and peak
-    /// bytes take the threshold of bytes allocated).
-    pub fn figure(self) -> Figure {
-        let figures = self.instrument().descriptor().figures;
-        figures
-            .iter()
-            .copied()
-            .find(|f| f.history() == Some(self))
-            .unwrap_or(figures[0])
     }
 
     /// The counter metrics of a result, by name (icount and walltime are recorded on their own).

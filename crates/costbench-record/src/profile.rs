@@ -1,6 +1,6 @@
 //! A callgrind profile as plain data: each function's self and inclusive cost in the first
 //! event (instructions) and the calls into it. Reading callgrind's file format into a
-//! [`Profile`] is the measuring layer's job (`measure::callgrind::profile`); diffing two
+//! [`Profile`] is the measuring layer's job (`instrument::icount::profile`); diffing two
 //! profiles is the judging layer's (`compare::functions`). Only the data they share lives here.
 
 use std::collections::{BTreeSet, HashMap};

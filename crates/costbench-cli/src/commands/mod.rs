@@ -104,7 +104,7 @@ fn judge(
     costbench_judge::compare::functions::attach(
         &mut cmp,
         |id| {
-            costbench_measure::measure::callgrind::profile::load_both(
+            costbench_measure::instrument::icount::profile::load_both(
                 id, base, base_dir, cand, cand_dir,
             )
         },

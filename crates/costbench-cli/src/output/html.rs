@@ -69,7 +69,7 @@ pub fn gather(
         compare::functions::attach(
             &mut cmp,
             |id| {
-                costbench_measure::measure::callgrind::profile::load_both(
+                costbench_measure::instrument::icount::profile::load_both(
                     id,
                     &runs[b],
                     dir(b),

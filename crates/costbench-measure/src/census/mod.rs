@@ -1,23 +1,23 @@
 //! The census of bounds and overflow checks: which checks survived optimisation in a binary
-//! (static), and how many of them ran per op in a measured body (dynamic).
+//! (static); how many of them ran per op in a measured body (dynamic) is the census
+//! instrument's (`instrument::census`).
 //!
 //! `binary` loads the ELF image and resolves callees (direct, PLT, GOT); `disasm` decodes a
 //! function with `iced-x86`; `classify` names the kind of a panic entry point (it and the
 //! census's data types live in `costbench-record`, re-exported here); `guards` finds
-//! the conditional branches whose failing side only panics; `dynamic` reads callgrind's
-//! per-instruction counts; `costbench_report::census` prints. This module ties them together and
+//! the conditional branches whose failing side only panics; the census instrument
+//! (`instrument::census`) reads callgrind's per-instruction counts and joins them with the
+//! guards; `costbench_report::census` prints. This module ties them together and
 //! attributes each guard to source lines through the DWARF line tables and inline records
 //! (`addr2line`).
 //! Nothing here spawns processes: `run/` runs callgrind and hands the output over.
 
 pub mod binary;
 pub mod disasm;
-pub mod dynamic;
 pub mod guards;
 
 use anyhow::{Context, Result};
 use classify::Kind;
-use costbench_record::model;
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -198,64 +198,6 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// Joins callgrind's per-address counts of one measured body with the binary's guards.
-pub fn join(census: &StaticCensus, counts: &dynamic::Counts, ops: u64) -> model::Census {
-    let per_op = |n: u64| n as f64 / ops.max(1) as f64;
-    let mut executed: Vec<(&Guard, u64)> = census
-        .guards
-        .iter()
-        .filter_map(|g| counts.get(&g.address).map(|&n| (g, n)))
-        .filter(|&(_, n)| n > 0)
-        .collect();
-    let by_kind = Kind::ALL
-        .iter()
-        .map(|&k| {
-            let (checks, sites) = executed
-                .iter()
-                .filter(|(g, _)| g.kind == k)
-                .fold((0u64, 0usize), |(c, s), (_, n)| (c + n, s + 1));
-            model::CensusKind {
-                kind: k.as_str().into(),
-                checks,
-                checks_per_op: per_op(checks),
-                sites,
-            }
-        })
-        .collect();
-    let checks: u64 = executed.iter().map(|(_, n)| n).sum();
-    let sites = executed.len();
-    executed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.address.cmp(&b.0.address)));
-    let top_sites = executed
-        .iter()
-        .take(TOP_SITES)
-        .map(|(g, n)| model::CensusSite {
-            address: format!("{:#x}", g.address),
-            kind: g.kind.as_str().into(),
-            function: g.function.clone(),
-            file: g.file.clone(),
-            line: g.line,
-            inline_chain: g
-                .inline_chain
-                .iter()
-                .map(|f| model::CensusFrame {
-                    function: f.function.clone(),
-                    file: f.file.clone(),
-                    line: f.line,
-                })
-                .collect(),
-            executions: *n,
-            per_op: per_op(*n),
-        })
-        .collect();
-    model::Census {
-        checks,
-        checks_per_op: per_op(checks),
-        sites,
-        by_kind,
-        top_sites,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,44 +212,5 @@ mod tests {
         assert_eq!(crate_of("<&T as core::fmt::Debug>::fmt"), "core");
         assert_eq!(crate_of("my_crate::f::{{closure}}"), "my_crate");
         assert_eq!(crate_of("memcpy"), "?");
-    }
-
-    fn guard(addr: u64, kind: Kind) -> Guard {
-        Guard {
-            address: addr,
-            kind,
-            function: "f".into(),
-            krate: "c".into(),
-            file: Some("src/lib.rs".into()),
-            line: Some(3),
-            inline_chain: vec![],
-        }
-    }
-
-    #[test]
-    fn join_counts_executions_per_kind_and_site() {
-        let census = StaticCensus {
-            binary: "b".into(),
-            functions_scanned: 1,
-            guards: vec![
-                guard(0x10, Kind::SliceIndex),
-                guard(0x20, Kind::SliceIndex),
-                guard(0x30, Kind::Overflow),
-                guard(0x40, Kind::Unwrap),
-            ],
-        };
-        let counts: dynamic::Counts = [(0x10, 600), (0x20, 400), (0x30, 1000), (0x15, 7)]
-            .into_iter()
-            .collect();
-        let c = join(&census, &counts, 100);
-        assert_eq!(c.checks, 2000);
-        assert_eq!(c.checks_per_op, 20.0);
-        assert_eq!(c.sites, 3);
-        let idx = c.by_kind.iter().find(|k| k.kind == "slice-index").unwrap();
-        assert_eq!((idx.checks, idx.sites), (1000, 2));
-        let unwrap = c.by_kind.iter().find(|k| k.kind == "unwrap").unwrap();
-        assert_eq!((unwrap.checks, unwrap.sites), (0, 0));
-        assert_eq!(c.top_sites[0].address, "0x30");
-        assert_eq!(c.top_sites[1].executions, 600);
     }
 }

@@ -12,7 +12,8 @@
 pub mod parse;
 
 use crate::cargo::BenchTarget;
-use crate::run::child::{self, Ending, Supervision, STDERR_TAIL_LINES};
+use crate::ending::Ending;
+use crate::run::child::{self, Supervision, STDERR_TAIL_LINES};
 use anyhow::{bail, Context, Result};
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, CHILD_FLAG, PROTOCOL_VERSION};
 use costbench_record::model::miri::{
@@ -159,7 +160,7 @@ pub fn missing_message(toolchain: &str, why: &str) -> String {
 const SUPERVISION: Supervision = Supervision { whole_stderr: true };
 
 /// All of a Miri run's stderr (kept by [`SUPERVISION`]; empty if it could not be read).
-fn whole_stderr(out: &child::Outcome) -> &str {
+fn whole_stderr(out: &crate::ending::Outcome) -> &str {
     out.stderr.as_deref().unwrap_or_default()
 }
 

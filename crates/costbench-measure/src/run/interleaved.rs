@@ -14,11 +14,11 @@
 
 use super::adaptive::{self, Rounds};
 use super::child;
-use super::instrument::{walltime_failure, ChildSamples, Measured};
 use super::layout::Layouts;
 use super::session::Session;
 use crate::environment;
-use crate::measure::walltime;
+use crate::instrument::shape::{walltime_failure, ChildSamples, Stored};
+use crate::instrument::walltime::parse as walltime;
 use anyhow::Result;
 use costbench_protocol::{ScenarioInfo, WalltimeSamples};
 use std::path::PathBuf;
@@ -302,7 +302,7 @@ fn store(
                             p.layout_note = layouts.note().map(str::to_string);
                             p.looks = Some(rounds.looks());
                         }
-                        Measured::Walltime(Box::new(w))
+                        Box::new(w) as Box<dyn Stored>
                     })
                     .ok_or_else(|| walltime_failure("the child reported no samples", "")),
                 Err(f) => Err(f.clone()),

@@ -9,9 +9,10 @@
 //!
 //! This file schedules (which phase runs when, for which side) and builds each side's empty
 //! record. The rest, in the order a run meets it: [`binary`] lists a build's scenarios;
-//! [`session`] holds one side's record and the plumbing every phase shares; [`phases`] runs one
-//! instrument each (instruction counts and census, cache, DHAT, memory, perf, wall time);
-//! [`instrument`] reads what a child wrote, as pure functions; [`interleaved`], [`adaptive`],
+//! [`session`] holds one side's record and the plumbing every phase shares; [`phases`] runs the
+//! instruments (instruction counts and census, and wall time, by phases of their own; the others
+//! as the registry in `crate::instrument` says); the instruments' parsers read what a child
+//! wrote, as pure functions; [`interleaved`], [`adaptive`],
 //! [`layout`] and [`placement`] measure several sides against each other; [`child`]
 //! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
 
@@ -20,7 +21,6 @@ pub mod baseline;
 mod binary;
 pub mod cancel;
 pub mod child;
-mod instrument;
 mod interleaved;
 pub mod layout;
 mod phases;
@@ -36,14 +36,14 @@ use costbench_record::selection::select;
 
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
-use crate::measure::callgrind;
+use crate::instrument::callgrind;
+use crate::instrument::census::CensusJoin;
 use anyhow::{bail, Context, Result};
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};
 use costbench_record::instrument::{Instrument, InstrumentSet, Need};
 use costbench_record::model::{self, RunRecord, ScenarioResult};
 use costbench_record::output::OutputDir;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use instrument::{CensusJoin, InProcess, Tool};
 use session::Session;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -118,6 +118,18 @@ impl Default for LoadOptions {
             warmup: Duration::from_millis(200),
         }
     }
+}
+
+/// The instruments asked for that run by the registry's phases rather than one of their own,
+/// in run order: those under valgrind (before placement runs, which need every side's counts)
+/// or the others (after them).
+fn registry_phases(asked: InstrumentSet, under_valgrind: bool) -> Vec<Instrument> {
+    asked
+        .running()
+        .into_iter()
+        .filter(|i| i.needs(Need::Valgrind) == under_valgrind)
+        .filter(|i| !matches!(crate::instrument::phase(*i), crate::instrument::Phase::Own))
+        .collect()
 }
 
 /// One build of the bench target to measure: a build variant, or one side of a paired A/B
@@ -317,28 +329,26 @@ pub fn measure_sides(
                         s.fail_icount(&format!("{e:#}"))?;
                     }
                 }
-                if opts.instruments.asked(Instrument::Cache) {
-                    s.parallel_phase(&selections[k], |sc, job| {
-                        s.callgrind_scenario(vg, Tool::Cache, sc, job)
-                    })?;
-                }
-                if opts.instruments.asked(Instrument::Dhat) {
-                    s.parallel_phase(&selections[k], |sc, job| {
-                        s.callgrind_scenario(vg, Tool::Dhat, sc, job)
-                    })?;
+                for i in registry_phases(opts.instruments, true) {
+                    s.registry_phase(
+                        crate::instrument::phase(i),
+                        Some(vg),
+                        &listings[k],
+                        &selections[k],
+                    )?;
                 }
             }
             // Needs every side's counts: which ids changed decides what runs again, perturbed.
             placement::phase(&sessions, &listings, &selections, vg)?;
         }
         for (k, s) in sessions.iter().enumerate() {
-            if opts.instruments.asked(Instrument::Memory) {
-                s.parallel_phase(&selections[k], |sc, job| {
-                    s.in_process_scenario(InProcess::Memory, sc, job)
-                })?;
-            }
-            if opts.instruments.asked(Instrument::Perf) {
-                s.perf_phase(&listings[k], &selections[k])?;
+            for i in registry_phases(opts.instruments, false) {
+                s.registry_phase(
+                    crate::instrument::phase(i),
+                    None,
+                    &listings[k],
+                    &selections[k],
+                )?;
             }
         }
         if opts.instruments.asked(Instrument::Throughput) {

@@ -1,14 +1,21 @@
-//! The phases of a session, one instrument each: instruction counts (with the census riding on
-//! them), cache and DHAT under valgrind, memory and perf in process, and wall time one scenario
-//! at a time. Each spawns its children through [`Session`], hands what they wrote to
-//! [`super::instrument`] and stores the figure; none parses a child's output itself.
+//! The phases of a session: instruction counts (with the census riding on them) and wall time,
+//! which have phases of their own, and the one phase of every instrument whose children are one
+//! process per party writing one file (cache and DHAT under valgrind, memory and perf in
+//! process), run in parallel or, after a probe, one scenario at a time, as the registry
+//! (`crate::instrument::phase`) says. Each spawns its children through [`Session`], hands what
+//! they wrote to the instrument's parser and stores the figure; none parses a child's output
+//! itself.
 
-use super::child::{self, Outcome, Running};
-use super::instrument::{self, walltime_failure, ChildSamples, InProcess, Measured, Tool};
+use super::child::{self, Running};
 use super::session::Session;
-use crate::measure::{cache, callgrind, dhat, walltime};
+use crate::ending::Outcome;
+use crate::instrument::callgrind;
+use crate::instrument::shape::{
+    failure, walltime_failure, ChildSamples, Measured, Output, Parser, PerParty, Stored,
+};
+use crate::instrument::{census, icount, walltime, Phase};
 use anyhow::{bail, Context, Result};
-use costbench_protocol::{self as proto, Listing, ScenarioInfo, RESIDUAL_SCENARIO};
+use costbench_protocol::{Listing, ScenarioInfo, RESIDUAL_SCENARIO};
 use costbench_record::model::{self, Failure};
 use std::path::Path;
 use std::process::Command;
@@ -36,7 +43,7 @@ impl Session<'_> {
     /// from the same run (the Ir total is unchanged).
     pub(super) fn icount_tool_args(&self) -> &'static [&'static str] {
         if self.census.is_some() {
-            &[callgrind::DUMP_INSTR]
+            census::TOOL_ARGS
         } else {
             &[]
         }
@@ -61,32 +68,36 @@ impl Session<'_> {
         for (i, (id, outcome)) in outcomes.into_iter().enumerate() {
             let tmp = self.tmp_path("icount", job, i);
             let (final_path, rel) = self.out.callgrind_paths(&id);
-            let text = std::fs::read_to_string(&tmp);
-            let result = instrument::icount(&outcome, self.opts.timeout, s.ops, &tmp, text, rel)
-                .and_then(|i| {
-                    keep(&tmp, &final_path, "callgrind", "icount", &outcome)
-                        .map(|()| Measured::Icount(i))
-                });
+            let result = icount::Ir
+                .parse(Output {
+                    outcome: &outcome,
+                    timeout: self.opts.timeout,
+                    ops: s.ops,
+                    path: &tmp,
+                    bytes: std::fs::read(&tmp),
+                    kept_as: rel,
+                })
+                .and_then(|i| keep(&tmp, &final_path, "callgrind", "icount", &outcome).map(|()| i));
             let _ = std::fs::remove_file(&tmp);
             let census = match (&result, &self.census) {
                 (Ok(_), Some(c)) if s.name != RESIDUAL_SCENARIO => Some(
-                    c.measure(&final_path, std::fs::read_to_string(&final_path), s.ops)
-                        .map(Measured::Census)
-                        .map_err(|e| Failure {
-                            instrument: "census".into(),
-                            kind: "no-measurement".into(),
-                            message: format!("{e:#}"),
-                            stderr_tail: String::new(),
-                        }),
+                    c.parse(Output {
+                        outcome: &outcome,
+                        timeout: self.opts.timeout,
+                        ops: s.ops,
+                        path: &final_path,
+                        bytes: std::fs::read(&final_path),
+                        kept_as: String::new(),
+                    })
+                    .map(|c| Box::new(c) as Box<dyn Stored>),
                 ),
                 _ => None,
             };
             if s.name == RESIDUAL_SCENARIO {
                 match result {
-                    Ok(Measured::Icount(i)) => {
+                    Ok(i) => {
                         self.record.lock().expect("no worker panicked").harness_residual_ir = Some(i.ir)
                     }
-                    Ok(_) => unreachable!("icount yields icount figures"),
                     Err(f) => bail!(
                         "the harness residual could not be measured ({}: {}); is valgrind working?\n{}",
                         f.kind,
@@ -95,7 +106,7 @@ impl Session<'_> {
                     ),
                 }
             } else {
-                self.store(&id, result)?;
+                self.store(&id, result.map(|i| Box::new(i) as Box<dyn Stored>))?;
                 if let Some(c) = census {
                     self.store(&id, c)?;
                 }
@@ -107,107 +118,99 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// `cache` (callgrind with cache and branch simulation) or `dhat`, every party at once.
-    pub(super) fn callgrind_scenario(
+    /// Runs an instrument that has no phase of its own in the registry's way: `--jobs`
+    /// scenarios at once, or one at a time after a probe. `valgrind` is there when it runs.
+    pub(super) fn registry_phase(
         &self,
-        vg: &callgrind::Valgrind,
-        tool: Tool,
+        phase: Phase,
+        valgrind: Option<&callgrind::Valgrind>,
+        listing: &Listing,
+        selected: &[&ScenarioInfo],
+    ) -> Result<()> {
+        match phase {
+            Phase::Own => Ok(()),
+            Phase::Parallel(inst) => self.parallel_phase(selected, |sc, job| {
+                self.per_party_scenario(inst, valgrind, sc, job)
+            }),
+            Phase::Probed(inst) => self.probed_phase(inst, valgrind, listing, selected),
+        }
+    }
+
+    /// One scenario of `inst`: every party at once, each writing one file, read by the
+    /// instrument's parser and kept in the results directory if the instrument keeps it.
+    fn per_party_scenario(
+        &self,
+        inst: &dyn PerParty,
+        valgrind: Option<&callgrind::Valgrind>,
         s: &ScenarioInfo,
         job: usize,
     ) -> Result<()> {
-        self.progress
-            .set_message(format!("{} {}", tool.name(), s.name));
-        let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
-            let tmp = self.tmp_path(tool.name(), job, i);
-            let cmd = match tool {
-                Tool::Dhat => dhat::command(vg, &tmp, &self.bin.exe, &args),
-                Tool::Cache => callgrind::command(vg, cache::TOOL_ARGS, &tmp, &self.bin.exe, &args),
-            };
-            self.measured_command(cmd, true)
+        let name = inst.instrument().name();
+        self.progress.set_message(format!("{name} {}", s.name));
+        for (id, r) in self.per_party_results(inst, valgrind, s, job)? {
+            self.store(&id, r)?;
+        }
+        self.progress.inc(1);
+        Ok(())
+    }
+
+    /// Runs `s` under `inst`; per measured id, the figure or the failure.
+    fn per_party_results(
+        &self,
+        inst: &dyn PerParty,
+        valgrind: Option<&callgrind::Valgrind>,
+        s: &ScenarioInfo,
+        job: usize,
+    ) -> Result<Vec<(String, Measured)>> {
+        let name = inst.instrument().name();
+        let outcomes = self.spawn_parties(s, inst.mode(), &|i, _id, args| {
+            let tmp = self.tmp_path(name, job, i);
+            let cmd = inst.command(valgrind, &self.bin.exe, args, &tmp);
+            self.measured_command(cmd, inst.pin_random())
         })?;
+        let mut results = Vec::new();
         for (i, (id, outcome)) in outcomes.into_iter().enumerate() {
-            let tmp = self.tmp_path(tool.name(), job, i);
-            let (final_path, rel) = self.out.instrument_paths(tool.name(), &id)?;
-            let text = std::fs::read_to_string(&tmp);
-            let result =
-                instrument::tool(tool, &outcome, self.opts.timeout, s.ops, &tmp, text, rel)
-                    .and_then(|m| {
-                        keep(&tmp, &final_path, tool.name(), tool.name(), &outcome).map(|()| m)
-                    });
+            let tmp = self.tmp_path(name, job, i);
+            let (final_path, rel) = if inst.kept() {
+                self.out.instrument_paths(name, &id)?
+            } else {
+                (tmp.clone(), String::new())
+            };
+            let read = inst.read(Output {
+                outcome: &outcome,
+                timeout: self.opts.timeout,
+                ops: s.ops,
+                path: &tmp,
+                bytes: std::fs::read(&tmp),
+                kept_as: rel,
+            });
+            let result = match read {
+                Ok(m) if inst.kept() => keep(&tmp, &final_path, name, name, &outcome).map(|()| m),
+                r => r,
+            };
             let _ = std::fs::remove_file(&tmp);
-            self.store(&id, result)?;
+            results.push((id, result));
         }
-        self.progress.inc(1);
-        Ok(())
+        Ok(results)
     }
 
-    /// `memory` or `perf`: the scenario binary measures itself, one process per party.
-    pub(super) fn in_process_scenario(
+    /// First the library's empty scenario, to learn whether `inst` can run here at all (if
+    /// not, the instrument is skipped with the reason its parser gave), then every scenario,
+    /// one at a time, since what it measures depends on what else runs (hardware counters).
+    fn probed_phase(
         &self,
-        kind: InProcess,
-        s: &ScenarioInfo,
-        job: usize,
+        inst: &dyn PerParty,
+        valgrind: Option<&callgrind::Valgrind>,
+        listing: &Listing,
+        selected: &[&ScenarioInfo],
     ) -> Result<()> {
-        self.progress
-            .set_message(format!("{} {}", kind.name(), s.name));
-        let results = self.in_process_results(kind, s, job)?;
-        for (id, r) in results {
-            self.store(&id, r.map(|(f, _)| f))?;
-        }
-        self.progress.inc(1);
-        Ok(())
-    }
-
-    /// Runs `s` in `memory` or `perf` mode; per measured id, the figure (with the raw perf
-    /// counts, which the availability probe needs) or the failure.
-    #[allow(clippy::type_complexity)]
-    fn in_process_results(
-        &self,
-        kind: InProcess,
-        s: &ScenarioInfo,
-        job: usize,
-    ) -> Result<
-        Vec<(
-            String,
-            std::result::Result<(Measured, Option<proto::PerfCounts>), Failure>,
-        )>,
-    > {
-        let inst = kind.name();
-        let outcomes = self.spawn_parties(s, inst, &|i, _id, mut args| {
-            args.push("--result".into());
-            args.push(self.tmp_path(inst, job, i).display().to_string());
-            let mut cmd = Command::new(&self.bin.exe);
-            cmd.args(args);
-            self.measured_command(cmd, kind == InProcess::Memory)
-        })?;
-        Ok(outcomes
-            .into_iter()
-            .enumerate()
-            .map(|(i, (id, outcome))| {
-                let tmp = self.tmp_path(inst, job, i);
-                let r = instrument::in_process(
-                    kind,
-                    &outcome,
-                    self.opts.timeout,
-                    s.ops,
-                    std::fs::read(&tmp),
-                );
-                let _ = std::fs::remove_file(&tmp);
-                (id, r)
-            })
-            .collect())
-    }
-
-    /// Hardware counters: first the library's empty scenario, to learn whether the kernel
-    /// gives counters at all (if not, the instrument is skipped with the kernel's reason),
-    /// then every scenario, one at a time, since cycles depend on what else runs.
-    pub(super) fn perf_phase(&self, listing: &Listing, selected: &[&ScenarioInfo]) -> Result<()> {
+        let name = inst.instrument().name();
         if let Some(residual) = listing
             .scenarios
             .iter()
             .find(|s| s.name == RESIDUAL_SCENARIO)
         {
-            let probe = self.in_process_results(InProcess::Perf, residual, 0)?;
+            let probe = self.per_party_results(inst, valgrind, residual, 0)?;
             if let Some((_, Err(f))) = probe.first() {
                 let reason = if f.kind == "no-measurement" {
                     f.message.clone()
@@ -215,41 +218,33 @@ impl Session<'_> {
                     format!("the probe run failed ({}: {})", f.kind, f.message)
                 };
                 if !self.opts.quiet && !self.opts.json {
-                    eprintln!("warning: perf skipped: {reason}");
+                    eprintln!("warning: {name} skipped: {reason}");
                 }
                 let mut record = self.record.lock().expect("no worker panicked");
                 record.skipped.push(model::Skipped {
-                    instrument: "perf".into(),
+                    instrument: name.into(),
                     reason,
                 });
-                record.settings.instruments.retain(|i| i != "perf");
+                record.settings.instruments.retain(|i| i != name);
                 drop(record);
                 self.progress.inc(selected.len() as u64);
                 return self.save();
             }
         }
         for (k, s) in selected.iter().enumerate() {
-            self.in_process_scenario(InProcess::Perf, s, k)?;
+            self.per_party_scenario(inst, valgrind, s, k)?;
         }
         Ok(())
     }
 
     pub(super) fn walltime_phase(&self, selected: &[&ScenarioInfo]) -> Result<()> {
-        let args = match self.opts.samples {
-            Some(n) => vec![
-                "--samples".to_string(),
-                n.to_string(),
-                "--max-ms".into(),
-                "0".into(),
-            ],
-            None => Vec::new(),
-        };
+        let args = walltime::sampling_args(self.opts.samples);
         for s in selected {
             self.progress.set_message(format!("walltime {}", s.name));
             for (id, r) in self.walltime_child(s, &self.bin.exe, &args)? {
                 let figure = r.and_then(|m| {
-                    walltime::figures(&m, s.ops)
-                        .map(|w| Measured::Walltime(Box::new(w)))
+                    walltime::parse::figures(&m, s.ops)
+                        .map(|w| Box::new(w) as Box<dyn Stored>)
                         .ok_or_else(|| walltime_failure("the child reported no samples", ""))
                 });
                 self.store(&id, figure)?;
@@ -311,7 +306,7 @@ impl Session<'_> {
         result_file: &tempfile::NamedTempFile,
     ) -> ChildSamples {
         let bytes = std::fs::read(result_file.path());
-        instrument::walltime(s, outcome, self.opts.timeout, bytes)
+        walltime::parse::samples(s, outcome, self.opts.timeout, bytes)
     }
 }
 
@@ -325,7 +320,7 @@ fn keep(
     outcome: &Outcome,
 ) -> std::result::Result<(), Failure> {
     costbench_record::output::publish(tmp, final_path).map_err(|e| {
-        instrument::failure(
+        failure(
             instrument,
             outcome,
             "no-measurement",

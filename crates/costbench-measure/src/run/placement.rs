@@ -10,7 +10,7 @@
 //! and deleted: only the unperturbed run's output is kept for function attribution.
 
 use super::session::Session;
-use crate::measure::callgrind;
+use crate::instrument::callgrind;
 use anyhow::Result;
 use costbench_protocol::RESIDUAL_SCENARIO;
 use costbench_protocol::{self as proto, Listing, ScenarioInfo};

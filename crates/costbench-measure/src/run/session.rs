@@ -2,13 +2,15 @@
 //! to after every figure, and the plumbing every phase shares (spawning the parties of a
 //! scenario wired by pipes, `--jobs` workers, temporary output files).
 //!
-//! The phases themselves are in [`super::phases`]; reading what a child wrote is
-//! [`super::instrument`]'s. This module owns no instrument and reads no child's output.
+//! The phases themselves are in [`super::phases`]; reading what a child wrote is the
+//! instruments' (`crate::instrument`). This module owns no instrument and reads no child's output.
 
 use super::binary::Binary;
-use super::child::{self, Outcome, Running};
-use super::instrument::{CensusJoin, Measured};
+use super::child::{self, Running};
 use super::RunOptions;
+use crate::ending::Outcome;
+use crate::instrument::census::CensusJoin;
+use crate::instrument::shape::Measured;
 use anyhow::{Context, Result};
 use costbench_protocol::{self as proto, ScenarioInfo};
 use costbench_record::model::{Failure, RunRecord};
@@ -61,11 +63,7 @@ impl Session<'_> {
     /// Stores what an instrument produced for `id` (a figure or a failure) and saves the files.
     /// Once the run was interrupted, stores nothing (the children were killed by us, not by
     /// their scenarios) and fails, so that the phase stops.
-    pub(super) fn store(
-        &self,
-        id: &str,
-        result: std::result::Result<Measured, Failure>,
-    ) -> Result<()> {
+    pub(super) fn store(&self, id: &str, result: Measured) -> Result<()> {
         if let Some(sig) = super::cancel::interrupted() {
             anyhow::bail!("interrupted by {}", super::cancel::signal_name(sig));
         }
@@ -77,14 +75,7 @@ impl Session<'_> {
                 .find(|r| r.id == id)
                 .expect("results are pre-populated for every measured id");
             match result {
-                Ok(Measured::Icount(i)) => r.icount = Some(i),
-                Ok(Measured::Walltime(w)) => r.walltime = Some(*w),
-                Ok(Measured::Census(c)) => r.census = Some(c),
-                Ok(Measured::Cache(c)) => r.counters.cache = Some(c),
-                Ok(Measured::Memory(m)) => r.counters.memory = Some(m),
-                Ok(Measured::Perf(p)) => r.counters.perf = Some(p),
-                Ok(Measured::Dhat(d)) => r.counters.dhat = Some(d),
-                Ok(Measured::Throughput(t)) => r.throughput = Some(*t),
+                Ok(figure) => figure.store(r),
                 Err(f) => r.failures.push(f),
             }
         }

@@ -9,12 +9,13 @@
 //! them alike; the first build alternates from round to round (ABBA). Comparisons pair slice
 //! `k` of one build with slice `k` of another.
 
-use super::child::{self, Outcome, Running};
-use super::instrument::{load_round, Measured};
+use super::child::{self, Running};
 use super::layout::{LayoutMode, Layouts};
 use super::session::Session;
+use crate::ending::Outcome;
 use crate::environment;
-use crate::measure::throughput::{self, LoadSettings};
+use crate::instrument::shape::Stored;
+use crate::instrument::throughput::parse::{self as throughput, load_round, LoadSettings};
 use anyhow::{Context, Result};
 use costbench_protocol::{LoadResult, ScenarioInfo};
 use costbench_record::model::{self, Failure, LoadPairing};
@@ -128,7 +129,7 @@ pub(super) fn throughput_phase(
                                 lockstep: true,
                                 round_layouts: layouts.seeds(*k, t.rounds as usize),
                             });
-                            Measured::Throughput(Box::new(t))
+                            Box::new(t) as Box<dyn Stored>
                         })
                         .ok_or_else(|| Failure {
                             instrument: "throughput".into(),

@@ -3,9 +3,9 @@
 //! process's max RSS; throughput two: time per op and p99 latency under load).
 //!
 //! It owns what a figure is (its name, heading, unit and where it sits in a [`ScenarioResult`])
-//! and which history series follows it; how a change of it is judged is `costbench-judge`'s.
+//! and which history series follows it; which instrument yields it is the descriptors' (the
+//! parent module), how a change of it is judged is `costbench-judge`'s.
 
-use super::Instrument;
 use crate::fmt::{fmt_ir, fmt_ns, fmt_ops_per_sec};
 use crate::history::Metric;
 use crate::model::ScenarioResult;
@@ -60,19 +60,6 @@ impl Figure {
             Figure::Throughput => "throughput",
             Figure::P99 => "p99",
         }
-    }
-
-    /// The instrument that measures it: its failure makes the figure incomparable.
-    pub fn instrument(self) -> Instrument {
-        Instrument::ALL
-            .into_iter()
-            .find(|i| i.descriptor().figures.contains(&self))
-            .expect("every figure is listed by its instrument's descriptor")
-    }
-
-    /// Figures measured under load (judged slice by slice, never against history).
-    pub fn under_load(self) -> bool {
-        self.instrument() == Instrument::Throughput
     }
 
     /// The history series that follows this figure from run to run, if any: the one its
@@ -144,28 +131,5 @@ impl Figure {
 impl fmt::Display for Figure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn figures_under_load_are_the_throughput_instruments() {
-        let load: Vec<Figure> = Figure::ALL.into_iter().filter(|f| f.under_load()).collect();
-        assert_eq!(load, [Figure::Throughput, Figure::P99]);
-        assert_eq!(Figure::Rss.instrument(), Instrument::Memory);
-        assert_eq!(Figure::Rss.to_string(), "rss");
-    }
-
-    #[test]
-    fn each_charted_figure_follows_a_series_of_its_own_instrument() {
-        for f in Figure::ALL {
-            if let Some(m) = f.history() {
-                assert_eq!(m.instrument(), f.instrument(), "{f}");
-                assert_eq!(m.figure(), f, "{f}");
-            }
-        }
     }
 }

@@ -10,10 +10,8 @@
 //! are judged `costbench-judge`'s. Nothing here may depend on clap or spawn anything.
 
 mod figure;
-mod set;
 
 pub use figure::Figure;
-pub use set::InstrumentSet;
 
 use crate::history::Metric;
 
@@ -223,6 +221,123 @@ impl std::fmt::Display for Instrument {
     }
 }
 
+/// What the figures and metrics owe to the descriptors: which instrument yields each. Here
+/// rather than beside them, so that the figures and the history know nothing of the table.
+impl Figure {
+    /// The instrument that measures it: its failure makes the figure incomparable.
+    pub fn instrument(self) -> Instrument {
+        Instrument::ALL
+            .into_iter()
+            .find(|i| i.descriptor().figures.contains(&self))
+            .expect("every figure is listed by its instrument's descriptor")
+    }
+
+    /// Figures measured under load (judged slice by slice, never against history).
+    pub fn under_load(self) -> bool {
+        self.instrument() == Instrument::Throughput
+    }
+}
+
+impl Metric {
+    /// The instrument that records it: the one whose descriptor lists it.
+    pub fn instrument(self) -> Instrument {
+        Instrument::ALL
+            .into_iter()
+            .find(|i| i.descriptor().metrics.contains(&self))
+            .expect("every metric is listed by its instrument's descriptor")
+    }
+
+    /// The compared figure whose threshold applies to a series of this metric: the figure that
+    /// follows this series, else its instrument's first figure (allocation counts and peak
+    /// bytes take the threshold of bytes allocated).
+    pub fn figure(self) -> Figure {
+        let figures = self.instrument().descriptor().figures;
+        figures
+            .iter()
+            .copied()
+            .find(|f| f.history() == Some(self))
+            .unwrap_or(figures[0])
+    }
+}
+
+/// A set of instruments, as asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct InstrumentSet(u16);
+
+impl InstrumentSet {
+    /// No instrument.
+    pub const NONE: InstrumentSet = InstrumentSet(0);
+
+    /// Every instrument (`--instrument all`).
+    pub const ALL: InstrumentSet = InstrumentSet((1 << Instrument::ALL.len()) - 1);
+
+    /// The order a warning names the instruments under valgrind when valgrind is missing, and
+    /// the order of their entries in a record's `skipped` (kept as records have always had it).
+    const VALGRIND_ORDER: [Instrument; 4] = [
+        Instrument::Census,
+        Instrument::Icount,
+        Instrument::Cache,
+        Instrument::Dhat,
+    ];
+
+    /// The set of one instrument.
+    pub const fn of(i: Instrument) -> InstrumentSet {
+        InstrumentSet(1 << i as u16)
+    }
+
+    /// This set and `i`.
+    #[must_use]
+    pub const fn with(self, i: Instrument) -> InstrumentSet {
+        InstrumentSet(self.0 | InstrumentSet::of(i).0)
+    }
+
+    /// The instruments of either set.
+    #[must_use]
+    pub const fn union(self, other: InstrumentSet) -> InstrumentSet {
+        InstrumentSet(self.0 | other.0)
+    }
+
+    /// Whether `i` was asked for.
+    pub const fn asked(self, i: Instrument) -> bool {
+        self.0 & InstrumentSet::of(i).0 != 0
+    }
+
+    /// Whether `i` runs: asked for, or (the icount run) carrying the census.
+    pub fn runs(self, i: Instrument) -> bool {
+        self.asked(i) || (i == Instrument::Icount && self.asked(Instrument::Census))
+    }
+
+    /// What runs, in the order it runs ([`Instrument::RUN_ORDER`]).
+    pub fn running(self) -> Vec<Instrument> {
+        Instrument::RUN_ORDER
+            .into_iter()
+            .filter(|i| self.runs(*i))
+            .collect()
+    }
+
+    /// Names of the instruments that run, in the order they run.
+    pub fn names(self) -> Vec<&'static str> {
+        self.running().into_iter().map(Instrument::name).collect()
+    }
+
+    /// The instruments that run and need valgrind: without it these are skipped and the others
+    /// still run.
+    pub fn valgrind(self) -> Vec<&'static str> {
+        InstrumentSet::VALGRIND_ORDER
+            .into_iter()
+            .filter(|i| self.runs(*i))
+            .map(Instrument::name)
+            .collect()
+    }
+}
+
+impl FromIterator<Instrument> for InstrumentSet {
+    fn from_iter<T: IntoIterator<Item = Instrument>>(iter: T) -> Self {
+        iter.into_iter()
+            .fold(InstrumentSet::NONE, InstrumentSet::with)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,5 +374,64 @@ mod tests {
             .flat_map(|i| i.descriptor().metrics.iter().copied())
             .collect();
         assert_eq!(metrics, Metric::ALL);
+    }
+
+    #[test]
+    fn figures_under_load_are_the_throughput_instruments() {
+        let load: Vec<Figure> = Figure::ALL.into_iter().filter(|f| f.under_load()).collect();
+        assert_eq!(load, [Figure::Throughput, Figure::P99]);
+        assert_eq!(Figure::Rss.instrument(), Instrument::Memory);
+        assert_eq!(Figure::Rss.to_string(), "rss");
+    }
+
+    #[test]
+    fn each_charted_figure_follows_a_series_of_its_own_instrument() {
+        for f in Figure::ALL {
+            if let Some(m) = f.history() {
+                assert_eq!(m.instrument(), f.instrument(), "{f}");
+                assert_eq!(m.figure(), f, "{f}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_census_brings_the_icount_run_and_valgrind_with_it() {
+        let census: InstrumentSet = [Instrument::Census, Instrument::Walltime]
+            .into_iter()
+            .collect();
+        assert!(census.runs(Instrument::Icount));
+        assert!(!census.asked(Instrument::Icount));
+        assert_eq!(census.names(), ["icount", "census", "walltime"]);
+        assert_eq!(census.valgrind(), ["census", "icount"]);
+        assert_eq!(
+            InstrumentSet::ALL.names(),
+            [
+                "icount",
+                "census",
+                "cache",
+                "dhat",
+                "memory",
+                "perf",
+                "walltime",
+                "throughput"
+            ]
+        );
+        assert_eq!(
+            InstrumentSet::ALL.valgrind(),
+            ["census", "icount", "cache", "dhat"]
+        );
+        let in_process = InstrumentSet::of(Instrument::Memory).with(Instrument::Perf);
+        assert!(in_process.valgrind().is_empty());
+    }
+
+    #[test]
+    fn the_valgrind_list_is_every_instrument_that_needs_valgrind() {
+        let mut listed = InstrumentSet::VALGRIND_ORDER.to_vec();
+        listed.sort();
+        let needing: Vec<Instrument> = Instrument::ALL
+            .into_iter()
+            .filter(|i| i.needs(Need::Valgrind))
+            .collect();
+        assert_eq!(listed, needing);
     }
 }

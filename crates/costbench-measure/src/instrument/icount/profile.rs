@@ -2,16 +2,16 @@
 //! instructions cost) and inclusive cost (self plus its calls), for the first event (`Ir`), and
 //! the calls into each function; and loading the profile a run kept for one scenario.
 //! The format itself (name compression, positions, `calls=` and the inclusive cost line after
-//! it) is read by [`super::format`]; this module only sums what it reports.
+//! it) is read by [`super::super::callgrind::format`]; this module only sums what it reports.
 //!
 //! Only functions that ran inside the measured region have self costs: callgrind counts nothing
 //! outside it, so the callers that lead to the region (`main`, `lang_start`) show only
 //! inclusive costs.
 
-use super::format::{Reader, Record};
+use super::super::callgrind::format::{Reader, Record};
 use anyhow::{bail, Context, Result};
 use costbench_record::model::RunRecord;
-pub use costbench_record::profile::{FunctionCost, Profile, ScenarioProfile};
+use costbench_record::profile::{Profile, ScenarioProfile};
 use std::path::Path;
 
 /// Reads and parses the callgrind output at `path`.
@@ -111,6 +111,7 @@ fn add(sum: &mut u64, v: u64, reader: &Reader) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use costbench_record::profile::FunctionCost;
 
     #[test]
     fn costs_that_overflow_are_an_error() {

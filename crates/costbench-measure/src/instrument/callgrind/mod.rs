@@ -1,5 +1,6 @@
-//! Instruction counts with valgrind's callgrind: finding valgrind, the command line that counts
-//! only the measured body, and reading the count back.
+//! What the instruments under callgrind (icount, census, cache) share: finding valgrind, the
+//! command line that counts only the measured body, the library that pins getrandom, reading
+//! the totals back, and ([`format`]) the one reader of callgrind's output format.
 //!
 //! Collection is off at start and toggled on only inside `costbench_measured_region` (the
 //! library's trampoline around the body), so neither process start-up nor setup is counted and
@@ -7,7 +8,6 @@
 //! outside inputs that move counts from run to run.
 
 pub mod format;
-pub mod profile;
 
 use anyhow::{anyhow, bail, Context, Result};
 use costbench_protocol::MEASURED_REGION_SYMBOL;
@@ -65,10 +65,6 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
-
-/// Callgrind option that writes a cost line per instruction address (`positions: instr line`):
-/// the census reads guard execution counts from it. It does not change the Ir total.
-pub const DUMP_INSTR: &str = "--dump-instr=yes";
 
 /// `valgrind --tool=callgrind ...` running `exe args`, writing its profile to `out_file`;
 /// `tool_args` are added to callgrind's own (the cache instrument adds its simulations).

@@ -1,6 +1,7 @@
 //! The one reader of callgrind's output format (valgrind's docs/cl-format.html), under every
 //! reader of callgrind files here: the totals ([`super::totals`]), the function profile
-//! ([`super::profile`]) and the census's per-instruction counts (`census::dynamic`). It owns the
+//! (`instrument::icount::profile`) and the census's per-instruction counts
+//! (`instrument::census::parse`). It owns the
 //! details that bite, so that no reader gets them wrong on its own:
 //!
 //! - Lines: `key: value` headers (`positions:`, `events:`, `summary:`, `totals:`, `cmd:` ...),
@@ -569,9 +570,9 @@ mod tests {
         // total, in each committed callgrind output: a profile, a census run with
         // `--dump-instr=yes`, and one with the cache simulation.
         for text in [
-            include_str!("testdata/sort.callgrind.out"),
-            include_str!("../../census/testdata/indirect.callgrind.out"),
-            include_str!("../../../testdata/callgrind-cache-sim.out"),
+            include_str!("../icount/testdata/sort.callgrind.out"),
+            include_str!("../census/testdata/indirect.callgrind.out"),
+            include_str!("../cache/testdata/callgrind-cache-sim.out"),
         ] {
             let mut r = Reader::new(text);
             let mut own = 0;

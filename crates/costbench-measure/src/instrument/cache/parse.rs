@@ -1,25 +1,16 @@
-//! Simulated counters: callgrind with its cache and branch simulation, counted only inside the
-//! measured body (the same toggle as instruction counts), and the estimated-cycles model.
+//! Reading the cache simulation: callgrind's totals with its cache and branch events, and the
+//! figures derived from them (hits per level, the estimated-cycles model). Pure.
 //!
 //! These figures come from valgrind's model of a two-level cache and of simple branch
-//! predictors, not from the host's hardware, and every report labels them "simulated". The
-//! cache geometry is pinned (see [`TOOL_ARGS`]) rather than guessed from the host's `cpuid`,
-//! so that the figures are the same on every machine: left to guess, valgrind 3.19 on this
-//! project's VM takes a 48 KiB 12-way D1 and a 512 MiB 2-way last level, which no real CPU has. This module only builds arguments and turns totals into figures; `run/`
-//! spawns the processes.
+//! predictors, not from the host's hardware, and every report labels them "simulated".
 
-use costbench_record::model::CacheSim;
+use super::super::callgrind;
+use super::super::shape::{Output, Parser};
+use super::Cache;
+use anyhow::Context;
+use costbench_record::instrument::Instrument;
+use costbench_record::model::{CacheSim, Failure};
 use std::collections::BTreeMap;
-
-/// Callgrind options that switch the simulations on, with a fixed, common geometry: 32 KiB
-/// 8-way L1 instruction and data caches and an 8 MiB 16-way last level, 64-byte lines.
-pub const TOOL_ARGS: &[&str] = &[
-    "--cache-sim=yes",
-    "--branch-sim=yes",
-    "--I1=32768,8,64",
-    "--D1=32768,8,64",
-    "--LL=8388608,16,64",
-];
 
 /// The events callgrind reports with both simulations on, in its order.
 pub const EVENTS: &[&str] = &[
@@ -77,17 +68,36 @@ pub fn figures(totals: &[(String, u64)], ops: u64, callgrind_out: String) -> Opt
     })
 }
 
-/// Rows of the counters table: the record's [`CACHE_ROWS`](costbench_record::model::CACHE_ROWS).
-pub use costbench_record::model::CACHE_ROWS as ROWS;
+impl Parser for Cache {
+    const INSTRUMENT: Instrument = Instrument::Cache;
+    type Figure = CacheSim;
+
+    fn parse(&self, out: Output<'_>) -> Result<CacheSim, Failure> {
+        out.ended_well(Self::INSTRUMENT)?;
+        let no = |m: String| out.failure(Self::INSTRUMENT, "no-measurement", m);
+        let totals = out
+            .text("callgrind")
+            .and_then(|t| {
+                callgrind::totals(&t)
+                    .with_context(|| format!("in callgrind output {}", out.path.display()))
+            })
+            .map_err(|e| no(format!("{e:#}")))?;
+        figures(&totals, out.ops, out.kept_as.clone())
+            .ok_or_else(|| no("callgrind reported no cache or branch events".into()))
+    }
+}
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::shape::testing::*;
     use super::*;
-    use crate::measure::callgrind::totals;
+    use callgrind::totals;
 
     /// Real callgrind 3.19 output of the selftest's `calibrate/1000` scenario with
     /// `--cache-sim=yes --branch-sim=yes`.
-    const FIXTURE: &str = include_str!("../../testdata/callgrind-cache-sim.out");
+    const FIXTURE: &str = include_str!("testdata/callgrind-cache-sim.out");
+    /// A plain icount run's output: Ir only.
+    const SORT: &str = include_str!("../icount/testdata/sort.callgrind.out");
 
     #[test]
     fn real_output_parses_into_every_event() {
@@ -131,5 +141,27 @@ mod tests {
         assert!(f.simulated);
         // Without simulation there is nothing to derive.
         assert!(derive(&t[..1]).is_none());
+    }
+
+    #[test]
+    fn cache_reads_the_simulated_events() {
+        let ok = ok();
+        let mut out = file(&ok, 1, FIXTURE);
+        out.kept_as = "cache/s.out".into();
+        let c = Cache.parse(out).unwrap();
+        let expected = figures(&totals(FIXTURE).unwrap(), 1, "cache/s.out".into());
+        assert_eq!(Some(c), expected);
+    }
+
+    #[test]
+    fn cache_without_simulated_events_is_no_measurement() {
+        // A plain icount run has Ir only: nothing to derive cache figures from.
+        let ok = ok();
+        let f = Cache.parse(file(&ok, 1, SORT)).unwrap_err();
+        assert_eq!(
+            (f.instrument.as_str(), f.kind.as_str()),
+            ("cache", "no-measurement")
+        );
+        assert_eq!(f.message, "callgrind reported no cache or branch events");
     }
 }

@@ -5,8 +5,10 @@
 //! The readings are taken in the scenario process around the measured body (see the library's
 //! `perf` module); this module is pure arithmetic and wording.
 
+use super::super::shape::{Output, Parser};
 use costbench_protocol::{PerfCounts, PerfUnavailable};
-use costbench_record::model::{Perf, PerfCounter};
+use costbench_record::instrument::Instrument;
+use costbench_record::model::{Failure, Perf, PerfCounter};
 
 /// The record entry for a body of `ops` operations; `None` when no counter was read.
 ///
@@ -97,8 +99,27 @@ pub fn unavailable_reason(p: &PerfCounts) -> String {
     )
 }
 
+impl Parser for super::Perf {
+    const INSTRUMENT: Instrument = Instrument::Perf;
+    type Figure = Perf;
+
+    fn parse(&self, out: Output<'_>) -> Result<Perf, Failure> {
+        out.ended_well(Self::INSTRUMENT)?;
+        let p = out.counters(Self::INSTRUMENT)?.perf.ok_or_else(|| {
+            out.failure(
+                Self::INSTRUMENT,
+                "protocol",
+                "the child sent no perf figures".into(),
+            )
+        })?;
+        figures(&p, out.ops)
+            .ok_or_else(|| out.failure(Self::INSTRUMENT, "no-measurement", unavailable_reason(&p)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::super::shape::testing::*;
     use super::*;
     use costbench_protocol::PerfReading;
 
@@ -169,5 +190,54 @@ mod tests {
         let why = unavailable_reason(&denied);
         assert!(why.contains("kernel.perf_event_paranoid=2"), "{why}");
         assert!(why.contains("perf_event_paranoid is 3"), "{why}");
+    }
+
+    #[test]
+    fn unreadable_results_are_protocol_failures_and_a_failed_child_its_ending() {
+        let ok = ok();
+        let f = super::super::Perf
+            .parse(output(&ok, 1, Ok(b"not json".to_vec())))
+            .unwrap_err();
+        assert_eq!(f.kind, "protocol");
+        assert!(
+            f.message.starts_with("unreadable perf result: "),
+            "{}",
+            f.message
+        );
+        let f = super::super::Perf
+            .parse(output(&ok, 1, missing()))
+            .unwrap_err();
+        assert_eq!(f.message, "unreadable perf result: gone");
+        let crashed = exited(3);
+        let f = super::super::Perf
+            .parse(output(&crashed, 1, missing()))
+            .unwrap_err();
+        assert_eq!(
+            (f.kind.as_str(), f.message.as_str()),
+            ("crashed", "exited with code 3")
+        );
+    }
+
+    #[test]
+    fn perf_without_counters_gives_the_kernels_reason() {
+        let p = PerfCounts {
+            readings: vec![],
+            unavailable: vec![],
+            paranoid: Some(4),
+        };
+        let file = serde_json::to_vec(&costbench_protocol::CountersResult {
+            protocol: costbench_protocol::PROTOCOL_VERSION,
+            scenario: "s".into(),
+            party: None,
+            memory: None,
+            perf: Some(p.clone()),
+        })
+        .unwrap();
+        let ok = ok();
+        let f = super::super::Perf
+            .parse(output(&ok, 1, Ok(file)))
+            .unwrap_err();
+        assert_eq!(f.kind, "no-measurement");
+        assert_eq!(f.message, unavailable_reason(&p));
     }
 }

@@ -1,27 +1,11 @@
-//! Valgrind's DHAT: the command line and the reading of its JSON output into total and peak
-//! heap bytes and blocks (the figures rustls's ci-bench keeps in `memory.csv`).
-//!
-//! DHAT cannot be switched on around one function, so its figures cover the scenario's whole
-//! process: start-up, setup and the body. They complement the counting allocator's body-only
-//! figures and need no change to the bench binary.
+//! Reading DHAT's JSON output into total and peak heap bytes and blocks. Pure.
 
-use crate::measure::callgrind::Valgrind;
+use super::super::shape::{Output, Parser};
+use super::Dhat;
 use anyhow::{anyhow, Context, Result};
+use costbench_record::instrument::Instrument;
+use costbench_record::model::{self, Failure};
 use serde::Deserialize;
-use std::path::Path;
-use std::process::Command;
-
-/// `valgrind --tool=dhat` running `exe args`, writing its JSON to `out_file` (no `%` in it).
-pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]) -> Command {
-    debug_assert!(!out_file.to_string_lossy().contains('%'));
-    let mut cmd = Command::new(&valgrind.path);
-    cmd.arg("--tool=dhat")
-        .arg(format!("--dhat-out-file={}", out_file.display()))
-        .arg("--quiet")
-        .arg(exe)
-        .args(args);
-    cmd
-}
 
 #[derive(Debug, Deserialize)]
 struct DhatFile {
@@ -71,19 +55,35 @@ pub fn totals(json: &str) -> Result<(u64, u64, u64, u64)> {
         .ok_or_else(|| anyhow!("DHAT's totals overflow 64 bits: a damaged file"))
 }
 
-/// Reads DHAT's output file.
-pub fn read_totals(path: &Path) -> Result<(u64, u64, u64, u64)> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read DHAT output {}", path.display()))?;
-    totals(&text).with_context(|| format!("in DHAT output {}", path.display()))
+impl Parser for Dhat {
+    const INSTRUMENT: Instrument = Instrument::Dhat;
+    type Figure = model::Dhat;
+
+    fn parse(&self, out: Output<'_>) -> Result<model::Dhat, Failure> {
+        out.ended_well(Self::INSTRUMENT)?;
+        let (tb, tbk, gb, gbk) = out
+            .text("DHAT")
+            .and_then(|t| {
+                totals(&t).with_context(|| format!("in DHAT output {}", out.path.display()))
+            })
+            .map_err(|e| out.failure(Self::INSTRUMENT, "no-measurement", format!("{e:#}")))?;
+        Ok(model::Dhat {
+            total_bytes: tb,
+            total_blocks: tbk,
+            peak_bytes: gb,
+            peak_blocks: gbk,
+            dhat_out: out.kept_as,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::shape::testing::*;
     use super::*;
 
     /// Real DHAT (valgrind 3.19) output of the selftest's `memory/exact` scenario.
-    const FIXTURE: &str = include_str!("../../testdata/dhat-memory-exact.json");
+    const FIXTURE: &str = include_str!("testdata/dhat-memory-exact.json");
 
     #[test]
     fn real_output_sums_sites() {
@@ -114,5 +114,28 @@ mod tests {
         ))
         .unwrap_err();
         assert!(e.to_string().contains("overflow"), "{e}");
+    }
+
+    #[test]
+    fn dhat_sums_the_program_points() {
+        let ok = ok();
+        let mut out = file(&ok, 1, FIXTURE);
+        out.kept_as = "dhat/s.json".into();
+        let d = Dhat.parse(out).unwrap();
+        let (tb, tbk, gb, gbk) = totals(FIXTURE).unwrap();
+        assert_eq!(
+            (d.total_bytes, d.total_blocks, d.peak_bytes, d.peak_blocks),
+            (tb, tbk, gb, gbk)
+        );
+        assert_eq!(d.dhat_out, "dhat/s.json");
+        let f = Dhat.parse(output(&ok, 1, missing())).unwrap_err();
+        assert_eq!(f.message, "cannot read DHAT output out/.tmp: gone");
+        let f = Dhat.parse(file(&ok, 1, "{}")).unwrap_err();
+        assert!(
+            f.message
+                .starts_with("in DHAT output out/.tmp: not DHAT JSON output"),
+            "{}",
+            f.message
+        );
     }
 }

@@ -1,0 +1,66 @@
+//! Valgrind's DHAT: total and peak heap bytes and blocks (the figures rustls's ci-bench keeps
+//! in `memory.csv`), one process per party under `valgrind --tool=dhat`; [`parse`] reads its
+//! JSON.
+//!
+//! DHAT cannot be switched on around one function, so its figures cover the scenario's whole
+//! process: start-up, setup and the body. They complement the counting allocator's body-only
+//! figures and need no change to the bench binary.
+
+pub mod parse;
+
+use super::callgrind::Valgrind;
+use super::shape::{Measured, Output, Parser, PerParty, Stored};
+use costbench_record::instrument::Instrument;
+use costbench_record::model::{self, ScenarioResult};
+use std::path::Path;
+use std::process::Command;
+
+/// `valgrind --tool=dhat` running `exe args`, writing its JSON to `out_file` (no `%` in it).
+pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]) -> Command {
+    debug_assert!(!out_file.to_string_lossy().contains('%'));
+    let mut cmd = Command::new(&valgrind.path);
+    cmd.arg("--tool=dhat")
+        .arg(format!("--dhat-out-file={}", out_file.display()))
+        .arg("--quiet")
+        .arg(exe)
+        .args(args);
+    cmd
+}
+
+/// The DHAT instrument, as the registry runs it.
+pub(crate) struct Dhat;
+
+impl PerParty for Dhat {
+    fn instrument(&self) -> Instrument {
+        Instrument::Dhat
+    }
+
+    fn mode(&self) -> &'static str {
+        "icount"
+    }
+
+    fn kept(&self) -> bool {
+        true
+    }
+
+    fn command(
+        &self,
+        valgrind: Option<&Valgrind>,
+        exe: &Path,
+        args: Vec<String>,
+        out_file: &Path,
+    ) -> Command {
+        let vg = valgrind.expect("DHAT runs only with valgrind");
+        command(vg, out_file, exe, &args)
+    }
+
+    fn read(&self, out: Output<'_>) -> Measured {
+        self.parse(out).map(|d| Box::new(d) as Box<dyn Stored>)
+    }
+}
+
+impl Stored for model::Dhat {
+    fn store(self: Box<Self>, r: &mut ScenarioResult) {
+        r.counters.dhat = Some(*self);
+    }
+}

@@ -1,0 +1,23 @@
+//! Instruction counts: one callgrind run per party of a scenario, counting only inside the
+//! measured region (see [`super::callgrind`]), its `Ir` total divided by the body's ops. The
+//! file is kept in the results directory, where [`profile`] reads each function's costs back.
+//! With the census asked for, the same run also writes per-instruction counts (the census's
+//! `TOOL_ARGS`), which leave the total unchanged.
+//!
+//! The phase that runs it is `run::phases`' own (it also measures the harness residual and
+//! hands the file to the census); callgrind's command line is [`super::callgrind::command`];
+//! this module says where the count goes.
+
+pub mod parse;
+pub mod profile;
+
+pub(crate) use parse::Ir;
+
+use super::shape::Stored;
+use costbench_record::model::{self, ScenarioResult};
+
+impl Stored for model::Icount {
+    fn store(self: Box<Self>, r: &mut ScenarioResult) {
+        r.icount = Some(*self);
+    }
+}

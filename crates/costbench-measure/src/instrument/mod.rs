@@ -1,0 +1,52 @@
+//! The instruments, one folder each of one shape: `mod.rs` says how its process is started
+//! (arguments, environment, files) and ties it to the registry, `parse.rs` reads what the child
+//! wrote (pure, tested on the recorded outputs in the folder's `testdata/`). What the shape is
+//! ([`shape::Parser`], [`shape::Stored`], [`shape::PerParty`]) is [`shape`]'s; [`callgrind`] is
+//! not an instrument but what icount, census and cache share: finding valgrind, callgrind's
+//! command line and the one reader of its output format.
+//!
+//! This file is the registry: [`phase`] says, one line per instrument, how the scheduler
+//! (`run`) runs it. What an instrument is called, needs and yields is the record crate's
+//! (`costbench_record::instrument`). Nothing here schedules, and no instrument imports another
+//! (census rides on icount's run, but reads the file through its own parser).
+
+pub mod cache;
+pub mod callgrind;
+pub mod census;
+pub mod dhat;
+pub mod icount;
+pub mod memory;
+pub mod perf;
+pub(crate) mod shape;
+pub mod throughput;
+pub mod walltime;
+
+use costbench_record::instrument::Instrument;
+use shape::PerParty;
+
+/// How the scheduler runs an instrument.
+pub(crate) enum Phase {
+    /// By a phase of its own in `run`: icount (with the harness residual, and the census riding
+    /// on it), wall time (one scenario at a time, or interleaved with other builds) and
+    /// throughput (a server and load processes per round).
+    Own,
+    /// One process per party of each scenario, `--jobs` scenarios at once.
+    Parallel(&'static dyn PerParty),
+    /// One process per party, one scenario at a time (its figures depend on what else runs),
+    /// after a probe on the library's empty scenario says whether it can run here at all.
+    Probed(&'static dyn PerParty),
+}
+
+/// The registry: how each instrument runs.
+pub(crate) fn phase(i: Instrument) -> Phase {
+    match i {
+        Instrument::Icount => Phase::Own,
+        Instrument::Walltime => Phase::Own,
+        Instrument::Cache => Phase::Parallel(&cache::Cache),
+        Instrument::Memory => Phase::Parallel(&memory::Memory),
+        Instrument::Perf => Phase::Probed(&perf::Perf),
+        Instrument::Dhat => Phase::Parallel(&dhat::Dhat),
+        Instrument::Census => Phase::Own,
+        Instrument::Throughput => Phase::Own,
+    }
+}

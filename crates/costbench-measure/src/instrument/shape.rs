@@ -1,0 +1,243 @@
+//! The shape every instrument has, the iai-callgrind way: a [`Parser`] that turns how a child
+//! ended and the bytes it wrote ([`Output`]) into one measured id's figure or the [`Failure`]
+//! to record, a figure that knows where the run record keeps it ([`Stored`]), and, for the
+//! instruments whose children are one process per party writing one file, how such a child is
+//! started ([`PerParty`]). It also holds the failure vocabulary the parsers share.
+//!
+//! Parsing is pure: a parser spawns nothing and opens no file. The phases (`run::phases`) read
+//! the file and pass its contents (or the I/O error) here, then keep or remove it; that way
+//! every way a child can fail is unit-tested on recorded outputs. This file names no instrument.
+
+use super::callgrind::Valgrind;
+use crate::ending::Outcome;
+use anyhow::Context;
+use costbench_protocol::{self as proto, CountersResult, WalltimeSamples};
+use costbench_record::instrument::Instrument;
+use costbench_record::model::{Failure, ScenarioResult};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// What one child of an instrument left behind, as its parser reads it.
+pub(crate) struct Output<'a> {
+    /// How the child ended.
+    pub outcome: &'a Outcome,
+    /// The `--timeout` it ran under (a killed child's message names it).
+    pub timeout: Duration,
+    /// Operations per run of the measured body.
+    pub ops: u64,
+    /// Where the bytes were read from, for messages.
+    pub path: &'a Path,
+    /// The file's contents, or why it could not be read.
+    pub bytes: std::io::Result<Vec<u8>>,
+    /// Where the results directory keeps the file, relative to it (empty when it is not kept).
+    pub kept_as: String,
+}
+
+impl Output<'_> {
+    /// `Err` with the child's own ending when it did not succeed (killed after the timeout,
+    /// crashed, panicked): what it wrote then is not read.
+    pub fn ended_well(&self, instrument: Instrument) -> Result<(), Failure> {
+        ended_well(instrument.name(), self.outcome, self.timeout)
+    }
+
+    /// A failure of `instrument` in this child.
+    pub fn failure(&self, instrument: Instrument, kind: &str, message: String) -> Failure {
+        failure(instrument.name(), self.outcome, kind, message)
+    }
+
+    /// The file as text, worded as a reader of `what`'s output file words what it cannot read.
+    pub fn text(&self, what: &str) -> anyhow::Result<String> {
+        let text = match &self.bytes {
+            Ok(b) => String::from_utf8(b.clone()).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "stream did not contain valid UTF-8",
+                )
+            }),
+            Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        };
+        text.with_context(|| format!("cannot read {what} output {}", self.path.display()))
+    }
+
+    /// The [`CountersResult`] an in-process child wrote, or the protocol failure of
+    /// `instrument` that says why there is none.
+    pub fn counters(&self, instrument: Instrument) -> Result<CountersResult, Failure> {
+        let inst = instrument.name();
+        let decoded = match &self.bytes {
+            Ok(b) => proto::decode_result::<CountersResult>(b),
+            Err(e) => Err(proto::DecodeError::Io(std::io::Error::new(
+                e.kind(),
+                e.to_string(),
+            ))),
+        };
+        decoded.map_err(|e| match e {
+            e @ proto::DecodeError::Version { .. } => {
+                self.failure(instrument, "protocol", e.to_string())
+            }
+            e => self.failure(
+                instrument,
+                "protocol",
+                format!("unreadable {inst} result: {e}"),
+            ),
+        })
+    }
+}
+
+/// One instrument's reading of what its child wrote: pure, and unit-tested on recorded
+/// outputs in the instrument's `testdata/`.
+pub(crate) trait Parser {
+    /// The instrument, as the record crate's registry names it.
+    const INSTRUMENT: Instrument;
+    /// What it yields for one measured id (or one round, for throughput).
+    type Figure;
+    /// The figure, or the failure to record, from how the child ended and what it wrote.
+    fn parse(&self, out: Output<'_>) -> Result<Self::Figure, Failure>;
+}
+
+/// A figure that knows its place in the run record.
+pub(crate) trait Stored: Send {
+    /// Puts it into `r`.
+    fn store(self: Box<Self>, r: &mut ScenarioResult);
+}
+
+/// What the phases hand to the record for one measured id: a figure, or why there is none.
+pub(crate) type Measured = Result<Box<dyn Stored>, Failure>;
+
+/// An instrument whose children are one process per party of a scenario, each writing one
+/// file: the scheduler runs every such instrument with the same phase (`run::phases`).
+pub(crate) trait PerParty: Sync {
+    /// The instrument.
+    fn instrument(&self) -> Instrument;
+    /// The mode the scenario binary runs in (under valgrind: `icount`, the plain measured run).
+    fn mode(&self) -> &'static str {
+        self.instrument().name()
+    }
+    /// Whether the output file stays in the results directory (valgrind's files, which a
+    /// reader may open) or is read and removed.
+    fn kept(&self) -> bool {
+        false
+    }
+    /// Whether getrandom is pinned in its children (as in every counted run).
+    fn pin_random(&self) -> bool {
+        true
+    }
+    /// The command of one party: scenario binary `exe` with `args`, under `valgrind` when the
+    /// instrument needs it, writing its output to `out_file` (no `%` in it).
+    fn command(
+        &self,
+        valgrind: Option<&Valgrind>,
+        exe: &Path,
+        args: Vec<String>,
+        out_file: &Path,
+    ) -> Command;
+    /// [`Parser::parse`], with the figure on its way to the record.
+    fn read(&self, out: Output<'_>) -> Measured;
+}
+
+/// The scenario binary `exe` with `args` measuring itself (an in-process instrument),
+/// writing its result to `out_file`.
+pub(crate) fn in_process(exe: &Path, mut args: Vec<String>, out_file: &Path) -> Command {
+    args.push("--result".into());
+    args.push(out_file.display().to_string());
+    let mut cmd = Command::new(exe);
+    cmd.args(args);
+    cmd
+}
+
+/// Per measured id of a scenario: the samples one wall-time child took, or why it has none.
+pub(crate) type ChildSamples = Vec<(String, Result<WalltimeSamples, Failure>)>;
+
+/// A failure of `instrument` in a child that ended as `outcome` (its stderr tail kept).
+pub(crate) fn failure(instrument: &str, outcome: &Outcome, kind: &str, message: String) -> Failure {
+    Failure {
+        instrument: instrument.into(),
+        kind: kind.into(),
+        message,
+        stderr_tail: outcome.stderr_tail.clone(),
+    }
+}
+
+/// A wall-time child that ran but measured nothing.
+pub(crate) fn walltime_failure(message: &str, stderr_tail: &str) -> Failure {
+    Failure {
+        instrument: "walltime".into(),
+        kind: "no-measurement".into(),
+        message: message.into(),
+        stderr_tail: stderr_tail.into(),
+    }
+}
+
+/// `Err` with the child's own ending when it did not succeed (killed after `timeout`, crashed,
+/// panicked): what it wrote then is not read.
+pub(crate) fn ended_well(
+    instrument: &str,
+    outcome: &Outcome,
+    timeout: Duration,
+) -> Result<(), Failure> {
+    if outcome.success() {
+        return Ok(());
+    }
+    let (kind, message) = outcome.describe(timeout);
+    Err(failure(instrument, outcome, &kind, message))
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Child endings and file contents the instruments' tests share.
+    use crate::ending::{Ending, Outcome};
+    use std::os::unix::process::ExitStatusExt;
+    use std::path::Path;
+    use std::time::Duration;
+
+    pub const TIMEOUT: Duration = Duration::from_secs(7);
+
+    pub fn exited(code: i32) -> Outcome {
+        Outcome {
+            ending: Ending::Exited(std::process::ExitStatus::from_raw(code << 8)),
+            stderr_tail: "last lines".into(),
+            stderr: None,
+        }
+    }
+
+    pub fn ok() -> Outcome {
+        exited(0)
+    }
+
+    pub fn timed_out() -> Outcome {
+        Outcome {
+            ending: Ending::TimedOut,
+            stderr_tail: String::new(),
+            stderr: None,
+        }
+    }
+
+    pub fn missing<T>() -> std::io::Result<T> {
+        Err(std::io::Error::new(std::io::ErrorKind::NotFound, "gone"))
+    }
+
+    pub fn path() -> &'static Path {
+        Path::new("out/.tmp")
+    }
+
+    /// What a child that ended as `outcome` wrote (`bytes`), read from [`path`].
+    pub fn output(
+        outcome: &Outcome,
+        ops: u64,
+        bytes: std::io::Result<Vec<u8>>,
+    ) -> super::Output<'_> {
+        super::Output {
+            outcome,
+            timeout: TIMEOUT,
+            ops,
+            path: path(),
+            bytes,
+            kept_as: String::new(),
+        }
+    }
+
+    /// [`output`] of a text file.
+    pub fn file<'a>(outcome: &'a Outcome, ops: u64, text: &str) -> super::Output<'a> {
+        output(outcome, ops, Ok(text.as_bytes().to_vec()))
+    }
+}

@@ -1,0 +1,15 @@
+//! Throughput of service scenarios under load: per round, a fresh server process and a load
+//! process driving it over loopback TCP with `--clients` connections (closed loop, or open at
+//! `--rate`), measuring time slices. The rounds are `run::throughput`'s; [`parse`] reads a
+//! round and turns the rounds of one build into figures.
+
+pub mod parse;
+
+use super::shape::Stored;
+use costbench_record::model::{self, ScenarioResult};
+
+impl Stored for model::Throughput {
+    fn store(self: Box<Self>, r: &mut ScenarioResult) {
+        r.throughput = Some(*self);
+    }
+}

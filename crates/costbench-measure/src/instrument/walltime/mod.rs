@@ -1,0 +1,30 @@
+//! Wall time: one process per scenario in `walltime` mode (all its parties in it), pinned to
+//! `--walltime-cpu`, warming up and then timing batches of the body; with several builds,
+//! short children of every build in interleaved rounds. The scheduling is `run`'s own (one
+//! scenario at a time, `run::interleaved` for several builds); [`parse`] reads what a child
+//! wrote and turns samples into per-op statistics.
+
+pub mod parse;
+
+use super::shape::Stored;
+use costbench_record::model::{self, ScenarioResult};
+
+/// The sampling arguments of a plain run's child: exactly `samples` samples and no time budget
+/// when `--iterations-per-scenario` gives a count, else the library's defaults.
+pub fn sampling_args(samples: Option<u32>) -> Vec<String> {
+    match samples {
+        Some(n) => vec![
+            "--samples".to_string(),
+            n.to_string(),
+            "--max-ms".into(),
+            "0".into(),
+        ],
+        None => Vec::new(),
+    }
+}
+
+impl Stored for model::Walltime {
+    fn store(self: Box<Self>, r: &mut ScenarioResult) {
+        r.walltime = Some(*self);
+    }
+}
