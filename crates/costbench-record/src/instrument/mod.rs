@@ -271,15 +271,6 @@ impl InstrumentSet {
     /// Every instrument (`--instrument all`).
     pub const ALL: InstrumentSet = InstrumentSet((1 << Instrument::ALL.len()) - 1);
 
-    /// The order a warning names the instruments under valgrind when valgrind is missing, and
-    /// the order of their entries in a record's `skipped` (kept as records have always had it).
-    const VALGRIND_ORDER: [Instrument; 4] = [
-        Instrument::Census,
-        Instrument::Icount,
-        Instrument::Cache,
-        Instrument::Dhat,
-    ];
-
     /// The set of one instrument.
     pub const fn of(i: Instrument) -> InstrumentSet {
         InstrumentSet(1 << i as u16)
@@ -321,11 +312,17 @@ impl InstrumentSet {
     }
 
     /// The instruments that run and need valgrind: without it these are skipped and the others
-    /// still run.
+    /// still run. The census comes first, then the others in run order: the order a warning
+    /// names them in and of their entries in a record's `skipped`, as records have always had it.
     pub fn valgrind(self) -> Vec<&'static str> {
-        InstrumentSet::VALGRIND_ORDER
+        let census = self.runs(Instrument::Census).then_some(Instrument::Census);
+        census
             .into_iter()
-            .filter(|i| self.runs(*i))
+            .chain(
+                self.running()
+                    .into_iter()
+                    .filter(|i| *i != Instrument::Census && i.needs(Need::Valgrind)),
+            )
             .map(Instrument::name)
             .collect()
     }
@@ -426,7 +423,11 @@ mod tests {
 
     #[test]
     fn the_valgrind_list_is_every_instrument_that_needs_valgrind() {
-        let mut listed = InstrumentSet::VALGRIND_ORDER.to_vec();
+        let mut listed: Vec<Instrument> = InstrumentSet::ALL
+            .valgrind()
+            .into_iter()
+            .map(|n| Instrument::from_name(n).unwrap())
+            .collect();
         listed.sort();
         let needing: Vec<Instrument> = Instrument::ALL
             .into_iter()
