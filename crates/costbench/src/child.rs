@@ -2,29 +2,28 @@
 //! list the scenarios, run one under the mode asked for, write its result. [`crate::entry`]
 //! decides whether the runner or a test runner started the binary.
 //!
-//! The argument parsing here is deliberately tiny and dependency-free: the library must stay
-//! light, and the runner is the only caller of the child protocol.
+//! Its command line is parsed in [`crate::child_args`], which the suite reads too.
 //!
 //! The library builds on every OS, but parts of the child protocol are Unix or Linux: `--peer`
 //! and `--lockstep` name inherited pipe descriptors (Unix), and the `perf` mode needs
 //! `perf_event_open` (Linux). Elsewhere the child refuses them with "not available on this OS"
-//! (exit [`EXIT_BAD_REQUEST`]); wall time, allocation counting, `cargo bench` and
+//! (exit [`EXIT_BAD_REQUEST`](proto::EXIT_BAD_REQUEST)); wall time, allocation counting, `cargo bench` and
 //! `cargo test --benches` work everywhere.
 
 use crate::bench::{Bench, BodyFn, Counted, Mode};
+use crate::child_args::{bad, parse_child_args, ChildArgs, ChildError};
 use crate::link::Link;
 use crate::suite::{Scenario, Suite};
 use crate::walltime::{Coordinator, WalltimeConfig};
 use costbench_protocol::{
     self as proto, CountersResult, Listing, MemoryCounts, ScenarioInfo, WalltimeResult,
-    WalltimeSamples, EXIT_BAD_REQUEST, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
+    WalltimeSamples, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
 };
 #[cfg(unix)]
 use std::fs::File;
 #[cfg(unix)]
 use std::os::fd::FromRawFd;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Answers the runner: `args` are what follows `--costbench-child`. Returns the exit code.
 pub(crate) fn serve(suite: &Suite, args: &[String]) -> i32 {
@@ -35,134 +34,6 @@ pub(crate) fn serve(suite: &Suite, args: &[String]) -> i32 {
             code
         }
     }
-}
-
-struct ChildError(i32, String);
-
-fn bad(msg: impl Into<String>) -> ChildError {
-    ChildError(EXIT_BAD_REQUEST, msg.into())
-}
-
-/// `--peer` and `--lockstep` pass inherited pipe file descriptors, which only Unix has.
-fn fds_available(flag: &str) -> Result<(), ChildError> {
-    if cfg!(unix) {
-        Ok(())
-    } else {
-        Err(bad(format!(
-            "{flag} passes inherited pipe file descriptors, which only Unix has: not available on this OS"
-        )))
-    }
-}
-
-/// Parsed `--costbench-child MODE ...` arguments.
-#[derive(Debug, Default, Clone)]
-struct ChildArgs {
-    mode: String,
-    protocol: Option<u32>,
-    scenario: Option<String>,
-    party: Option<String>,
-    peers: Vec<(String, i32, i32)>,
-    result: Option<String>,
-    config: WalltimeConfig,
-    /// `--perturb N`: shift the heap and stack placement setup and body start from.
-    perturb: Option<u32>,
-    /// `serve --listen-fd FD`.
-    listen_fd: Option<i32>,
-    /// `load`'s options (its warm-up is `config.warmup`, its token ring `config.lockstep`).
-    load: crate::service::LoadConfig,
-    warmup_given: bool,
-}
-
-fn parse_num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, ChildError> {
-    v.parse()
-        .map_err(|_| bad(format!("{flag} takes a number, got {v:?}")))
-}
-
-fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError> {
-    let mut it = args.iter();
-    let mut a = ChildArgs {
-        mode: it.next().ok_or_else(|| bad("missing mode"))?.clone(),
-        ..ChildArgs::default()
-    };
-    while let Some(arg) = it.next() {
-        let mut value = || {
-            it.next()
-                .cloned()
-                .ok_or_else(|| bad(format!("{arg} needs a value")))
-        };
-        match arg.as_str() {
-            "--protocol" => a.protocol = Some(parse_num(arg, &value()?)?),
-            "--party" => a.party = Some(value()?),
-            "--result" => a.result = Some(value()?),
-            "--samples" => a.config.samples = parse_num(arg, &value()?)?,
-            "--warmup-ms" => {
-                a.config.warmup = Duration::from_millis(parse_num(arg, &value()?)?);
-                a.warmup_given = true;
-            }
-            "--listen-fd" => {
-                fds_available(arg)?;
-                a.listen_fd = Some(parse_num(arg, &value()?)?);
-            }
-            "--connect" => a.load.connect = value()?,
-            "--clients" => {
-                let n: u32 = parse_num(arg, &value()?)?;
-                if n == 0 {
-                    return Err(bad("--clients takes a number of at least 1"));
-                }
-                a.load.clients = n;
-            }
-            "--slice-ms" => a.load.slice = Duration::from_millis(parse_num(arg, &value()?)?),
-            "--slices" => a.load.slices = parse_num(arg, &value()?)?,
-            "--rate" => {
-                let r: f64 = parse_num(arg, &value()?)?;
-                if !(r.is_finite() && r > 0.0) {
-                    return Err(bad(format!(
-                        "--rate takes a positive number of ops per second, got {r}"
-                    )));
-                }
-                a.load.rate = Some(r);
-            }
-            "--sample-target-us" => {
-                a.config.sample_target = Duration::from_micros(parse_num(arg, &value()?)?)
-            }
-            "--max-ms" => {
-                let ms: u64 = parse_num(arg, &value()?)?;
-                a.config.max_time = (ms > 0).then(|| Duration::from_millis(ms));
-            }
-            "--lockstep" => {
-                fds_available(arg)?;
-                let v = value()?;
-                let parsed = v
-                    .split_once(',')
-                    .and_then(|(r, w)| Some((r.parse().ok()?, w.parse().ok()?)));
-                let (read, write) =
-                    parsed.ok_or_else(|| bad(format!("--lockstep takes RFD,WFD, got {v:?}")))?;
-                a.config.lockstep = Some(crate::walltime::Lockstep { read, write });
-            }
-            "--perturb" => {
-                let n: u32 = parse_num(arg, &value()?)?;
-                if n == 0 {
-                    return Err(bad("--perturb takes a number of at least 1"));
-                }
-                a.perturb = Some(n);
-            }
-            "--peer" => {
-                fds_available(arg)?;
-                let v = value()?;
-                let parsed = v.split_once('=').and_then(|(name, fds)| {
-                    let (r, w) = fds.split_once(',')?;
-                    Some((name.to_string(), r.parse().ok()?, w.parse().ok()?))
-                });
-                a.peers.push(
-                    parsed.ok_or_else(|| bad(format!("--peer takes NAME=RFD,WFD, got {v:?}")))?,
-                );
-            }
-            s if s.starts_with("--") => return Err(bad(format!("unknown option {s}"))),
-            s if a.scenario.is_none() => a.scenario = Some(s.to_string()),
-            s => return Err(bad(format!("unexpected argument {s:?}"))),
-        }
-    }
-    Ok(a)
 }
 
 fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
@@ -185,25 +56,6 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
     // Every mode that runs the scenario starts it from the same heap and stack placement,
     // whatever else the binary registered or its path and arguments are.
     crate::placement::settled(|| run_mode(scenario, &a))
-}
-
-/// The scenario this process was started to run (`--costbench-child MODE ... NAME`, any mode but
-/// `list`); `None` otherwise, and when the arguments do not parse (the child reports that when the
-/// suite answers).
-pub(crate) fn only_scenario() -> Option<String> {
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.into_string().ok())
-        .collect::<Option<_>>()?;
-    let (flag, rest) = args.split_first()?;
-    if flag != proto::CHILD_FLAG {
-        return None;
-    }
-    let a = parse_child_args(rest).ok()?;
-    if a.mode == "list" {
-        return None;
-    }
-    a.scenario
 }
 
 fn run_mode(scenario: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
@@ -538,45 +390,6 @@ pub(crate) fn once(s: &Scenario) {
 mod tests {
     use super::*;
     use crate::ops;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(str::to_string).collect()
-    }
-
-    #[test]
-    #[cfg(unix)]
-    fn child_args_parse() {
-        let a = parse_child_args(&args(
-            "icount --protocol 1 pipe/echo --party client --peer server=3,4",
-        ))
-        .ok()
-        .unwrap();
-        assert_eq!(a.mode, "icount");
-        assert_eq!(a.scenario.as_deref(), Some("pipe/echo"));
-        assert_eq!(a.party.as_deref(), Some("client"));
-        assert_eq!(a.peers, vec![("server".to_string(), 3, 4)]);
-        assert!(parse_child_args(&args("icount --peer x=3")).is_err());
-        assert!(parse_child_args(&args("walltime --samples many")).is_err());
-        let a = parse_child_args(&args("icount --protocol 1 x --perturb 3"))
-            .ok()
-            .unwrap();
-        assert_eq!(a.perturb, Some(3));
-        assert!(parse_child_args(&args("icount x --perturb 0")).is_err());
-        assert!(parse_child_args(&args("icount x --perturb -1")).is_err());
-    }
-
-    #[test]
-    #[cfg(not(unix))]
-    fn fd_options_are_refused_off_unix() {
-        for a in [
-            "icount --protocol 1 x --peer s=3,4",
-            "walltime --lockstep 3,4",
-        ] {
-            let e = parse_child_args(&args(a)).err().unwrap();
-            assert_eq!(e.0, EXIT_BAD_REQUEST);
-            assert!(e.1.contains("not available on this OS"), "{}", e.1);
-        }
-    }
 
     #[test]
     fn listing_includes_parties_and_the_residual() {

@@ -79,6 +79,7 @@
 mod alloc;
 mod bench;
 mod child;
+mod child_args;
 mod entry;
 mod harness;
 mod link;

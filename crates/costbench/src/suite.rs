@@ -114,7 +114,7 @@ impl Suite {
     /// # let _ = suite;
     /// ```
     pub fn new() -> Suite {
-        Suite::keeping(crate::child::only_scenario())
+        Suite::keeping(crate::child_args::only_scenario())
     }
 
     /// A suite that keeps only the scenario called `only` (all when `None`).

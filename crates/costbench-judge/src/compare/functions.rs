@@ -101,18 +101,6 @@ pub const CALLS_TOLERANCE: f64 = 0.001;
 /// candidate against 4,348 in the baseline, with all of the change in memcmp.
 pub const CALLS_SLACK_PER_RUN: f64 = 2.0;
 
-/// Largest instruction-count change (percent, either way) of a scenario whose change its
-/// function profiles confined to placement-dependent routines ([`placement_note`]) under which
-/// its wall-time change is labelled placement too, not gated.
-///
-/// Below it the instruction change cannot account for a wall-time change the paired rounds
-/// would flag (their default threshold is 3 %), so a time that moved that far moved with where
-/// code and data lay. 2 % covers the placement effects measured on this project's suite
-/// (`docs/accuracy.md`: +0.44 % to +1.3 % in glibc malloc's and memcmp's paths) with room to
-/// spare. A larger change inside these routines (every comparison reading longer keys, say) is
-/// work the time may really be paying for, and a wall-time change beside it keeps its verdict.
-pub const PLACEMENT_WALLTIME_BOUND_PCT: f64 = 2.0;
-
 /// Whether a routine entered `base` times in a run of `base_ops` ops and `cand` times in one of
 /// `cand_ops` was entered as often on both sides: entered on both, with calls per op within
 /// [`CALLS_TOLERANCE`] of each other, or within [`CALLS_SLACK_PER_RUN`] calls of the shorter
@@ -234,7 +222,7 @@ fn sign(v: f64) -> &'static str {
 /// Everything not credited (the scenario's own code, extra calls, routines that failed the
 /// test) counts against the share. A change confined this way is still only as large as
 /// placement makes it in these routines: wall time follows it only up to
-/// [`PLACEMENT_WALLTIME_BOUND_PCT`].
+/// [`PLACEMENT_WALLTIME_BOUND_PCT`](super::placement::PLACEMENT_WALLTIME_BOUND_PCT).
 pub fn placement_note(
     base: &Profile,
     cand: &Profile,
@@ -522,7 +510,8 @@ pub fn codegen_note(
 /// candidate profile and ops), or why they cannot be had (a run loaded from history keeps no
 /// callgrind output). A change found to lie in placement-dependent functions becomes a placement
 /// verdict ([`placement_note`]), and so does the wall-time change of its id while the instruction
-/// change is at most [`PLACEMENT_WALLTIME_BOUND_PCT`]. With `unchanged` (the caller knows both
+/// change is at most
+/// [`PLACEMENT_WALLTIME_BOUND_PCT`](super::placement::PLACEMENT_WALLTIME_BOUND_PCT). With `unchanged` (the caller knows both
 /// revisions), a change of inlining in code the pull request did not touch ([`codegen_note`])
 /// becomes a placement verdict the same way. The loading is the caller's, so this stays pure.
 pub fn attach(
@@ -581,7 +570,7 @@ pub fn attach(
     }
     // Their wall time, if it moved, moved with placement too (for those, while the instruction
     // change is at most PLACEMENT_WALLTIME_BOUND_PCT).
-    super::judge::mark_placement(&mut cmp.rows, &by_profile);
+    super::placement::mark_placement(&mut cmp.rows, &by_profile);
 }
 
 #[cfg(test)]

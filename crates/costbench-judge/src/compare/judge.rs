@@ -17,12 +17,12 @@
 //!
 //! Pure: no clocks, no processes.
 
-use super::CompareOptions;
-use super::{
-    bootstrap, family, noise, paired, Instrument, RatioCi, Row, Verdict, HISTORY_EVIDENCE,
-    MIN_WALLTIME_SAMPLES,
+use super::bootstrap::{self, RatioCi};
+use super::types::{
+    CompareOptions, Instrument, Row, Verdict, HISTORY_EVIDENCE, MIN_WALLTIME_SAMPLES,
 };
-use costbench_record::fmt::{fmt_change, fmt_ci, fmt_confidence, fmt_threshold};
+use super::{family, noise, paired};
+use costbench_record::fmt::{fmt_ci, fmt_confidence, fmt_threshold};
 use costbench_record::model::ScenarioResult;
 
 /// A row's verdict with everything that backs it.
@@ -377,89 +377,6 @@ pub(super) fn unpaired(
     let mut j = Judgement::new(change, h.pct, verdict, reason, evidence);
     j.ci = Some(ci);
     j
-}
-
-/// Wall-time regressions and improvements of ids whose instruction count stayed within its
-/// threshold, or moved only as far as data placement moves it, become [`Verdict::Placement`]: the
-/// same work took another time, which is where the code or its data landed, not what it does.
-/// An icount row judged [`Verdict::Placement`] counts in two ways:
-///
-/// - within the spread of its data-placement runs ([`placement::judge`](super::placement::judge)):
-///   always;
-/// - by its callgrind function profiles (`by_profile`, the ids
-///   [`functions::attach`](super::functions::attach) relabelled: the change confined to
-///   placement-dependent routines entered as often, whose work per call moved): only while the
-///   instruction change is at most
-///   [`PLACEMENT_WALLTIME_BOUND_PCT`](super::functions::PLACEMENT_WALLTIME_BOUND_PCT). Beyond it
-///   the wall-time verdict stands, and its reason says why it did not follow.
-///
-/// Ids without an instruction-count row keep their verdict.
-pub(crate) fn mark_placement(rows: &mut [Row], by_profile: &[String]) {
-    use super::functions::PLACEMENT_WALLTIME_BOUND_PCT as BOUND;
-    #[derive(Clone, Copy, PartialEq)]
-    enum Why {
-        /// Within the icount threshold.
-        Same,
-        /// Within the data-placement runs' spread.
-        Spread,
-        /// Confined to placement-dependent routines by the profiles, at most the bound.
-        Profile,
-        /// Confined to them by the profiles, but beyond the bound: no placement.
-        Beyond,
-    }
-    let icount: Vec<(String, f64, Why)> = rows
-        .iter()
-        .filter(|r| r.instrument == Instrument::Icount)
-        .filter_map(|r| {
-            let why = if r.verdict == Verdict::Placement && by_profile.contains(&r.id) {
-                if r.change_pct.abs() <= BOUND {
-                    Why::Profile
-                } else {
-                    Why::Beyond
-                }
-            } else if r.verdict == Verdict::Placement {
-                Why::Spread
-            } else if r.change_pct.abs() <= r.threshold_pct {
-                Why::Same
-            } else {
-                return None;
-            };
-            Some((r.id.clone(), r.change_pct, why))
-        })
-        .collect();
-    for r in rows
-        .iter_mut()
-        .filter(|r| r.instrument == Instrument::Walltime && r.verdict.is_significant())
-    {
-        let Some(&(_, ir, why)) = icount.iter().find(|(id, _, _)| *id == r.id) else {
-            continue;
-        };
-        let (ir, time) = (fmt_change(ir), fmt_change(r.change_pct));
-        if why == Why::Beyond {
-            r.reason.push_str(&format!(
-                "; instructions {ir}, in placement-dependent routines but beyond the {} \
-                 under which time follows them",
-                fmt_threshold(BOUND)
-            ));
-            continue;
-        }
-        let what = match why {
-            Why::Same => format!("same instructions ({ir})"),
-            Why::Spread => format!("instructions differ only as data placement moves them ({ir})"),
-            _ => format!(
-                "instructions moved only in placement-dependent routines entered as often \
-                 ({ir}, at most {})",
-                fmt_threshold(BOUND)
-            ),
-        };
-        r.reason = format!("{what}; time {time}: placement or memory effect, not gated");
-        r.evidence.push_str(match why {
-            Why::Same => "; instruction counts unchanged (exact)",
-            Why::Spread => "; instruction counts within their data-placement spread",
-            _ => "; instruction change confined to placement-dependent routines by callgrind function profiles",
-        });
-        r.verdict = Verdict::Placement;
-    }
 }
 
 /// `100 * (cand - base) / base`. Multiplying before dividing keeps integral inputs exact up to

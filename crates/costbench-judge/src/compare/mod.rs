@@ -16,7 +16,7 @@ pub mod functions;
 mod judge;
 pub mod noise;
 pub mod paired;
-pub(crate) mod placement;
+pub mod placement;
 mod types;
 
 #[cfg(any(test, feature = "testing"))]
@@ -248,7 +248,7 @@ pub fn compare_with(
         }
     }
     judge::paired_rows(&mut out.rows, &pending, opts);
-    judge::mark_placement(&mut out.rows, &[]);
+    placement::mark_placement(&mut out.rows, &[]);
     let mut seen = HashSet::new();
     for c in &cand.results {
         if !base_ids.contains_key(c.id.as_str()) && seen.insert(c.id.as_str()) {

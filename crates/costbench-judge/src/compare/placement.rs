@@ -6,11 +6,16 @@
 //! ranges overlap, or whose nearest ends are within the icount threshold of each other, is what a
 //! different heap or data alignment alone produces (glibc malloc's bins, `memcmp`'s alignment
 //! paths): it is reported as [`Verdict::Placement`], never gated. A change beyond that keeps its
-//! direction, and the reason says it is beyond the placement spread. Pure.
+//! direction, and the reason says it is beyond the placement spread.
+//!
+//! Last, [`mark_placement`] turns the wall-time verdict of an id whose instructions did not move
+//! (or moved only as placement moves them) into a placement verdict too: both the comparison and
+//! [`functions::attach`](super::functions::attach) end with it, so it lives here, below both.
+//! Pure.
 
 use super::judge::{change_pct, direction};
-use super::Verdict;
-use costbench_record::fmt::{fmt_ir_grouped, fmt_threshold};
+use super::types::{Instrument, Row, Verdict};
+use costbench_record::fmt::{fmt_change, fmt_ir_grouped, fmt_threshold};
 use costbench_record::model::ScenarioResult;
 
 /// The verdict and reason for an instruction-count change between `base` and `cand` given their
@@ -54,6 +59,99 @@ pub fn judge(
                 fmt_threshold(spread)
             ),
         ))
+    }
+}
+
+/// Largest instruction-count change (percent, either way) of a scenario whose change its
+/// function profiles confined to placement-dependent routines
+/// ([`placement_note`](super::functions::placement_note)) under which its wall-time change is
+/// labelled placement too, not gated.
+///
+/// Below it the instruction change cannot account for a wall-time change the paired rounds
+/// would flag (their default threshold is 3 %), so a time that moved that far moved with where
+/// code and data lay. 2 % covers the placement effects measured on this project's suite
+/// (`docs/accuracy.md`: +0.44 % to +1.3 % in glibc malloc's and memcmp's paths) with room to
+/// spare. A larger change inside these routines (every comparison reading longer keys, say) is
+/// work the time may really be paying for, and a wall-time change beside it keeps its verdict.
+pub const PLACEMENT_WALLTIME_BOUND_PCT: f64 = 2.0;
+
+/// Wall-time regressions and improvements of ids whose instruction count stayed within its
+/// threshold, or moved only as far as data placement moves it, become [`Verdict::Placement`]: the
+/// same work took another time, which is where the code or its data landed, not what it does.
+/// An icount row judged [`Verdict::Placement`] counts in two ways:
+///
+/// - within the spread of its data-placement runs ([`judge`]): always;
+/// - by its callgrind function profiles (`by_profile`, the ids
+///   [`functions::attach`](super::functions::attach) relabelled: the change confined to
+///   placement-dependent routines entered as often, whose work per call moved): only while the
+///   instruction change is at most [`PLACEMENT_WALLTIME_BOUND_PCT`]. Beyond it the wall-time
+///   verdict stands, and its reason says why it did not follow.
+///
+/// Ids without an instruction-count row keep their verdict.
+pub(crate) fn mark_placement(rows: &mut [Row], by_profile: &[String]) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Why {
+        /// Within the icount threshold.
+        Same,
+        /// Within the data-placement runs' spread.
+        Spread,
+        /// Confined to placement-dependent routines by the profiles, at most the bound.
+        Profile,
+        /// Confined to them by the profiles, but beyond the bound: no placement.
+        Beyond,
+    }
+    let icount: Vec<(String, f64, Why)> = rows
+        .iter()
+        .filter(|r| r.instrument == Instrument::Icount)
+        .filter_map(|r| {
+            let why = if r.verdict == Verdict::Placement && by_profile.contains(&r.id) {
+                if r.change_pct.abs() <= PLACEMENT_WALLTIME_BOUND_PCT {
+                    Why::Profile
+                } else {
+                    Why::Beyond
+                }
+            } else if r.verdict == Verdict::Placement {
+                Why::Spread
+            } else if r.change_pct.abs() <= r.threshold_pct {
+                Why::Same
+            } else {
+                return None;
+            };
+            Some((r.id.clone(), r.change_pct, why))
+        })
+        .collect();
+    for r in rows
+        .iter_mut()
+        .filter(|r| r.instrument == Instrument::Walltime && r.verdict.is_significant())
+    {
+        let Some(&(_, ir, why)) = icount.iter().find(|(id, _, _)| *id == r.id) else {
+            continue;
+        };
+        let (ir, time) = (fmt_change(ir), fmt_change(r.change_pct));
+        if why == Why::Beyond {
+            r.reason.push_str(&format!(
+                "; instructions {ir}, in placement-dependent routines but beyond the {} \
+                 under which time follows them",
+                fmt_threshold(PLACEMENT_WALLTIME_BOUND_PCT)
+            ));
+            continue;
+        }
+        let what = match why {
+            Why::Same => format!("same instructions ({ir})"),
+            Why::Spread => format!("instructions differ only as data placement moves them ({ir})"),
+            _ => format!(
+                "instructions moved only in placement-dependent routines entered as often \
+                 ({ir}, at most {})",
+                fmt_threshold(PLACEMENT_WALLTIME_BOUND_PCT)
+            ),
+        };
+        r.reason = format!("{what}; time {time}: placement or memory effect, not gated");
+        r.evidence.push_str(match why {
+            Why::Same => "; instruction counts unchanged (exact)",
+            Why::Spread => "; instruction counts within their data-placement spread",
+            _ => "; instruction change confined to placement-dependent routines by callgrind function profiles",
+        });
+        r.verdict = Verdict::Placement;
     }
 }
 
