@@ -205,7 +205,7 @@ fn offline_reaches_cargo() {
 
 /// Two output directories whose `slow` scenario regressed by 20 % in instructions per op.
 fn regressed_runs() -> tempfile::TempDir {
-    use costbench_judge::compare::testing::{record, scenario, with_icount};
+    use costbench_record::testing::{record, scenario, with_icount};
     let dir = tempfile::tempdir().unwrap();
     for (name, ir) in [("base", 1000.0), ("cand", 1200.0)] {
         let run = record(name, vec![with_icount(scenario("slow"), ir)]);

@@ -253,8 +253,8 @@ pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::testing::{record, scenario, with_icount};
     use crate::compare::{compare, CompareOptions};
+    use costbench_record::testing::{record, scenario, with_icount};
 
     /// The `[check]` table of a `costbench.toml`, validated as the runner's configuration
     /// loader validates it.

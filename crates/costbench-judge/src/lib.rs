@@ -10,11 +10,14 @@
 //! job, and so is rendering: reports turn a [`compare::Comparison`] or a [`check::Gate`] into
 //! text.
 //!
-//! With the `testing` feature, `compare::testing` builds comparisons in code and
-//! `variants::fixtures` builds matrices, for the tests of the crates above this one.
+//! With the `testing` feature, [`testing`] builds comparisons and matrices in code, for the tests
+//! of the crates above this one.
 
 #![warn(missing_docs)]
 
 pub mod check;
 pub mod compare;
 pub mod variants;
+
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

@@ -12,8 +12,8 @@
 //! Pure: a function of the run records and the build outcomes. Renders nothing.
 
 use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
-use costbench_record::model::RunRecord;
 use costbench_record::model::VariantsShard;
+use costbench_record::model::{BuildInfo, RunRecord};
 use costbench_record::variant::Variant;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -23,9 +23,6 @@ pub const SCHEMA: &str = "costbench-variants";
 /// Bump on any incompatible change. 2: verdicts `unresolved` and `placement`; prices leave those
 /// rows out and count them (`unresolved`, `placement`).
 pub const SCHEMA_VERSION: u32 = 2;
-
-/// How a variant's build went (the run record's type, in the matrix's columns too).
-pub use costbench_record::model::BuildInfo;
 
 /// One column: a variant, its settings and what became of it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -319,145 +316,10 @@ pub fn matrix(
     }
 }
 
-#[cfg(any(test, feature = "testing"))]
-pub mod fixtures {
-    //! Matrices the tests here and the renderers' tests (`costbench-report`'s `variants`) share.
-    use super::*;
-    use costbench_record::model::{Icount, ScenarioResult};
-
-    /// A run of `variant` with instruction counts (`(id, Ir)`, 10 ops per run).
-    pub fn record(variant: &str, figures: &[(&str, u64)]) -> RunRecord {
-        let results = figures
-            .iter()
-            .map(|(id, ir)| ScenarioResult {
-                icount: Some(Icount {
-                    ir: *ir,
-                    ir_per_op: *ir as f64 / 10.0,
-                    callgrind_out: String::new(),
-                    placement: None,
-                }),
-                ..ScenarioResult::empty(*id, *id, None, 10, "ops")
-            })
-            .collect();
-        let mut r = crate::compare::testing::record(variant, results);
-        r.variant = variant.to_string();
-        r
-    }
-
-    /// A column that built, with no run yet.
-    pub fn column(name: &str) -> Column {
-        Column {
-            name: name.into(),
-            settings: name.into(),
-            spec: Variant::plain(name),
-            build: None,
-            build_error: None,
-            run_id: None,
-            output_dir: None,
-        }
-    }
-
-    /// Instruction counts of "base", "oc" (a +10 %), a variant that did not build, and "fast"
-    /// (a −50 %).
-    pub fn ratios() -> Matrix {
-        let recs = [
-            record("base", &[("a", 1000), ("b", 2000)]),
-            record("oc", &[("a", 1100), ("b", 2001)]),
-            record("fast", &[("a", 500), ("b", 2000)]),
-        ];
-        let mut broken = column("broken");
-        broken.build_error = Some("error[E0425]: cannot find value `x`".into());
-        let cols = vec![column("base"), column("oc"), broken, column("fast")];
-        matrix("base", cols, &recs, &CompareOptions::default())
-    }
-
-    /// A service's two parties with instruction counts and its load row with throughput, in
-    /// "base" and "slow" (whose load rounds are 10 % slower): rows of two kinds.
-    pub fn service() -> Matrix {
-        use crate::compare::testing::{scenario, with_throughput};
-        let side = |variant: &str, f: f64| {
-            let mut r = record(variant, &[("svc_client", 1000), ("svc_server", 2000)]);
-            let ops: Vec<f64> = (0..10)
-                .map(|k| 1000.0 * f * (1.0 + 0.01 * k as f64))
-                .collect();
-            let p99: Vec<f64> = (0..10)
-                .map(|k| 50_000.0 * (1.0 + 0.01 * k as f64))
-                .collect();
-            r.results.push(with_throughput(
-                scenario("svc@4c"),
-                4,
-                &ops,
-                &p99,
-                Some("s"),
-            ));
-            r
-        };
-        let recs = [side("base", 1.0), side("slow", 1.0 / 1.1)];
-        matrix(
-            "base",
-            vec![column("base"), column("slow")],
-            &recs,
-            &CompareOptions::default(),
-        )
-    }
-
-    /// Wall time of "base" and "s1" in paired rounds (issue 13).
-    pub fn marks() -> Matrix {
-        // Issue 13: two variants are two binaries. "moved": the same instructions, 7 % slower
-        // (a link-order shuffle does that); "wide": rounds spread ±14 %; "real": 20 % more
-        // instructions and 20 % slower.
-        use crate::compare::testing::{rounds_pair, scenario, with_icount, with_rounds};
-        let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
-        let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
-        let side = |variant: &str, pick: usize| {
-            let v = |ratio: f64, w: &[f64]| {
-                let (b, c) = rounds_pair(ratio, w);
-                if pick == 0 {
-                    b
-                } else {
-                    c
-                }
-            };
-            let ir = |x: f64| if pick == 0 { x } else { x * 1.2 };
-            let mut r = crate::compare::testing::record(
-                variant,
-                vec![
-                    with_rounds(
-                        with_icount(scenario("moved"), 100.0),
-                        &v(1.07, &tight),
-                        true,
-                        1,
-                    ),
-                    with_rounds(
-                        with_icount(scenario("wide"), 100.0),
-                        &v(1.02, &wide),
-                        true,
-                        1,
-                    ),
-                    with_rounds(
-                        with_icount(scenario("real"), ir(100.0)),
-                        &v(1.2, &tight),
-                        true,
-                        1,
-                    ),
-                ],
-            );
-            r.variant = variant.into();
-            r
-        };
-        let recs = [side("base", 0), side("s1", 1)];
-        matrix(
-            "base",
-            vec![column("base"), column("s1")],
-            &recs,
-            &CompareOptions::default(),
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing;
 
     #[test]
     fn issue_15_each_variant_is_compared_with_its_own_shards_baseline() {
@@ -474,12 +336,12 @@ mod tests {
         // Merged shards of a session whose every shard measured the baseline: shard 2's
         // baseline measured twice the figure of shard 1's, and each variant 10 % above its own.
         let recs = [
-            in_shard(fixtures::record("base", &[("a", 1000)]), 1),
-            in_shard(fixtures::record("v1", &[("a", 1100)]), 1),
-            in_shard(fixtures::record("base", &[("a", 2000)]), 2),
-            in_shard(fixtures::record("v2", &[("a", 2200)]), 2),
+            in_shard(testing::variant_record("base", &[("a", 1000)]), 1),
+            in_shard(testing::variant_record("v1", &[("a", 1100)]), 1),
+            in_shard(testing::variant_record("base", &[("a", 2000)]), 2),
+            in_shard(testing::variant_record("v2", &[("a", 2200)]), 2),
         ];
-        let cols = ["base", "v1", "v2"].map(fixtures::column).to_vec();
+        let cols = ["base", "v1", "v2"].map(testing::column).to_vec();
         let m = matrix("base", cols, &recs, &CompareOptions::default());
         let cells = &m.rows[0].cells;
         assert_eq!(cells.len(), 3, "one column for the baseline");
@@ -491,7 +353,7 @@ mod tests {
         // One baseline run: every variant against it, whatever its shard.
         let m = matrix(
             "base",
-            ["base", "v1", "v2"].map(fixtures::column).to_vec(),
+            ["base", "v1", "v2"].map(testing::column).to_vec(),
             &[recs[0].clone(), recs[1].clone(), recs[3].clone()],
             &CompareOptions::default(),
         );
@@ -501,7 +363,7 @@ mod tests {
 
     #[test]
     fn cells_carry_ratios_verdicts_and_prices() {
-        let m = fixtures::ratios();
+        let m = testing::ratios();
         assert_eq!(m.rows.len(), 2);
         let a = &m.rows[0];
         assert_eq!(a.cells.len(), 3, "the broken variant has no cells");
@@ -534,7 +396,7 @@ mod tests {
 
     #[test]
     fn placement_and_unresolved_ratios_are_marked_and_not_priced() {
-        let m = fixtures::marks();
+        let m = testing::marks();
         let verdict = |row: usize| {
             m.rows[row].cells[1]
                 .figure(Instrument::Walltime)

@@ -25,6 +25,7 @@
 //! `variants::spec`, which names the variant and the key in every error.
 
 use anyhow::{Context, Result};
+use costbench_judge::check::CheckConfig;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -36,15 +37,13 @@ pub const FILE_NAME: &str = "costbench.toml";
 pub struct Config {
     #[serde(default)]
     pub run: RunConfig,
+    /// `[check]`: its types and their validation belong to the gate that applies them.
     #[serde(default)]
     pub check: CheckConfig,
     /// `[variants.NAME]` tables, unvalidated, in file order.
     #[serde(default)]
     pub variants: toml::Table,
 }
-
-// `[check]`'s types and their validation belong to the gate that applies them.
-pub use costbench_judge::check::{glob_match, CheckConfig, Limit, LimitMetric};
 
 #[derive(Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -97,7 +96,10 @@ mod tests {
         .unwrap();
         assert_eq!(c.check.ignore, ["pipe/*"]);
         assert_eq!(c.check.limit[0].scenario, "*");
-        assert_eq!(c.check.limit[0].metric, Some(LimitMetric::Icount));
+        assert_eq!(
+            c.check.limit[0].metric,
+            Some(costbench_judge::check::LimitMetric::Icount)
+        );
         assert_eq!(c.check.limit[1].hard, Some(8.0));
         for (bad, needle) in [
             (

@@ -1,6 +1,6 @@
 //! Run records built in code, and the snapshot assertion, for the tests of this crate and of the
 //! crates above it (which enable the `testing` feature in their dev-dependencies). Test-only.
-//! Comparisons built in code are `costbench_judge::compare::testing`'s.
+//! Comparisons and variant matrices built in code are `costbench_judge::testing`'s.
 
 use crate::model::{
     Environment, Failure, Git, Host, Icount, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,

@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn dynamic_summary_snapshot() {
-        use costbench_judge::compare::testing::{assert_snapshot, every_figure};
+        use costbench_record::testing::{assert_snapshot, every_figure};
         assert_snapshot!(
             "census_dynamic_summary",
             &dynamic_summary(&every_figure(), None),

@@ -61,12 +61,12 @@ mod tests {
     use super::*;
     use costbench_judge::check::evaluate;
     use costbench_judge::check::CheckConfig;
-    use costbench_judge::compare::testing::{record, scenario, with_icount};
     use costbench_judge::compare::{compare, CompareOptions};
+    use costbench_record::testing::{record, scenario, with_icount};
 
     #[test]
     fn unresolved_and_placement_rows_are_notes_never_violations() {
-        use costbench_judge::compare::testing::{rounds_pair, with_rounds};
+        use costbench_record::testing::{rounds_pair, with_rounds};
         // "moved": 7 % slower with identical instructions (placement); "wide": rounds spread
         // ±14 % (unresolved); "plain": separate-run wall time is not in this session.
         let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();

@@ -226,8 +226,9 @@ fn group_not_compared(v: &[NotCompared]) -> Vec<(Instrument, Side, Vec<&str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::compare::testing::*;
     use costbench_judge::compare::{compare, CompareOptions};
+    use costbench_judge::testing::*;
+    use costbench_record::testing::*;
 
     #[test]
     fn significant_rows_then_counts_and_lists() {

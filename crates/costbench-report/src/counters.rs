@@ -207,13 +207,13 @@ pub fn tables(run: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::compare::testing;
+    use costbench_record::testing;
 
     #[test]
     fn ways_of_one_work_share_a_table() {
         let run = testing::memory_groups();
         let t = tables(&run);
-        costbench_judge::compare::testing::assert_snapshot!("counters_groups", &t);
+        costbench_record::testing::assert_snapshot!("counters_groups", &t);
         assert!(t.contains("\nalloc/wc\n"), "{t}");
         assert!(!t.contains("other"), "{t}");
         let header = t.lines().nth(2).unwrap();

@@ -213,8 +213,9 @@ pub fn annotations(c: &Comparison, gate: &Gate, config_file: Option<&str>) -> St
 mod tests {
     use super::*;
     use costbench_judge::check::{evaluate, CheckConfig};
-    use costbench_judge::compare::testing::*;
     use costbench_judge::compare::{compare, CompareOptions};
+    use costbench_judge::testing::*;
+    use costbench_record::testing::*;
 
     #[test]
     fn escaping_follows_the_toolkit() {

@@ -383,8 +383,9 @@ fn xml_safe_lines(s: &str) -> String {
 mod tests {
     use super::*;
     use costbench_judge::check::{evaluate, CheckConfig, Limit};
-    use costbench_judge::compare::testing::*;
     use costbench_judge::compare::{compare, CompareOptions};
+    use costbench_judge::testing::*;
+    use costbench_record::testing::*;
 
     /// Parses `xml` with a strict XML 1.0 parser and returns, per suite, its name, counts and
     /// cases (name and outcome element), checking every count attribute against the cases.

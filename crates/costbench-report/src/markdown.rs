@@ -389,8 +389,9 @@ pub fn comparison(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::compare::testing::*;
     use costbench_judge::compare::{compare, CompareOptions};
+    use costbench_judge::testing::*;
+    use costbench_record::testing::*;
 
     /// Table rows whose cell count (raw `|` separators) is not the header's.
     fn broken_rows(md: &str) -> Vec<&str> {
@@ -631,7 +632,7 @@ Candidate: run c (commit c012345678, branch main, variant release)
 
     #[test]
     fn unresolved_and_placement_rows_are_listed_not_gated() {
-        use costbench_judge::compare::testing::{rounds_pair, with_rounds};
+        use costbench_record::testing::{rounds_pair, with_rounds};
         let tight: Vec<f64> = (0..12).map(|k| 0.002 * ((k % 5) as f64 - 2.0)).collect();
         let wide: Vec<f64> = (0..12).map(|k| 0.06 * ((k % 5) as f64 - 2.0)).collect();
         // Side 0 is the baseline, 1 the candidate.
@@ -742,7 +743,7 @@ Candidate: run c (commit c012345678, branch main, variant release)
 
     #[test]
     fn comparison_snapshot() {
-        let c = costbench_judge::compare::testing::every_verdict();
-        costbench_judge::compare::testing::assert_snapshot!("compare_markdown", &comparison(&c));
+        let c = costbench_judge::testing::every_verdict();
+        costbench_record::testing::assert_snapshot!("compare_markdown", &comparison(&c));
     }
 }

@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn run_table_snapshot() {
-        use costbench_judge::compare::testing::{
+        use costbench_record::testing::{
             assert_snapshot, every_figure, record, scenario, with_icount,
         };
         assert_snapshot!("run_table", &table(&every_figure()));

@@ -264,11 +264,11 @@ pub fn markdown(m: &Matrix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::variants::fixtures;
+    use costbench_judge::testing;
 
     #[test]
     fn cells_show_ratios_marks_and_failed_builds() {
-        let m = fixtures::ratios();
+        let m = testing::ratios();
         let t = table(&m);
         assert!(t.contains("110.00 Ir ×1.100*"), "{t}");
         assert!(
@@ -278,15 +278,15 @@ mod tests {
         assert!(t.contains("variant broken (broken) did not build"), "{t}");
         assert!(t.contains("error[E0425]"), "{t}");
         let md = markdown(&m);
-        costbench_judge::compare::testing::assert_snapshot!("variants_table_ratios", &t);
-        costbench_judge::compare::testing::assert_snapshot!("variants_markdown_ratios", &md);
+        costbench_record::testing::assert_snapshot!("variants_table_ratios", &t);
+        costbench_record::testing::assert_snapshot!("variants_markdown_ratios", &md);
         assert!(md.contains("**110.00 Ir ×1.100**"), "{md}");
         assert!(md.contains("| oc | oc |"), "{md}");
     }
 
     #[test]
     fn each_instrument_shows_only_the_rows_it_measured() {
-        let m = fixtures::service();
+        let m = testing::service();
         let t = table(&m);
         let sections: Vec<&str> = t.split("per op (×ratio").collect();
         // Instruction counts: the two parties; under load: the load row alone, twice.
@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn placement_and_unresolved_ratios_are_marked() {
-        let m = fixtures::marks();
+        let m = testing::marks();
         let t = table(&m);
         assert!(t.contains("≈"), "{t}");
         assert!(t.contains("?"), "{t}");
@@ -321,7 +321,7 @@ mod tests {
             md.contains("(1 up, 0 down of 3; 1 unresolved, 1 placement not priced)"),
             "{md}"
         );
-        costbench_judge::compare::testing::assert_snapshot!("variants_table_marks", &t);
-        costbench_judge::compare::testing::assert_snapshot!("variants_markdown_marks", &md);
+        costbench_record::testing::assert_snapshot!("variants_table_marks", &t);
+        costbench_record::testing::assert_snapshot!("variants_markdown_marks", &md);
     }
 }

@@ -34,7 +34,7 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
         }
     };
     let census = costbench_measure::census::analyse(&exe)?;
-    let guards: Vec<&costbench_measure::census::Guard> = census
+    let guards: Vec<&costbench_record::census::Guard> = census
         .guards
         .iter()
         .filter(|g| {

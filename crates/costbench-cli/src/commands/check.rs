@@ -302,7 +302,7 @@ fn gate_and_emit(
     out: &Outputs,
     opts: &CompareOptions,
     historic: &HistoricThresholds,
-    limits: &costbench_measure::config::CheckConfig,
+    limits: &costbench_judge::check::CheckConfig,
     (base, base_dir): Side,
     (cand, cand_dir): Side,
     sources: Option<&SourceDiff>,

@@ -253,8 +253,9 @@ pub fn gather_for_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::compare::testing::{noisy, record, scenario, with_icount, with_walltime};
+    use costbench_judge::testing::noisy;
     use costbench_record::render::{Format, Render as _};
+    use costbench_record::testing::{record, scenario, with_icount, with_walltime};
     use costbench_report::render::variant_runs;
 
     fn page_of(runs: &[RunRecord], cmp: Option<&Comparison>, history: &[History]) -> String {

@@ -48,7 +48,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `[0, 1)` with 53 random bits. Only the test fixtures' deterministic noise
-    /// (`compare::testing::noisy`) draws these.
+    /// (`testing::noisy`) draws these.
     #[cfg(any(test, feature = "testing"))]
     pub fn unit_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64

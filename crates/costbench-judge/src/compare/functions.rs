@@ -5,15 +5,13 @@
 //! profiles (the runner's `measure::callgrind::profile::load`) and passes them in, as the
 //! record's plain-data [`Profile`].
 
-use super::{Comparison, Instrument, Verdict};
+use super::types::{Comparison, FunctionChanges, FunctionDelta, Instrument, Verdict};
 use costbench_record::fmt::{fmt_count, fmt_ir_grouped, fmt_whole as whole};
 use costbench_record::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
 
 /// Functions listed per scenario: enough to find the cause, short enough for a PR comment.
 pub const TOP: usize = 10;
-
-pub use super::types::{FunctionChanges, FunctionDelta};
 
 /// Share of an id's instruction-count change (sum of absolute self-cost changes per op) inside
 /// placement-dependent functions from which the change is attributed to them.
@@ -975,8 +973,8 @@ mod tests {
     /// when the profiles confine a small change to placement-dependent routines.
     #[test]
     fn wall_time_follows_a_small_change_the_profiles_confine_to_placement_paths() {
-        use super::super::testing::{record, rounds_pair, scenario, with_icount, with_rounds};
         use super::super::{compare, CompareOptions, Row};
+        use costbench_record::testing::{record, rounds_pair, scenario, with_icount, with_rounds};
         // Paired rounds 7.1 % slower: a wall-time regression on its own.
         let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
         let (base_rounds, cand_rounds) = rounds_pair(1.071, &tight);

@@ -451,10 +451,10 @@ pub(super) fn exact_evidence(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{record, rounds_pair, scenario, with_icount, with_rounds};
     use super::super::{compare, family::ErrorControl, CompareOptions, Comparison};
     use super::*;
     use costbench_record::model::RunRecord;
+    use costbench_record::testing::{record, rounds_pair, scenario, with_icount, with_rounds};
 
     /// Round wobble whose signed-rank statistic is known: magnitudes `0.05 + 0.001 k` (rank
     /// `k + 1`), negative where `negative` says.

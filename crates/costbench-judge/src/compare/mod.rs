@@ -19,9 +19,6 @@ pub mod paired;
 pub mod placement;
 mod types;
 
-#[cfg(any(test, feature = "testing"))]
-pub mod testing;
-
 pub use bootstrap::RatioCi;
 pub use types::*;
 

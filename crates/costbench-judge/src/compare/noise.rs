@@ -116,7 +116,8 @@ impl HistoricThresholds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{compare_with, testing, CompareOptions, Verdict};
+    use crate::compare::{compare_with, CompareOptions, Verdict};
+    use costbench_record::testing;
 
     #[test]
     fn short_histories_are_not_trusted() {
@@ -159,7 +160,7 @@ mod tests {
         let run = |id: &str, v: f64| {
             let r = testing::with_walltime(
                 testing::scenario("s"),
-                &testing::noisy(v, 0.001, 20, id.len() as u64),
+                &crate::testing::noisy(v, 0.001, 20, id.len() as u64),
             );
             testing::record(id, vec![r])
         };

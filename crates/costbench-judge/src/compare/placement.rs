@@ -206,9 +206,9 @@ impl Range {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{scenario, with_icount};
     use super::*;
     use costbench_record::model::IcountPlacement;
+    use costbench_record::testing::{scenario, with_icount};
 
     fn side(plain: f64, perturbed: &[f64]) -> ScenarioResult {
         let mut r = with_icount(scenario("s"), plain);
@@ -289,8 +289,8 @@ mod tests {
 
     #[test]
     fn compare_labels_placement_changes_and_keeps_the_rest() {
-        use super::super::testing::record;
         use super::super::{compare, CompareOptions, Instrument};
+        use costbench_record::testing::record;
         let base = record("b", vec![side(1219.0, &[1204.0, 1215.0])]);
         let cand = record("c", vec![side(1205.0, &[1210.0, 1221.0])]);
         let cmp = compare(&base, &cand, &CompareOptions::default());

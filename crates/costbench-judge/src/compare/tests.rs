@@ -1,8 +1,9 @@
 //! Tests of [`compare`](super::compare): matching, thresholds and verdicts over run records built
 //! in code.
 
-use super::testing::*;
 use super::*;
+use crate::testing::*;
+use costbench_record::testing::*;
 
 fn opts() -> CompareOptions {
     CompareOptions::default()

@@ -7,8 +7,8 @@
 //! decoding again.
 
 use super::binary::{Function, Image};
-use super::classify::{classify, Kind};
 use super::guards::{Flow, Insn, Target};
+use costbench_record::census::classify::{classify, Kind};
 use iced_x86::{Decoder, DecoderOptions, FlowControl, Mnemonic};
 use std::collections::HashMap;
 

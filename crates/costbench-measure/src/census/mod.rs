@@ -17,15 +17,13 @@ pub mod disasm;
 pub mod guards;
 
 use anyhow::{Context, Result};
-use classify::Kind;
+use costbench_record::census::classify::Kind;
+use costbench_record::census::{Frame, Guard, StaticCensus};
 use std::borrow::Cow;
 use std::path::Path;
 
 // The census's plain data (schema, guards, frames, kinds) lives in the record crate, so that
-// the report crate renders it without depending on this one; re-exported under its old paths.
-pub use costbench_record::census::{
-    classify, Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION, TOP_SITES,
-};
+// the report crate renders it without depending on this one.
 
 /// The crate a demangled function name belongs to: the first path segment, looking inside
 /// `<Type as Trait>` to the first path it names. Names without a path (C functions) are `?`.

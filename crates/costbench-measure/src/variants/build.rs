@@ -21,9 +21,9 @@
 //! Every variant builds with `--target HOST`, so rustflags never reach build scripts or proc
 //! macros, and the same way for all variants so that this is not itself a difference.
 
-use super::spec::Variant;
 use crate::cargo::{self, BenchTarget, BuildSettings};
 use anyhow::{bail, Context, Result};
+use costbench_record::variant::Variant;
 use std::process::Command;
 
 /// The name of the library crate whose features switch the allocator.

@@ -16,7 +16,6 @@
 
 pub mod build;
 // The matrix is judging over records: it lives in `costbench-judge`, under its old path here.
-pub use costbench_judge::variants as matrix;
 pub mod presets;
 mod sharding;
 pub mod spec;
@@ -25,8 +24,9 @@ use crate::cargo::{self, BenchTarget, BuildError};
 use crate::config::Config;
 use crate::run::{RunOptions, SideSpec};
 use anyhow::{bail, Context, Result};
-use costbench_record::model::RunRecord;
-use spec::Variant;
+use costbench_judge::variants as matrix;
+use costbench_record::model::{BuildInfo, RunRecord};
+use costbench_record::variant::Variant;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -133,7 +133,7 @@ fn compiler_errors(stderr: &str) -> String {
 
 struct Outcome {
     built: Option<cargo::Built>,
-    info: Option<matrix::BuildInfo>,
+    info: Option<BuildInfo>,
     error: Option<String>,
 }
 
@@ -180,7 +180,7 @@ fn build_all(
                             );
                         }
                         Outcome {
-                            info: Some(matrix::BuildInfo {
+                            info: Some(BuildInfo {
                                 seconds,
                                 compiled: b.compiled,
                                 fresh: b.fresh,
@@ -200,7 +200,7 @@ fn build_all(
                         );
                         Outcome {
                             built: None,
-                            info: Some(matrix::BuildInfo {
+                            info: Some(BuildInfo {
                                 seconds,
                                 compiled: 0,
                                 fresh: 0,

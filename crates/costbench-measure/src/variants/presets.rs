@@ -1,8 +1,9 @@
 //! Built-in sets of variants (`--preset NAME`): ready-made questions, each entry one build
 //! choice changed against the plain release (bench) profile, which comes first as the baseline.
 
-use super::spec::{self, Raw, Variant};
+use super::spec::{self, Raw};
 use anyhow::{bail, Result};
+use costbench_record::variant::Variant;
 
 /// `build-choices` (alias `safety-tax`): the price of each common build choice on its own.
 const BUILD_CHOICES: &[(&str, &str)] = &[
@@ -64,7 +65,10 @@ mod tests {
         assert_eq!(v.len(), 8);
         assert_eq!(v[1].profile_value("overflow-checks"), Some("true"));
         assert_eq!(v[5].profile_value("panic"), Some("\"abort\""));
-        assert_eq!(v[6].allocator, Some(spec::Allocator::Mimalloc));
+        assert_eq!(
+            v[6].allocator,
+            Some(costbench_record::variant::Allocator::Mimalloc)
+        );
         assert_eq!(
             v[7].rustflags,
             [

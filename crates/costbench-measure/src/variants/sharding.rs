@@ -10,11 +10,11 @@
 //! `VARIANT/SCENARIO` cells are split by scenario, a scenario's cells together so that its
 //! ratios stay paired (`run::sharding`).
 
-use super::spec::Variant;
 use crate::run::sharding::ShardPlan;
 use costbench_record::instrument::InstrumentSet;
 use costbench_record::model::{VariantSplit, VariantsShard};
 use costbench_record::shard::partition;
+use costbench_record::variant::Variant;
 use std::collections::BTreeMap;
 
 /// Whether `instruments` include one whose figures are judged only against a baseline

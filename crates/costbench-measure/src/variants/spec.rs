@@ -9,6 +9,9 @@
 //! this toolchain installed) live in `build.rs`.
 
 use anyhow::{bail, Result};
+// The validated variant is plain data of the record crate, so that the variant matrix (judged in
+// `costbench-judge`) can carry it; this module parses and checks it.
+use costbench_record::variant::{Allocator, Variant};
 
 /// Every key a variant may set, in the order they are described and applied.
 pub const KEYS: &[&str] = &[
@@ -77,10 +80,6 @@ impl Raw {
 
 /// A variant's settings as written, `(key, value)` in order, not yet validated.
 pub type Settings = Vec<(String, Raw)>;
-
-// The validated variant is plain data of the record crate, so that the variant matrix (judged in
-// `costbench-judge`) can carry it; re-exported here under its old path.
-pub use costbench_record::variant::{Allocator, Variant};
 
 /// Checks a variant name: it names a directory and a history entry.
 pub fn check_name(name: &str) -> Result<()> {

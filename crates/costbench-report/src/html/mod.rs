@@ -251,10 +251,9 @@ pub(super) fn change_cell(row: Option<&&compare::Row>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::compare::testing::{
-        noisy, record, scenario, with_failure, with_icount, with_walltime,
-    };
+    use costbench_judge::testing::noisy;
     use costbench_record::model::{Census, CensusKind, CensusSite};
+    use costbench_record::testing::{record, scenario, with_failure, with_icount, with_walltime};
 
     const INJECTED: &str = "<script>alert(1)</script>";
 

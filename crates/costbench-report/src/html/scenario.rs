@@ -44,7 +44,7 @@ fn fact(page: &mut String, name: &str, value: &str) {
 /// What the comparison says about one scenario.
 pub(super) struct Changes<'a> {
     pub(super) rows: &'a HashMap<(&'a str, Instrument), &'a compare::Row>,
-    pub(super) functions: Option<&'a compare::functions::FunctionChanges>,
+    pub(super) functions: Option<&'a compare::FunctionChanges>,
 }
 
 /// The section of measured id `r` (the `k`th of `run`), with its baseline `base`.
@@ -300,7 +300,7 @@ pub(super) fn scenario(
 }
 
 /// The functions behind a significant instruction-count change, from the two callgrind outputs.
-fn function_changes(page: &mut String, f: &compare::functions::FunctionChanges) {
+fn function_changes(page: &mut String, f: &compare::FunctionChanges) {
     if let Some(why) = &f.unavailable {
         let _ = write!(
             page,
@@ -386,9 +386,9 @@ mod tests {
 
     #[test]
     fn functions_behind_a_change_are_listed_with_generic_names_escaped() {
-        let f = compare::functions::FunctionChanges {
+        let f = compare::FunctionChanges {
             id: "a".into(),
-            top: vec![compare::functions::FunctionDelta {
+            top: vec![compare::FunctionDelta {
                 name: "<alloc::vec::Vec<T> as core::ops::Drop>::drop".into(),
                 base_self: 10.0,
                 cand_self: 12.5,
