@@ -10,7 +10,7 @@
 //! job, and so is rendering: reports turn a [`compare::Comparison`] or a [`check::Gate`] into
 //! text.
 //!
-//! With the `testing` feature, [`testing`] builds comparisons and matrices in code, for the tests
+//! With the `testing` feature, `testing` builds comparisons and matrices in code, for the tests
 //! of the crates above this one.
 
 #![warn(missing_docs)]

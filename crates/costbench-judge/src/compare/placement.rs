@@ -8,7 +8,7 @@
 //! paths): it is reported as [`Verdict::Placement`], never gated. A change beyond that keeps its
 //! direction, and the reason says it is beyond the placement spread.
 //!
-//! Last, [`mark_placement`] turns the wall-time verdict of an id whose instructions did not move
+//! Last, `mark_placement` turns the wall-time verdict of an id whose instructions did not move
 //! (or moved only as placement moves them) into a placement verdict too: both the comparison and
 //! [`functions::attach`](super::functions::attach) end with it, so it lives here, below both.
 //! Pure.
