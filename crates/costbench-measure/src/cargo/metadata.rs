@@ -1,0 +1,406 @@
+//! Which bench target to build, as `cargo metadata` describes the workspace: the packages that
+//! use costbench and their bench targets, the features they and their dependencies offer, the
+//! target directory; and how every cargo command is started ([`LockFlags`] included). It only
+//! asks cargo; building is `build`'s.
+
+use crate::config::Config;
+use anyhow::{anyhow, bail, Context, Result};
+use cargo_metadata::MetadataCommand;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub(super) fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    // A killed costbench takes its build with it (cargo then stops its rustc jobs itself only on
+    // a catchable signal: rustc processes already running may finish their crate).
+    crate::run::cancel::die_with_parent(&mut cmd);
+    cmd
+}
+
+/// `--locked`, `--offline`, `--frozen`: how cargo may touch `Cargo.lock` and the network. Given
+/// to every cargo command that resolves or builds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LockFlags {
+    pub locked: bool,
+    pub offline: bool,
+    pub frozen: bool,
+}
+
+impl LockFlags {
+    /// The flags for cargo.
+    pub fn args(self) -> Vec<&'static str> {
+        [
+            ("--locked", self.locked),
+            ("--offline", self.offline),
+            ("--frozen", self.frozen),
+        ]
+        .into_iter()
+        .filter_map(|(a, on)| on.then_some(a))
+        .collect()
+    }
+}
+
+/// What costbench reads of `cargo metadata` (parsed by the `cargo_metadata` crate): the
+/// packages with their bench targets, the target directory and the workspace root.
+#[derive(Debug)]
+struct Metadata {
+    packages: Vec<Package>,
+    target_directory: PathBuf,
+    workspace_root: PathBuf,
+}
+
+#[derive(Debug)]
+struct Package {
+    name: String,
+    manifest_path: PathBuf,
+    dependencies: Vec<Dependency>,
+    targets: Vec<Target>,
+    features: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Debug)]
+struct Dependency {
+    name: String,
+}
+
+#[derive(Debug)]
+struct Target {
+    name: String,
+    kind: Vec<String>,
+}
+
+impl From<cargo_metadata::Metadata> for Metadata {
+    fn from(m: cargo_metadata::Metadata) -> Self {
+        Metadata {
+            packages: m
+                .packages
+                .into_iter()
+                .map(|p| Package {
+                    name: p.name.to_string(),
+                    manifest_path: p.manifest_path.into_std_path_buf(),
+                    dependencies: p
+                        .dependencies
+                        .into_iter()
+                        .map(|d| Dependency { name: d.name })
+                        .collect(),
+                    targets: p
+                        .targets
+                        .into_iter()
+                        .map(|t| Target {
+                            kind: t.kind.iter().map(ToString::to_string).collect(),
+                            name: t.name,
+                        })
+                        .collect(),
+                    features: p.features,
+                })
+                .collect(),
+            target_directory: m.target_directory.into_std_path_buf(),
+            workspace_root: m.workspace_root.into_std_path_buf(),
+        }
+    }
+}
+
+/// `cargo metadata` of `manifest` (`--no-deps` unless the dependency graph is wanted), with
+/// cargo's own message when it fails.
+fn cargo_metadata(
+    manifest: &Path,
+    no_deps: bool,
+    lock: LockFlags,
+) -> Result<cargo_metadata::Metadata> {
+    let mut mc = MetadataCommand::new();
+    mc.manifest_path(manifest).other_options(
+        lock.args()
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    );
+    if no_deps {
+        mc.no_deps();
+    }
+    let out = mc
+        .cargo_command()
+        .stderr(Stdio::piped())
+        .output()
+        .context("cannot run `cargo metadata`: is cargo installed and on PATH?")?;
+    if !out.status.success() {
+        bail!(
+            "`cargo metadata` failed for {}:\n{}",
+            manifest.display(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = stdout
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .context("`cargo metadata` printed no JSON")?;
+    MetadataCommand::parse(json).context("cannot parse `cargo metadata` output")
+}
+
+/// The bench target chosen for a run.
+#[derive(Debug, Clone)]
+pub struct BenchTarget {
+    pub package: String,
+    pub bench: String,
+    /// Directory of the package's Cargo.toml: scenarios run with it as working directory, as
+    /// under `cargo bench`.
+    pub package_dir: PathBuf,
+    pub manifest_path: PathBuf,
+    pub workspace_root: PathBuf,
+    pub target_directory: PathBuf,
+}
+
+/// The target directory of the crate at `manifest_path` (default `./Cargo.toml`).
+pub fn target_directory(manifest_path: Option<&Path>) -> Result<PathBuf> {
+    Ok(metadata(manifest_path)?.1.target_directory)
+}
+
+/// Resolves which bench target to run from the command line, `costbench.toml` and the crate.
+pub fn resolve(
+    manifest_path: Option<&Path>,
+    package: Option<&str>,
+    bench: Option<&str>,
+) -> Result<BenchTarget> {
+    let (manifest, meta) = metadata(manifest_path)?;
+    let config = Config::load(&meta.workspace_root)?;
+    // costbench.toml speaks for the workspace: pointing at another member package's manifest
+    // means that package, whatever the file prefers.
+    let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
+    let config_applies =
+        own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
+    let (package, bench) = if config_applies {
+        (
+            package.or(config.run.package.as_deref()),
+            bench.or(config.run.bench.as_deref()),
+        )
+    } else {
+        (package, bench)
+    };
+    choose(&meta, &manifest, package, bench)
+}
+
+/// The cargo features of the bench target's package and of its dependencies.
+#[derive(Debug, Clone, Default)]
+pub struct Features {
+    /// The package's own features (`default` included), with what each turns on.
+    pub own: BTreeMap<String, Vec<String>>,
+    /// Names of the package's dependencies (any kind).
+    pub dependencies: Vec<String>,
+}
+
+/// The features of `target`'s package (`cargo metadata --no-deps`).
+pub fn features(target: &BenchTarget) -> Result<Features> {
+    let (_, meta) = metadata(Some(&target.manifest_path))?;
+    let p = meta
+        .packages
+        .iter()
+        .find(|p| p.name == target.package)
+        .ok_or_else(|| anyhow!("cargo metadata does not list package {}", target.package))?;
+    Ok(Features {
+        own: p.features.clone(),
+        dependencies: p.dependencies.iter().map(|d| d.name.clone()).collect(),
+    })
+}
+
+/// The features of dependency `dep` as resolved for `target`'s workspace (`cargo metadata`
+/// without `--no-deps`, so it resolves the whole graph), or `None` when no package of that name
+/// is in the graph.
+pub fn dependency_features(
+    target: &BenchTarget,
+    dep: &str,
+    lock: LockFlags,
+) -> Result<Option<BTreeMap<String, Vec<String>>>> {
+    let meta = cargo_metadata(&target.manifest_path, false, lock)?;
+    Ok(meta
+        .packages
+        .into_iter()
+        .find(|p| *p.name == dep)
+        .map(|p| p.features))
+}
+
+/// The nearest `Cargo.toml` at or above `dir`, as cargo finds it: run from `src/` of a package,
+/// that package's manifest (the workspace's comes from `cargo metadata`).
+fn find_manifest(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .map(|d| d.join("Cargo.toml"))
+        .find(|p| p.is_file())
+}
+
+fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
+    let manifest = match manifest_path {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            match find_manifest(&cwd) {
+                Some(p) => p,
+                None => bail!(
+                    "no Cargo.toml in {} or any directory above it: run costbench inside a crate \
+                     that has a costbench bench target, or pass --manifest-path PATH",
+                    cwd.display()
+                ),
+            }
+        }
+    };
+    let manifest = manifest
+        .canonicalize()
+        .with_context(|| format!("cannot find manifest {}", manifest.display()))?;
+    // `--no-deps` resolves nothing, so it needs neither the lock file nor the network.
+    let meta = cargo_metadata(&manifest, true, LockFlags::default())?;
+    Ok((manifest, meta.into()))
+}
+
+fn choose(
+    meta: &Metadata,
+    manifest: &Path,
+    package: Option<&str>,
+    bench: Option<&str>,
+) -> Result<BenchTarget> {
+    // A package manifest (not the workspace root) restricts the choice to that package.
+    let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
+    let mut candidates: Vec<(&Package, &Target)> = meta
+        .packages
+        .iter()
+        .filter(|p| package.is_none_or(|name| p.name == name))
+        .filter(|p| package.is_some() || own.is_none_or(|o| o.name == p.name))
+        .flat_map(|p| {
+            p.targets
+                .iter()
+                .filter(|t| t.kind.iter().any(|k| k == "bench"))
+                .map(move |t| (p, t))
+        })
+        .collect();
+    if let Some(pkg) = package {
+        if !meta.packages.iter().any(|p| p.name == pkg) {
+            let names: Vec<_> = meta.packages.iter().map(|p| p.name.as_str()).collect();
+            bail!(
+                "no package named {pkg:?} here; packages: {}",
+                names.join(", ")
+            );
+        }
+    }
+    if let Some(b) = bench {
+        let all: Vec<String> = candidates.iter().map(|(_, t)| t.name.clone()).collect();
+        candidates.retain(|(_, t)| t.name == b);
+        if candidates.is_empty() {
+            bail!(
+                "no bench target named {b:?}; bench targets here: {}",
+                if all.is_empty() {
+                    "none".to_string()
+                } else {
+                    all.join(", ")
+                }
+            );
+        }
+    } else {
+        candidates.retain(|(p, _)| p.dependencies.iter().any(|d| d.name == "costbench"));
+    }
+    let (p, t) = match candidates.as_slice() {
+        [one] => *one,
+        [] => bail!(
+            "no bench target that depends on costbench here: add one (harness = false, main calls \
+             costbench::Suite::main) or pass --bench NAME"
+        ),
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .map(|(p, t)| format!("{} (package {})", t.name, p.name))
+                .collect();
+            bail!(
+                "several bench targets could be run: {}; choose one with --bench NAME (and -p PACKAGE), \
+                 or set run.bench in costbench.toml",
+                names.join(", ")
+            )
+        }
+    };
+    Ok(BenchTarget {
+        package: p.name.clone(),
+        bench: t.name.clone(),
+        package_dir: p
+            .manifest_path
+            .parent()
+            .ok_or_else(|| anyhow!("manifest path has no parent"))?
+            .to_path_buf(),
+        manifest_path: p.manifest_path.clone(),
+        workspace_root: meta.workspace_root.clone(),
+        target_directory: meta.target_directory.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_manifest_is_found_upward_from_a_subdirectory_as_cargo_finds_it() {
+        let root = tempfile::tempdir().unwrap();
+        let member = root.path().join("member");
+        std::fs::create_dir_all(member.join("src/deep")).unwrap();
+        std::fs::write(root.path().join("Cargo.toml"), "[workspace]\n").unwrap();
+        std::fs::write(member.join("Cargo.toml"), "[package]\n").unwrap();
+        assert_eq!(
+            find_manifest(&member.join("src/deep")),
+            Some(member.join("Cargo.toml"))
+        );
+        assert_eq!(
+            find_manifest(root.path()),
+            Some(root.path().join("Cargo.toml"))
+        );
+        let outside = tempfile::tempdir().unwrap();
+        assert!(find_manifest(outside.path()).is_none_or(|p| !p.starts_with(outside.path())));
+    }
+
+    fn meta() -> Metadata {
+        let pkg = |name: &str, benches: &[&str], uses: bool| Package {
+            name: name.into(),
+            manifest_path: PathBuf::from(format!("/w/{name}/Cargo.toml")),
+            dependencies: if uses {
+                vec![Dependency {
+                    name: "costbench".into(),
+                }]
+            } else {
+                vec![]
+            },
+            targets: benches
+                .iter()
+                .map(|b| Target {
+                    name: (*b).into(),
+                    kind: vec!["bench".into()],
+                })
+                .collect(),
+            features: BTreeMap::new(),
+        };
+        Metadata {
+            packages: vec![
+                pkg("a", &["fast"], true),
+                pkg("b", &["slow", "crit"], true),
+                pkg("c", &["crit2"], false),
+            ],
+            target_directory: "/w/target".into(),
+            workspace_root: "/w".into(),
+        }
+    }
+
+    #[test]
+    fn chooses_by_name_package_or_uniqueness() {
+        let m = meta();
+        let root = Path::new("/w/Cargo.toml");
+        assert_eq!(choose(&m, root, None, Some("slow")).unwrap().package, "b");
+        let e = choose(&m, root, None, None).unwrap_err().to_string();
+        assert!(e.contains("several bench targets"), "{e}");
+        assert_eq!(choose(&m, root, Some("a"), None).unwrap().bench, "fast");
+        assert_eq!(
+            choose(&m, Path::new("/w/a/Cargo.toml"), None, None)
+                .unwrap()
+                .bench,
+            "fast"
+        );
+        let e = choose(&m, root, None, Some("nope"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no bench target named \"nope\""), "{e}");
+        let e = choose(&m, root, Some("zz"), None).unwrap_err().to_string();
+        assert!(e.contains("no package named"), "{e}");
+        assert!(choose(&m, Path::new("/w/c/Cargo.toml"), None, None).is_err());
+    }
+}

@@ -1,0 +1,29 @@
+//! Talking to cargo: find the bench target (`cargo metadata`), read the features it and its
+//! dependencies offer, and build it (`cargo rustc --profile bench`, or the user's `--profile`,
+//! with the user's feature and lock-file flags and a build variant's settings), returning the
+//! executable's path.
+//!
+//! Builds go to their own target directory (`TARGET/costbench/build/VARIANT`) with debug line
+//! tables forced on, so that costbench's profile settings never invalidate the user's own builds,
+//! variants never rebuild each other, and callgrind can name source lines.
+//!
+//! The bench target itself is compiled with `-C save-temps --print link-args`: rustc keeps its
+//! objects and prints the command it linked them with, which cargo passes through to stdout. The
+//! command is kept beside the executable (`EXE.link-args`, see `run::layout`) so that interleaved
+//! wall time can relink the same objects in other code layouts in a fraction of a second. Every
+//! build uses this one invocation: the extra rustc arguments are part of cargo's fingerprint, so
+//! two commands building into one directory with and without them would rebuild each other.
+
+//!
+//! `metadata` finds the target and what it offers; `build` builds it.
+
+mod build;
+mod metadata;
+
+pub use build::{
+    build, build_with, cargo_for, BuildError, BuildSettings, Built, CargoFlags, CodeAlign,
+    DEFAULT_PROFILE,
+};
+pub use metadata::{
+    dependency_features, features, resolve, target_directory, BenchTarget, Features, LockFlags,
+};
