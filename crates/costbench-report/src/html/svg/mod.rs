@@ -1,0 +1,20 @@
+//! The report's charts, as plain SVG generated here: a wall-time distribution (box plot with
+//! every sample as a dot), a history line chart with its significance band, a heat map of
+//! ratios, and latency percentile lines of service scenarios under load, one file each, on the
+//! scale and axis they share (`scale`). No plotting library: the charts are simple, and plain
+//! SVG keeps the binary small and the page free of scripts and fonts from elsewhere.
+//!
+//! Every chart's root `<svg>` carries `data-chart` (its kind) and `data-series` (how many series
+//! it draws): stable hooks for tests and for readers' own scripts. Text passes through
+//! [`escape`](super::escape::escape); numbers are written by this module.
+
+mod distribution;
+mod heatmap;
+mod history;
+mod percentiles;
+mod scale;
+
+pub use distribution::{distribution, Distribution};
+pub use heatmap::{heatmap, Cell};
+pub use history::{history, HistoryPoint};
+pub use percentiles::{percentiles, PercentileLine};
