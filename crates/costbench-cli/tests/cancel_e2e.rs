@@ -8,7 +8,7 @@ mod common;
 use common::*;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// The instruments to run: icount under valgrind when it is here, else wall time alone.
@@ -22,8 +22,7 @@ fn instruments() -> &'static str {
 }
 
 fn start_run(out: &Path, instruments: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["run", "--manifest-path"])
+    costbench(["run", "--manifest-path"])
         .arg(selftest_manifest())
         .args([
             "--bench",
@@ -35,10 +34,7 @@ fn start_run(out: &Path, instruments: &str) -> Child {
         .arg(instruments)
         .arg("--output-dir")
         .arg(out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the costbench binary runs")
+        .spawn(Stdio::null(), Stdio::piped())
 }
 
 /// Processes of the run of `costbench` (pid `pid`) into `out`: any whose command line names the
@@ -125,7 +121,7 @@ fn child_output(child: &mut Child) -> (Option<i32>, String) {
 /// The next run into the same directory succeeds (one scenario, to be quick).
 fn next_run_succeeds(out: &Path, instruments: &str) {
     let manifest = selftest_manifest();
-    let o = costbench(&[
+    let o = costbench([
         "run",
         "--manifest-path",
         manifest.to_str().unwrap(),
@@ -139,7 +135,8 @@ fn next_run_succeeds(out: &Path, instruments: &str) {
         "^calibrate/1000$",
         "--output-dir",
         out.to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(hidden_entries(out).is_empty(), "{:?}", hidden_entries(out));
 }

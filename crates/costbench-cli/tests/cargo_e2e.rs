@@ -21,9 +21,9 @@ fn list(extra: &[&str]) -> String {
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    let out = costbench(&args);
+    let out = costbench(&args).output();
     assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    stdout(&out)
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn a_scenario_that_exists_only_under_a_feature_is_listed_and_measured_with_featu
     } else {
         args.extend(["--instrument", "walltime", "--iterations-per-scenario", "3"]);
     }
-    let out = costbench(&args);
+    let out = costbench(&args).output();
     assert!(out.status.success(), "{}", stderr(&out));
     let run = run_json(dir.path());
     assert_eq!(run["settings"]["features"], serde_json::json!(["extra"]));
@@ -98,7 +98,7 @@ fn a_user_profile_is_built_and_recorded_and_an_unknown_one_is_cargos_error() {
     } else {
         args.extend(["--instrument", "walltime", "--iterations-per-scenario", "3"]);
     }
-    let out = costbench(&args);
+    let out = costbench(&args).output();
     assert!(out.status.success(), "{}", stderr(&out));
     let run = run_json(dir.path());
     assert_eq!(run["settings"]["profile"], "release");
@@ -107,7 +107,7 @@ fn a_user_profile_is_built_and_recorded_and_an_unknown_one_is_cargos_error() {
         assert_eq!(ir(&run, "calibrate/1000") - ir(&run, "empty"), 2001);
     }
 
-    let out = costbench(&[
+    let out = costbench([
         "run",
         "--manifest-path",
         manifest.to_str().unwrap(),
@@ -116,7 +116,8 @@ fn a_user_profile_is_built_and_recorded_and_an_unknown_one_is_cargos_error() {
         "--profile",
         "no-such-profile",
         "--list",
-    ]);
+    ])
+    .output();
     assert_eq!(out.status.code(), Some(1));
     let e = stderr(&out);
     // Cargo's own message (costbench's line tables make the profile half-defined to cargo)
@@ -161,7 +162,7 @@ fn list_lone(root: &Path, flag: Option<&str>) -> std::process::Output {
         "--list",
     ];
     args.extend(flag);
-    costbench(&args)
+    costbench(&args).output()
 }
 
 #[test]
@@ -220,20 +221,17 @@ fn regressed_runs() -> tempfile::TempDir {
 /// `costbench compare base cand` with `args` and `env` (CARGO_TERM_COLOR and NO_COLOR removed
 /// unless given): its stdout.
 fn compare_output(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_costbench"));
-    cmd.arg("compare")
+    let out = costbench(["compare"])
         .arg(dir.join("base"))
         .arg(dir.join("cand"))
         .args(args)
         .env_remove("CARGO_TERM_COLOR")
         .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
+        .env_remove("CLICOLOR_FORCE")
+        .envs(env)
+        .output();
     assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    stdout(&out)
 }
 
 const RED_REGRESSION: &str = "\x1b[1m\x1b[31mregression\x1b[0m";
@@ -256,12 +254,14 @@ fn color_follows_the_flag_then_cargo_term_color_and_is_off_in_a_pipe_by_default(
     let forced = compare_output(d, &["--color", "always"], &[("CARGO_TERM_COLOR", "never")]);
     assert!(forced.contains(RED_REGRESSION), "{forced}");
     // A global option, before the command too; clap's help follows it.
-    let out = costbench(&["--color", "never", "compare", "x", "y", "--help"]);
+    let out = costbench(["--color", "never", "compare", "x", "y", "--help"]).output();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!out.stdout.contains(&b'\x1b'));
-    let out = costbench(&["--color", "always", "run", "--help"]);
+    let out = costbench(["--color", "always", "run", "--help"]).output();
     assert!(out.stdout.contains(&b'\x1b'), "help in colour");
-    let out = costbench_with_env(&["history", "--limit", "1"], &[("CARGO_TERM_COLOR", "yes")]);
+    let out = costbench(["history", "--limit", "1"])
+        .envs(&[("CARGO_TERM_COLOR", "yes")])
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("CARGO_TERM_COLOR=\"yes\""),
@@ -285,7 +285,7 @@ fn auto_colours_a_terminal_unless_no_color_is_set() {
     let on_terminal = |no_color: Option<&str>| {
         let line = format!(
             "{} compare {} {}",
-            env!("CARGO_BIN_EXE_costbench"),
+            BIN,
             dir.path().join("base").display(),
             dir.path().join("cand").display()
         );
@@ -300,7 +300,7 @@ fn auto_colours_a_terminal_unless_no_color_is_set() {
         }
         let out = cmd.output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        stdout(&out)
     };
     let coloured = on_terminal(None);
     assert!(coloured.contains(RED_REGRESSION), "{coloured:?}");

@@ -45,7 +45,7 @@ fn census_run(extra: &[&str], env: &[(&str, &str)]) -> (Value, tempfile::TempDir
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    let out = costbench_with_env(&args, env);
+    let out = costbench(&args).envs(env).output();
     assert!(out.status.success(), "{}", stderr(&out));
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
@@ -71,18 +71,16 @@ fn checks(run: &Value, id: &str) -> u64 {
 #[test]
 fn static_census_lists_the_surviving_checks_with_lines_and_inline_chains() {
     let manifest = fixtures_manifest();
-    let out = costbench_with_env(
-        &[
-            "census",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-            "--format",
-            "json",
-            "--filter",
-            "^costbench_census_fixtures::",
-        ],
-        &[],
-    );
+    let out = costbench([
+        "census",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--format",
+        "json",
+        "--filter",
+        "^costbench_census_fixtures::",
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let c: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(c["schema"], "costbench-census");
@@ -147,16 +145,14 @@ fn static_census_lists_the_surviving_checks_with_lines_and_inline_chains() {
     assert_eq!(c["crates"][0]["crate"], "costbench_census_fixtures");
 
     // The table names the same things.
-    let out = costbench_with_env(
-        &[
-            "census",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-            "--filter",
-            "through_helper",
-        ],
-        &[],
-    );
+    let out = costbench([
+        "census",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--filter",
+        "through_helper",
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -171,18 +167,18 @@ fn static_census_lists_the_surviving_checks_with_lines_and_inline_chains() {
 
 #[test]
 fn census_refuses_what_it_cannot_read() {
-    let out = costbench_with_env(&["census", "--binary", "no/such/binary"], &[]);
+    let out = costbench(["census", "--binary", "no/such/binary"]).output();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no such file"), "{}", stderr(&out));
     let manifest = fixtures_manifest();
-    let out = costbench_with_env(&["census", "--binary", manifest.to_str().unwrap()], &[]);
+    let out = costbench(["census", "--binary", manifest.to_str().unwrap()]).output();
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("not an object file costbench can read"),
         "{}",
         stderr(&out)
     );
-    let out = costbench_with_env(&["census", "--binary", "x", "--bench", "y"], &[]);
+    let out = costbench(["census", "--binary", "x", "--bench", "y"]).output();
     assert_eq!(out.status.code(), Some(2), "--binary excludes target flags");
 }
 
@@ -262,24 +258,23 @@ fn overflow_checks_appear_when_the_build_turns_them_on() {
 fn census_without_valgrind_is_reported_skipped_and_wall_time_still_runs() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = fixtures_manifest();
-    let out = costbench_with_env(
-        &[
-            "run",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-            "--output-dir",
-            dir.path().to_str().unwrap(),
-            "--no-history",
-            "--quiet",
-            "--instrument",
-            "census,walltime",
-            "--filter",
-            "^index/helper$",
-            "--iterations-per-scenario",
-            "3",
-        ],
-        &[("COSTBENCH_VALGRIND", "/nonexistent/valgrind")],
-    );
+    let out = costbench([
+        "run",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--output-dir",
+        dir.path().to_str().unwrap(),
+        "--no-history",
+        "--quiet",
+        "--instrument",
+        "census,walltime",
+        "--filter",
+        "^index/helper$",
+        "--iterations-per-scenario",
+        "3",
+    ])
+    .envs(&[("COSTBENCH_VALGRIND", "/nonexistent/valgrind")])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())

@@ -100,15 +100,12 @@ fn check_env(
     env: &[(&str, &Path)],
 ) -> (Output, Value) {
     let manifest = repo.join("Cargo.toml");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_costbench"));
+    let mut cmd = costbench(["check", "--manifest-path"]);
     for k in GITHUB_VARS {
-        cmd.env_remove(k);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
+        cmd = cmd.env_remove(k);
     }
     let o = cmd
-        .args(["check", "--manifest-path"])
+        .envs(env)
         .arg(&manifest)
         .args([
             "-p",
@@ -130,8 +127,7 @@ fn check_env(
         } else {
             &["--filter", "^knob/"][..]
         })
-        .output()
-        .expect("costbench runs");
+        .output();
     let json = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!(
             "check printed no JSON ({e}); exit {:?}; stderr:\n{}",
@@ -540,15 +536,14 @@ fn github_judging_only(repo: &Path, out: &Path) {
     )
     .unwrap();
     let run = |github: &str, summary: &Path| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_costbench"));
+        let mut cmd = costbench(["check", "--manifest-path"]);
         for k in GITHUB_VARS {
-            cmd.env_remove(k);
+            cmd = cmd.env_remove(k);
         }
         let o = cmd
             .env("GITHUB_ACTIONS", "true")
             .env("GITHUB_STEP_SUMMARY", summary)
             .env("GITHUB_WORKSPACE", repo)
-            .args(["check", "--manifest-path"])
             .arg(repo.join("Cargo.toml"))
             .args([
                 "-p",
@@ -562,15 +557,14 @@ fn github_judging_only(repo: &Path, out: &Path) {
             .arg(out.join("baseline"))
             .arg("--candidate")
             .arg(out.join("candidate"))
-            .output()
-            .expect("costbench runs");
+            .output();
         assert_eq!(
             o.status.code(),
             Some(0),
             "{}",
             String::from_utf8_lossy(&o.stderr)
         );
-        String::from_utf8_lossy(&o.stderr).into_owned()
+        stderr(&o)
     };
     // The summary "file" is a directory: appending fails, the check does not.
     let err = run("auto", out);
@@ -602,8 +596,7 @@ fn github_judging_only(repo: &Path, out: &Path) {
 fn check_refuses_bad_baselines() {
     let repo = scratch_repo();
     let out = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["check", "--manifest-path"])
+    let o = costbench(["check", "--manifest-path"])
         .arg(repo.path().join("Cargo.toml"))
         .args([
             "-p",
@@ -615,8 +608,7 @@ fn check_refuses_bad_baselines() {
             "--output-dir",
         ])
         .arg(out.path())
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -624,18 +616,13 @@ fn check_refuses_bad_baselines() {
         "{err}"
     );
     // Neither a baseline nor a revision: a usage error.
-    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["check"])
-        .output()
-        .unwrap();
+    let o = costbench(["check"]).output();
     assert_eq!(o.status.code(), Some(2));
-    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["check", "--baseline", "branch:nope", "--manifest-path"])
+    let o = costbench(["check", "--baseline", "branch:nope", "--manifest-path"])
         .arg(repo.path().join("Cargo.toml"))
         .args(["-p", "costbench-selftest", "--bench", "selftest", "--db"])
         .arg(out.path().join("missing.sqlite"))
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no history database"), "{err}");
@@ -654,8 +641,7 @@ fn changed_counts_are_measured_under_shifted_data_placements() {
     set_knob(repo.path(), 5);
     let out = tempfile::tempdir().unwrap();
     let manifest = repo.path().join("Cargo.toml");
-    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["check", "--manifest-path"])
+    let o = costbench(["check", "--manifest-path"])
         .arg(&manifest)
         .args([
             "-p",
@@ -679,8 +665,7 @@ fn changed_counts_are_measured_under_shifted_data_placements() {
             "--output-dir",
         ])
         .arg(out.path())
-        .output()
-        .expect("costbench runs");
+        .output();
     let json: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!(
             "check printed no JSON ({e}); stderr:\n{}",

@@ -287,11 +287,7 @@ fn the_cheap_commands_in_the_docs_run() {
         "the README shows a --list example: {cheap:#?}"
     );
     for c in &cheap {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_costbench"))
-            .args(&c.argv[1..])
-            .current_dir(workspace())
-            .output()
-            .unwrap();
+        let out = costbench(&c.argv[1..]).current_dir(workspace()).output();
         assert!(
             out.status.success(),
             "{}: `{}` failed: {}",

@@ -27,7 +27,9 @@ fn on_example(name: &str, args: &[&str]) -> Output {
     let target = target_dir();
     let mut all = args.to_vec();
     all.extend(["--manifest-path", manifest.to_str().unwrap()]);
-    costbench_with_env(&all, &[("CARGO_TARGET_DIR", target.to_str().unwrap())])
+    costbench(&all)
+        .envs(&[("CARGO_TARGET_DIR", target.to_str().unwrap())])
+        .output()
 }
 
 /// `costbench run` of example `name`, instruction counts only, results in `dir`.

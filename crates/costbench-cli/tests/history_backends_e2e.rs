@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{costbench_with_env, selftest_manifest, stderr};
+use common::{costbench, selftest_manifest, stderr};
 use costbench_store::pg_cluster::PgCluster;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -41,25 +41,20 @@ fn run_dirs(tmp: &Path) -> Vec<PathBuf> {
             let dir = tmp.join(id);
             std::fs::create_dir_all(dir.join("csv")).unwrap();
             std::fs::write(dir.join("csv/icounts.csv"), csv).unwrap();
-            let o = ok(costbench_with_env(
-                &[
-                    "import",
-                    dir.join("csv").to_str().unwrap(),
-                    "--branch",
-                    branch,
-                    "--commit",
-                    &format!("c-{id}"),
-                    "--db",
-                    scratch,
-                ],
-                &[],
-            ));
+            let o = ok(costbench([
+                "import",
+                dir.join("csv").to_str().unwrap(),
+                "--branch",
+                branch,
+                "--commit",
+                &format!("c-{id}"),
+                "--db",
+                scratch,
+            ])
+            .output());
             let line = String::from_utf8(o.stdout).unwrap();
             let run_id = line.split_whitespace().nth(2).unwrap().to_string();
-            let o = ok(costbench_with_env(
-                &["export", &run_id, "--db", scratch],
-                &[],
-            ));
+            let o = ok(costbench(["export", &run_id, "--db", scratch]).output());
             let mut run: Value = serde_json::from_slice(&o.stdout).unwrap();
             run["run_id"] = (*id).into();
             run["started_at"] = (*at).into();
@@ -95,7 +90,7 @@ fn scenario(db: &str, via_env: bool, dirs: &[PathBuf], tmp: &Path) -> Seen {
             args.extend(["--db", db]);
             vec![]
         };
-        let o = costbench_with_env(&args, &env);
+        let o = costbench(&args).envs(&env).output();
         // As messages show it: the password masked.
         let redacted = db.replace(PASSWORD, "***");
         let shown = |b: &[u8]| {
@@ -229,7 +224,9 @@ fn history_compare_check_and_report_are_the_same_on_sqlite_and_postgres() {
     assert!(on_sqlite.report == via_env.report, "the reports differ");
 
     // --help names the variable but never shows its value.
-    let o = costbench_with_env(&["history", "--help"], &[("COSTBENCH_DB", &url)]);
+    let o = costbench(["history", "--help"])
+        .envs(&[("COSTBENCH_DB", &url)])
+        .output();
     let help = String::from_utf8_lossy(&o.stdout);
     assert!(
         help.contains("COSTBENCH_DB") && !help.contains(PASSWORD),
@@ -241,7 +238,7 @@ fn history_compare_check_and_report_are_the_same_on_sqlite_and_postgres() {
         "postgres://costbench:{PASSWORD}@/no_such_db?host={}",
         pg.socket_dir().display()
     );
-    let o = costbench_with_env(&["history", "--db", &bad], &[]);
+    let o = costbench(["history", "--db", &bad]).output();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -265,25 +262,24 @@ fn run_records_in_postgres_named_by_the_environment() {
     let mut last = None;
     for _ in 0..2 {
         let out = tempfile::tempdir().unwrap();
-        let o = costbench_with_env(
-            &[
-                "run",
-                "--manifest-path",
-                manifest.to_str().unwrap(),
-                "--bench",
-                "selftest",
-                "--instrument",
-                "walltime",
-                "--filter",
-                "^empty$",
-                "--iterations-per-scenario",
-                "3",
-                "--html",
-                "--output-dir",
-                out.path().to_str().unwrap(),
-            ],
-            &[("COSTBENCH_DB", &url)],
-        );
+        let o = costbench([
+            "run",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+            "--bench",
+            "selftest",
+            "--instrument",
+            "walltime",
+            "--filter",
+            "^empty$",
+            "--iterations-per-scenario",
+            "3",
+            "--html",
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ])
+        .envs(&[("COSTBENCH_DB", &url)])
+        .output();
         let printed = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
         assert!(o.status.success(), "{printed}");
         assert!(!printed.contains(PASSWORD), "{printed}");
@@ -295,7 +291,9 @@ fn run_records_in_postgres_named_by_the_environment() {
         );
         last = Some(out);
     }
-    let o = costbench_with_env(&["history"], &[("COSTBENCH_DB", &url)]);
+    let o = costbench(["history"])
+        .envs(&[("COSTBENCH_DB", &url)])
+        .output();
     let listed = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", stderr(&o));
     for id in &ids {

@@ -139,7 +139,7 @@ fn run_selftest(out: &Path, db: &Path, instruments: &str, extra: &[&str]) -> Out
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    costbench(&args)
+    costbench(&args).output()
 }
 
 fn numbers(v: &Value) -> Vec<f64> {
@@ -195,7 +195,7 @@ fn report_renders_in_a_browser_with_charts_sorting_and_escaped_names() {
 
     // Two runs of one variant, with history: changes, paired distributions, history charts.
     let r1 = tmp.path().join("r1.html");
-    let o = costbench(&[
+    let o = costbench([
         "report",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
@@ -203,7 +203,8 @@ fn report_renders_in_a_browser_with_charts_sorting_and_escaped_names() {
         db.to_str().unwrap(),
         "--output",
         r1.to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert!(o.status.success(), "{}", stderr(&o));
     let seen = probe(browser, &r1, tmp.path());
     assert_eq!(seen["errors"], Value::Array(vec![]), "{seen}");
@@ -246,14 +247,15 @@ fn report_renders_in_a_browser_with_charts_sorting_and_escaped_names() {
 
     // Runs of two variants: the heat map, and the hostile name shown as text.
     let r2 = tmp.path().join("r2.html");
-    let o = costbench(&[
+    let o = costbench([
         "report",
         b.to_str().unwrap(),
         c.to_str().unwrap(),
         "--no-history",
         "--output",
         r2.to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert!(o.status.success(), "{}", stderr(&o));
     let seen = probe(browser, &r2, tmp.path());
     assert_eq!(seen["errors"], Value::Array(vec![]), "{seen}");
@@ -282,7 +284,7 @@ fn throughput_run_draws_a_percentile_chart_and_writes_throughput_csv() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("t");
     let manifest = selftest_manifest();
-    let o = costbench(&[
+    let o = costbench([
         "run",
         "--manifest-path",
         manifest.to_str().unwrap(),
@@ -304,7 +306,8 @@ fn throughput_run_draws_a_percentile_chart_and_writes_throughput_csv() {
         out.to_str().unwrap(),
         "--no-history",
         "--html",
-    ]);
+    ])
+    .output();
     assert!(o.status.success(), "{}", stderr(&o));
     let table = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -347,13 +350,14 @@ fn report_without_runs_or_history_says_what_to_do() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("none.sqlite");
     let out = tmp.path().join("r.html");
-    let o = costbench(&[
+    let o = costbench([
         "report",
         "--db",
         db.to_str().unwrap(),
         "--output",
         out.to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(
@@ -362,16 +366,17 @@ fn report_without_runs_or_history_says_what_to_do() {
     );
     assert!(!out.exists());
     // A directory that is not a run.
-    let o = costbench(&[
+    let o = costbench([
         "report",
         tmp.path().to_str().unwrap(),
         "--no-history",
         "--output",
         out.to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no run.json"), "{}", stderr(&o));
-    let o = costbench(&["report", "--history", "--no-history"]);
+    let o = costbench(["report", "--history", "--no-history"]).output();
     assert_eq!(
         o.status.code(),
         Some(2),

@@ -8,7 +8,7 @@ use common::*;
 
 use serde_json::Value;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `costbench miri --format json` on `package`'s bench target `bench`.
 fn miri_json(package: &str, bench: &str, filter: Option<&str>) -> (Output, Value) {
@@ -27,7 +27,7 @@ fn miri_json(package: &str, bench: &str, filter: Option<&str>) -> (Output, Value
     if let Some(f) = filter {
         args.extend(["--filter", f]);
     }
-    let out = costbench(&args);
+    let out = costbench(&args).output();
     let json = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("no JSON report ({e}); stderr:\n{}", stderr(&out)));
     (out, json)
@@ -145,7 +145,7 @@ fn unsound_scenarios_are_undefined_behaviour_at_their_line() {
 
     // The table says the same for people, the location included.
     let manifest = workspace().join("Cargo.toml");
-    let out = costbench(&[
+    let out = costbench([
         "miri",
         "--manifest-path",
         manifest.to_str().unwrap(),
@@ -156,7 +156,8 @@ fn unsound_scenarios_are_undefined_behaviour_at_their_line() {
         "--filter",
         "out_of_bounds",
         "--quiet",
-    ]);
+    ])
+    .output();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
@@ -171,19 +172,17 @@ fn unsound_scenarios_are_undefined_behaviour_at_their_line() {
 #[test]
 fn missing_miri_gives_one_message_with_the_install_command() {
     let manifest = workspace().join("Cargo.toml");
-    let out = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args([
-            "miri",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-            "-p",
-            "costbench-selftest",
-            "--bench",
-            "miri_ub",
-        ])
-        .env("COSTBENCH_MIRI_TOOLCHAIN", "costbench-no-such-toolchain")
-        .output()
-        .unwrap();
+    let out = costbench([
+        "miri",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "-p",
+        "costbench-selftest",
+        "--bench",
+        "miri_ub",
+    ])
+    .env("COSTBENCH_MIRI_TOOLCHAIN", "costbench-no-such-toolchain")
+    .output();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(

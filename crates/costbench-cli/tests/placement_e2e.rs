@@ -7,10 +7,9 @@
 
 mod common;
 
-use common::{run_json, stderr, valgrind_available, workspace, workspace_manifest};
+use common::{costbench, run_json, stderr, valgrind_available, workspace, workspace_manifest};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 /// Registrations a pull request might add in front of everything else: a sized family
 /// (`format!`ed names, a shared closure), a scenario whose closure captures a buffer large
@@ -108,8 +107,7 @@ fn two_binaries(dir: &Path) {
 /// Instruction counts per id of one bench target of the copy.
 fn counts(dir: &Path, bench: &str) -> BTreeMap<String, u64> {
     let out = dir.join(format!("out-{bench}"));
-    let o = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["run", "--manifest-path"])
+    let o = costbench(["run", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
         .args([
             "--bench",
@@ -121,8 +119,7 @@ fn counts(dir: &Path, bench: &str) -> BTreeMap<String, u64> {
         ])
         .arg("--output-dir")
         .arg(&out)
-        .output()
-        .expect("costbench runs");
+        .output();
     assert!(o.status.success(), "run --bench {bench}:\n{}", stderr(&o));
     let run = run_json(&out);
     run["results"]

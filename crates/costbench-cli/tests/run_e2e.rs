@@ -6,7 +6,7 @@ use common::*;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `costbench run` on a bench target of the selftest crate, results in a fresh directory.
 fn run_suite(bench: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
@@ -23,7 +23,7 @@ fn run_suite(bench: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    (costbench(&args), dir)
+    (costbench(&args).output(), dir)
 }
 
 #[test]
@@ -220,26 +220,24 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn missing_valgrind_is_said_and_walltime_still_runs() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = selftest_manifest();
-    let out = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args([
-            "run",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-            "--bench",
-            "selftest",
-        ])
-        .args([
-            "--filter",
-            "^empty$",
-            "--iterations-per-scenario",
-            "3",
-            "--quiet",
-        ])
-        .arg("--output-dir")
-        .arg(dir.path())
-        .env("COSTBENCH_VALGRIND", "/nonexistent/valgrind")
-        .output()
-        .unwrap();
+    let out = costbench([
+        "run",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        "selftest",
+    ])
+    .args([
+        "--filter",
+        "^empty$",
+        "--iterations-per-scenario",
+        "3",
+        "--quiet",
+    ])
+    .arg("--output-dir")
+    .arg(dir.path())
+    .env("COSTBENCH_VALGRIND", "/nonexistent/valgrind")
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("apt-get install valgrind"), "{err}");
@@ -249,19 +247,17 @@ fn missing_valgrind_is_said_and_walltime_still_runs() {
     assert!(result(&run, "empty")["icount"].is_null());
 
     // Asked for explicitly, a missing valgrind is an error.
-    let out = Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args([
-            "run",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-            "--bench",
-            "selftest",
-        ])
-        .args(["--instrument", "icount", "--quiet", "--output-dir"])
-        .arg(dir.path())
-        .env("COSTBENCH_VALGRIND", "/nonexistent/valgrind")
-        .output()
-        .unwrap();
+    let out = costbench([
+        "run",
+        "--manifest-path",
+        manifest.to_str().unwrap(),
+        "--bench",
+        "selftest",
+    ])
+    .args(["--instrument", "icount", "--quiet", "--output-dir"])
+    .arg(dir.path())
+    .env("COSTBENCH_VALGRIND", "/nonexistent/valgrind")
+    .output();
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("valgrind not found"),
@@ -294,13 +290,13 @@ fn bad_input_gets_one_clear_error() {
     for (extra, expect) in cases {
         let mut args = vec!["run", "--manifest-path", m, "--quiet"];
         args.extend(extra.iter());
-        let out = costbench(&args);
+        let out = costbench(&args).output();
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(expect), "{args:?}: {}", stderr(&out));
     }
-    let out = costbench(&["run", "--jobs", "0"]);
+    let out = costbench(["run", "--jobs", "0"]).output();
     assert_eq!(out.status.code(), Some(1));
-    let out = costbench(&["run", "--instrument", "bogus"]);
+    let out = costbench(["run", "--instrument", "bogus"]).output();
     assert_eq!(out.status.code(), Some(2), "usage errors exit 2");
 }
 
@@ -326,14 +322,15 @@ fn a_crate_that_does_not_build_is_reported() {
     )
     .unwrap();
     let out_dir = dir.path().join("results");
-    let out = costbench(&[
+    let out = costbench([
         "run",
         "--manifest-path",
         dir.path().join("Cargo.toml").to_str().unwrap(),
         "--quiet",
         "--output-dir",
         out_dir.to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
@@ -353,14 +350,15 @@ fn a_crate_that_does_not_build_is_reported() {
 #[test]
 fn list_names_scenarios_without_measuring() {
     let manifest = selftest_manifest();
-    let out = costbench(&[
+    let out = costbench([
         "run",
         "--manifest-path",
         manifest.to_str().unwrap(),
         "--bench",
         "selftest",
         "--list",
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("calibrate/1000  (1000 iterations)"), "{s}");
@@ -378,11 +376,9 @@ fn list_names_scenarios_without_measuring() {
 #[test]
 fn list_works_from_a_subdirectory_of_the_crate() {
     let src = selftest_manifest().parent().unwrap().join("src");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(["run", "--bench", "selftest", "--list"])
+    let out = costbench(["run", "--bench", "selftest", "--list"])
         .current_dir(&src)
-        .output()
-        .unwrap();
+        .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("calibrate/1000  (1000 iterations)"), "{s}");
@@ -408,10 +404,10 @@ fn runs_are_recorded_in_history() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let run_id = run_json(dir.path())["run_id"].as_str().unwrap().to_string();
-    let out = costbench(&["history", "--db", db_s]);
+    let out = costbench(["history", "--db", db_s]).output();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains(&run_id));
-    let out = costbench(&[
+    let out = costbench([
         "history",
         "--db",
         db_s,
@@ -419,10 +415,11 @@ fn runs_are_recorded_in_history() {
         "empty",
         "--metric",
         "walltime",
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains(" ns"));
-    let out = costbench(&["history", "--db", db_s, "--scenario", "nope"]);
+    let out = costbench(["history", "--db", db_s, "--scenario", "nope"]).output();
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("no icount figures for \"nope\""),
@@ -452,29 +449,29 @@ fn compare_import_and_export_work_on_real_runs() {
         stderr(&b)
     );
     let (pa, pb) = (da.path().to_str().unwrap(), db.path().to_str().unwrap());
-    let out = costbench(&["compare", pa, pb]);
+    let out = costbench(["compare", pa, pb]).output();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("0 regressions, 0 improvements, 2 unchanged"),
         "{text}"
     );
-    let out = costbench(&["compare", pa, pb, "--format", "markdown"]);
+    let out = costbench(["compare", pa, pb, "--format", "markdown"]).output();
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("### Instruction counts"), "{md}");
-    let out = costbench(&["export", pa, "--format", "bmf"]);
+    let out = costbench(["export", pa, "--format", "bmf"]).output();
     let bmf: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(bmf["sort/10000"]["instructions"]["value"].as_f64().unwrap() > 1.0);
 
     let hist = tempfile::tempdir().unwrap();
     let h = hist.path().join("h.sqlite");
-    let out = costbench(&["import", pa, "--db", h.to_str().unwrap()]);
+    let out = costbench(["import", pa, "--db", h.to_str().unwrap()]).output();
     assert!(out.status.success(), "{}", stderr(&out));
     let run_id = run_json(da.path())["run_id"].as_str().unwrap().to_string();
     // A run id from history works as a side of compare.
-    let out = costbench(&["compare", &run_id, pb, "--db", h.to_str().unwrap()]);
+    let out = costbench(["compare", &run_id, pb, "--db", h.to_str().unwrap()]).output();
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = costbench(&["compare", "no-such-run", pb, "--db", h.to_str().unwrap()]);
+    let out = costbench(["compare", "no-such-run", pb, "--db", h.to_str().unwrap()]).output();
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("no run with id \"no-such-run\""),
@@ -489,7 +486,7 @@ fn builtin_suite_measures_every_scenario() {
     let dir = tempfile::tempdir().unwrap();
     let root = workspace().join("Cargo.toml");
     // The workspace's costbench.toml makes the built-in suite the default target.
-    let out = costbench(&[
+    let out = costbench([
         "run",
         "--manifest-path",
         root.to_str().unwrap(),
@@ -499,7 +496,8 @@ fn builtin_suite_measures_every_scenario() {
         "5",
         "--output-dir",
         dir.path().to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let run = run_json(dir.path());
     assert_eq!(run["suite"]["bench"], "builtin");
@@ -534,7 +532,7 @@ fn thresholds_come_from_the_history_of_a_branch() {
     let db = tmp.path().join("h.sqlite");
     let db_s = db.to_str().unwrap();
     let imported_id = |out: &Output| -> String {
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let text = stdout(out);
         text.split_whitespace().nth(2).unwrap().to_string()
     };
     let mut first = String::new();
@@ -548,14 +546,15 @@ fn thresholds_come_from_the_history_of_a_branch() {
             format!("steady,100000\nnoisy,{noisy}\n"),
         )
         .unwrap();
-        let out = costbench(&[
+        let out = costbench([
             "import",
             dir.to_str().unwrap(),
             "--db",
             db_s,
             "--branch",
             "main",
-        ]);
+        ])
+        .output();
         assert!(out.status.success(), "{}", stderr(&out));
         if k == 0 {
             first = imported_id(&out);
@@ -565,17 +564,18 @@ fn thresholds_come_from_the_history_of_a_branch() {
     std::fs::create_dir_all(&cand).unwrap();
     // +0.05 % and +0.5 %: the first beyond a never-moving history, the second within noise.
     std::fs::write(cand.join("icounts.csv"), "steady,100050\nnoisy,100500\n").unwrap();
-    let out = costbench(&[
+    let out = costbench([
         "import",
         cand.to_str().unwrap(),
         "--db",
         db_s,
         "--branch",
         "pr",
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let cand_id = imported_id(&out);
-    let out = costbench(&[
+    let out = costbench([
         "compare",
         &first,
         &cand_id,
@@ -585,7 +585,8 @@ fn thresholds_come_from_the_history_of_a_branch() {
         "main",
         "--format",
         "json",
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
     let row = |id: &str| {
@@ -705,7 +706,7 @@ fn allocation_counts_are_exact() {
 fn memory_without_a_counting_allocator_says_how_to_enable_it() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = workspace().join("suites/nocount/Cargo.toml");
-    let out = costbench(&[
+    let out = costbench([
         "run",
         "--manifest-path",
         manifest.to_str().unwrap(),
@@ -714,7 +715,8 @@ fn memory_without_a_counting_allocator_says_how_to_enable_it() {
         "--no-history",
         "--output-dir",
         dir.path().to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("not counted"), "{table}");
@@ -814,13 +816,14 @@ fn memory_figures_are_compared_and_kept_in_history() {
         stderr(&a),
         stderr(&b)
     );
-    let out = costbench(&[
+    let out = costbench([
         "compare",
         da.path().to_str().unwrap(),
         db.path().to_str().unwrap(),
         "--format",
         "json",
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = cmp["rows"].as_array().unwrap();
@@ -833,7 +836,7 @@ fn memory_figures_are_compared_and_kept_in_history() {
     assert_eq!(mem["cand"], 2500.0);
     assert_eq!(mem["verdict"], "unchanged");
     assert!(rows.iter().any(|r| r["instrument"] == "rss"), "{cmp}");
-    let out = costbench(&[
+    let out = costbench([
         "history",
         "--db",
         h.to_str().unwrap(),
@@ -841,7 +844,8 @@ fn memory_figures_are_compared_and_kept_in_history() {
         "memory/exact",
         "--metric",
         "alloc-bytes",
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(

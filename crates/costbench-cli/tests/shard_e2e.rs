@@ -33,7 +33,7 @@ fn measure_shard(command: &str, dir: &Path, shard: Option<&str>, extra: &[&str])
         args.extend(["--shard", s]);
     }
     args.extend_from_slice(extra);
-    let out = costbench(&args);
+    let out = costbench(&args).output();
     assert!(out.status.success(), "{shard:?}: {}", stderr(&out));
     out
 }
@@ -55,7 +55,7 @@ fn merge(dirs: &[PathBuf], out: &Path) -> std::process::Output {
         out.to_str().unwrap(),
     ];
     args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
-    costbench(&args)
+    costbench(&args).output()
 }
 
 fn ids(run: &Value) -> Vec<String> {
@@ -121,13 +121,14 @@ fn issue_15_three_icount_shards_merge_into_the_unsharded_run() {
     }
     assert_eq!(merged["merged"]["shards"].as_array().unwrap().len(), 3);
     // A merged run is an ordinary run: compare finds no change against the unsharded one.
-    let cmp = costbench(&[
+    let cmp = costbench([
         "compare",
         tmp.path().join("whole").to_str().unwrap(),
         out_dir.to_str().unwrap(),
         "--format",
         "json",
-    ]);
+    ])
+    .output();
     assert!(cmp.status.success(), "{}", stderr(&cmp));
     let cmp: Value = serde_json::from_slice(&cmp.stdout).unwrap();
     for row in cmp["rows"].as_array().unwrap() {
@@ -136,7 +137,7 @@ fn issue_15_three_icount_shards_merge_into_the_unsharded_run() {
     // check --shard measures and judges only its own scenarios: none of the others is missing.
     let manifest = selftest_manifest();
     let check_dir = tmp.path().join("check-s2");
-    let out = costbench(&[
+    let out = costbench([
         "check",
         "--manifest-path",
         manifest.to_str().unwrap(),
@@ -153,7 +154,8 @@ fn issue_15_three_icount_shards_merge_into_the_unsharded_run() {
         check_dir.to_str().unwrap(),
         "--format",
         "json",
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let check: Value = serde_json::from_slice(&out.stdout).unwrap();
     let judged: Vec<&str> = check["comparison"]["rows"]
@@ -238,10 +240,10 @@ fn issue_15_walltime_shards_keep_their_provenance() {
         again.to_str().unwrap(),
     ];
     args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
-    let out = costbench(&args);
+    let out = costbench(&args).output();
     assert!(out.status.success(), "{}", stderr(&out));
     let run_id = run_json(&again)["run_id"].as_str().unwrap().to_string();
-    let out = costbench(&["history", "--db", db.to_str().unwrap()]);
+    let out = costbench(["history", "--db", db.to_str().unwrap()]).output();
     let listed = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && listed.contains(&run_id), "{listed}");
     // Merged wall time is walltime.csv's too.
@@ -323,7 +325,7 @@ fn issue_15_variant_shards_merge_into_the_unsharded_matrix() {
     let mut args = vec!["merge", "--no-history", "--format", "json", "--output"];
     args.push(merged.to_str().unwrap());
     args.extend(roots.iter().map(|d| d.to_str().unwrap()));
-    let out = costbench(&args);
+    let out = costbench(&args).output();
     assert!(out.status.success(), "{}", stderr(&out));
     let m: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(m["baseline"], "e2e-release");

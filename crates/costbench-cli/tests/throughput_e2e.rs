@@ -25,7 +25,7 @@ fn run_service(extra: &[&str]) -> (Output, tempfile::TempDir) {
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    (costbench(&args), dir)
+    (costbench(&args).output(), dir)
 }
 
 /// Quick load: 3 rounds (the fewest that give a repeat interval) of 2 slices of 50 ms.

@@ -22,7 +22,7 @@ fn variants(dir: &Path, extra: &[&str]) -> Output {
         dir.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    costbench(&args)
+    costbench(&args).output()
 }
 
 fn matrix_cell<'a>(m: &'a Value, id: &str, variant: &str) -> &'a Value {
@@ -162,7 +162,7 @@ fn variants_change_exact_counts_skip_a_broken_build_and_rebuild_nothing_the_seco
             .unwrap();
     assert_eq!(on_disk["rows"], m["rows"]);
     // Every measured variant is in history under its name.
-    let h = costbench(&["history", "--db", db, "--variant", "e2e-oc"]);
+    let h = costbench(["history", "--db", db, "--variant", "e2e-oc"]).output();
     assert!(h.status.success(), "{}", stderr(&h));
     assert!(
         String::from_utf8_lossy(&h.stdout).contains(m["columns"][1]["run_id"].as_str().unwrap())
@@ -229,7 +229,7 @@ fn variant_mistakes_are_refused_before_anything_is_built() {
     }
     // `run --variant` is the same command.
     let manifest = selftest_manifest();
-    let out = costbench(&[
+    let out = costbench([
         "run",
         "--manifest-path",
         manifest.to_str().unwrap(),
@@ -237,7 +237,8 @@ fn variant_mistakes_are_refused_before_anything_is_built() {
         "selftest",
         "--variant",
         "a:lto=medium",
-    ]);
+    ])
+    .output();
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("--variant a: lto = \"medium\" is not valid"),
@@ -274,7 +275,7 @@ fn builtin_unaligned_feature_switches_the_word_reader() {
     let root = workspace().join("Cargo.toml");
     // No --variant: the workspace's costbench.toml declares [variants.release] and
     // [variants.unaligned] (features = ["unaligned"]).
-    let out = costbench(&[
+    let out = costbench([
         "variants",
         "--manifest-path",
         root.to_str().unwrap(),
@@ -286,7 +287,8 @@ fn builtin_unaligned_feature_switches_the_word_reader() {
         "--no-history",
         "--output-dir",
         dir.path().to_str().unwrap(),
-    ]);
+    ])
+    .output();
     assert!(out.status.success(), "{}", stderr(&out));
     let release = run_json(&dir.path().join("release"));
     let unaligned = run_json(&dir.path().join("unaligned"));

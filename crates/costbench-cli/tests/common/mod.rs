@@ -1,10 +1,12 @@
 //! Helpers shared by the end-to-end tests: where the workspace is, whether valgrind and Miri are
-//! here, and running the real `costbench` binary. Each test file uses some of them.
+//! here, and running the real `costbench` binary ([`costbench`], the one way every test starts
+//! it). Each test file uses some of them.
 #![allow(dead_code)]
 
 use serde_json::Value;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 /// The repository root.
 pub fn workspace() -> PathBuf {
@@ -46,21 +48,98 @@ pub fn skipped(why: &str) {
     let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
 }
 
-/// Runs the costbench binary with `args`.
-pub fn costbench(args: &[&str]) -> Output {
-    costbench_with_env(args, &[])
+/// The costbench binary under test: the one way every end-to-end test starts it.
+pub const BIN: &str = env!("CARGO_BIN_EXE_costbench");
+
+/// One run of the costbench binary being set up: its arguments, environment and working
+/// directory. Built by [`costbench`], finished by [`Costbench::output`] (or
+/// [`Costbench::spawn`], for a test that signals or reads the process while it runs).
+pub struct Costbench {
+    cmd: Command,
 }
 
-/// Runs the costbench binary with `args` and extra environment variables.
-pub fn costbench_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_costbench"));
+/// The costbench binary with `args`, to set up further and run:
+/// `costbench(&["run", ...]).current_dir(dir).env("K", "v").output()`.
+pub fn costbench<I, S>(args: I) -> Costbench
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut cmd = Command::new(BIN);
     cmd.args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("the costbench binary runs")
+    Costbench { cmd }
 }
 
+impl Costbench {
+    /// One more argument (a path, say).
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.cmd.arg(arg);
+        self
+    }
+
+    /// More arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    /// An environment variable.
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// Environment variables, as `(name, value)` pairs.
+    pub fn envs<K: AsRef<OsStr>, V: AsRef<OsStr>>(mut self, vars: &[(K, V)]) -> Self {
+        for (k, v) in vars {
+            self.cmd.env(k, v);
+        }
+        self
+    }
+
+    /// An environment variable the test's own environment may hold, removed.
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.cmd.env_remove(key);
+        self
+    }
+
+    /// The directory the binary runs in.
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    /// Where standard input comes from (the test's own when not set).
+    pub fn stdin(mut self, stdin: Stdio) -> Self {
+        self.cmd.stdin(stdin);
+        self
+    }
+
+    /// Runs it to the end: exit status, stdout and stderr.
+    pub fn output(mut self) -> Output {
+        self.cmd.output().expect("the costbench binary runs")
+    }
+
+    /// Starts it with `stdout` and `stderr` as given, for a test that acts while it runs.
+    pub fn spawn(mut self, stdout: Stdio, stderr: Stdio) -> Child {
+        self.cmd
+            .stdout(stdout)
+            .stderr(stderr)
+            .spawn()
+            .expect("the costbench binary starts")
+    }
+}
+
+/// stdout, as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// stderr, as text.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
