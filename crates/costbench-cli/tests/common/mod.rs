@@ -3,6 +3,8 @@
 //! it). Each test file uses some of them.
 #![allow(dead_code)]
 
+pub mod scratch;
+
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -147,6 +149,21 @@ pub fn stderr(o: &Output) -> String {
 /// The run record of an output directory.
 pub fn run_json(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
+}
+
+/// `costbench run` of bench target `bench` of the selftest suite with `extra` arguments, quiet,
+/// its results in a fresh directory.
+pub fn run_suite(bench: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = selftest_manifest();
+    let out = costbench(["run", "--manifest-path"])
+        .arg(manifest)
+        .args(["--bench", bench, "--output-dir"])
+        .arg(dir.path())
+        .arg("--quiet")
+        .args(extra)
+        .output();
+    (out, dir)
 }
 
 /// The repository's workspace manifest with `members` as its only members (and no default
