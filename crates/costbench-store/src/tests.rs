@@ -6,82 +6,33 @@ use crate::pg_cluster::PgCluster;
 use crate::{Location, RunQuery, Store};
 use costbench_record::history::Metric;
 use costbench_record::model::*;
+use costbench_record::testing;
 use std::collections::BTreeSet;
 
+/// A run of one scenario `s` (10 ops, `ir` instructions) of variant `default`, started at
+/// `started_at` on `branch` at commit `c{run_id}`: the record crate's fixture, with what the
+/// store indexes set.
 pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> RunRecord {
-    RunRecord {
-        schema: costbench_record::model::SCHEMA.into(),
-        schema_version: SCHEMA_VERSION,
-        run_id: run_id.into(),
-        started_at: started_at.into(),
-        finished_at: None,
-        interrupted: None,
-        tool: Tool {
-            name: "costbench".into(),
-            version: "0.1.0".into(),
-            protocol: 1,
-        },
-        suite: SuiteInfo {
-            package: "p".into(),
-            bench: "b".into(),
-            library_version: "0.1.0".into(),
-        },
-        variant: "default".into(),
-        environment: Environment {
-            rustc: None,
-            valgrind: None,
-            host: Host {
-                name: None,
-                cpu: None,
-                cores: 2,
-                os: None,
-                kernel: None,
-                arch: "x86_64".into(),
-            },
-            git: Some(Git {
-                commit: format!("c{run_id}"),
-                branch: Some(branch.into()),
-                dirty: false,
-            }),
-        },
-        settings: Settings {
-            instruments: vec!["icount".into()],
-            filter: None,
-            jobs: 1,
-            timeout_secs: 1,
-            samples: None,
-            walltime_cpu: None,
-            code_align: None,
-            features: vec![],
-            all_features: false,
-            no_default_features: false,
-            profile: None,
-        },
-        skipped: vec![],
-        harness_residual_ir: Some(2),
-        shard: None,
-        merged: None,
-        build: None,
-        results: vec![ScenarioResult {
-            id: "s".into(),
-            scenario: "s".into(),
-            party: None,
-            ops: 10,
-            unit: "op".into(),
-            icount: Some(Icount {
-                ir,
-                ir_per_op: ir as f64 / 10.0,
-                callgrind_out: "callgrind/s.out".into(),
-                placement: None,
-            }),
-            walltime: None,
-            counters: Default::default(),
-            census: None,
-            clients: None,
-            throughput: None,
-            failures: vec![],
-        }],
-    }
+    let s = ScenarioResult {
+        icount: Some(Icount {
+            ir,
+            ir_per_op: ir as f64 / 10.0,
+            callgrind_out: "callgrind/s.out".into(),
+            placement: None,
+        }),
+        ..ScenarioResult::empty("s", "s", None, 10, "op")
+    };
+    let mut r = testing::record(run_id, vec![s]);
+    r.started_at = started_at.into();
+    r.finished_at = None;
+    r.variant = "default".into();
+    r.harness_residual_ir = Some(2);
+    r.environment.git = Some(Git {
+        commit: format!("c{run_id}"),
+        branch: Some(branch.into()),
+        dirty: false,
+    });
+    r
 }
 
 /// A fresh SQLite history in `dir`.
