@@ -3,7 +3,7 @@
 //! location reaches a message, and it never shows a password.
 
 use crate::url::redact;
-use crate::Store;
+use crate::store::Store;
 use anyhow::{Context, Result};
 use std::fmt;
 use std::path::{Path, PathBuf};

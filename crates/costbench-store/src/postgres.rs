@@ -15,7 +15,8 @@
 //! a unix socket or an SSH tunnel; a URL that requires TLS (`sslmode=require`) fails to connect
 //! with the driver's error.
 
-use super::{Metric, RunQuery, RunSummary, SeriesPoint, Store};
+use crate::store::{self, RunQuery, Store};
+use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use crate::migrations::{self, LATEST, MIGRATIONS};
 use anyhow::{bail, Context, Result};
 use costbench_record::model::RunRecord;
@@ -221,7 +222,7 @@ impl Store for PostgresStore {
     fn record(&self, run: &RunRecord) -> Result<()> {
         let json = serde_json::to_string(run).expect("a run record always serialises");
         let git = run.environment.git.as_ref();
-        let (rows, samples) = crate::index_rows(run);
+        let (rows, samples) = store::index_rows(run);
         let mut client = self.client();
         let mut write = || -> Result<()> {
             let mut tx = client.transaction()?;
@@ -278,7 +279,7 @@ impl Store for PostgresStore {
     }
 
     fn runs(&self, q: &RunQuery) -> Result<Vec<RunSummary>> {
-        let (w, args) = crate::where_clause(q, None, |n| format!("${n}"));
+        let (w, args) = store::where_clause(q, None, |n| format!("${n}"));
         let sql = format!(
             "SELECT run_id, started_at, commit_sha, branch, dirty, variant, package, bench, record
              FROM runs {w} ORDER BY started_at DESC, run_id DESC LIMIT {}",
@@ -298,7 +299,7 @@ impl Store for PostgresStore {
                 scenarios: 0,
                 failures: 0,
             };
-            crate::summary_counts(&mut s, r.get(8));
+            store::summary_counts(&mut s, r.get(8));
             out.push(s);
         }
         Ok(out)
@@ -309,11 +310,11 @@ impl Store for PostgresStore {
             .client()
             .query_opt("SELECT record FROM runs WHERE run_id = $1", &[&run_id])?
             .map(|r| r.get(0));
-        crate::decode_run(run_id, record, &self.shown)
+        store::decode_run(run_id, record, &self.shown)
     }
 
     fn series(&self, id: &str, metric: Metric, q: &RunQuery) -> Result<Vec<SeriesPoint>> {
-        let (w, args) = crate::where_clause(q, Some((id, metric)), |n| format!("${n}"));
+        let (w, args) = store::where_clause(q, Some((id, metric)), |n| format!("${n}"));
         let sql = format!(
             "SELECT * FROM (
                 SELECT runs.run_id, runs.started_at, runs.commit_sha, results.per_op

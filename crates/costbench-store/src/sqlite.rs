@@ -8,7 +8,8 @@
 //! file as a costbench history, so that pointing `--db` at some other database is refused instead
 //! of modified; the schema is versioned by [`crate::migrations`].
 
-use super::{Metric, RunQuery, RunSummary, SeriesPoint, Store};
+use crate::store::{self, RunQuery, Store};
+use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use crate::migrations::{self, LATEST, MIGRATIONS};
 use anyhow::{bail, Context, Result};
 use costbench_record::model::RunRecord;
@@ -231,7 +232,7 @@ impl Store for SqliteStore {
     fn record(&self, run: &RunRecord) -> Result<()> {
         let json = serde_json::to_string(run).expect("a run record always serialises");
         let git = run.environment.git.as_ref();
-        let (rows, samples) = crate::index_rows(run);
+        let (rows, samples) = store::index_rows(run);
         let write = || -> Result<()> {
             // The write lock up front (IMMEDIATE): concurrent writers queue on the busy timeout.
             // Rolled back on drop, so an error leaves nothing half-written.
@@ -289,7 +290,7 @@ impl Store for SqliteStore {
     }
 
     fn runs(&self, q: &RunQuery) -> Result<Vec<RunSummary>> {
-        let (w, args) = crate::where_clause(q, None, |n| format!("?{n}"));
+        let (w, args) = store::where_clause(q, None, |n| format!("?{n}"));
         let limit = q.limit.map_or(-1, |l| l as i64);
         let sql = format!(
             "SELECT run_id, started_at, commit_sha, branch, dirty, variant, package, bench, record
@@ -316,7 +317,7 @@ impl Store for SqliteStore {
         let mut out = Vec::new();
         for row in rows {
             let (mut s, record) = row?;
-            crate::summary_counts(&mut s, &record);
+            store::summary_counts(&mut s, &record);
             out.push(s);
         }
         Ok(out)
@@ -329,11 +330,11 @@ impl Store for SqliteStore {
                 r.get(0)
             })
             .optional()?;
-        crate::decode_run(run_id, record, &self.path.display())
+        store::decode_run(run_id, record, &self.path.display())
     }
 
     fn series(&self, id: &str, metric: Metric, q: &RunQuery) -> Result<Vec<SeriesPoint>> {
-        let (w, args) = crate::where_clause(q, Some((id, metric)), |n| format!("?{n}"));
+        let (w, args) = store::where_clause(q, Some((id, metric)), |n| format!("?{n}"));
         let limit = q.limit.map_or(-1, |l| l as i64);
         let sql = format!(
             "SELECT * FROM (
