@@ -2,8 +2,8 @@
 //! it, and the one place that opens the matching [`Store`]. Its `Display` is the only way a
 //! location reaches a message, and it never shows a password.
 
-use crate::url::redact;
 use crate::store::Store;
+use crate::url::redact;
 use anyhow::{Context, Result};
 use std::fmt;
 use std::path::{Path, PathBuf};

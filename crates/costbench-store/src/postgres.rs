@@ -15,10 +15,10 @@
 //! a unix socket or an SSH tunnel; a URL that requires TLS (`sslmode=require`) fails to connect
 //! with the driver's error.
 
-use crate::store::{self, RunQuery, Store};
-use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use crate::migrations::{self, LATEST, MIGRATIONS};
+use crate::store::{self, RunQuery, Store};
 use anyhow::{bail, Context, Result};
+use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use costbench_record::model::RunRecord;
 use postgres::{Client, GenericClient, NoTls};
 use std::str::FromStr;

@@ -8,10 +8,10 @@
 //! file as a costbench history, so that pointing `--db` at some other database is refused instead
 //! of modified; the schema is versioned by [`crate::migrations`].
 
-use crate::store::{self, RunQuery, Store};
-use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use crate::migrations::{self, LATEST, MIGRATIONS};
+use crate::store::{self, RunQuery, Store};
 use anyhow::{bail, Context, Result};
+use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use costbench_record::model::RunRecord;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};

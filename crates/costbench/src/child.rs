@@ -7,8 +7,8 @@
 //! The library builds on every OS, but parts of the child protocol are Unix or Linux: `--peer`
 //! and `--lockstep` name inherited pipe descriptors (Unix), and the `perf` mode needs
 //! `perf_event_open` (Linux). Elsewhere the child refuses them with "not available on this OS"
-//! (exit [`EXIT_BAD_REQUEST`](proto::EXIT_BAD_REQUEST)); wall time, allocation counting, `cargo bench` and
-//! `cargo test --benches` work everywhere.
+//! (exit [`EXIT_BAD_REQUEST`](proto::EXIT_BAD_REQUEST)); wall time, allocation counting,
+//! `cargo bench` and `cargo test --benches` work everywhere.
 
 use crate::bench::{Bench, BodyFn, Counted, Mode};
 use crate::child_args::{bad, parse_child_args, ChildArgs, ChildError};

@@ -13,6 +13,7 @@ use std::time::Duration;
 /// Why a request cannot be served: the exit code and the message the child prints.
 pub(crate) struct ChildError(pub(crate) i32, pub(crate) String);
 
+/// A malformed request: exit [`EXIT_BAD_REQUEST`] with `msg`.
 pub(crate) fn bad(msg: impl Into<String>) -> ChildError {
     ChildError(EXIT_BAD_REQUEST, msg.into())
 }

@@ -12,10 +12,12 @@ use std::collections::BTreeSet;
 /// for [`inlining_note`] to name it: smaller ones are noise of the listing, not the change.
 const ONE_SIDED_SHARE: f64 = 0.05;
 
-/// The note of [`FunctionChanges::inlining_note`](crate::compare::FunctionChanges::inlining_note): the (at most three) functions with a self cost
+/// The note of [`FunctionChanges::inlining_note`]: the (at most three) functions with a self cost
 /// of their own in one profile only, largest first, each at least [`ONE_SIDED_SHARE`] of the
 /// change. A function the compiler inlined on one side and called on the other shows so; so does
 /// code the pull request added or removed, which the note cannot tell apart from inlining.
+///
+/// [`FunctionChanges::inlining_note`]: crate::compare::FunctionChanges::inlining_note
 pub fn inlining_note(
     base: &Profile,
     cand: &Profile,

@@ -95,10 +95,11 @@ pub fn diff(
 /// candidate profile and ops), or why they cannot be had (a run loaded from history keeps no
 /// callgrind output). A change found to lie in placement-dependent functions becomes a placement
 /// verdict ([`placement_note`]), and so does the wall-time change of its id while the instruction
-/// change is at most
-/// [`PLACEMENT_WALLTIME_BOUND_PCT`](crate::compare::placement::PLACEMENT_WALLTIME_BOUND_PCT). With `unchanged` (the caller knows both
+/// change is at most [`PLACEMENT_WALLTIME_BOUND_PCT`]. With `unchanged` (the caller knows both
 /// revisions), a change of inlining in code the pull request did not touch ([`codegen_note`])
 /// becomes a placement verdict the same way. The loading is the caller's, so this stays pure.
+///
+/// [`PLACEMENT_WALLTIME_BOUND_PCT`]: crate::compare::placement::PLACEMENT_WALLTIME_BOUND_PCT
 pub fn attach(
     cmp: &mut Comparison,
     mut profiles: impl FnMut(&str) -> Result<(ScenarioProfile, ScenarioProfile), String>,

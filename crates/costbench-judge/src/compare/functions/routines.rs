@@ -186,7 +186,7 @@ fn sign(v: f64) -> &'static str {
     }
 }
 
-/// The note of [`FunctionChanges::placement_note`](crate::compare::FunctionChanges::placement_note): set when at least [`PLACEMENT_SHARE`] of the
+/// The note of [`FunctionChanges::placement_note`]: set when at least [`PLACEMENT_SHARE`] of the
 /// change between the two profiles (the sum of every function's absolute self-cost change per
 /// op) is credited to data placement, naming the (at most three) routines most of it is in.
 ///
@@ -215,6 +215,8 @@ fn sign(v: f64) -> &'static str {
 /// test) counts against the share. A change confined this way is still only as large as
 /// placement makes it in these routines: wall time follows it only up to
 /// [`PLACEMENT_WALLTIME_BOUND_PCT`](crate::compare::placement::PLACEMENT_WALLTIME_BOUND_PCT).
+///
+/// [`FunctionChanges::placement_note`]: crate::compare::FunctionChanges::placement_note
 pub fn placement_note(
     base: &Profile,
     cand: &Profile,
