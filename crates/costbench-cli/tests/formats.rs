@@ -2,14 +2,8 @@
 //! error (exit 2) that names the formats the command has, before anything is built or read.
 //! Cheap: no valgrind, no build.
 
-use std::process::{Command, Output};
-
-fn costbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_costbench"))
-        .args(args)
-        .output()
-        .expect("costbench runs")
-}
+mod common;
+use common::costbench;
 
 #[test]
 fn a_format_the_document_lacks_is_a_usage_error() {
@@ -29,14 +23,14 @@ fn a_format_the_document_lacks_is_a_usage_error() {
             "--format markdown: a merged run prints table or json; markdown is for merged variants",
         ),
     ] {
-        let out = costbench(args);
+        let out = costbench(args).output();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(says), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
     // A value the command does not list at all is clap's to refuse, with the list.
-    let out = costbench(&["compare", "a", "b", "--format", "bmf"]);
+    let out = costbench(["compare", "a", "b", "--format", "bmf"]).output();
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("[possible values: table, markdown, json]")

@@ -346,7 +346,7 @@ pub fn variant_runs(runs: &[RunRecord]) -> Vec<&RunRecord> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::compare::testing::{record, scenario, with_icount};
+    use costbench_record::testing::{record, scenario, with_icount};
 
     /// Every document renders exactly the formats it lists: the sink and `--format` trust
     /// `formats()` to refuse a format before anything is built.
