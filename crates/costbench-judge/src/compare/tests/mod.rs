@@ -6,6 +6,7 @@ mod walltime;
 
 use super::*;
 use crate::testing::*;
+use costbench_record::fmt::fmt_ops_per_sec;
 use costbench_record::testing::*;
 
 fn opts() -> CompareOptions {
