@@ -3,7 +3,10 @@
 //! chosen instruments, and writes, stores, compares and prints the per-op results.
 //!
 //! Layout: `args` holds the clap definitions, `options` validates them into plain values, and
-//! `commands` runs each command (one short file each), wiring the layers below; `output` is the
+//! `commands` runs each command (one short file each, none importing another), wiring the
+//! layers below through `core`, which owns what commands share (default paths, the history
+//! location, loading and judging runs, measuring with recording); `exit` numbers the exit
+//! codes; `output` is the
 //! sink every document goes through to stdout and files, and gathers runs and history for the
 //! HTML page; `import` reads other tools' result files;
 //! `terminal` resolves `--color` as cargo does;
@@ -20,6 +23,8 @@
 
 pub mod args;
 mod commands;
+mod core;
+pub mod exit;
 pub mod github;
 pub mod import;
 mod options;
@@ -28,18 +33,6 @@ pub mod terminal;
 
 use costbench_measure::run::cancel;
 use std::ffi::OsString;
-
-/// Exit codes, documented in `costbench --help` and the README.
-pub mod exit {
-    /// Everything asked for ran and was written.
-    pub const OK: i32 = 0;
-    /// A scenario failed, or an error stopped the run (the message says which).
-    pub const FAILURE: i32 = 1;
-    /// The command line was wrong.
-    pub const USAGE: i32 = 2;
-    /// `costbench check` found a significant regression or a broken hard limit.
-    pub const REGRESSION: i32 = 3;
-}
 
 /// Parses `args` (program name first), runs the command and returns the process exit code.
 pub fn main_with_args<I, T>(args: I) -> i32

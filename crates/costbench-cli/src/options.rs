@@ -1,11 +1,12 @@
 //! Validation: turns the clap arguments of `args` into the plain option values the engines take
-//! (`RunOptions`, `CompareOptions`, `Rounds`, `MiriOptions`, the instruments, the scenario filter),
+//! (`RunCommand` with its `RunOptions`, `CompareOptions`, `Rounds`, `MiriOptions`, the instruments, the scenario filter),
 //! refusing bad values with a message that names the option. Nothing here builds, spawns or
 //! prints: a value that passes is one the commands can use as it is.
 
 use crate::args::{
     CargoArgs, MeasureArgs, MiriCmd, RoundsArgs, RunArgs, SignificanceArgs, VariantArgs,
 };
+use crate::core::session::RunCommand;
 use anyhow::{bail, Context, Result};
 use costbench_measure::run::RunOptions;
 use costbench_measure::variants::VariantOptions;
@@ -123,8 +124,8 @@ impl VariantArgs {
 }
 
 impl RunArgs {
-    /// The validated options of `costbench run` without variants.
-    pub(crate) fn run_options(self) -> Result<RunOptions> {
+    /// The validated command `costbench run` without variants.
+    pub(crate) fn run_command(self) -> Result<RunCommand> {
         crate::output::accept(
             "costbench run without variants",
             self.format,
@@ -133,28 +134,28 @@ impl RunArgs {
              compare --format markdown`",
         )?;
         self.measure
-            .into_options(self.list, self.format == Format::Json)
+            .into_command(self.list, self.format == Format::Json)
     }
 
     /// The validated options of `costbench variants` (or `run` with variant options): the
     /// measuring options, with the rounds judged at the default paired threshold, and the
     /// variants' own.
-    pub(crate) fn variant_options(self) -> Result<(RunOptions, VariantOptions)> {
+    pub(crate) fn variant_options(self) -> Result<(RunCommand, VariantOptions)> {
         let v = self.variants.clone();
         let rounds = v.rounds.rounds(
             costbench_judge::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
             costbench_judge::compare::DEFAULT_FAMILY_ALPHA,
         )?;
-        let mut opts = self.measure.into_options(self.list, false)?;
-        opts.rounds = rounds;
-        opts.placement_runs = v.placement_runs;
+        let mut cmd = self.measure.into_command(self.list, false)?;
+        cmd.measure.rounds = rounds;
+        cmd.measure.placement_runs = v.placement_runs;
         let vopts = VariantOptions {
             variants: v.variant,
             preset: v.preset,
             baseline: v.baseline,
             build_jobs: v.build_jobs,
         };
-        Ok((opts, vopts))
+        Ok((cmd, vopts))
     }
 }
 
@@ -178,8 +179,8 @@ impl MiriCmd {
 }
 
 impl MeasureArgs {
-    /// Validated options; `list_only` and `json` come from the command's own flags.
-    pub(crate) fn into_options(self, list_only: bool, json: bool) -> Result<RunOptions> {
+    /// The validated command; `list_only` and `json` come from the command's own flags.
+    pub(crate) fn into_command(self, list_only: bool, json: bool) -> Result<RunCommand> {
         if self.jobs == Some(0) {
             bail!("--jobs must be at least 1");
         }
@@ -206,37 +207,42 @@ impl MeasureArgs {
         let jobs = self.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
-        Ok(RunOptions {
-            cargo: self.target.cargo.flags()?,
-            manifest_path: self.target.manifest_path,
-            package: self.target.package,
-            bench: self.target.bench,
+        let cargo = self.target.cargo.flags()?;
+        // Absolute: the children run in the package's directory (the baseline's in its
+        // worktree), where a relative `--output-dir results` would name another directory.
+        let output_dir = self
+            .output_dir
+            .map(|d| {
+                std::path::absolute(&d).with_context(|| format!("--output-dir {}", d.display()))
+            })
+            .transpose()?;
+        let measure = RunOptions {
+            cargo,
             filter,
             list_only,
             instruments: instruments(&self.instrument),
-            // Absolute: the children run in the package's directory (the baseline's in its
-            // worktree), where a relative `--output-dir results` would name another directory.
-            output_dir: self
-                .output_dir
-                .map(|d| {
-                    std::path::absolute(&d).with_context(|| format!("--output-dir {}", d.display()))
-                })
-                .transpose()?,
             jobs,
             samples: self.iterations_per_scenario,
             timeout: Duration::from_secs(self.timeout),
             walltime_cpu,
             code_align: self.code_align.into(),
-            json,
-            quiet: self.quiet,
-            db: self.history.db,
-            record_history: !self.history.no_history,
+            progress: !self.quiet && !json,
             real_random: self.real_random,
             rounds: costbench_measure::run::Rounds::default(),
             icount_threshold_pct: costbench_judge::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
             placement_runs: costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS,
             shard,
             load: self.load.options()?,
+        };
+        Ok(RunCommand {
+            measure,
+            manifest_path: self.target.manifest_path,
+            package: self.target.package,
+            bench: self.target.bench,
+            output_dir,
+            quiet: self.quiet,
+            db: self.history.db,
+            record_history: !self.history.no_history,
         })
     }
 }
@@ -319,9 +325,9 @@ mod tests {
         else {
             unreachable!()
         };
-        let opts = r.measure.into_options(false, false).unwrap();
+        let cmd = r.measure.into_command(false, false).unwrap();
         assert_eq!(
-            opts.output_dir,
+            cmd.output_dir,
             Some(std::env::current_dir().unwrap().join("results"))
         );
     }
@@ -409,7 +415,11 @@ mod tests {
             let Command::Run(r) = Cli::try_parse_from(v).unwrap().command else {
                 unreachable!()
             };
-            r.measure.into_options(false, false).unwrap().instruments
+            r.measure
+                .into_command(false, false)
+                .unwrap()
+                .measure
+                .instruments
         };
         use costbench_record::instrument::Instrument::{Census, Icount, Walltime};
         let i = set(&[]);

@@ -25,10 +25,3 @@ mod url;
 
 pub use location::Location;
 pub use store::{RunQuery, Store};
-
-use std::path::{Path, PathBuf};
-
-/// The history database used when `--db` is not given.
-pub fn default_path(target_directory: &Path) -> PathBuf {
-    target_directory.join("costbench").join("history.sqlite")
-}

@@ -8,22 +8,19 @@
 //!    (the `--markdown` and `--junit` files, stdout), GitHub Actions' job summary and annotations
 //!    (`crate::github`), and the exit code (3 on a regression or a broken hard limit).
 
-use super::compare::learn_thresholds;
-use super::load_side;
-use super::run::measure_and_record;
 use crate::args::CheckCmd;
+use crate::core::session::Session;
+use crate::core::sides::{judge_sides, learn_thresholds, load_side};
 use crate::output::Sink;
 use anyhow::{bail, Context, Result};
 use costbench_judge::compare::noise::HistoricThresholds;
 use costbench_judge::compare::{CompareOptions, Comparison};
-use costbench_measure::cargo::BenchTarget;
 use costbench_measure::run::baseline::SourceDiff;
-use costbench_measure::run::RunOptions;
 use costbench_record::instrument::Instrument;
 use costbench_record::model::RunRecord;
 use costbench_record::render::{Format, Render as _};
 use costbench_report::render::ComparisonView;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A side of the comparison: its run and, for a directory, where its callgrind outputs are.
 type Side = (RunRecord, Option<PathBuf>);
@@ -35,43 +32,32 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     let rounds = c
         .rounds
         .rounds(opts.paired_walltime_threshold_pct, opts.family_alpha)?;
-    let manifest = c.measure.target.manifest_path.clone();
-    let db_arg = c.measure.history.db.clone();
-    let mut run_opts = c.measure.into_options(false, false)?;
-    run_opts.rounds = rounds;
-    run_opts.icount_threshold_pct = opts.icount_threshold_pct;
-    run_opts.placement_runs = c.placement_runs;
-    // Reports go to stdout; the runs' own tables would only be in the way. Builds and status
-    // lines on stderr follow the user's --quiet.
-    let quiet = run_opts.quiet;
-    run_opts.quiet = true;
-    let target = costbench_measure::cargo::resolve(
-        run_opts.manifest_path.as_deref(),
-        run_opts.package.as_deref(),
-        run_opts.bench.as_deref(),
-    )?;
-    let config = costbench_measure::config::Config::load(&target.workspace_root)?;
-    let shard_db = super::database(db_arg.clone(), manifest.as_deref())?;
-    super::shard::load_costs(&mut run_opts, &shard_db)?;
+    let mut cmd = c.measure.into_command(false, false)?;
+    cmd.measure.rounds = rounds;
+    cmd.measure.icount_threshold_pct = opts.icount_threshold_pct;
+    cmd.measure.placement_runs = c.placement_runs;
+    // Reports go to stdout; the runs' own tables and progress would only be in the way. Builds
+    // and status lines on stderr follow the user's --quiet.
+    cmd.measure.progress = false;
+    let session = Session::open(cmd)?;
+    let config = costbench_measure::config::Config::load(&session.target.workspace_root)?;
     let (base, cand, historic, sources) = if let Some(rev) = &c.baseline_rev {
-        let (base, cand, sources) = measure_with_baseline_rev(&run_opts, &target, rev, quiet)?;
+        let (base, cand, sources) = measure_with_baseline_rev(&session, rev)?;
         (base, cand, HistoricThresholds::default(), sources)
     } else {
         let spec = c
             .baseline
             .as_deref()
             .expect("clap requires --baseline without --baseline-rev");
-        let db = super::database(db_arg.clone(), manifest.as_deref())?;
-        let (base, historic) = baseline_run(
-            spec,
-            &db,
-            db_arg.as_ref(),
-            manifest.as_deref(),
-            c.history_window,
-        )?;
+        let (db, manifest) = (
+            session.cmd.db.as_deref(),
+            session.cmd.manifest_path.as_deref(),
+        );
+        let (base, historic) =
+            baseline_run(spec, &session.history, db, manifest, c.history_window)?;
         let cand = match &c.candidate {
-            Some(spec) => load_side("candidate", spec, db_arg.as_ref(), manifest.as_deref())?,
-            None => candidate_run(&run_opts, &target, quiet)?,
+            Some(spec) => load_side("candidate", spec, db, manifest)?,
+            None => candidate_run(&session)?,
         };
         (base, cand, historic, None)
     };
@@ -80,7 +66,7 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
             .flag_file("--markdown", c.markdown.as_ref(), Format::Markdown)
             .flag_file("--junit", c.junit.as_ref(), Format::Junit),
         github: crate::github::Github::from_env(c.github),
-        config_file: crate::github::config_file(&target.workspace_root),
+        config_file: crate::github::config_file(&session.target.workspace_root),
     };
     gate_and_emit(
         &outputs,
@@ -106,21 +92,12 @@ struct Outputs {
 /// `--baseline-rev`: builds the revision from a worktree and the working tree, and measures
 /// both together (instruction counts, wall time in interleaved rounds).
 fn measure_with_baseline_rev(
-    run_opts: &RunOptions,
-    target: &BenchTarget,
+    session: &Session,
     rev: &str,
-    quiet: bool,
 ) -> Result<(Side, Side, Option<SourceDiff>)> {
-    let status = |verb: &str, what: String| {
-        if !quiet {
-            costbench_measure::terminal::status(verb, what);
-        }
-    };
-    let rounds = &run_opts.rounds;
-    let root = run_opts
-        .output_dir
-        .clone()
-        .unwrap_or_else(|| target.target_directory.join("costbench").join("check"));
+    let (opts, target) = (&session.cmd.measure, &session.target);
+    let rounds = &opts.rounds;
+    let root = session.output_dir(|p| p.check());
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
     // Which files the pull request changed, so that a change of inlining in code it did not
     // touch is labelled, not gated. Without it (git cannot tell) every such change is gated.
@@ -134,7 +111,7 @@ fn measure_with_baseline_rev(
             None
         }
     };
-    status(
+    session.status(
         "Checking",
         format!("the baseline ({rev}) against the candidate (working tree)"),
     );
@@ -142,20 +119,11 @@ fn measure_with_baseline_rev(
     // so two checkouts built in one directory overwrite each other's binaries.
     // Both sides with the user's cargo flags: the same features and profile, so that only the
     // source differs.
-    let base_exe = costbench_measure::cargo::build(
+    let base_exe = session.build(
         &base_target,
         costbench_measure::run::baseline::BUILD_VARIANT,
-        &run_opts.cargo,
-        quiet,
-        run_opts.code_align,
     )?;
-    let cand_exe = costbench_measure::cargo::build(
-        target,
-        "default",
-        &run_opts.cargo,
-        quiet,
-        run_opts.code_align,
-    )?;
+    let cand_exe = session.build(target, "default")?;
     let sides = vec![
         costbench_measure::run::SideSpec {
             label: "default".into(),
@@ -173,19 +141,19 @@ fn measure_with_baseline_rev(
         },
     ];
     let mut together = Vec::new();
-    if run_opts.instruments.asked(Instrument::Walltime) {
+    if opts.instruments.asked(Instrument::Walltime) {
         together.push(format!(
             "wall time in {} to {} interleaved rounds",
             rounds.rounds, rounds.max_rounds
         ));
     }
-    if run_opts.instruments.asked(Instrument::Throughput) {
+    if opts.instruments.asked(Instrument::Throughput) {
         together.push(format!(
             "throughput in {} rounds of slices taken in turn",
-            run_opts.load.rounds
+            opts.load.rounds
         ));
     }
-    status(
+    session.status(
         "Measuring",
         if together.is_empty() {
             "both".to_string()
@@ -193,10 +161,10 @@ fn measure_with_baseline_rev(
             format!("both, {}", together.join(", "))
         },
     );
-    let mut records = measure_and_record(run_opts, target, sides)?;
+    let mut records = session.measure_and_record(sides)?;
     let cand = records.pop().expect("two sides");
     let base = records.pop().expect("two sides");
-    status(
+    session.status(
         "Finished",
         format!("measuring; results in {}", root.display()),
     );
@@ -212,8 +180,8 @@ fn measure_with_baseline_rev(
 fn baseline_run(
     spec: &str,
     db: &costbench_store::Location,
-    db_arg: Option<&PathBuf>,
-    manifest: Option<&std::path::Path>,
+    db_arg: Option<&Path>,
+    manifest: Option<&Path>,
     history_window: usize,
 ) -> Result<(Side, HistoricThresholds)> {
     match spec.strip_prefix("branch:") {
@@ -245,18 +213,9 @@ fn baseline_run(
 }
 
 /// The candidate measured now from the working tree.
-fn candidate_run(run_opts: &RunOptions, target: &BenchTarget, quiet: bool) -> Result<Side> {
-    let out = run_opts
-        .output_dir
-        .clone()
-        .unwrap_or_else(|| target.target_directory.join("costbench").join("results"));
-    let exe = costbench_measure::cargo::build(
-        target,
-        "default",
-        &run_opts.cargo,
-        quiet,
-        run_opts.code_align,
-    )?;
+fn candidate_run(session: &Session) -> Result<Side> {
+    let out = session.output_dir(|p| p.results());
+    let exe = session.build(&session.target, "default")?;
     let side = costbench_measure::run::SideSpec {
         label: "default".into(),
         exe,
@@ -264,13 +223,11 @@ fn candidate_run(run_opts: &RunOptions, target: &BenchTarget, quiet: bool) -> Re
         target: None,
         build: None,
     };
-    let cand = measure_and_record(run_opts, target, vec![side])?.remove(0);
-    if !quiet {
-        costbench_measure::terminal::status(
-            "Finished",
-            format!("measuring the candidate; results in {}", out.display()),
-        );
-    }
+    let cand = session.measure_and_record(vec![side])?.remove(0);
+    session.status(
+        "Finished",
+        format!("measuring the candidate; results in {}", out.display()),
+    );
     Ok((cand, Some(out)))
 }
 
@@ -308,7 +265,7 @@ fn gate_and_emit(
     sources: Option<&SourceDiff>,
 ) -> Result<i32> {
     let base = shard_of_baseline(base, &cand);
-    let cmp: Comparison = super::judge(
+    let cmp: Comparison = judge_sides(
         (&base, base_dir.as_deref()),
         (&cand, cand_dir.as_deref()),
         opts,

@@ -1,7 +1,7 @@
 //! `costbench history`: list the recorded runs, or one scenario's series of per-op figures.
 
-use super::database;
 use crate::args::HistoryCmd;
+use crate::core::history::database;
 use crate::output::Sink;
 use anyhow::{bail, Result};
 use costbench_record::render::Format;
@@ -9,7 +9,10 @@ use costbench_report::render::HistoryView;
 
 pub(super) fn history(h: HistoryCmd) -> Result<i32> {
     use costbench_store::RunQuery;
-    let path = database(h.db, h.manifest_path.as_deref())?;
+    let path = database(
+        h.database.db.as_deref(),
+        h.database.manifest_path.as_deref(),
+    )?;
     if !path.exists() {
         bail!(
             "no history database at {path}: `costbench run` records every run there (or pass --db PATH)"

@@ -1,8 +1,8 @@
 //! `costbench import`: read an existing output directory (costbench's run.json, or rustls
 //! ci-bench's CSVs) and record it in the history.
 
-use super::database;
 use crate::args::ImportCmd;
+use crate::core::history::database;
 use anyhow::{bail, Context, Result};
 
 pub(super) fn import(i: ImportCmd) -> Result<i32> {
@@ -39,7 +39,10 @@ pub(super) fn import(i: ImportCmd) -> Result<i32> {
             dir,
         )?
     };
-    let db = database(i.db, i.manifest_path.as_deref())?;
+    let db = database(
+        i.database.db.as_deref(),
+        i.database.manifest_path.as_deref(),
+    )?;
     db.open()?.record(&run)?;
     println!(
         "recorded run {} ({} results) in {db}",

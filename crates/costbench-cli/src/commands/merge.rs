@@ -5,6 +5,9 @@
 //! matrix is computed again over every shard's runs and presented as `variants` presents it.
 
 use crate::args::MergeCmd;
+use crate::core::history::database;
+use crate::core::paths::Paths;
+use crate::core::present::present;
 use anyhow::{bail, Context, Result};
 use costbench_judge::compare::CompareOptions;
 use costbench_judge::variants::{matrix, Column, MatrixHead, SCHEMA};
@@ -41,10 +44,9 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
     }
     let out = match &m.output {
         Some(o) => o.clone(),
-        None => costbench_measure::cargo::target_directory(m.manifest_path.as_deref())
+        None => Paths::of_manifest(m.manifest_path.as_deref())
             .context("--output not given, so the merged run goes under the target directory")?
-            .join("costbench")
-            .join("merged"),
+            .merged(),
     };
     if variants {
         return merge_variants(&m, &out);
@@ -80,7 +82,7 @@ fn record_history(m: &MergeCmd, records: &[RunRecord], out: &Path) -> Result<()>
     if m.history.no_history {
         return Ok(());
     }
-    let db = super::database(m.history.db.clone(), m.manifest_path.as_deref())?;
+    let db = database(m.history.db.as_deref(), m.manifest_path.as_deref())?;
     let store = db.open()?;
     for r in records {
         store.record(r).with_context(|| {
@@ -159,5 +161,5 @@ fn merge_variants(m: &MergeCmd, out: &Path) -> Result<i32> {
             merged.columns.len()
         );
     }
-    super::variants::present(&matrix, &records, out, m.format, m.quiet)
+    present(&matrix, &records, out, m.format, m.quiet)
 }

@@ -1,8 +1,9 @@
 //! `costbench report`: gather runs (named ones, or the newest in history and the run before it)
 //! and the history charts (`output::html`), and send the page to the sink for `--output`.
 
-use super::{database, load_side};
 use crate::args::ReportCmd;
+use crate::core::history::database;
+use crate::core::sides::load_side;
 use crate::output::Sink;
 use anyhow::{bail, Result};
 use costbench_record::render::Format;
@@ -14,7 +15,10 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
     let db = if r.no_history && !r.runs.is_empty() {
         None
     } else {
-        match database(r.db.clone(), r.manifest_path.as_deref()) {
+        match database(
+            r.database.db.as_deref(),
+            r.database.manifest_path.as_deref(),
+        ) {
             Ok(p) => Some(p),
             // Without --db the default database is found through cargo; named runs do not need it.
             Err(e) if r.history || r.runs.is_empty() => return Err(e),
@@ -37,7 +41,12 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
         let mut runs = Vec::new();
         let mut dirs = Vec::new();
         for spec in &r.runs {
-            let (run, dir) = load_side("run", spec, r.db.as_ref(), r.manifest_path.as_deref())?;
+            let (run, dir) = load_side(
+                "run",
+                spec,
+                r.database.db.as_deref(),
+                r.database.manifest_path.as_deref(),
+            )?;
             runs.push(run);
             dirs.push(dir);
         }

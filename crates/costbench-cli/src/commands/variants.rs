@@ -1,87 +1,35 @@
-//! `costbench variants` (and `costbench run --variant ...`): build and measure every variant
-//! (`variants::run`, measuring through [`super::run::measure_and_record`] so that each variant's
-//! run is recorded in history), then [`present`] the matrix: send it to the sink (`matrix.json`,
-//! stdout as `--format` asks), list failures under `--quiet`, and choose the exit code. `merge`
-//! presents the matrix of a sharded session's merged shards the same way.
+//! `costbench variants` (and `costbench run --variant ...`): plan and build every variant
+//! (`variants::plan` and `Plan::build`), measure the builds and record each variant's run in
+//! history (`Session::measure_and_record`), compute the matrix (`Builds::finish`), then present
+//! it (`core::present::present`): send it to the sink (`matrix.json`, stdout as `--format`
+//! asks), list failures under `--quiet`, and choose the exit code.
 
 use crate::args::RunArgs;
-use crate::exit;
+use crate::core::present::present;
+use crate::core::session::Session;
 use anyhow::Result;
-use costbench_judge::variants::Matrix;
-use costbench_record::model::{RunRecord, VariantSplit};
-use costbench_record::render::Format;
-use costbench_report::render::MatrixView;
-use std::path::Path;
 
 pub(super) fn variants(args: RunArgs) -> Result<i32> {
     let format = args.format;
-    let (mut opts, vopts) = args.variant_options()?;
-    if opts.shard.is_some() {
-        let db = super::database(opts.db.clone(), opts.manifest_path.as_deref())?;
-        super::shard::load_costs(&mut opts, &db)?;
-    }
-    let quiet = opts.quiet;
-    let costbench_measure::variants::Measured {
-        matrix,
-        records,
-        root,
-    } = costbench_measure::variants::run(opts, vopts, super::run::measure_and_record)?;
-    present(&matrix, &records, &root, format, quiet)
-}
-
-/// Writes `root/matrix.json`, prints the matrix as `format` asks (with a line on where the
-/// results are, and what a shard leaves to `merge`), lists failures under `quiet`, and returns
-/// the exit code: a failure when a scenario failed or a variant did not build.
-pub(super) fn present(
-    matrix: &Matrix,
-    records: &[RunRecord],
-    root: &Path,
-    format: Format,
-    quiet: bool,
-) -> Result<i32> {
-    let footer = format!("results: {}\n", root.display());
-    crate::output::Sink::new(crate::output::stdout(format, quiet))
-        .file(root.join("matrix.json"), Format::Json, None)
-        .emit(&MatrixView {
-            matrix,
-            footer: &footer,
-        })?;
-    if let Some(s) = &matrix.shard {
-        if !quiet {
-            let has_base = records.iter().any(|r| r.variant == s.baseline);
-            let whole = matches!(s.split, VariantSplit::WholeVariants { .. });
-            eprintln!(
-                "shard {}/{}: {}; join the {} shards' directories with `costbench merge` for the whole matrix",
-                s.index,
-                s.count,
-                match (whole, has_base) {
-                    (true, true) => "whole variants, with the baseline",
-                    (true, false) =>
-                        "whole variants; the baseline is another shard's, so no ratios here",
-                    (false, _) => "every variant, a share of the scenarios",
-                },
-                s.count
-            );
-        }
-    }
-    let failed_scenarios = records.iter().any(|r| r.failed().next().is_some());
-    if quiet {
-        for r in records {
-            for s in r.failed() {
-                for f in &s.failures {
-                    eprintln!(
-                        "FAILED {} in variant {} ({}, {}): {}",
-                        s.id, r.variant, f.instrument, f.kind, f.message
-                    );
-                }
-            }
-        }
-    }
-    Ok(
-        if failed_scenarios || matrix.build_failures().next().is_some() {
-            exit::FAILURE
-        } else {
-            exit::OK
-        },
+    let (cmd, vopts) = args.variant_options()?;
+    costbench_measure::variants::validate(&cmd.measure, &vopts)?;
+    let mut session = Session::open(cmd)?;
+    let plan =
+        costbench_measure::variants::plan(&mut session.cmd.measure, &vopts, &session.target)?;
+    let root = session.output_dir(|p| p.variants());
+    let builds = plan.build(&mut session.cmd.measure, &session.target, root)?;
+    let sides = builds.sides();
+    let records = if sides.is_empty() {
+        Vec::new()
+    } else {
+        session.measure_and_record(sides)?
+    };
+    let measured = builds.finish(records)?;
+    present(
+        &measured.matrix,
+        &measured.records,
+        &measured.root,
+        format,
+        session.cmd.quiet,
     )
 }

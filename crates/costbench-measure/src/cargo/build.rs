@@ -227,11 +227,7 @@ pub fn cargo_for(toolchain: Option<&str>) -> Command {
 /// Builds the bench target as `settings` say. A compile failure is a [`BuildError`] (downcast
 /// the error to get the compiler's output).
 pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Built> {
-    let target_dir = target
-        .target_directory
-        .join("costbench")
-        .join("build")
-        .join(&settings.variant);
+    let target_dir = target.costbench_dir().join("build").join(&settings.variant);
     let profile = settings.profile.as_deref().unwrap_or(DEFAULT_PROFILE);
     let mut cmd = cargo_for(settings.toolchain.as_deref());
     cmd.args([

@@ -151,6 +151,21 @@ pub struct BenchTarget {
     pub target_directory: PathBuf,
 }
 
+impl BenchTarget {
+    /// costbench's own directory under this target's target directory ([`costbench_dir`]),
+    /// where the builds (`build/VARIANT`), baseline worktrees and caches are kept.
+    pub fn costbench_dir(&self) -> PathBuf {
+        costbench_dir(&self.target_directory)
+    }
+}
+
+/// `TARGET_DIR/costbench`: everything costbench writes under a target directory lies below it,
+/// the measuring crate's scratch (builds, worktrees, caches) and the command line's defaults
+/// (results, history) alike. The one place that names it.
+pub fn costbench_dir(target_directory: &Path) -> PathBuf {
+    target_directory.join("costbench")
+}
+
 /// The target directory of the crate at `manifest_path` (default `./Cargo.toml`).
 pub fn target_directory(manifest_path: Option<&Path>) -> Result<PathBuf> {
     Ok(metadata(manifest_path)?.1.target_directory)

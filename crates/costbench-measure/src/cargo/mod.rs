@@ -25,5 +25,6 @@ pub use build::{
     DEFAULT_PROFILE,
 };
 pub use metadata::{
-    dependency_features, features, resolve, target_directory, BenchTarget, Features, LockFlags,
+    costbench_dir, dependency_features, features, resolve, target_directory, BenchTarget, Features,
+    LockFlags,
 };

@@ -52,11 +52,7 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
         )
     })?;
     let top = PathBuf::from(git(root, &["rev-parse", "--show-toplevel"])?);
-    let dir = target
-        .target_directory
-        .join("costbench")
-        .join("worktrees")
-        .join(&sha);
+    let dir = target.costbench_dir().join("worktrees").join(&sha);
     // Cargo judges a workspace member fresh by its sources' paths relative to the workspace and
     // their mtimes, not by which checkout they are in: an old worktree of commit A, reused after
     // commit B was built in the same build directory, would look fresh and run B's binary. So a
@@ -64,8 +60,7 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
     // checked out anew, and its new mtimes make cargo rebuild the workspace's own crates (the
     // dependencies stay cached).
     let marker = target
-        .target_directory
-        .join("costbench")
+        .costbench_dir()
         .join("build")
         .join(BUILD_VARIANT)
         .join(".costbench-source");

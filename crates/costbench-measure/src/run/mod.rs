@@ -3,9 +3,9 @@
 //! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
 //! time afterwards, with nothing else of ours running.
 //!
-//! Building, printing, `--html`, history and exit codes are the commands' (`commands::run`,
-//! `commands::check`, `commands::variants`): this module returns records and must not import
-//! `report`, `output`, `store` or `exit`.
+//! Building, printing, `--html`, history and exit codes are the command line's (its command core,
+//! `core::session`, and the commands `run`, `check` and `variants`): this module returns records
+//! and must not import `report`, `output`, `store` or `exit`.
 //!
 //! This file schedules (which phase runs when, for which side) and builds each side's empty
 //! record. The rest, in the order a run meets it: [`binary`] lists a build's scenarios;
@@ -49,18 +49,16 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// Validated options of `costbench run`.
+/// What measuring takes: validated options of `costbench run`, `check` and `variants`. Which
+/// bench target, where results go by default, how they are printed and where they are recorded
+/// are the commands' (they resolve the target and pass each side's output directory).
 #[derive(Debug)]
 pub struct RunOptions {
     /// The user's cargo flags (features, profile, lock file), for every build of the run.
     pub cargo: cargo::CargoFlags,
-    pub manifest_path: Option<PathBuf>,
-    pub package: Option<String>,
-    pub bench: Option<String>,
     pub filter: Option<regex::Regex>,
     pub list_only: bool,
     pub instruments: InstrumentSet,
-    pub output_dir: Option<PathBuf>,
     pub jobs: usize,
     pub samples: Option<u32>,
     pub timeout: Duration,
@@ -68,13 +66,12 @@ pub struct RunOptions {
     pub walltime_cpu: Option<usize>,
     /// Function alignment of the builds (`--code-align`).
     pub code_align: cargo::CodeAlign,
-    pub json: bool,
-    pub quiet: bool,
-    /// History database; `None` is the default path under the target directory. Read by the
-    /// commands, which record each measured run there.
-    pub db: Option<PathBuf>,
-    /// Record each measured run in the history (the commands do; `--no-history` turns it off).
-    pub record_history: bool,
+    /// Show progress on stderr while measuring: the progress bar, the status lines of variant
+    /// builds with cargo's own output, and warnings about an instrument the machine cannot run
+    /// (perf). Off where stdout and stderr must stay clean of it: `--quiet`, `--format json`,
+    /// and `check`, whose report goes to stdout. How a command prints its results is the
+    /// command's, so this is the only printing choice the measuring crate takes.
+    pub progress: bool,
     /// Leave getrandom alone under callgrind.
     pub real_random: bool,
     /// Wall-time rounds when several sides are measured together.
@@ -239,7 +236,7 @@ pub fn measure_sides(
     };
     let fixed_random = match (&valgrind, opts.real_random) {
         (Some(_), false) => {
-            let cache = target.target_directory.join("costbench").join("cache");
+            let cache = target.costbench_dir().join("cache");
             match callgrind::fixed_random_library(&cache) {
                 Ok(lib) => Some(lib),
                 Err(why) => {
@@ -550,7 +547,7 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressB
     let total = per_instrument * phases;
     let bar = ProgressBar::with_draw_target(
         Some(total),
-        if opts.quiet || opts.json {
+        if !opts.progress {
             ProgressDrawTarget::hidden()
         } else {
             ProgressDrawTarget::stderr()

@@ -217,7 +217,7 @@ impl Session<'_> {
                 } else {
                     format!("the probe run failed ({}: {})", f.kind, f.message)
                 };
-                if !self.opts.quiet && !self.opts.json {
+                if self.opts.progress {
                     eprintln!("warning: {name} skipped: {reason}");
                 }
                 let mut record = self.record.lock().expect("no worker panicked");

@@ -9,10 +9,12 @@
 //! - `matrix`: `costbench-judge`'s `variants` (the matrix, pure, and its JSON) under its old
 //!   path; `report::variants` renders it as a table or markdown.
 //!
-//! Building and measuring are delegated: `cargo::build_with` builds, and the caller's `measure`
-//! (the command's `run::measure_sides` plus history) runs the instruments. Printing the matrix,
-//! writing `matrix.json` and the exit code are the command's (`commands::variants`): this module
-//! must not import the renderers of `report` or the exit codes of `exit`.
+//! Building is delegated to `cargo::build_with`; measuring and recording are the caller's: the
+//! session is driven in steps ([`plan`], [`Plan::build`], then the caller measures
+//! [`Builds::sides`], records the runs where it keeps them, and hands them to
+//! [`Builds::finish`] for the matrix), so that this crate returns values and never calls back
+//! into the command line. Printing the matrix, writing `matrix.json` and the exit code are the
+//! command's: this module must not import the renderers of `report` or the exit codes of `exit`.
 
 pub mod build;
 // The matrix is judging over records: it lives in `costbench-judge`, under its old path here.
@@ -131,6 +133,7 @@ fn compiler_errors(stderr: &str) -> String {
     keep[tail..].join("\n")
 }
 
+#[derive(Debug)]
 struct Outcome {
     built: Option<cargo::Built>,
     info: Option<BuildInfo>,
@@ -244,25 +247,31 @@ pub struct Measured {
     pub root: PathBuf,
 }
 
-/// Builds every variant, measures the builds with `measure` (given the options, the target and
-/// one side per built variant; it returns the records in the order of the sides) and returns
-/// the matrix.
-pub fn run(
-    mut opts: RunOptions,
-    vopts: VariantOptions,
-    measure: impl FnOnce(&RunOptions, &BenchTarget, Vec<SideSpec>) -> Result<Vec<RunRecord>>,
-) -> Result<Measured> {
+/// Refuses what variants cannot do, before anything is resolved or built.
+pub fn validate(opts: &RunOptions, vopts: &VariantOptions) -> Result<()> {
     if opts.list_only {
         bail!("--list does not combine with variants: run `costbench run --list` to see the scenarios");
     }
     if vopts.build_jobs == 0 {
         bail!("--build-jobs must be at least 1");
     }
-    let target = cargo::resolve(
-        opts.manifest_path.as_deref(),
-        opts.package.as_deref(),
-        opts.bench.as_deref(),
-    )?;
+    Ok(())
+}
+
+/// The variants of a session, chosen and planned but not built yet.
+#[derive(Debug)]
+pub struct Plan {
+    variants: Vec<Variant>,
+    base_name: String,
+    plans: Vec<build::Plan>,
+    shard: Option<costbench_record::model::VariantsShard>,
+    build_jobs: usize,
+}
+
+/// Chooses the variants of `target` (costbench.toml's, `vopts`' and the preset's), applies a
+/// whole-variant shard to `opts.shard`, and plans each variant's build.
+pub fn plan(opts: &mut RunOptions, vopts: &VariantOptions, target: &BenchTarget) -> Result<Plan> {
+    validate(opts, vopts)?;
     let config = Config::load(&target.workspace_root)?;
     let (variants, base) = choose(
         &config.variants,
@@ -272,96 +281,154 @@ pub fn run(
     )?;
     let base_name = variants[base].name.clone();
     let everywhere = sharding::machine_bound(&opts.instruments);
-    let (variants, mut shard) =
+    let (variants, shard) =
         sharding::whole_variants(opts.shard.as_mut(), everywhere, variants, base);
-    let plans = build::plan(&target, &variants, &opts.cargo, opts.code_align)?;
-    let root = opts
-        .output_dir
-        .clone()
-        .unwrap_or_else(|| target.target_directory.join("costbench").join("variants"));
-    // Checked before building: a wrong output directory should not cost the builds.
-    costbench_record::output::OutputDir::prepare(&root)?;
-    let start = Instant::now();
-    let outcomes = build_all(&target, &plans, vopts.build_jobs, opts.quiet);
-    let build_secs = start.elapsed().as_secs_f64();
-    let sides: Vec<SideSpec> = plans
-        .iter()
-        .zip(&outcomes)
-        .filter_map(|(p, o)| {
-            o.built.as_ref().map(|b| SideSpec {
-                label: p.variant.name.clone(),
-                exe: b.exe.clone(),
-                output_dir: root.join(&p.variant.name),
-                target: None,
-                build: o.info.clone(),
-            })
-        })
-        .collect();
-    // The adaptive rounds' looks judge every variant against the matrix's baseline.
-    opts.rounds.baseline_side = sides.iter().position(|s| s.label == base_name).unwrap_or(0);
-    let measure_start = Instant::now();
-    let mut records = if sides.is_empty() {
-        Vec::new()
-    } else {
-        measure(&opts, &target, sides)?
-    };
-    let measure_secs = measure_start.elapsed().as_secs_f64();
-    for rec in &mut records {
-        let toolchain = variants
-            .iter()
-            .find(|v| v.name == rec.variant)
-            .and_then(|v| v.toolchain.as_deref());
-        if let Some(t) = toolchain {
-            rec.environment.rustc = toolchain_rustc(t);
-            costbench_record::output::OutputDir::prepare(&root.join(&rec.variant))?
-                .write_all(rec)?;
-        }
-    }
-    if !opts.quiet {
-        crate::terminal::status(
-            "Finished",
-            format!(
-                "variants: builds {build_secs:.1} s, measurement {measure_secs:.1} s ({} built of {})",
-                records.len(),
-                plans.len()
-            ),
-        );
-    }
-    let columns: Vec<matrix::Column> = plans
-        .iter()
-        .zip(outcomes)
-        .map(|(p, o)| {
-            let rec = records.iter().find(|r| r.variant == p.variant.name);
-            matrix::Column {
-                name: p.variant.name.clone(),
-                settings: p.variant.describe(),
-                spec: p.variant.clone(),
-                build: o.info,
-                build_error: o.error,
-                run_id: rec.map(|r| r.run_id.clone()),
-                output_dir: rec.map(|_| root.join(&p.variant.name).display().to_string()),
-            }
-        })
-        .collect();
-    let mut matrix = matrix::matrix(
-        &base_name,
-        columns,
-        &records,
-        &costbench_judge::compare::CompareOptions::default(),
-    );
-    if let Some(s) = shard.as_mut().filter(|s| s.assignment.is_empty()) {
-        // Split by scenario: the partition is the records' (every side's is the same).
-        s.assignment = records
-            .iter()
-            .find_map(|r| r.shard.as_ref().map(|x| x.assignment.clone()))
-            .unwrap_or_default();
-    }
-    matrix.shard = shard;
-    Ok(Measured {
-        matrix,
-        records,
-        root,
+    let plans = build::plan(target, &variants, &opts.cargo, opts.code_align)?;
+    Ok(Plan {
+        variants,
+        base_name,
+        plans,
+        shard,
+        build_jobs: vopts.build_jobs,
     })
+}
+
+/// Every variant built (or failed to build), with one side to measure per built variant.
+/// The caller measures [`Builds::sides`] (and records them where it keeps runs), then hands the
+/// records to [`Builds::finish`] for the matrix.
+#[derive(Debug)]
+pub struct Builds {
+    plan: Plan,
+    outcomes: Vec<Outcome>,
+    root: PathBuf,
+    build_secs: f64,
+    measure_start: Instant,
+    progress: bool,
+}
+
+impl Plan {
+    /// Builds every variant, `--build-jobs` at a time, for results under `root` (one directory
+    /// per variant). Sets `opts.rounds.baseline_side`: the adaptive rounds' looks judge every
+    /// variant against the matrix's baseline.
+    pub fn build(
+        self,
+        opts: &mut RunOptions,
+        target: &BenchTarget,
+        root: PathBuf,
+    ) -> Result<Builds> {
+        // Checked before building: a wrong output directory should not cost the builds.
+        costbench_record::output::OutputDir::prepare(&root)?;
+        let start = Instant::now();
+        let outcomes = build_all(target, &self.plans, self.build_jobs, !opts.progress);
+        let build_secs = start.elapsed().as_secs_f64();
+        let builds = Builds {
+            plan: self,
+            outcomes,
+            root,
+            build_secs,
+            measure_start: Instant::now(),
+            progress: opts.progress,
+        };
+        let sides = builds.sides();
+        opts.rounds.baseline_side = sides
+            .iter()
+            .position(|s| s.label == builds.plan.base_name)
+            .unwrap_or(0);
+        Ok(builds)
+    }
+}
+
+impl Builds {
+    /// One side per variant that built, in column order, each with its own output directory.
+    pub fn sides(&self) -> Vec<SideSpec> {
+        self.plan
+            .plans
+            .iter()
+            .zip(&self.outcomes)
+            .filter_map(|(p, o)| {
+                o.built.as_ref().map(|b| SideSpec {
+                    label: p.variant.name.clone(),
+                    exe: b.exe.clone(),
+                    output_dir: self.root.join(&p.variant.name),
+                    target: None,
+                    build: o.info.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The matrix over `records`, the runs of [`Builds::sides`] in their order. A toolchain
+    /// variant's run gets that toolchain's rustc, written to its output directory again.
+    pub fn finish(self, mut records: Vec<RunRecord>) -> Result<Measured> {
+        let Builds {
+            plan,
+            outcomes,
+            root,
+            build_secs,
+            measure_start,
+            progress,
+        } = self;
+        let measure_secs = measure_start.elapsed().as_secs_f64();
+        for rec in &mut records {
+            let toolchain = plan
+                .variants
+                .iter()
+                .find(|v| v.name == rec.variant)
+                .and_then(|v| v.toolchain.as_deref());
+            if let Some(t) = toolchain {
+                rec.environment.rustc = toolchain_rustc(t);
+                costbench_record::output::OutputDir::prepare(&root.join(&rec.variant))?
+                    .write_all(rec)?;
+            }
+        }
+        if progress {
+            crate::terminal::status(
+                "Finished",
+                format!(
+                    "variants: builds {build_secs:.1} s, measurement {measure_secs:.1} s ({} built of {})",
+                    records.len(),
+                    plan.plans.len()
+                ),
+            );
+        }
+        let columns: Vec<matrix::Column> = plan
+            .plans
+            .iter()
+            .zip(outcomes)
+            .map(|(p, o)| {
+                let rec = records.iter().find(|r| r.variant == p.variant.name);
+                matrix::Column {
+                    name: p.variant.name.clone(),
+                    settings: p.variant.describe(),
+                    spec: p.variant.clone(),
+                    build: o.info,
+                    build_error: o.error,
+                    run_id: rec.map(|r| r.run_id.clone()),
+                    output_dir: rec.map(|_| root.join(&p.variant.name).display().to_string()),
+                }
+            })
+            .collect();
+        let mut matrix = matrix::matrix(
+            &plan.base_name,
+            columns,
+            &records,
+            &costbench_judge::compare::CompareOptions::default(),
+        );
+        let mut shard = plan.shard;
+        if let Some(s) = shard.as_mut().filter(|s| s.assignment.is_empty()) {
+            // Split by scenario: the partition is the records' (every side's is the same).
+            s.assignment = records
+                .iter()
+                .find_map(|r| r.shard.as_ref().map(|x| x.assignment.clone()))
+                .unwrap_or_default();
+        }
+        matrix.shard = shard;
+        Ok(Measured {
+            matrix,
+            records,
+            root,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! `--shard K/N`'s costs: what history says each scenario (each `VARIANT/SCENARIO` cell) costs
-//! to measure, and each build variant's cold build (`VARIANT/`), read here because the commands
-//! own the store. The partition itself is pure
-//! (`costbench_record::shard`) and applied while measuring (`run::sharding`).
+//! to measure, and each build variant's cold build (`VARIANT/`), read here, in the command core,
+//! because the commands own the store (`Session::open` fills them in). The partition itself is
+//! pure (`costbench_record::shard`) and applied while measuring (`run::sharding`); this module
+//! only reads history and must not measure or print.
 
 use anyhow::{Context, Result};
 use costbench_measure::run::RunOptions;

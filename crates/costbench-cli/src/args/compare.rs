@@ -1,0 +1,157 @@
+//! The arguments of the judging commands, `compare` and `check`, and how both decide
+//! significance. Definitions only: validating them is `options`'.
+
+use super::history::RUN_ID_DB_HELP;
+use super::{DatabaseArgs, MeasureArgs, RoundsArgs};
+use crate::output::formats;
+use clap::ValueEnum;
+use costbench_record::render::Format;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+#[command(mut_arg("db", |a| a.help(RUN_ID_DB_HELP)))]
+pub struct CompareCmd {
+    /// Baseline: an output directory (or its run.json), or a run id from history.
+    pub base: String,
+    /// Candidate: an output directory (or its run.json), or a run id from history.
+    pub cand: String,
+    #[arg(long, value_parser = formats::parser(formats::COMPARE), default_value = "table")]
+    pub format: Format,
+    /// Also write the comparison as JUnit XML to this file: one testsuite per instrument, one
+    /// testcase per scenario, a failure for each significant regression, skipped for unresolved
+    /// rows.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    #[command(flatten)]
+    pub significance: SignificanceArgs,
+    /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
+    /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
+    /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
+    #[arg(long, value_name = "BRANCH")]
+    pub history_branch: Option<String>,
+    /// Runs of history to learn thresholds from.
+    #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
+    pub history_window: usize,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckCmd {
+    /// Baseline run: an output directory (or its run.json), a run id from history, or
+    /// branch:NAME for the newest run of that branch in history (of the same variant).
+    #[arg(long, value_name = "SPEC", required_unless_present = "baseline_rev")]
+    pub baseline: Option<String>,
+    /// Build this git revision (commit, tag, branch) from a worktree and measure it together
+    /// with the candidate: instruction counts for both, wall time in interleaved rounds.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["baseline", "candidate"])]
+    pub baseline_rev: Option<String>,
+    /// Candidate run (output directory, run.json or run id) instead of measuring the working tree.
+    #[arg(long, value_name = "SPEC")]
+    pub candidate: Option<String>,
+    #[arg(long, value_parser = formats::parser(formats::COMPARE), default_value = "table")]
+    pub format: Format,
+    /// Also write the markdown report (for a pull-request comment) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write the result as JUnit XML to this file, for CI systems that read test reports:
+    /// one testsuite per instrument, one testcase per scenario, a failure for each violation of
+    /// the gate, skipped for unresolved rows.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// GitHub Actions output. auto: when GITHUB_ACTIONS=true, print ::error annotations for
+    /// regressions, broken limits and failed scenarios and ::warning for unresolved rows (on
+    /// stderr), and when GITHUB_STEP_SUMMARY is set, append the markdown report to that file.
+    /// on: the annotations outside GitHub Actions too. off: neither.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub github: GithubArg,
+    #[command(flatten)]
+    pub significance: SignificanceArgs,
+    #[command(flatten)]
+    pub rounds: RoundsArgs,
+    /// With --baseline-rev: each scenario whose instruction count changed beyond the icount
+    /// threshold runs K more times under callgrind on both sides, with the heap and stack it
+    /// starts from shifted (the child's --perturb 1..=K). A change within the spread those
+    /// placements show is reported as "placement", not gated. 0 turns this off.
+    #[arg(long, value_name = "K", default_value_t = costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    pub placement_runs: u32,
+    /// Runs of history to learn thresholds from (with --baseline branch:NAME).
+    #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
+    pub history_window: usize,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+/// How `compare` and `check` decide significance.
+#[derive(Debug, clap::Args)]
+pub struct SignificanceArgs {
+    /// Threshold for instruction counts, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_ICOUNT_THRESHOLD_PCT)]
+    pub icount_threshold: f64,
+    /// Threshold for wall time of two separate runs, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
+    pub walltime_threshold: f64,
+    /// Threshold for wall time of two runs measured together in interleaved rounds (the sides
+    /// of `check --baseline-rev`, build variants), judged paired, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
+    pub paired_walltime_threshold: f64,
+    /// Threshold for throughput and p99 latency under load of builds measured together
+    /// (`--instrument throughput`), judged paired round by round, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_LOAD_THRESHOLD_PCT)]
+    pub load_threshold: f64,
+    /// Confidence level of the bootstrap interval of two separate runs' wall time, in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = costbench_judge::compare::DEFAULT_CONFIDENCE)]
+    pub confidence: f64,
+    /// Confidence level of each paired interval (runs measured together in rounds) with
+    /// --error-control none, in (0, 1).
+    #[arg(long, value_name = "LEVEL", default_value_t = costbench_judge::compare::DEFAULT_PAIRED_CONFIDENCE)]
+    pub paired_confidence: f64,
+    /// How the paired wall-time rows of one comparison share its error rate: holm (the chance
+    /// that any unchanged row is flagged is at most --family-error), fdr (the expected share of
+    /// false alarms among flagged rows is at most --family-error), none (each row alone at
+    /// --paired-confidence).
+    #[arg(long, value_enum, value_name = "METHOD", default_value = "holm")]
+    pub error_control: ErrorControlArg,
+    /// The family error rate of --error-control holm or fdr, in (0, 1).
+    #[arg(long, value_name = "RATE", default_value_t = costbench_judge::compare::DEFAULT_FAMILY_ALPHA)]
+    pub family_error: f64,
+}
+
+/// `--error-control`: [`ErrorControl`](costbench_judge::compare::family::ErrorControl) as clap spells it
+/// (the judging crate knows nothing of the command line). The variants' comments are the help
+/// text of the possible values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ErrorControlArg {
+    /// Holm's step-down: the chance that a check flags any unchanged row is at most the
+    /// family error rate, whatever the rows' dependence.
+    Holm,
+    /// Benjamini–Hochberg: the expected share of flagged rows that are false is at most the
+    /// family error rate (for independent or positively dependent rows); with no real change the
+    /// same guarantee as Holm, more power when several rows change.
+    Fdr,
+    /// Every row at its own confidence level, as if it were the only one.
+    None,
+}
+
+impl From<ErrorControlArg> for costbench_judge::compare::family::ErrorControl {
+    fn from(arg: ErrorControlArg) -> Self {
+        match arg {
+            ErrorControlArg::Holm => Self::Holm,
+            ErrorControlArg::Fdr => Self::Fdr,
+            ErrorControlArg::None => Self::None,
+        }
+    }
+}
+
+/// `check --github`: when to speak GitHub Actions' language. The variants' comments are the help
+/// text of the possible values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GithubArg {
+    /// Annotations when GITHUB_ACTIONS=true; the job summary when GITHUB_STEP_SUMMARY is set.
+    Auto,
+    /// Annotations wherever check runs; the job summary when GITHUB_STEP_SUMMARY is set.
+    On,
+    /// Neither annotations nor the job summary (for example in the jobs of a sharded check whose
+    /// merged check reports).
+    Off,
+}

@@ -1,0 +1,161 @@
+//! The clap definitions of every command and option: the low-level arguments exactly as the
+//! user typed them, and the `--help` text (documentation too). Nothing here validates values
+//! or does work: `options` turns these into plain validated options, and `commands` runs them.
+//!
+//! This file holds the command line itself ([`Cli`], [`Command`]); the arguments of each group
+//! of commands are in a file of their own: `measure` (run, variants, what check measures),
+//! `compare` (compare, check), `history` (history, import, export, report, merge, and `--db`
+//! with `--manifest-path` once for all of them), `tools` (miri, census).
+
+use clap::{Parser, Subcommand};
+
+mod compare;
+mod history;
+mod measure;
+mod tools;
+
+// One namespace of clap definitions, split into files by command group only for size: the
+// commands name every argument type as `crate::args::X`.
+pub use compare::{CheckCmd, CompareCmd, ErrorControlArg, GithubArg, SignificanceArgs};
+pub use history::{
+    DatabaseArgs, ExportCmd, HistoryArgs, HistoryCmd, ImportCmd, MergeCmd, ReportCmd,
+};
+pub use measure::{
+    CargoArgs, CodeAlignArg, LayoutArg, LoadArgs, MeasureArgs, RoundsArgs, RunArgs, TargetArgs,
+    VariantArgs,
+};
+pub use tools::{CensusCmd, MiriCmd};
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  everything asked for ran and was written (check: and the gate passed)
+  1  a scenario failed or an error stopped the run (the message says which)
+  2  the command line was wrong
+  3  check: a significant regression, or a figure above a hard limit of costbench.toml
+  130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
+
+/// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall
+/// time, for scenarios written with the `costbench` library.
+#[derive(Debug, Parser)]
+#[command(name = "costbench", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Coloring: auto, always, never [default: CARGO_TERM_COLOR, else auto; auto colours a
+    /// terminal unless NO_COLOR is set]. Given to cargo too.
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<crate::terminal::ColorWhen>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a bench target and measure its scenarios.
+    ///
+    /// Every scenario runs in its own child process: under callgrind with collection switched on
+    /// only around the measured body (icount, and cache with its simulations), under DHAT
+    /// (dhat), natively with counters read around the body (memory, perf), and in a fresh
+    /// process for wall time. Results go to the output directory (icounts.csv, walltime.csv,
+    /// counters.csv, memory.csv, throughput.csv, run.json, callgrind/*.out,
+    /// callgrind-cache/*.out, dhat/*.json, and report.html with --html) and tables go to stdout.
+    Run(RunArgs),
+    /// Build the bench target once per variant and print the matrix of per-op costs.
+    ///
+    /// A variant changes profile keys, cargo features, rustflags, the global allocator or the
+    /// toolchain: --variant 'NAME:KEY=VALUE,...', a [variants.NAME] table in costbench.toml, or
+    /// --preset build-choices. Each builds into its own target directory; all are measured in one
+    /// session; each run is recorded in history under its variant name; the matrix shows each
+    /// variant's per-op figure and its ratio to the baseline (the first variant, or --baseline).
+    /// Same options as `run`. Without --variant or --preset: every variant in costbench.toml.
+    Variants(RunArgs),
+    /// List recorded runs, or one scenario's series of per-op figures over them.
+    History(HistoryCmd),
+    /// Compare two runs (output directories or run ids from history), per op.
+    ///
+    /// Instruction counts: a change beyond the threshold (default 0.2 %) is significant. Two
+    /// runs measured together in interleaved rounds (the sides of `check --baseline-rev`, build
+    /// variants) are judged paired: a signed-rank interval of the rounds, at the rate Holm's
+    /// procedure gives the row (family error 0.05 over all paired rows), beyond 3 % is a
+    /// change, inside 3 % unchanged, straddling 3 % unresolved. Wall time of two separate runs
+    /// is unresolved unless --history-branch gives a threshold from the noise between runs. A
+    /// wall-time change with unchanged instruction counts is reported as placement, not as a
+    /// regression.
+    Compare(CompareCmd),
+    /// Record an existing output directory in the history: a costbench one (run.json), or
+    /// rustls ci-bench's (icounts.csv and walltime.csv or walltimes.csv).
+    Import(ImportCmd),
+    /// Print a run (directory or run id) in another format.
+    Export(ExportCmd),
+    /// List the bounds and overflow checks that survived optimisation in a binary.
+    ///
+    /// Builds the bench target as `run` does (or reads --binary, any x86-64 ELF binary with
+    /// symbols; line tables make it name source lines) and finds every guard: a conditional
+    /// branch whose failing side only panics. Prints totals per kind, per crate and per
+    /// function, and each guard with its source line and inline chain. `costbench run
+    /// --instrument census` counts how many of them execute per op.
+    Census(CensusCmd),
+    /// The CI gate: compare a candidate with a baseline and exit 3 on a significant regression.
+    ///
+    /// The candidate is measured now from the working tree (or given with --candidate). The
+    /// baseline is an existing run (--baseline: a directory, a run id, or branch:NAME for the
+    /// latest run of that branch in history, whose history then also sets the thresholds), or a
+    /// git revision (--baseline-rev) that is built from a worktree and measured together with the
+    /// candidate, wall time in interleaved rounds and judged paired, so the machine's drift
+    /// between minutes cancels. Limits and ignores come from [check] in costbench.toml.
+    ///
+    /// Only regressions and hard limits fail the check. Rows the comparison could not resolve,
+    /// and placement effects (the same instructions, the time moved), are listed as notes; wall
+    /// time of separate runs without history is never judged.
+    ///
+    /// In GitHub Actions the markdown report is appended to the job summary and the violations
+    /// become annotations (--github); --junit writes JUnit XML for other CI systems.
+    Check(CheckCmd),
+    /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
+    /// variants and history.
+    ///
+    /// The page needs no network (inline CSS and SVG charts, a few lines of inline JavaScript to
+    /// sort tables). With two or more runs of the same variant, the first is the baseline and the
+    /// last the candidate, and significant changes are coloured; runs of different variants are
+    /// shown as a heat map of ratios to the first variant. History charts (per scenario and
+    /// metric, with the significance band and the runs that crossed it) come from the history
+    /// database whenever it exists.
+    Report(ReportCmd),
+    /// Check the unsafe side of every trade under Miri (needs nightly with miri and rust-src).
+    ///
+    /// Builds the bench target with `cargo +nightly miri` and runs each selected scenario's
+    /// setup and one run of its body in a Miri process of its own (multi-party scenarios: their
+    /// parties as threads over in-memory links), reporting per scenario: clean, undefined
+    /// behaviour (Miri's message, location, notes and backtrace), not runnable under Miri (foreign
+    /// calls, process spawning, file access under isolation, inline assembly), or failed.
+    /// Scenarios size their inputs for Miri with costbench::miri_size. Exit 1 when undefined
+    /// behaviour is found, a scenario fails, or Miri is not installed; not-runnable scenarios do
+    /// not fail the command. MIRIFLAGS is passed through; COSTBENCH_MIRI_TOOLCHAIN picks another
+    /// toolchain than nightly.
+    Miri(MiriCmd),
+    /// Join the output directories of the shards of one sharded run (`--shard K/N`) into one run.
+    ///
+    /// The merged directory has the same files as an unsharded run (run.json, icounts.csv,
+    /// walltime.csv, counters.csv, memory.csv, throughput.csv, callgrind/, callgrind-cache/,
+    /// dhat/) and is an ordinary run for compare, check, history and report; run.json keeps which
+    /// shard and machine measured each row, and wall time measured on different machines is never
+    /// compared. Refuses shards of different commits, toolchains, suites, variants, settings,
+    /// instruments, shard counts or partitions, a missing or duplicated shard, and a scenario
+    /// measured twice. Records the merged run in history unless --no-history.
+    ///
+    /// Given the output roots of a sharded `variants` session (each holding a matrix.json),
+    /// joins them into one root with every variant's run and the whole matrix, printed as
+    /// `variants` prints it. Where every shard measured the baseline (wall time, load or
+    /// hardware counters ran), each variant is compared with its own shard's baseline; the
+    /// others' runs are kept as NAME@K.
+    Merge(MergeCmd),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,43 @@
+//! The arguments of the commands that inspect a build rather than measure it: `miri` and
+//! `census`. Definitions only: validating them is `options`'.
+
+use super::TargetArgs;
+use crate::output::formats;
+use costbench_record::render::Format;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct MiriCmd {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Check only scenarios whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Output format on stdout.
+    #[arg(long, value_parser = formats::parser(formats::MIRI), default_value = "table")]
+    pub format: Format,
+    /// Seconds after which a scenario's Miri process is killed and the scenario reported failed.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub timeout: u64,
+    /// Print only problems (undefined behaviour, failures) and errors.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CensusCmd {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Analyse this binary instead of building a bench target.
+    #[arg(long, value_name = "PATH", conflicts_with_all = [
+        "manifest_path", "package", "bench", "features", "all_features", "no_default_features",
+        "profile", "locked", "offline", "frozen",
+    ])]
+    pub binary: Option<PathBuf>,
+    /// Only guards in functions whose demangled name, or whose crate, matches this regular
+    /// expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    #[arg(long, value_parser = formats::parser(formats::CENSUS), default_value = "table")]
+    pub format: Format,
+}

@@ -1,0 +1,120 @@
+//! A measuring command's session: the validated command ([`RunCommand`]: the measuring options
+//! plus what only the command reads), the bench target resolved through cargo, its default
+//! paths, the history database, and `--shard`'s costs read from that history. Measuring goes
+//! through [`Session::measure_and_record`], so that every measured run (of `run`, `check` and
+//! `variants`) lands in history the same way.
+//!
+//! Printing a run and choosing the exit code are the commands'; this module prints nothing.
+
+use super::history;
+use super::paths::Paths;
+use anyhow::{Context, Result};
+use costbench_measure::cargo::{self, BenchTarget};
+use costbench_measure::run::{RunOptions, SideSpec};
+use costbench_record::model::RunRecord;
+use costbench_store::Location;
+use std::path::{Path, PathBuf};
+
+/// A measuring command, validated: what the measuring crate takes, and what the command keeps
+/// for itself (how to print, and where to record).
+#[derive(Debug)]
+pub(crate) struct RunCommand {
+    /// What measuring takes.
+    pub measure: RunOptions,
+    /// `--manifest-path`, `--package` and `--bench`: which bench target.
+    pub manifest_path: Option<PathBuf>,
+    pub package: Option<String>,
+    pub bench: Option<String>,
+    /// `--output-dir` (absolute), else each command's default under the target directory.
+    pub output_dir: Option<PathBuf>,
+    /// `--quiet`: only errors.
+    pub quiet: bool,
+    /// `--db` (or `COSTBENCH_DB`); `None` is the default under the target directory.
+    pub db: Option<PathBuf>,
+    /// Record each measured run in the history (`--no-history` turns it off).
+    pub record_history: bool,
+}
+
+/// The bench target of a measuring command, with its paths and history.
+#[derive(Debug)]
+pub(crate) struct Session {
+    pub cmd: RunCommand,
+    pub target: BenchTarget,
+    pub paths: Paths,
+    /// Where runs are recorded, and `--shard`'s costs read from.
+    pub history: Location,
+}
+
+impl Session {
+    /// Resolves the bench target of `cmd` and, with `--shard`, fills the shard's costs from
+    /// the history (when it exists; otherwise the partition is by count).
+    pub(crate) fn open(mut cmd: RunCommand) -> Result<Session> {
+        let target = cargo::resolve(
+            cmd.manifest_path.as_deref(),
+            cmd.package.as_deref(),
+            cmd.bench.as_deref(),
+        )?;
+        let paths = Paths::under(&target.target_directory);
+        let history = history::location(cmd.db.as_deref(), &paths);
+        super::shard::load_costs(&mut cmd.measure, &history)?;
+        Ok(Session {
+            cmd,
+            target,
+            paths,
+            history,
+        })
+    }
+
+    /// `--output-dir`, else `default` (one of [`Session::paths`]).
+    pub(crate) fn output_dir(&self, default: impl FnOnce(&Paths) -> PathBuf) -> PathBuf {
+        self.cmd
+            .output_dir
+            .clone()
+            .unwrap_or_else(|| default(&self.paths))
+    }
+
+    /// Builds the bench target (`variant` names its build directory), with cargo's output
+    /// unless `--quiet`.
+    pub(crate) fn build(&self, target: &BenchTarget, variant: &str) -> Result<PathBuf> {
+        cargo::build(
+            target,
+            variant,
+            &self.cmd.measure.cargo,
+            self.cmd.quiet,
+            self.cmd.measure.code_align,
+        )
+    }
+
+    /// A status line on stderr unless `--quiet`.
+    pub(crate) fn status(&self, verb: &str, what: impl std::fmt::Display) {
+        if !self.cmd.quiet {
+            costbench_measure::terminal::status(verb, what);
+        }
+    }
+
+    /// Measures `sides` (`run::measure_sides`) and records every side's run in the history
+    /// unless `--no-history`. The results are already on disk when a side is recorded, so a
+    /// history failure is reported with where they are.
+    pub(crate) fn measure_and_record(&self, sides: Vec<SideSpec>) -> Result<Vec<RunRecord>> {
+        let dirs: Vec<PathBuf> = sides.iter().map(|s| s.output_dir.clone()).collect();
+        let records =
+            costbench_measure::run::measure_sides(&self.cmd.measure, &self.target, sides)?;
+        if self.cmd.record_history {
+            for (record, dir) in records.iter().zip(&dirs) {
+                record_one(&self.history, record, dir)?;
+            }
+        }
+        Ok(records)
+    }
+}
+
+/// Records `record`, whose results are in `dir`; a history failure is reported, not fatal to
+/// the results.
+fn record_one(db: &Location, record: &RunRecord, dir: &Path) -> Result<()> {
+    db.open().and_then(|s| s.record(record)).with_context(|| {
+        format!(
+            "the run's results are in {}, but recording it in the history failed",
+            dir.display()
+        )
+    })
+}

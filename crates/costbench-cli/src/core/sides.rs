@@ -1,0 +1,111 @@
+//! The runs a command compares: loading a run named on the command line (a directory, its
+//! run.json, or a run id in history), thresholds learnt from a branch's history, and judging two
+//! runs with the functions that moved most. Shared by `compare`, `check`, `export` and `report`.
+//!
+//! Pure of printing: what is judged is returned, and the commands present it.
+
+use super::history::database;
+use anyhow::{bail, Context, Result};
+use costbench_record::model::RunRecord;
+use std::path::{Path, PathBuf};
+
+/// A run named on the command line: a directory or run.json if that path exists, else a run id
+/// in the history database.
+/// Returns the record and, for a directory, the directory (where its callgrind outputs are).
+pub(crate) fn load_side(
+    what: &str,
+    spec: &str,
+    db: Option<&Path>,
+    manifest: Option<&Path>,
+) -> Result<(RunRecord, Option<PathBuf>)> {
+    let path = Path::new(spec);
+    if !path.exists() {
+        let db = database(db, manifest).with_context(|| {
+            format!("{what} {spec:?} is not a directory, so it must be a run id from history")
+        })?;
+        if !db.exists() {
+            bail!("{what} {spec:?}: no such directory, and no history database at {db} to look it up as a run id");
+        }
+        return db
+            .open()?
+            .load(spec)
+            .map(|r| (r, None))
+            .with_context(|| format!("{what} {spec:?} is not a directory"));
+    }
+    let dir = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    };
+    costbench_record::output::load_run(path)
+        .map(|r| (r, Some(dir)))
+        .with_context(|| format!("{what} {spec}"))
+}
+
+/// Compares `base` with `cand` and attaches, to every significant instruction-count row, the
+/// functions that moved most, read from the callgrind outputs kept in the runs' directories;
+/// `sources` (`check --baseline-rev`) says which source files the pull request changed.
+pub(crate) fn judge_sides(
+    (base, base_dir): (&RunRecord, Option<&std::path::Path>),
+    (cand, cand_dir): (&RunRecord, Option<&std::path::Path>),
+    opts: &costbench_judge::compare::CompareOptions,
+    historic: &costbench_judge::compare::noise::HistoricThresholds,
+    sources: Option<&costbench_measure::run::baseline::SourceDiff>,
+) -> costbench_judge::compare::Comparison {
+    let mut cmp = costbench_judge::compare::compare_with(base, cand, opts, historic);
+    let unchanged = sources.map(|s| move |file: &str| s.unchanged(file));
+    costbench_judge::compare::functions::attach(
+        &mut cmp,
+        |id| {
+            costbench_measure::instrument::icount::profile::load_both(
+                id, base, base_dir, cand, cand_dir,
+            )
+        },
+        unchanged
+            .as_ref()
+            .map(|f| f as costbench_judge::compare::functions::Unchanged),
+    );
+    cmp
+}
+
+/// Per-id thresholds from the history of `branch` (runs of `base`'s variant) in the database at
+/// `path`.
+pub(crate) fn learn_thresholds(
+    path: &costbench_store::Location,
+    branch: &str,
+    window: usize,
+    base: &RunRecord,
+) -> Result<costbench_judge::compare::noise::HistoricThresholds> {
+    use costbench_judge::compare::Instrument;
+    use costbench_store::RunQuery;
+    if !path.exists() {
+        bail!("no history database at {path} to learn thresholds from");
+    }
+    let store = path.open()?;
+    let q = RunQuery {
+        branch: Some(branch.to_string()),
+        variant: Some(base.variant.clone()),
+        limit: Some(window),
+    };
+    let mut historic = costbench_judge::compare::noise::HistoricThresholds::default();
+    for r in &base.results {
+        for (inst, metric) in Instrument::ALL
+            .into_iter()
+            .filter_map(|i| Some((i, i.history()?)))
+        {
+            let series: Vec<f64> = store
+                .series(&r.id, metric, &q)?
+                .iter()
+                .map(|p| p.per_op)
+                .collect();
+            historic.learn(&r.id, inst, &series);
+        }
+    }
+    if historic.is_empty() {
+        eprintln!(
+            "note: no scenario has {} consecutive runs on branch {branch:?} yet; default thresholds apply",
+            costbench_judge::compare::noise::MIN_CHANGES + 1
+        );
+    }
+    Ok(historic)
+}
