@@ -10,8 +10,11 @@ use std::path::Path;
 /// What the files themselves do not say about the run.
 #[derive(Debug, Clone, Default)]
 pub struct ImportMeta {
+    /// The commit the run measured, as history records it; None when unknown.
     pub commit: Option<String>,
+    /// The branch the run measured; None when unknown.
     pub branch: Option<String>,
+    /// The build variant the run measured; None for the plain build.
     pub variant: Option<String>,
     /// RFC 3339; defaults to now.
     pub started_at: Option<String>,

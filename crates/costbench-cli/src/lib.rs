@@ -21,6 +21,8 @@
 //! - `costbench-record`: the run record and the output directory (data, CSV and JSON).
 //! - `costbench-protocol`: the versioned wire protocol between the runner and scenario binaries.
 
+#![warn(missing_docs)]
+
 pub mod args;
 mod commands;
 mod core;

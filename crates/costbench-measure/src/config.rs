@@ -32,9 +32,11 @@ use std::path::Path;
 /// File name looked up in the workspace root.
 pub const FILE_NAME: &str = "costbench.toml";
 
+/// The contents of `costbench.toml`.
 #[derive(Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// The `[run]` table.
     #[serde(default)]
     pub run: RunConfig,
     /// `[check]`: its types and their validation belong to the gate that applies them.
@@ -45,10 +47,13 @@ pub struct Config {
     pub variants: toml::Table,
 }
 
+/// The `[run]` table of `costbench.toml`: what to measure when the command line does not say.
 #[derive(Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
+    /// Package of the bench target; `None` lets cargo choose.
     pub package: Option<String>,
+    /// Bench target to build; `None` when the package has only one.
     pub bench: Option<String>,
 }
 
@@ -63,6 +68,7 @@ impl Config {
         }
     }
 
+    /// Parses the text of a `costbench.toml`; unknown keys are errors.
     pub fn parse(text: &str) -> Result<Config> {
         let c: Config = toml::from_str(text)?;
         c.check.validate()?;

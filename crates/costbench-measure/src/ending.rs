@@ -19,6 +19,7 @@ pub enum Ending {
 /// A finished child: how it ended and what it wrote to stderr.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// How the child ended.
     pub ending: Ending,
     /// The last lines of stderr (`run::child::STDERR_TAIL_LINES`).
     pub stderr_tail: String,

@@ -15,12 +15,14 @@ fn first_line(cmd: &mut Command) -> Option<String> {
     (!line.is_empty()).then(|| line.to_string())
 }
 
+/// The first line of `rustc --version` (`$RUSTC` when set); `None` when it cannot be run.
 pub fn rustc_version() -> Option<String> {
     first_line(
         Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())).arg("--version"),
     )
 }
 
+/// Describes the machine and toolchain a run measures on: host, OS, rustc, the git state of `workspace_root`, and `valgrind` (its version) when an instrument used it.
 pub fn collect(workspace_root: &Path, valgrind: Option<String>) -> Environment {
     Environment {
         rustc: rustc_version(),

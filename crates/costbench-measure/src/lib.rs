@@ -14,6 +14,8 @@
 //! of history or of reports: it returns records, and the caller decides what to print and store.
 //! Its only output of its own is progress and warnings on stderr.
 
+#![warn(missing_docs)]
+
 pub mod build_output;
 pub mod cargo;
 pub mod census;

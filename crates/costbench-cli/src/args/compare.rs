@@ -8,6 +8,7 @@ use clap::ValueEnum;
 use costbench_record::render::Format;
 use std::path::PathBuf;
 
+/// The arguments of `costbench compare`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("db", |a| a.help(RUN_ID_DB_HELP)))]
 pub struct CompareCmd {
@@ -16,14 +17,14 @@ pub struct CompareCmd {
     /// Candidate: an output directory (or its run.json), or a run id from history.
     pub cand: String,
     #[arg(long, value_parser = formats::parser(formats::COMPARE), default_value = "table")]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Also write the comparison as JUnit XML to this file: one testsuite per instrument, one
     /// testcase per scenario, a failure for each significant regression, skipped for unresolved
     /// rows.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     #[command(flatten)]
-    pub significance: SignificanceArgs,
+    pub(crate) significance: SignificanceArgs,
     /// Take each scenario's threshold from the history of this branch: Q3 + 3·IQR of the
     /// relative changes between its consecutive runs (at least 10 changes; floors 0.01 % for
     /// instruction counts, 1 % for wall time). Scenarios with less history keep the defaults.
@@ -33,9 +34,10 @@ pub struct CompareCmd {
     #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
     #[command(flatten)]
-    pub database: DatabaseArgs,
+    pub(crate) database: DatabaseArgs,
 }
 
+/// The arguments of `costbench check`, the CI gate.
 #[derive(Debug, clap::Args)]
 pub struct CheckCmd {
     /// Baseline run: an output directory (or its run.json), a run id from history, or
@@ -50,7 +52,7 @@ pub struct CheckCmd {
     #[arg(long, value_name = "SPEC")]
     pub candidate: Option<String>,
     #[arg(long, value_parser = formats::parser(formats::COMPARE), default_value = "table")]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Also write the markdown report (for a pull-request comment) to this file.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
@@ -66,9 +68,9 @@ pub struct CheckCmd {
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub github: GithubArg,
     #[command(flatten)]
-    pub significance: SignificanceArgs,
+    pub(crate) significance: SignificanceArgs,
     #[command(flatten)]
-    pub rounds: RoundsArgs,
+    pub(crate) rounds: RoundsArgs,
     /// With --baseline-rev: each scenario whose instruction count changed beyond the icount
     /// threshold runs K more times under callgrind on both sides, with the heap and stack it
     /// starts from shifted (the child's --perturb 1..=K). A change within the spread those
@@ -78,6 +80,7 @@ pub struct CheckCmd {
     /// Runs of history to learn thresholds from (with --baseline branch:NAME).
     #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
+    /// How to build and measure the candidate (and the baseline, when it is measured too).
     #[command(flatten)]
     pub measure: MeasureArgs,
 }

@@ -52,13 +52,14 @@ pub struct HistoryArgs {
 
 #[derive(Debug, clap::Args)]
 // `--manifest-path` before `--db`, as this command's help has always listed them.
+/// The arguments of `costbench history`.
 #[command(
     mut_arg("manifest_path", |a| a.display_order(0)),
     mut_arg("db", |a| a.display_order(1))
 )]
 pub struct HistoryCmd {
     #[command(flatten)]
-    pub database: DatabaseArgs,
+    pub(crate) database: DatabaseArgs,
     /// Only runs of this git branch.
     #[arg(long)]
     pub branch: Option<String>,
@@ -85,6 +86,7 @@ fn metric_values() -> impl clap::builder::TypedValueParser<Value = Metric> {
         .map(|arg| Metric::from_arg(&arg).expect("clap admits only the metrics' values"))
 }
 
+/// The arguments of `costbench import`.
 #[derive(Debug, clap::Args)]
 pub struct ImportCmd {
     /// The directory to import.
@@ -101,20 +103,22 @@ pub struct ImportCmd {
     #[arg(long)]
     pub variant: Option<String>,
     #[command(flatten)]
-    pub database: DatabaseArgs,
+    pub(crate) database: DatabaseArgs,
 }
 
+/// The arguments of `costbench export`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("db", |a| a.help(RUN_ID_DB_HELP)))]
 pub struct ExportCmd {
     /// An output directory (or its run.json), or a run id from history.
     pub run: String,
     #[arg(long, value_parser = formats::parser(formats::EXPORT), default_value = "json")]
-    pub format: Format,
+    pub(crate) format: Format,
     #[command(flatten)]
-    pub database: DatabaseArgs,
+    pub(crate) database: DatabaseArgs,
 }
 
+/// The arguments of `costbench report`.
 #[derive(Debug, clap::Args)]
 pub struct ReportCmd {
     /// Runs: output directories (or their run.json) or run ids from history. Without any: the
@@ -135,9 +139,10 @@ pub struct ReportCmd {
     #[arg(long, value_name = "N", default_value_t = crate::output::html::DEFAULT_HISTORY_LIMIT)]
     pub history_limit: usize,
     #[command(flatten)]
-    pub database: DatabaseArgs,
+    pub(crate) database: DatabaseArgs,
 }
 
+/// The arguments of `costbench merge`.
 #[derive(Debug, clap::Args)]
 pub struct MergeCmd {
     /// The shards' output directories (each holding a run.json written with --shard K/N), or
@@ -159,5 +164,5 @@ pub struct MergeCmd {
     #[arg(long, short = 'q')]
     pub quiet: bool,
     #[command(flatten)]
-    pub history: HistoryArgs,
+    pub(crate) history: HistoryArgs,
 }

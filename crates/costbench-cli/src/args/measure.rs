@@ -11,8 +11,10 @@ use costbench_record::instrument::{Instrument, InstrumentSet};
 use costbench_record::render::Format;
 use std::path::PathBuf;
 
+/// The arguments of `costbench run` and `costbench variants`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
+    /// What to build and how to measure it.
     #[command(flatten)]
     pub measure: MeasureArgs,
     /// List the selected scenarios (name, ops, unit, parties) and exit without measuring.
@@ -26,6 +28,7 @@ pub struct RunArgs {
     /// history, and history charts.
     #[arg(long, conflicts_with = "list")]
     pub html: bool,
+    /// The build variants: with any given, `run` measures them as `variants` does.
     #[command(flatten)]
     pub variants: VariantArgs,
 }
@@ -34,7 +37,7 @@ pub struct RunArgs {
 #[derive(Debug, clap::Args)]
 pub struct MeasureArgs {
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
     /// Run only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
@@ -89,9 +92,9 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
     #[command(flatten)]
-    pub load: LoadArgs,
+    pub(crate) load: LoadArgs,
     #[command(flatten)]
-    pub history: HistoryArgs,
+    pub(crate) history: HistoryArgs,
 }
 
 /// `--instrument`'s values: the registry's instruments in its order, then `all`; each value
@@ -124,7 +127,7 @@ pub struct TargetArgs {
     // After package and target selection and cargo's flags, so that the headings come in
     // cargo's order (clap orders them by first use).
     #[command(flatten)]
-    pub cargo: CargoArgs,
+    pub(crate) cargo: CargoArgs,
     /// Cargo.toml of the crate or workspace that has the bench target [default: the nearest
     /// Cargo.toml at or above the current directory].
     #[arg(long, value_name = "PATH", help_heading = "Manifest Options")]
@@ -203,6 +206,7 @@ pub struct LoadArgs {
     pub load_warmup_ms: u64,
 }
 
+/// The build variants to measure, and how their builds take turns.
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Build variants")]
 pub struct VariantArgs {
@@ -228,7 +232,7 @@ pub struct VariantArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub build_jobs: usize,
     #[command(flatten)]
-    pub rounds: RoundsArgs,
+    pub(crate) rounds: RoundsArgs,
     /// Each scenario whose instruction count differs from the baseline variant's beyond the
     /// icount threshold (0.2 %) runs K more times under callgrind on every variant, with the heap
     /// and stack it starts from shifted (the child's --perturb 1..=K); a difference within that

@@ -39,6 +39,7 @@ Exit codes:
 #[derive(Debug, Parser)]
 #[command(name = "costbench", version, after_help = AFTER_HELP)]
 pub struct Cli {
+    /// The command to run.
     #[command(subcommand)]
     pub command: Command,
     /// Coloring: auto, always, never [default: CARGO_TERM_COLOR, else auto; auto colours a
@@ -47,6 +48,7 @@ pub struct Cli {
     pub color: Option<crate::terminal::ColorWhen>,
 }
 
+/// costbench's commands, one variant each.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Build a bench target and measure its scenarios.

@@ -6,10 +6,11 @@ use crate::output::formats;
 use costbench_record::render::Format;
 use std::path::PathBuf;
 
+/// The arguments of `costbench miri`.
 #[derive(Debug, clap::Args)]
 pub struct MiriCmd {
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
     /// Check only scenarios whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
@@ -24,10 +25,11 @@ pub struct MiriCmd {
     pub quiet: bool,
 }
 
+/// The arguments of `costbench census`.
 #[derive(Debug, clap::Args)]
 pub struct CensusCmd {
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
     /// Analyse this binary instead of building a bench target.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "manifest_path", "package", "bench", "features", "all_features", "no_default_features",
@@ -39,5 +41,5 @@ pub struct CensusCmd {
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
     #[arg(long, value_parser = formats::parser(formats::CENSUS), default_value = "table")]
-    pub format: Format,
+    pub(crate) format: Format,
 }

@@ -20,10 +20,13 @@ pub const DEFAULT_PROFILE: &str = "bench";
 pub struct CargoFlags {
     /// Features to activate, one per item (the command line's lists split).
     pub features: Vec<String>,
+    /// Activate every feature (`--all-features`).
     pub all_features: bool,
+    /// Leave the default features off (`--no-default-features`).
     pub no_default_features: bool,
     /// `None`: [`DEFAULT_PROFILE`].
     pub profile: Option<String>,
+    /// The lock-file flags passed on to cargo.
     pub lock: LockFlags,
 }
 
@@ -101,10 +104,13 @@ pub struct BuildSettings {
     pub config: Vec<String>,
     /// Every feature to activate: the user's `--features` and a variant's own.
     pub features: Vec<String>,
+    /// Leave the default features off (`--no-default-features`).
     pub no_default_features: bool,
+    /// Activate every feature (`--all-features`).
     pub all_features: bool,
     /// `--profile`; `None` is [`DEFAULT_PROFILE`].
     pub profile: Option<String>,
+    /// The lock-file flags passed on to cargo.
     pub lock: LockFlags,
     /// Extra flags for rustc, appended to any `RUSTFLAGS` already set.
     pub rustflags: Vec<String>,
@@ -123,6 +129,7 @@ pub struct BuildSettings {
 /// A built bench executable.
 #[derive(Debug, Clone)]
 pub struct Built {
+    /// Path of the built bench executable.
     pub exe: PathBuf,
     /// Units cargo compiled for this build; 0 when everything was fresh.
     pub compiled: usize,
@@ -133,7 +140,9 @@ pub struct Built {
 /// A build that failed: cargo's status and stderr (the compiler's errors).
 #[derive(Debug, Clone)]
 pub struct BuildError {
+    /// How cargo exited, as its exit status prints.
     pub status: String,
+    /// What cargo wrote to stderr.
     pub stderr: String,
 }
 

@@ -22,8 +22,11 @@ pub(super) fn cargo() -> Command {
 /// to every cargo command that resolves or builds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LockFlags {
+    /// `--locked`: refuse to update Cargo.lock.
     pub locked: bool,
+    /// `--offline`: do not use the network.
     pub offline: bool,
+    /// `--frozen`: both `--locked` and `--offline`.
     pub frozen: bool,
 }
 
@@ -141,13 +144,18 @@ fn cargo_metadata(
 /// The bench target chosen for a run.
 #[derive(Debug, Clone)]
 pub struct BenchTarget {
+    /// Name of the package that holds the bench target.
     pub package: String,
+    /// Name of the bench target.
     pub bench: String,
     /// Directory of the package's Cargo.toml: scenarios run with it as working directory, as
     /// under `cargo bench`.
     pub package_dir: PathBuf,
+    /// The package's Cargo.toml.
     pub manifest_path: PathBuf,
+    /// Root directory of the package's workspace.
     pub workspace_root: PathBuf,
+    /// Cargo's target directory for the workspace.
     pub target_directory: PathBuf,
 }
 

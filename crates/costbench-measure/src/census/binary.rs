@@ -11,7 +11,9 @@ use std::collections::HashMap;
 /// A function of the binary, from its symbol table.
 #[derive(Debug, Clone)]
 pub struct Function {
+    /// Address of the function's first byte.
     pub addr: u64,
+    /// Size of the function in bytes.
     pub size: u64,
     /// Demangled, without the hash.
     pub name: String,
@@ -20,6 +22,7 @@ pub struct Function {
 /// A loaded x86-64 ELF image.
 #[derive(Debug)]
 pub struct Image<'data> {
+    /// The parsed object file.
     pub file: object::File<'data>,
     /// Functions with a size, sorted by address, one per address.
     pub functions: Vec<Function>,

@@ -16,32 +16,46 @@ use std::collections::HashMap;
 /// panic entry point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Exit {
+    /// Address control goes to, when it is known statically; `None` for an indirect exit.
     pub addr: Option<u64>,
+    /// The kind of check whose panic path the destination is, when its symbol names one.
     pub named: Option<Kind>,
 }
 
 /// Where a jump or branch goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dest {
+    /// A destination inside the function, at this address.
     Local(u64),
+    /// A destination outside the function.
     Out(Exit),
 }
 
 /// How control leaves one instruction, before deciding which exits panic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RawFlow {
+    /// Falls through to the next instruction.
     Next,
+    /// Calls out and returns to the next instruction.
     Call(Exit),
+    /// Jumps unconditionally.
     Jump(Dest),
+    /// Branches conditionally, else falls through.
     Branch(Dest),
+    /// Ends the function's flow (a return).
     Stop,
+    /// Traps (an undefined or breakpoint instruction).
     Trap,
 }
 
+/// One decoded instruction, before its destinations are judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Raw {
+    /// Address of the instruction.
     pub addr: u64,
+    /// Length of the instruction in bytes.
     pub len: u32,
+    /// How control leaves the instruction.
     pub flow: RawFlow,
 }
 

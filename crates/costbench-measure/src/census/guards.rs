@@ -41,8 +41,11 @@ pub enum Flow {
 /// One decoded instruction, as much as the analysis needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Insn {
+    /// Address of the instruction.
     pub addr: u64,
+    /// Length of the instruction in bytes.
     pub len: u32,
+    /// How control leaves the instruction.
     pub flow: Flow,
 }
 
@@ -51,6 +54,7 @@ pub struct Insn {
 pub struct FoundGuard {
     /// Address of the conditional branch instruction.
     pub addr: u64,
+    /// What the guard checks (bounds, overflow, ...).
     pub kind: Kind,
 }
 
@@ -70,6 +74,7 @@ pub fn find(insns: &[Insn]) -> Vec<FoundGuard> {
 /// What the analysis of one function found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Analysis {
+    /// The guards found, one per conditional branch on the failing side.
     pub guards: Vec<FoundGuard>,
     /// `Some(kind)` when the function's entry is on the failing side: every path through it
     /// panics, so a call to it is a panic too.

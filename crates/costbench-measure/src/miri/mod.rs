@@ -33,15 +33,21 @@ pub const INSTALL_HINT: &str = "rustup toolchain install nightly --component mir
 /// Validated options of `costbench miri`.
 #[derive(Debug)]
 pub struct MiriOptions {
+    /// The Cargo.toml to build from; `None` lets cargo find it.
     pub manifest_path: Option<PathBuf>,
+    /// Package of the bench target; `None` lets cargo choose.
     pub package: Option<String>,
+    /// Bench target to run; `None` when the package has only one.
     pub bench: Option<String>,
+    /// Run only the scenarios whose id matches; `None` runs all.
     pub filter: Option<regex::Regex>,
     /// The user's cargo flags: features, `--profile` (else cargo miri's test profile), lock file.
     pub cargo: crate::cargo::CargoFlags,
+    /// Longest one scenario may run under Miri before it is stopped.
     pub timeout: Duration,
     /// Print the report as JSON (`commands::miri` prints; the engine does not read this).
     pub json: bool,
+    /// Print no progress on stderr.
     pub quiet: bool,
 }
 

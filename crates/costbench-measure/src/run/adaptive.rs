@@ -38,7 +38,9 @@ pub struct Rounds {
     /// Time the rounds beyond the first look may take, over the whole session (a shard's
     /// session gets its share: `ShardPlan::work_share`).
     pub budget: Duration,
+    /// Wall-time samples each side takes per round.
     pub samples_per_round: u32,
+    /// Unmeasured warm-up of each side before its samples, milliseconds.
     pub warmup_ms: u64,
     /// The paired wall-time threshold (percent) the looks judge against.
     pub threshold_pct: f64,

@@ -11,7 +11,9 @@ use std::time::Duration;
 /// A built scenario binary and where to run it.
 #[derive(Debug, Clone)]
 pub struct Binary {
+    /// Path of the bench executable.
     pub exe: PathBuf,
+    /// Directory the scenarios' children run in.
     pub cwd: PathBuf,
 }
 

@@ -60,6 +60,7 @@ pub fn signal_name(signal: i32) -> &'static str {
 /// The error that ends a run stopped by a signal, after its records were written.
 #[derive(Debug)]
 pub struct Interrupted {
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`).
     pub signal: i32,
     /// Scenarios that finished, over every side.
     pub kept: usize,

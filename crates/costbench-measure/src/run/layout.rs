@@ -36,6 +36,7 @@ pub enum LayoutMode {
 }
 
 impl LayoutMode {
+    /// The mode's name, as the command line spells it.
     pub fn name(self) -> &'static str {
         match self {
             LayoutMode::Shift => "shift",
@@ -107,10 +108,15 @@ pub fn seed(side: usize, round: u32, sides: usize) -> u64 {
 /// assignments, then the program and its arguments, each in Rust string quoting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkLine {
+    /// Directory the linker runs in; `None` for the current one.
     pub cwd: Option<PathBuf>,
+    /// Whether the linker's environment starts empty.
     pub env_clear: bool,
+    /// Variables removed from the linker's environment.
     pub env_remove: Vec<OsString>,
+    /// Variables set in the linker's environment.
     pub env: Vec<(OsString, OsString)>,
+    /// The program to run.
     pub program: OsString,
     /// Arguments after the program.
     pub args: Vec<OsString>,

@@ -56,11 +56,17 @@ use std::time::Duration;
 pub struct RunOptions {
     /// The user's cargo flags (features, profile, lock file), for every build of the run.
     pub cargo: cargo::CargoFlags,
+    /// Measure only the scenarios whose id matches (`--filter`); `None` measures all.
     pub filter: Option<regex::Regex>,
+    /// List the scenarios instead of measuring them (`--list`).
     pub list_only: bool,
+    /// The instruments to measure with.
     pub instruments: InstrumentSet,
+    /// Scenarios measured at once.
     pub jobs: usize,
+    /// Wall-time samples per scenario (`--samples`); `None` chooses them adaptively.
     pub samples: Option<u32>,
+    /// Longest one child may run before it is killed.
     pub timeout: Duration,
     /// The CPU every wall-time child is pinned to (`--walltime-cpu`); `None` lets it move.
     pub walltime_cpu: Option<usize>,
@@ -99,6 +105,7 @@ pub struct LoadOptions {
     pub rounds: u32,
     /// Measured slices per round.
     pub slices: u32,
+    /// Length of one measured slice.
     pub slice: Duration,
     /// Unmeasured load before a round's first slice.
     pub warmup: Duration,

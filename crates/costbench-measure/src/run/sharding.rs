@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 /// What a command decided about sharding before measuring.
 #[derive(Debug, Clone)]
 pub struct ShardPlan {
+    /// Which shard this is, of how many.
     pub shard: Shard,
     /// Cost of each `VARIANT/SCENARIO` cell from history (plain runs are variant `default`).
     pub costs: BTreeMap<String, f64>,

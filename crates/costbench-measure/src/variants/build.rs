@@ -84,7 +84,9 @@ fn toolchain_installed(wanted: &str, installed: &[String], host: &str) -> bool {
 /// Everything the build of one variant needs, resolved and checked.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The variant to build.
     pub variant: Variant,
+    /// The build settings the variant resolves to.
     pub settings: BuildSettings,
 }
 

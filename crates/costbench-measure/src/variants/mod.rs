@@ -39,7 +39,9 @@ use std::time::Instant;
 pub struct VariantOptions {
     /// `--variant` texts, in order.
     pub variants: Vec<String>,
+    /// `--preset`: the named list of variants to start from; `None` for none.
     pub preset: Option<String>,
+    /// `--baseline`: the variant the others are compared with; `None` for the first.
     pub baseline: Option<String>,
     /// Variant builds at once.
     pub build_jobs: usize,
@@ -242,8 +244,11 @@ fn toolchain_rustc(toolchain: &str) -> Option<String> {
 /// directory that holds one output directory per variant.
 #[derive(Debug)]
 pub struct Measured {
+    /// The matrix of per-op costs, one column per variant.
     pub matrix: matrix::Matrix,
+    /// The run record of each variant that was measured.
     pub records: Vec<RunRecord>,
+    /// The output root that holds one directory per variant.
     pub root: PathBuf,
 }
 

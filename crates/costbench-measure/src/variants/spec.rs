@@ -45,9 +45,13 @@ pub const PROFILE_KEYS: &[&str] = &[
 /// A value as written: TOML gives typed values, the command line gives strings.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Raw {
+    /// A string (every value from the command line).
     Str(String),
+    /// A TOML boolean.
     Bool(bool),
+    /// A TOML integer.
     Int(i64),
+    /// A TOML array of strings.
     List(Vec<String>),
 }
 

@@ -4,12 +4,15 @@
 //! Runs never depend on global counters: the run id is a timestamp plus random bits, and each
 //! result is keyed by its stable scenario id, so records from several machines can be merged.
 
-// Many fields of the run record (about a hundred) carry no doc comment yet; the README lists
-// what `run.json` holds. Until they are documented, missing_docs is allowed here (and only here:
+// Many fields of the run record carry no doc comment yet; the README lists what `run.json`
+// holds. Until they are documented, missing_docs is allowed here (and only here: `counters`,
 // `miri` and the rest of the crate warn).
 #![allow(missing_docs)]
 
+mod counters;
 pub mod miri;
+
+pub use counters::{Allocations, CacheSim, Counters, Dhat, Memory, Perf, PerfCounter, CACHE_ROWS};
 
 use serde::{Deserialize, Serialize};
 
@@ -510,128 +513,6 @@ pub struct Outliers {
     pub low_mild: usize,
     pub high_mild: usize,
     pub high_severe: usize,
-}
-
-/// The counter instruments' figures for one measured id. Flattened into [`ScenarioResult`], so
-/// each is an optional key of the result (run.json schema 1 stays readable both ways).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Counters {
-    /// `--instrument cache`: callgrind's cache and branch simulation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<CacheSim>,
-    /// `--instrument perf`: hardware counters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub perf: Option<Perf>,
-    /// `--instrument memory`: allocation counts and max RSS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<Memory>,
-    /// `--instrument dhat`: valgrind DHAT's heap totals.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dhat: Option<Dhat>,
-}
-
-/// The events of [`CacheSim`] that the counters table and `counters.csv` show: (event key,
-/// label), in display order.
-pub const CACHE_ROWS: &[(&str, &str)] = &[
-    ("Ir", "instructions"),
-    ("Dr", "data reads"),
-    ("Dw", "data writes"),
-    ("I1mr", "I1 misses"),
-    ("D1mr", "D1 read misses"),
-    ("D1mw", "D1 write misses"),
-    ("ILmr", "LL instr misses"),
-    ("DLmr", "LL read misses"),
-    ("DLmw", "LL write misses"),
-    ("Bc", "cond. branches"),
-    ("Bcm", "cond. mispredicts"),
-    ("Bi", "indirect branches"),
-    ("Bim", "indirect mispredicts"),
-    ("L1hits", "L1 hits"),
-    ("LLhits", "LL hits"),
-    ("RAMhits", "RAM accesses"),
-    ("EstimatedCycles", "est. cycles"),
-];
-
-/// Simulated counters of one run of the body (valgrind's cache and branch model, not the host's
-/// caches): the raw events and the derived figures, totals and per op.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CacheSim {
-    /// Always `true`: a reminder in the record that these figures come from a model.
-    pub simulated: bool,
-    /// Callgrind's events for the run (`Ir`, `Dr`, `Dw`, `I1mr`, `D1mr`, `D1mw`, `ILmr`, `DLmr`,
-    /// `DLmw`, `Bc`, `Bcm`, `Bi`, `Bim`) and the derived `L1hits`, `LLhits`, `RAMhits`,
-    /// `EstimatedCycles`.
-    pub totals: std::collections::BTreeMap<String, u64>,
-    /// `totals` divided by the scenario's ops.
-    pub per_op: std::collections::BTreeMap<String, f64>,
-    /// Callgrind's output for this id, relative to the output directory.
-    pub callgrind_out: String,
-}
-
-/// Hardware counters of one run of the body, scaled for multiplexing.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Perf {
-    pub counters: Vec<PerfCounter>,
-    /// instructions / cycles, when both were counted.
-    pub ipc: Option<f64>,
-    /// Counters the kernel refused, with its reason.
-    pub unavailable: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct PerfCounter {
-    pub name: String,
-    /// What the counter read.
-    pub raw: u64,
-    pub time_enabled_ns: u64,
-    pub time_running_ns: u64,
-    /// `raw × time_enabled / time_running`: the estimate for the whole run when the kernel
-    /// multiplexed the counter (equal to `raw` when it ran all the time).
-    pub scaled: f64,
-    pub per_op: f64,
-    /// `time_running / time_enabled` (1 when not multiplexed).
-    pub running_fraction: f64,
-}
-
-/// Memory figures of one run of the body.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Memory {
-    /// Global allocator of the bench binary (`system`, `mimalloc`, `jemalloc`, or `the binary's
-    /// own` when the costbench library installed none).
-    pub allocator: String,
-    /// Allocation counts, when the binary counts allocations.
-    pub allocations: Option<Allocations>,
-    /// Why `allocations` is missing and how to enable it.
-    pub not_counted: Option<String>,
-    /// Peak resident set size of the scenario's process (start-up and setup included), KiB.
-    pub max_rss_kib: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Allocations {
-    pub allocs: u64,
-    pub deallocs: u64,
-    pub reallocs: u64,
-    pub bytes_allocated: u64,
-    /// Peak of live heap bytes above the level at the start of the body (for the whole run,
-    /// not per op).
-    pub peak_live_bytes: u64,
-    pub allocs_per_op: f64,
-    pub deallocs_per_op: f64,
-    pub reallocs_per_op: f64,
-    pub bytes_allocated_per_op: f64,
-}
-
-/// DHAT's heap figures for the scenario's whole process (DHAT cannot be limited to the body).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Dhat {
-    pub total_bytes: u64,
-    pub total_blocks: u64,
-    /// Bytes and blocks live at the global heap peak (t-gmax).
-    pub peak_bytes: u64,
-    pub peak_blocks: u64,
-    /// DHAT's JSON output for this id, relative to the output directory.
-    pub dhat_out: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -21,7 +21,9 @@ pub const EVENTS: &[&str] = &[
 /// weights: a rough model of a desktop CPU; it ignores pipelining, prefetching and
 /// mispredictions, so it ranks code by memory behaviour rather than predicting time).
 pub const L1_CYCLES: u64 = 1;
+/// Cycles charged per last-level hit (see [`L1_CYCLES`]).
 pub const LL_CYCLES: u64 = 5;
+/// Cycles charged per RAM access (see [`L1_CYCLES`]).
 pub const RAM_CYCLES: u64 = 35;
 
 /// The derived figures from callgrind's totals:

@@ -31,9 +31,19 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Line<'a> {
     /// `key: value` (the text after the first `:`, when it comes before any `=`).
-    Header { key: &'a str, value: &'a str },
+    Header {
+        /// The key, before the `:`.
+        key: &'a str,
+        /// The value, after the `:`.
+        value: &'a str,
+    },
     /// `key=value` (the text after the first `=`, when it comes before any `:`).
-    Spec { key: &'a str, value: &'a str },
+    Spec {
+        /// The key, before the `=`.
+        key: &'a str,
+        /// The value, after the `=`.
+        value: &'a str,
+    },
     /// A line starting with a digit, `+`, `-` or `*`: positions, then costs.
     Cost(&'a str),
     /// Anything else (no `:` or `=`): ignored by every reader.
@@ -90,19 +100,32 @@ impl<'a> Iterator for Lines<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Record<'a> {
     /// A header line; `positions:` and `events:` are already applied to the reader.
-    Header { key: &'a str, value: &'a str },
+    Header {
+        /// The key, before the `:`.
+        key: &'a str,
+        /// The value, after the `:`.
+        value: &'a str,
+    },
     /// `ob=`: [`Reader::object`] is the new object.
     Object,
     /// `fn=`: [`Reader::function`] is the new function.
     Function,
     /// `calls=COUNT TARGET`: `count` calls into [`Reader::callee`]. The next cost line is the
     /// calls' inclusive cost.
-    Calls { count: u64 },
+    Calls {
+        /// How many calls.
+        count: u64,
+    },
     /// A cost line.
     Cost(Cost<'a>),
     /// Any other specification line (`fl=`, `cob=`, `cfn=`, `jump=`, `jcnd=` ...), already
     /// applied to the reader (names resolved; positions untouched).
-    Spec { key: &'a str, value: &'a str },
+    Spec {
+        /// The key, before the `=`.
+        key: &'a str,
+        /// The value, after the `=`.
+        value: &'a str,
+    },
 }
 
 /// One cost line, its positions resolved.
@@ -209,6 +232,7 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader at the start of `text`, a callgrind output file.
     pub fn new(text: &'a str) -> Self {
         Reader {
             lines: lines(text),

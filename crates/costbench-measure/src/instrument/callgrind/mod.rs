@@ -18,7 +18,9 @@ use std::process::Command;
 /// A usable valgrind installation.
 #[derive(Debug, Clone)]
 pub struct Valgrind {
+    /// Path of the `valgrind` executable.
     pub path: PathBuf,
+    /// Valgrind's version, as `valgrind --version` prints it.
     pub version: String,
 }
 

@@ -12,9 +12,13 @@ use std::time::Duration;
 /// How the rounds were run (recorded with the figures).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadSettings {
+    /// Number of concurrent clients the load process runs.
     pub clients: u32,
+    /// Ops per second over all clients (an open loop); `None` is a closed loop.
     pub target_rate: Option<f64>,
+    /// Length of one measured time slice, milliseconds.
     pub slice_ms: u64,
+    /// Unmeasured load before each round's first slice, milliseconds.
     pub warmup_ms: u64,
 }
 
