@@ -46,6 +46,34 @@ pub fn classify(success: bool, code: Option<i32>, stderr: &str) -> Finding {
                 workspace_frame: details.workspace_frame,
             };
         }
+        // An unsafe function's precondition checked by the standard library (newer nightlies
+        // check `get_unchecked` and friends under Miri too): the check panics without unwinding
+        // before Miri reaches the invalid access, so Miri reports an abort, but a violated
+        // safety precondition is undefined behaviour, at the caller's line the panic names.
+        if text.starts_with("abnormal termination: ") {
+            if let Some((panic, location)) = panic_message(&lines) {
+                if let Some(message) = panic
+                    .lines()
+                    .next()
+                    .and_then(|l| l.starts_with(PRECONDITION).then(|| l.to_string()))
+                {
+                    let notes = panic
+                        .lines()
+                        .skip(1)
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(String::from)
+                        .collect();
+                    return Finding::UndefinedBehavior {
+                        message,
+                        location,
+                        notes,
+                        backtrace: details.backtrace,
+                        workspace_frame: details.workspace_frame,
+                    };
+                }
+            }
+        }
         let (kind, message) = match text.split_once(": ") {
             Some((k, m)) if MIRI_ERROR_KINDS.contains(&k) => (k.replace(' ', "-"), m.to_string()),
             _ => ("error".to_string(), text.to_string()),
@@ -101,6 +129,11 @@ pub fn strip_cargo_trailer(stderr: &str) -> &str {
     }
     stderr
 }
+
+/// How the standard library words a violated safety precondition of an unsafe function
+/// (`unsafe precondition(s) violated: slice::get_unchecked requires that the index is within
+/// the slice`).
+const PRECONDITION: &str = "unsafe precondition(s) violated: ";
 
 /// Miri's other error headings (`error: KIND: message`), reported as failures of that kind.
 const MIRI_ERROR_KINDS: &[&str] = &[
@@ -260,6 +293,39 @@ mod tests {
             .join("src/miri/testdata")
             .join(name);
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    #[test]
+    fn a_violated_unsafe_precondition_is_undefined_behaviour_at_the_callers_line() {
+        let f = classify(
+            false,
+            Some(1),
+            &fixture("get_unchecked_precondition.stderr"),
+        );
+        let Finding::UndefinedBehavior {
+            message,
+            location,
+            notes,
+            workspace_frame,
+            ..
+        } = f
+        else {
+            panic!("{f:?}");
+        };
+        assert_eq!(
+            message,
+            "unsafe precondition(s) violated: slice::get_unchecked requires that the index is \
+             within the slice"
+        );
+        assert_eq!(
+            location.as_deref(),
+            Some("suites/selftest/benches/miri_ub.rs:14:40")
+        );
+        assert!(
+            notes[0].starts_with("This indicates a bug in the program."),
+            "{notes:?}"
+        );
+        assert!(workspace_frame.is_some());
     }
 
     #[test]
