@@ -542,13 +542,14 @@ fn the_variants_workflow_shards_the_preset_and_merges_the_matrix() {
             "the shard's root is what it uploads"
         );
         // Instruction counts only: one job measures the baseline (docs/sharding.md).
-        let names: Vec<String> = v
-            .measure
-            .instrument
-            .iter()
-            .map(|i| format!("{i:?}"))
-            .collect();
-        assert_eq!(names, ["Icount", "Census"]);
+        use costbench_record::instrument::{Instrument, InstrumentSet};
+        assert_eq!(
+            v.measure.instrument,
+            [
+                InstrumentSet::of(Instrument::Icount),
+                InstrumentSet::of(Instrument::Census)
+            ]
+        );
     }
     assert_eq!(
         s(&upload["with"]["name"]),
