@@ -12,8 +12,9 @@
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.
 
-use crate::compare::{Comparison, Instrument, Verdict};
+use crate::compare::{Comparison, Verdict};
 use costbench_record::fmt::fmt_change;
+use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
 use serde::{Deserialize, Serialize};
 
@@ -111,7 +112,7 @@ pub struct Violation {
     /// The measured id.
     pub id: String,
     /// The figure that broke the limit.
-    pub instrument: Instrument,
+    pub instrument: Figure,
     /// `regression` or `hard-limit`.
     pub kind: &'static str,
     /// The candidate's per-op figure.
@@ -140,7 +141,7 @@ pub struct Note {
     /// The measured id.
     pub id: String,
     /// The figure the row compared.
-    pub instrument: Instrument,
+    pub instrument: Figure,
     /// `unresolved` or `placement`.
     pub verdict: Verdict,
     /// The row's change, percent.
@@ -157,16 +158,16 @@ impl Gate {
 }
 
 /// The soft and hard limits in force for `id` and `inst`: later entries override earlier ones.
-fn limits(cfg: &CheckConfig, id: &str, inst: Instrument) -> (f64, Option<f64>) {
+fn limits(cfg: &CheckConfig, id: &str, inst: Figure) -> (f64, Option<f64>) {
     let mut soft = 0.0;
     let mut hard = None;
     for l in &cfg.limit {
         let metric_matches = match l.metric {
             // The limits' language names icount and walltime only: counter and memory figures
             // (compared since the counters instruments) are not limited by a metric-less entry.
-            None => matches!(inst, Instrument::Icount | Instrument::Walltime),
-            Some(LimitMetric::Icount) => inst == Instrument::Icount,
-            Some(LimitMetric::Walltime) => inst == Instrument::Walltime,
+            None => matches!(inst, Figure::Icount | Figure::Walltime),
+            Some(LimitMetric::Icount) => inst == Figure::Icount,
+            Some(LimitMetric::Walltime) => inst == Figure::Walltime,
         };
         if metric_matches && glob_match(&l.scenario, id) {
             if let Some(s) = l.soft {
@@ -226,7 +227,7 @@ pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
         if ignored(&res.id) {
             continue;
         }
-        for inst in Instrument::ALL {
+        for inst in Figure::ALL {
             let (_, Some(hard)) = limits(cfg, &res.id, inst) else {
                 continue;
             };

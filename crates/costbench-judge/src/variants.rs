@@ -11,7 +11,8 @@
 //!
 //! Pure: a function of the run records and the build outcomes. Renders nothing.
 
-use crate::compare::{self, CompareOptions, Instrument, RatioCi, Verdict};
+use crate::compare::{self, CompareOptions, RatioCi, Verdict};
+use costbench_record::instrument::Figure;
 use costbench_record::model::VariantsShard;
 use costbench_record::model::{BuildInfo, RunRecord};
 use costbench_record::variant::Variant;
@@ -45,7 +46,7 @@ pub struct Column {
 
 /// A per-op figure of one variant under one instrument.
 #[derive(Debug, Clone, Serialize)]
-pub struct Figure {
+pub struct CellFigure {
     /// Instructions, or median nanoseconds, per op.
     pub per_op: f64,
     /// `per_op / baseline per_op` (absent for the baseline and where it has no figure).
@@ -65,14 +66,14 @@ pub struct Cell {
     pub variant: String,
     /// Per instrument name (`icount`, `walltime`, `cache`, `memory`, `rss`): its figure.
     #[serde(flatten)]
-    pub figures: BTreeMap<String, Figure>,
+    pub figures: BTreeMap<String, CellFigure>,
     /// Instruments that failed for this id in this variant: `icount (panicked)`.
     pub failed: Vec<String>,
 }
 
 impl Cell {
     /// The cell's figure under `inst`, if it has one.
-    pub fn figure(&self, inst: Instrument) -> Option<&Figure> {
+    pub fn figure(&self, inst: Figure) -> Option<&CellFigure> {
         self.figures.get(inst.name())
     }
 }
@@ -196,7 +197,7 @@ pub fn matrix(
     let base = bases.first().copied();
     let shard_of = |r: &RunRecord| r.shard.as_ref().map(|s| s.index);
     // (variant, id, instrument) -> the compare row of the pair (baseline, variant).
-    let mut judged: HashMap<(String, String, Instrument), compare::Row> = HashMap::new();
+    let mut judged: HashMap<(String, String, Figure), compare::Row> = HashMap::new();
     let mut summary = Vec::new();
     if let Some(first) = base {
         for rec in records.iter().filter(|r| r.variant != baseline) {
@@ -207,7 +208,7 @@ pub fn matrix(
                 .unwrap_or(first);
             let cmp = compare::compare(base, rec, opts);
             let mut prices = BTreeMap::new();
-            for inst in Instrument::ALL {
+            for inst in Figure::ALL {
                 let rows: Vec<&compare::Row> =
                     cmp.rows.iter().filter(|r| r.instrument == inst).collect();
                 let ratios: Vec<f64> = rows
@@ -274,7 +275,7 @@ pub fn matrix(
                                 .collect()
                         })
                         .unwrap_or_default();
-                    let figure = |inst: Instrument| {
+                    let figure = |inst: Figure| {
                         let r = r?;
                         let v = inst.per_op(r)?;
                         if r.failures
@@ -284,7 +285,7 @@ pub fn matrix(
                             return None;
                         }
                         let row = judged.get(&(rec.variant.clone(), id.to_string(), inst));
-                        Some(Figure {
+                        Some(CellFigure {
                             per_op: v,
                             ratio: row.filter(|x| x.base > 0.0).map(|x| x.cand / x.base),
                             change_pct: row.map(|x| x.change_pct),
@@ -294,7 +295,7 @@ pub fn matrix(
                     };
                     Cell {
                         variant: rec.variant.clone(),
-                        figures: Instrument::ALL
+                        figures: Figure::ALL
                             .into_iter()
                             .filter_map(|i| Some((i.name().to_string(), figure(i)?)))
                             .collect(),
@@ -367,12 +368,12 @@ mod tests {
         assert_eq!(m.rows.len(), 2);
         let a = &m.rows[0];
         assert_eq!(a.cells.len(), 3, "the broken variant has no cells");
-        assert_eq!(a.cells[0].figure(Instrument::Icount).unwrap().ratio, None);
-        let oc = a.cells[1].figure(Instrument::Icount).unwrap();
+        assert_eq!(a.cells[0].figure(Figure::Icount).unwrap().ratio, None);
+        let oc = a.cells[1].figure(Figure::Icount).unwrap();
         assert_eq!(oc.per_op, 110.0);
         assert!((oc.ratio.unwrap() - 1.1).abs() < 1e-12);
         assert_eq!(oc.verdict, Some(Verdict::Regression));
-        let b_oc = m.rows[1].cells[1].figure(Instrument::Icount).unwrap();
+        let b_oc = m.rows[1].cells[1].figure(Figure::Icount).unwrap();
         assert_eq!(
             b_oc.verdict,
             Some(Verdict::Unchanged),
@@ -399,7 +400,7 @@ mod tests {
         let m = testing::marks();
         let verdict = |row: usize| {
             m.rows[row].cells[1]
-                .figure(Instrument::Walltime)
+                .figure(Figure::Walltime)
                 .unwrap()
                 .verdict
         };
@@ -417,7 +418,7 @@ mod tests {
             (1, 1, 1, 3)
         );
         // Only "real" is priced.
-        let real = m.rows[2].cells[1].figure(Instrument::Walltime).unwrap();
+        let real = m.rows[2].cells[1].figure(Figure::Walltime).unwrap();
         assert!((price.geomean_ratio.unwrap() - real.ratio.unwrap()).abs() < 1e-12);
         let json = serde_json::to_value(&m).unwrap();
         assert_eq!(json["schema_version"], 2);

@@ -7,8 +7,9 @@
 use crate::escape::clean;
 use crate::style::Styling;
 use crate::table::{Align, TextTable};
-use costbench_judge::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use costbench_judge::compare::{Comparison, NotCompared, Row, Side, Verdict};
 use costbench_record::fmt::{fmt_change, fmt_delta, fmt_threshold};
+use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
 /// Significant rows as a table (per instrument, largest change first; reason and evidence), then
@@ -36,7 +37,7 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
         "reason",
     ];
     let mut rows: Vec<[String; 7]> = Vec::new();
-    for inst in Instrument::ALL {
+    for inst in Figure::ALL {
         for r in c.sorted_rows(inst) {
             if !r.verdict.is_significant() {
                 continue;
@@ -192,7 +193,7 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
 /// reason, which is said once.
 pub(crate) fn open_groups(c: &Comparison) -> Vec<(Verdict, &str, Vec<&Row>)> {
     let mut groups: Vec<(Verdict, &str, Vec<&Row>)> = Vec::new();
-    for inst in Instrument::ALL {
+    for inst in Figure::ALL {
         for r in c.sorted_rows(inst) {
             if !matches!(r.verdict, Verdict::Unresolved | Verdict::Placement) {
                 continue;
@@ -209,8 +210,8 @@ pub(crate) fn open_groups(c: &Comparison) -> Vec<(Verdict, &str, Vec<&Row>)> {
 }
 
 /// Not-compared entries grouped by instrument and side, in first-seen order.
-fn group_not_compared(v: &[NotCompared]) -> Vec<(Instrument, Side, Vec<&str>)> {
-    let mut groups: Vec<(Instrument, Side, Vec<&str>)> = Vec::new();
+fn group_not_compared(v: &[NotCompared]) -> Vec<(Figure, Side, Vec<&str>)> {
+    let mut groups: Vec<(Figure, Side, Vec<&str>)> = Vec::new();
     for n in v {
         match groups
             .iter_mut()

@@ -19,8 +19,9 @@
 
 use crate::escape::clean;
 use costbench_judge::check::{Gate, Violation};
-use costbench_judge::compare::{Comparison, Instrument, Row, Verdict};
+use costbench_judge::compare::{Comparison, Row, Verdict};
 use costbench_record::fmt::fmt_change;
+use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
 /// Annotations GitHub shows per level and step; beyond it they are dropped silently.
@@ -94,7 +95,7 @@ fn figures(row: Option<&Row>) -> String {
     }
 }
 
-fn find_row<'a>(c: &'a Comparison, id: &str, inst: Instrument) -> Option<&'a Row> {
+fn find_row<'a>(c: &'a Comparison, id: &str, inst: Figure) -> Option<&'a Row> {
     c.rows.iter().find(|r| r.id == id && r.instrument == inst)
 }
 
@@ -255,7 +256,7 @@ mod tests {
         // A name with a control character, as a record can hold one.
         gate.violations.push(Violation {
             id: "new\u{1b}".into(),
-            instrument: Instrument::Icount,
+            instrument: Figure::Icount,
             kind: "hard-limit",
             value: 10.0,
             limit: 8.0,

@@ -20,8 +20,9 @@
 
 use crate::escape::clean;
 use costbench_judge::check::{Gate, Violation};
-use costbench_judge::compare::{Comparison, Instrument, Row, Verdict};
+use costbench_judge::compare::{Comparison, Row, Verdict};
 use costbench_record::fmt::{fmt_change, fmt_ci, fmt_threshold};
+use costbench_record::instrument::Figure;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 use std::io;
@@ -161,7 +162,7 @@ fn suite_for<'a>(suites: &'a mut Vec<Suite>, key: &str) -> &'a mut Suite {
 
 fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
     // Suites in the instruments' order, then anything else a failure names, then the ids.
-    let mut suites: Vec<Suite> = Instrument::ALL
+    let mut suites: Vec<Suite> = Figure::ALL
         .iter()
         .map(|i| Suite {
             key: i.name().to_string(),
@@ -179,7 +180,7 @@ fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
     }
     // Violations without a row: hard limits of ids the baseline lacks or did not compare.
     if let Some(g) = gate {
-        let mut seen: Vec<(&str, Instrument)> = Vec::new();
+        let mut seen: Vec<(&str, Figure)> = Vec::new();
         for v in &g.violations {
             let key = (v.id.as_str(), v.instrument);
             if seen.contains(&key) || find_row(c, key.0, key.1).is_some() {
@@ -240,7 +241,7 @@ fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
     suites
 }
 
-fn find_row<'a>(c: &'a Comparison, id: &str, inst: Instrument) -> Option<&'a Row> {
+fn find_row<'a>(c: &'a Comparison, id: &str, inst: Figure) -> Option<&'a Row> {
     c.rows.iter().find(|r| r.id == id && r.instrument == inst)
 }
 

@@ -6,8 +6,9 @@
 //! table it sits in nor inject HTML into the comment. The comment stays short: significant
 //! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
 
-use costbench_judge::compare::{Comparison, Instrument, NotCompared, Row, Side, Verdict};
+use costbench_judge::compare::{Comparison, NotCompared, Row, Side, Verdict};
 use costbench_record::fmt::{fmt_change, fmt_ci, fmt_delta, fmt_ir, fmt_threshold};
+use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
 /// Escapes untrusted text for a table cell or running text:
@@ -89,7 +90,7 @@ fn table(out: &mut String, rows: &[&Row], evidence: bool) {
             Verdict::Placement => format!("{} placement", fmt_change(r.change_pct)),
         };
         let mut threshold = fmt_threshold(r.threshold_pct);
-        if r.instrument == Instrument::Walltime {
+        if r.instrument == Figure::Walltime {
             match &r.ci {
                 Some(ci) => {
                     let _ = write!(threshold, ", CI {}", fmt_ci(ci.low, ci.high));
@@ -214,7 +215,7 @@ fn functions(out: &mut String, c: &Comparison) {
     }
 }
 
-fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&NotCompared]) {
+fn section(out: &mut String, c: &Comparison, inst: Figure, not_compared: &[&NotCompared]) {
     let rows = c.sorted_rows(inst);
     if rows.is_empty() && not_compared.is_empty() {
         return;
@@ -233,17 +234,17 @@ fn section(out: &mut String, c: &Comparison, inst: Instrument, not_compared: &[&
     if !negligible.is_empty() {
         let o = &c.options;
         let why = match inst {
-            Instrument::Icount | Instrument::Cache | Instrument::Memory => {
+            Figure::Icount | Figure::Cache | Figure::Memory => {
                 format!("within {}", fmt_threshold(o.icount_threshold_pct))
             }
-            Instrument::Rss => format!(
+            Figure::Rss => format!(
                 "within {}",
                 fmt_threshold(costbench_judge::compare::RSS_THRESHOLD_PCT)
             ),
-            Instrument::Walltime => {
+            Figure::Walltime => {
                 format!("within {}", c.walltime_threshold())
             }
-            Instrument::Throughput | Instrument::P99 => {
+            Figure::Throughput | Figure::P99 => {
                 format!("within {}", fmt_threshold(o.paired_walltime_threshold_pct))
             }
         };
@@ -327,7 +328,7 @@ pub fn comparison(c: &Comparison) -> String {
         escape_cell(&c.base.describe()),
         escape_cell(&c.cand.describe())
     );
-    for inst in Instrument::ALL {
+    for inst in Figure::ALL {
         let nc: Vec<&NotCompared> = c
             .not_compared
             .iter()
@@ -593,7 +594,7 @@ Candidate: run c (commit c012345678, branch main, variant release)
         // Separate runs: judged only with thresholds from history (issue 13).
         let mut h = costbench_judge::compare::noise::HistoricThresholds::default();
         for id in ["slower", "same"] {
-            h.set(id, Instrument::Walltime, 5.0, 20);
+            h.set(id, Figure::Walltime, 5.0, 20);
         }
         let opts = CompareOptions::default();
         let md = comparison(&costbench_judge::compare::compare_with(

@@ -5,9 +5,10 @@
 
 use crate::markdown::escape_cell;
 use crate::table::{Align, TextTable};
-use costbench_judge::compare::{Instrument, Verdict};
+use costbench_judge::compare::Verdict;
 use costbench_judge::variants::{Cell, Matrix, Price};
 use costbench_record::fmt::fmt_ratio_change;
+use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
 /// "(2↑ 0↓ of 12; 1 unresolved, 3 placement not priced)" with `up` and `down` as given.
@@ -35,7 +36,7 @@ fn measured_names(m: &Matrix) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-fn cell_text(c: &Cell, inst: Instrument) -> String {
+fn cell_text(c: &Cell, inst: Figure) -> String {
     match c.figure(inst) {
         Some(f) => {
             let mut s = inst.fmt_value(f.per_op);
@@ -58,25 +59,25 @@ fn cell_text(c: &Cell, inst: Instrument) -> String {
 /// Whether any variant has something to show for row `r` under `inst` (a figure or a
 /// failure): rows of another kind (a service's parties under throughput, its load rows under
 /// instruction counts) are left out of that instrument's table.
-fn has_cell(r: &costbench_judge::variants::MatrixRow, inst: Instrument) -> bool {
+fn has_cell(r: &costbench_judge::variants::MatrixRow, inst: Figure) -> bool {
     r.cells.iter().any(|c| cell_text(c, inst) != "-")
 }
 
 /// A column heading for an instrument's price.
-fn short_title(inst: Instrument) -> &'static str {
+fn short_title(inst: Figure) -> &'static str {
     match inst {
-        Instrument::Icount => "instructions",
-        Instrument::Walltime => "time",
-        Instrument::Cache => "est. cycles",
-        Instrument::Memory => "bytes allocated",
-        Instrument::Rss => "max RSS",
-        Instrument::Throughput => "time per op under load",
-        Instrument::P99 => "p99 under load",
+        Figure::Icount => "instructions",
+        Figure::Walltime => "time",
+        Figure::Cache => "est. cycles",
+        Figure::Memory => "bytes allocated",
+        Figure::Rss => "max RSS",
+        Figure::Throughput => "time per op under load",
+        Figure::P99 => "p99 under load",
     }
 }
 
-fn instruments(m: &Matrix) -> Vec<Instrument> {
-    Instrument::ALL
+fn instruments(m: &Matrix) -> Vec<Figure> {
+    Figure::ALL
         .into_iter()
         .filter(|inst| {
             m.rows

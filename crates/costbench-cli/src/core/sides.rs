@@ -6,6 +6,7 @@
 
 use super::history::database;
 use anyhow::{bail, Context, Result};
+use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
 use std::path::{Path, PathBuf};
 
@@ -76,7 +77,6 @@ pub(crate) fn learn_thresholds(
     window: usize,
     base: &RunRecord,
 ) -> Result<costbench_judge::compare::noise::HistoricThresholds> {
-    use costbench_judge::compare::Instrument;
     use costbench_store::RunQuery;
     if !path.exists() {
         bail!("no history database at {path} to learn thresholds from");
@@ -89,7 +89,7 @@ pub(crate) fn learn_thresholds(
     };
     let mut historic = costbench_judge::compare::noise::HistoricThresholds::default();
     for r in &base.results {
-        for (inst, metric) in Instrument::ALL
+        for (inst, metric) in Figure::ALL
             .into_iter()
             .filter_map(|i| Some((i, i.history()?)))
         {

@@ -6,10 +6,9 @@
 //! renders nor writes.
 
 use anyhow::{Context, Result};
-use costbench_judge::compare::{
-    self, noise::HistoricThresholds, CompareOptions, Comparison, Instrument,
-};
+use costbench_judge::compare::{self, noise::HistoricThresholds, CompareOptions, Comparison};
 use costbench_record::history::{Metric, SeriesPoint};
+use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
 use costbench_report::html::History;
 use costbench_report::render::Page;
@@ -102,7 +101,7 @@ pub fn comparison_pair(runs: &[RunRecord]) -> Option<(usize, usize)> {
 }
 
 /// The instrument whose threshold applies to a history metric.
-pub fn metric_instrument(m: Metric) -> Instrument {
+pub fn metric_instrument(m: Metric) -> Figure {
     m.figure()
 }
 
@@ -117,20 +116,18 @@ pub fn history_threshold(h: &History) -> (f64, &'static str) {
     let values: Vec<f64> = h.points.iter().map(|p| p.per_op).collect();
     match compare::noise::threshold_pct(&values, inst) {
         Some(t) => (t, "learned from this history"),
-        None if inst == Instrument::Walltime => (
+        None if inst == Figure::Walltime => (
             f64::INFINITY,
             "history too short to judge wall time between runs",
         ),
         None => (
             match inst {
-                Instrument::Icount | Instrument::Cache | Instrument::Memory => {
+                Figure::Icount | Figure::Cache | Figure::Memory => {
                     compare::DEFAULT_ICOUNT_THRESHOLD_PCT
                 }
-                Instrument::Walltime => compare::DEFAULT_WALLTIME_THRESHOLD_PCT,
-                Instrument::Throughput | Instrument::P99 => {
-                    compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT
-                }
-                Instrument::Rss => compare::RSS_THRESHOLD_PCT,
+                Figure::Walltime => compare::DEFAULT_WALLTIME_THRESHOLD_PCT,
+                Figure::Throughput | Figure::P99 => compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
+                Figure::Rss => compare::RSS_THRESHOLD_PCT,
             },
             "default; history too short to learn one",
         ),

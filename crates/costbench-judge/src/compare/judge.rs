@@ -18,11 +18,10 @@
 //! Pure: no clocks, no processes.
 
 use super::bootstrap::{self, RatioCi};
-use super::types::{
-    CompareOptions, Instrument, Row, Verdict, HISTORY_EVIDENCE, MIN_WALLTIME_SAMPLES,
-};
+use super::types::{CompareOptions, Row, Verdict, HISTORY_EVIDENCE, MIN_WALLTIME_SAMPLES};
 use super::{family, noise, paired};
 use costbench_record::fmt::{fmt_ci, fmt_confidence, fmt_threshold};
+use costbench_record::instrument::Figure;
 use costbench_record::model::ScenarioResult;
 
 /// A row's verdict with everything that backs it.
@@ -118,7 +117,7 @@ pub(super) fn paired_rounds(
 /// more than its slices vary among themselves, so slices of one round are not independent
 /// evidence. Measured: pairing slices flagged 1 of the first 4 A/A checks at 32 %.
 pub(super) fn paired_load_rounds(
-    inst: Instrument,
+    inst: Figure,
     b: &ScenarioResult,
     c: &ScenarioResult,
     opts: &CompareOptions,
@@ -129,7 +128,7 @@ pub(super) fn paired_load_rounds(
     }
     let figures = |t: &costbench_record::model::Throughput| -> Vec<f64> {
         match inst {
-            Instrument::P99 => t.round_p99_ns.clone(),
+            Figure::P99 => t.round_p99_ns.clone(),
             _ => t
                 .round_ops_per_sec
                 .iter()
@@ -431,17 +430,15 @@ impl Threshold {
 
 /// What backs a verdict on an exact figure.
 pub(super) fn exact_evidence(
-    inst: Instrument,
+    inst: Figure,
     id: &str,
     historic: &noise::HistoricThresholds,
 ) -> String {
     let what = match inst {
-        Instrument::Icount => "exact instruction counts",
-        Instrument::Cache => "simulated cycles (exact)",
-        Instrument::Memory => "exact allocation counts",
-        Instrument::Rss | Instrument::Walltime | Instrument::Throughput | Instrument::P99 => {
-            "one figure per run"
-        }
+        Figure::Icount => "exact instruction counts",
+        Figure::Cache => "simulated cycles (exact)",
+        Figure::Memory => "exact allocation counts",
+        Figure::Rss | Figure::Walltime | Figure::Throughput | Figure::P99 => "one figure per run",
     };
     match historic.learned(id, inst) {
         Some(l) => format!("{what}; threshold from {} changes of history", l.changes),
@@ -655,7 +652,7 @@ mod tests {
         let r = cmp
             .rows
             .iter()
-            .find(|x| x.id == "same_ir" && x.instrument == Instrument::Walltime)
+            .find(|x| x.id == "same_ir" && x.instrument == Figure::Walltime)
             .unwrap();
         assert_eq!(r.verdict, Verdict::Placement, "{r:#?}");
         assert!(
@@ -673,7 +670,7 @@ mod tests {
         let no_ir = cmp
             .rows
             .iter()
-            .find(|x| x.id == "no_ir" && x.instrument == Instrument::Walltime)
+            .find(|x| x.id == "no_ir" && x.instrument == Figure::Walltime)
             .unwrap();
         assert_eq!(no_ir.verdict, Verdict::Regression);
         assert_eq!(cmp.count(Verdict::Placement), 1);
@@ -688,7 +685,7 @@ mod tests {
         let r = cmp
             .rows
             .iter()
-            .find(|x| x.id == "same_ir" && x.instrument == Instrument::Walltime)
+            .find(|x| x.id == "same_ir" && x.instrument == Figure::Walltime)
             .unwrap();
         assert_eq!(r.verdict, Verdict::Regression, "{r:#?}");
     }

@@ -22,6 +22,7 @@ mod types;
 pub use bootstrap::RatioCi;
 pub use types::*;
 
+use costbench_record::instrument::Figure;
 use costbench_record::model::{Failure, RunRecord, ScenarioResult};
 use judge::{exact_evidence, judge_icount, Threshold};
 use std::collections::{HashMap, HashSet};
@@ -92,19 +93,17 @@ pub fn compare_with(
     opts: &CompareOptions,
     historic: &noise::HistoricThresholds,
 ) -> Comparison {
-    let threshold = |id: &str, inst: Instrument| match historic.get(id, inst) {
+    let threshold = |id: &str, inst: Figure| match historic.get(id, inst) {
         Some(pct) => Threshold {
             pct,
             from_history: true,
         },
         None => Threshold {
             pct: match inst {
-                Instrument::Icount | Instrument::Cache | Instrument::Memory => {
-                    opts.icount_threshold_pct
-                }
-                Instrument::Walltime => opts.walltime_threshold_pct,
-                Instrument::Throughput | Instrument::P99 => opts.load_threshold_pct,
-                Instrument::Rss => RSS_THRESHOLD_PCT,
+                Figure::Icount | Figure::Cache | Figure::Memory => opts.icount_threshold_pct,
+                Figure::Walltime => opts.walltime_threshold_pct,
+                Figure::Throughput | Figure::P99 => opts.load_threshold_pct,
+                Figure::Rss => RSS_THRESHOLD_PCT,
             },
             from_history: false,
         },
@@ -145,7 +144,7 @@ pub fn compare_with(
             });
         }
         let (bf, cf) = (failed_instruments(b), failed_instruments(c));
-        for inst in Instrument::ALL {
+        for inst in Figure::ALL {
             if bf.contains(inst.instrument().name()) || cf.contains(inst.instrument().name()) {
                 continue;
             }
@@ -167,27 +166,27 @@ pub fn compare_with(
             };
             let mut notes: Vec<&str> = ops_unit.iter().map(String::as_str).collect();
             let j = match inst {
-                Instrument::Icount | Instrument::Cache | Instrument::Memory | Instrument::Rss => {
+                Figure::Icount | Figure::Cache | Figure::Memory | Figure::Rss => {
                     let t = threshold(&b.id, inst);
                     let (ch, v, r) = judge_icount(bv, cv, t);
                     // A count change with data-placement runs on both sides is judged against
                     // their spread (compare/placement.rs).
                     let (v, r) = match placement::judge(b, c, t.pct) {
-                        Some(j) if inst == Instrument::Icount && v.is_significant() => j,
+                        Some(j) if inst == Figure::Icount && v.is_significant() => j,
                         _ => (v, r),
                     };
                     let mut evidence = exact_evidence(inst, &b.id, historic);
-                    if let (Instrument::Icount, Some(p)) = (inst, placement::runs(b, c)) {
+                    if let (Figure::Icount, Some(p)) = (inst, placement::runs(b, c)) {
                         evidence.push_str(&format!("; {p} data placements per side"));
                     }
                     judge::Judgement::new(ch, t.pct, v, r, evidence)
                 }
-                Instrument::Walltime | Instrument::Throughput | Instrument::P99 => {
-                    if inst == Instrument::Walltime {
+                Figure::Walltime | Figure::Throughput | Figure::P99 => {
+                    if inst == Figure::Walltime {
                         notes.extend(clock.as_deref());
                     }
                     let (bh, ch) = (base.host_of(&b.id), cand.host_of(&c.id));
-                    let paired = if inst == Instrument::Walltime {
+                    let paired = if inst == Figure::Walltime {
                         judge::paired_rounds(b, c, opts)
                     } else {
                         judge::paired_load_rounds(inst, b, c, opts)

@@ -15,7 +15,7 @@
 //! scenarios tight but sane: 0.01 % for instruction counts, 1 % for wall time. A noisy history
 //! raises the threshold as far as its noise requires.
 
-use super::Instrument;
+use costbench_record::instrument::Figure;
 use costbench_record::stats::quantile;
 use std::collections::BTreeMap;
 
@@ -25,17 +25,17 @@ pub const MIN_CHANGES: usize = 10;
 pub const DEFAULT_WINDOW: usize = 30;
 
 /// Lowest threshold history can set, per instrument, in percent.
-pub fn floor_pct(inst: Instrument) -> f64 {
+pub fn floor_pct(inst: Figure) -> f64 {
     match inst {
-        Instrument::Icount | Instrument::Cache | Instrument::Memory => 0.01,
-        Instrument::Walltime | Instrument::Rss | Instrument::Throughput | Instrument::P99 => 1.0,
+        Figure::Icount | Figure::Cache | Figure::Memory => 0.01,
+        Figure::Walltime | Figure::Rss | Figure::Throughput | Figure::P99 => 1.0,
     }
 }
 
 /// Q3 + 3·IQR of the absolute relative changes (percent) between consecutive values of
 /// `series` (oldest first), for wall time at least the largest of those changes, floored;
 /// `None` with fewer than [`MIN_CHANGES`] changes.
-pub fn threshold_pct(series: &[f64], inst: Instrument) -> Option<f64> {
+pub fn threshold_pct(series: &[f64], inst: Figure) -> Option<f64> {
     learned(series, inst).map(|l| l.pct)
 }
 
@@ -49,7 +49,7 @@ pub struct Learned {
 }
 
 /// [`threshold_pct`] with the number of changes behind it.
-pub fn learned(series: &[f64], inst: Instrument) -> Option<Learned> {
+pub fn learned(series: &[f64], inst: Figure) -> Option<Learned> {
     let mut changes: Vec<f64> = series
         .windows(2)
         .filter(|w| w[0] > 0.0)
@@ -61,7 +61,7 @@ pub fn learned(series: &[f64], inst: Instrument) -> Option<Learned> {
     changes.sort_by(f64::total_cmp);
     let (q1, q3) = (quantile(&changes, 0.25), quantile(&changes, 0.75));
     let mut pct = q3 + 3.0 * (q3 - q1);
-    if inst == Instrument::Walltime {
+    if inst == Figure::Walltime {
         pct = pct.max(changes[changes.len() - 1]);
     }
     Some(Learned {
@@ -78,7 +78,7 @@ pub struct HistoricThresholds {
 
 impl HistoricThresholds {
     /// Sets `id`'s threshold for `inst` from its series, when the series is long enough.
-    pub fn learn(&mut self, id: &str, inst: Instrument, series: &[f64]) {
+    pub fn learn(&mut self, id: &str, inst: Figure, series: &[f64]) {
         if let Some(t) = learned(series, inst) {
             self.map.insert((id.to_string(), inst.name()), t);
         }
@@ -87,18 +87,18 @@ impl HistoricThresholds {
     /// Sets a threshold directly (tests that need an exact one; with the `testing` feature for
     /// the tests of the reports).
     #[cfg(any(test, feature = "testing"))]
-    pub fn set(&mut self, id: &str, inst: Instrument, pct: f64, changes: usize) {
+    pub fn set(&mut self, id: &str, inst: Figure, pct: f64, changes: usize) {
         self.map
             .insert((id.to_string(), inst.name()), Learned { pct, changes });
     }
 
     /// The threshold for `id` under `inst`, percent, if history gave it one.
-    pub fn get(&self, id: &str, inst: Instrument) -> Option<f64> {
+    pub fn get(&self, id: &str, inst: Figure) -> Option<f64> {
         self.learned(id, inst).map(|l| l.pct)
     }
 
     /// The threshold with the number of consecutive changes it came from (for evidence texts).
-    pub fn learned(&self, id: &str, inst: Instrument) -> Option<Learned> {
+    pub fn learned(&self, id: &str, inst: Figure) -> Option<Learned> {
         self.map.get(&(id.to_string(), inst.name())).copied()
     }
 
@@ -121,19 +121,19 @@ mod tests {
 
     #[test]
     fn short_histories_are_not_trusted() {
-        assert_eq!(threshold_pct(&[100.0; 10], Instrument::Icount), None);
-        assert!(threshold_pct(&[100.0; 11], Instrument::Icount).is_some());
+        assert_eq!(threshold_pct(&[100.0; 10], Figure::Icount), None);
+        assert!(threshold_pct(&[100.0; 11], Figure::Icount).is_some());
     }
 
     #[test]
     fn flat_history_gives_the_floor_and_noisy_history_a_wide_threshold() {
-        assert_eq!(threshold_pct(&[5000.0; 31], Instrument::Icount), Some(0.01));
-        assert_eq!(threshold_pct(&[5.0; 31], Instrument::Walltime), Some(1.0));
+        assert_eq!(threshold_pct(&[5000.0; 31], Figure::Icount), Some(0.01));
+        assert_eq!(threshold_pct(&[5.0; 31], Figure::Walltime), Some(1.0));
         // Alternating 100 and 110: changes of +10 % and -9.09 %.
         let noisy: Vec<f64> = (0..31)
             .map(|i| if i % 2 == 0 { 100.0 } else { 110.0 })
             .collect();
-        let t = threshold_pct(&noisy, Instrument::Walltime).unwrap();
+        let t = threshold_pct(&noisy, Figure::Walltime).unwrap();
         // Q1 = 9.09, Q3 = 10: Q3 + 3 IQR = 12.73.
         assert!(
             (t - (10.0 + 3.0 * (10.0 - 100.0 / 11.0))).abs() < 1e-9,
@@ -149,12 +149,12 @@ mod tests {
             .map(|i| 100.0 * (1.0 + 0.01 * ((i % 3) as f64 - 1.0)))
             .collect();
         series[10] = 112.0;
-        let l = learned(&series, Instrument::Walltime).unwrap();
+        let l = learned(&series, Figure::Walltime).unwrap();
         let largest = 100.0 * (112.0 - series[9]) / series[9];
         assert!((l.pct - largest).abs() < 1e-9, "{l:?}");
         assert_eq!(l.changes, 19);
         // Instruction counts keep Q3 + 3 IQR: their largest change is the last real one.
-        let ir = learned(&series, Instrument::Icount).unwrap();
+        let ir = learned(&series, Figure::Icount).unwrap();
         assert!(ir.pct < largest / 2.0, "{ir:?}");
         // A separate-run comparison with a change as large as the largest seen: unchanged.
         let run = |id: &str, v: f64| {
@@ -165,7 +165,7 @@ mod tests {
             testing::record(id, vec![r])
         };
         let mut h = HistoricThresholds::default();
-        h.learn("s", Instrument::Walltime, &series);
+        h.learn("s", Figure::Walltime, &series);
         let c = compare_with(
             &run("b", 100.0),
             &run("cc", 111.0),
@@ -201,11 +201,11 @@ mod tests {
         let base = run("base", 1000.0, 1000.0);
         let cand = run("cand", 1000.5, 1005.0);
         let mut h = HistoricThresholds::default();
-        h.learn("steady", Instrument::Icount, &[1000.0; 20]);
+        h.learn("steady", Figure::Icount, &[1000.0; 20]);
         let noisy: Vec<f64> = (0..20)
             .map(|i| if i % 2 == 0 { 1000.0 } else { 1010.0 })
             .collect();
-        h.learn("noisy", Instrument::Icount, &noisy);
+        h.learn("noisy", Figure::Icount, &noisy);
         let c = compare_with(&base, &cand, &CompareOptions::default(), &h);
         let verdict = |id: &str| c.rows.iter().find(|r| r.id == id).unwrap();
         // +0.05 %: below the 0.2 % default, above a never-moving history's 0.01 % floor.

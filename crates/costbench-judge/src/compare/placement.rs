@@ -14,8 +14,9 @@
 //! Pure.
 
 use super::judge::{change_pct, direction};
-use super::types::{Instrument, Row, Verdict};
+use super::types::{Row, Verdict};
 use costbench_record::fmt::{fmt_change, fmt_ir_grouped, fmt_threshold};
+use costbench_record::instrument::Figure;
 use costbench_record::model::ScenarioResult;
 
 /// The verdict and reason for an instruction-count change between `base` and `cand` given their
@@ -102,7 +103,7 @@ pub(crate) fn mark_placement(rows: &mut [Row], by_profile: &[String]) {
     }
     let icount: Vec<(String, f64, Why)> = rows
         .iter()
-        .filter(|r| r.instrument == Instrument::Icount)
+        .filter(|r| r.instrument == Figure::Icount)
         .filter_map(|r| {
             let why = if r.verdict == Verdict::Placement && by_profile.contains(&r.id) {
                 if r.change_pct.abs() <= PLACEMENT_WALLTIME_BOUND_PCT {
@@ -122,7 +123,7 @@ pub(crate) fn mark_placement(rows: &mut [Row], by_profile: &[String]) {
         .collect();
     for r in rows
         .iter_mut()
-        .filter(|r| r.instrument == Instrument::Walltime && r.verdict.is_significant())
+        .filter(|r| r.instrument == Figure::Walltime && r.verdict.is_significant())
     {
         let Some(&(_, ir, why)) = icount.iter().find(|(id, _, _)| *id == r.id) else {
             continue;
@@ -289,7 +290,7 @@ mod tests {
 
     #[test]
     fn compare_labels_placement_changes_and_keeps_the_rest() {
-        use super::super::{compare, CompareOptions, Instrument};
+        use super::super::{compare, CompareOptions};
         use costbench_record::testing::record;
         let base = record("b", vec![side(1219.0, &[1204.0, 1215.0])]);
         let cand = record("c", vec![side(1205.0, &[1210.0, 1221.0])]);
@@ -297,7 +298,7 @@ mod tests {
         let row = cmp
             .rows
             .iter()
-            .find(|r| r.instrument == Instrument::Icount)
+            .find(|r| r.instrument == Figure::Icount)
             .unwrap();
         assert_eq!(row.verdict, Verdict::Placement, "{}", row.reason);
         // Without placement runs the same change is an improvement, as before.

@@ -7,6 +7,7 @@ use super::bootstrap::RatioCi;
 use super::family;
 use anyhow::{bail, Result};
 use costbench_record::fmt::fmt_threshold;
+use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -141,10 +142,6 @@ impl CompareOptions {
     }
 }
 
-/// What was measured: the compared figures are the record crate's, named after the instruments
-/// that yield them (the judge's API calls a row's figure its `instrument`).
-pub use costbench_record::instrument::Figure as Instrument;
-
 /// Threshold for max RSS, in percent: RSS moves by whole pages and with the loader's and
 /// allocator's arenas, so a few percent is noise.
 pub const RSS_THRESHOLD_PCT: f64 = 5.0;
@@ -228,7 +225,7 @@ pub struct Row {
     /// The measured id.
     pub id: String,
     /// The figure compared.
-    pub instrument: Instrument,
+    pub instrument: Figure,
     /// What one op is (the candidate's `unit`; see `note` when it changed).
     pub unit: String,
     /// Per-op figure of the baseline (Ir, or median ns).
@@ -303,7 +300,7 @@ pub struct NotCompared {
     /// The measured id.
     pub id: String,
     /// The figure measured in one run only.
-    pub instrument: Instrument,
+    pub instrument: Figure,
     /// The run that has the figure.
     pub measured_in: Side,
 }
@@ -400,7 +397,7 @@ impl Comparison {
         let wall = || {
             self.rows
                 .iter()
-                .filter(|r| r.instrument == Instrument::Walltime)
+                .filter(|r| r.instrument == Figure::Walltime)
         };
         if wall().any(|r| r.paired_rounds.is_some()) {
             fmt_threshold(self.options.paired_walltime_threshold_pct)
@@ -459,7 +456,7 @@ impl Comparison {
 
     /// Rows of `instrument`, significant ones first, each group by decreasing size of change
     /// (then by id, so the order is total).
-    pub fn sorted_rows(&self, instrument: Instrument) -> Vec<&Row> {
+    pub fn sorted_rows(&self, instrument: Figure) -> Vec<&Row> {
         let mut rows: Vec<&Row> = self
             .rows
             .iter()

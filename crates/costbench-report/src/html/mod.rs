@@ -24,9 +24,10 @@ pub mod svg;
 mod throughput;
 mod variants;
 
-use costbench_judge::compare::{self, Comparison, Instrument, Verdict};
+use costbench_judge::compare::{self, Comparison, Verdict};
 use costbench_record::fmt::{fmt_change, fmt_js_number};
 use costbench_record::history::{Metric, SeriesPoint};
+use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
 use escape::escape;
 use overview::overview;
@@ -114,7 +115,7 @@ pub fn render(input: &Input) -> String {
     let base = input
         .comparison
         .and_then(|c| input.runs.iter().find(|r| r.run_id == c.base.run_id));
-    let rows: HashMap<(&str, Instrument), &compare::Row> = input
+    let rows: HashMap<(&str, Figure), &compare::Row> = input
         .comparison
         .map(|c| {
             c.rows
@@ -385,8 +386,8 @@ mod tests {
         assert!(html.contains("(separate runs, no history of between-run noise)\""));
         // With history's thresholds the same runs are judged, and "slower" is coloured.
         let mut h = compare::noise::HistoricThresholds::default();
-        h.set("slower", Instrument::Walltime, 5.0, 20);
-        h.set("same", Instrument::Walltime, 5.0, 20);
+        h.set("slower", Figure::Walltime, 5.0, 20);
+        h.set("same", Figure::Walltime, 5.0, 20);
         let cmp =
             compare::compare_with(&runs[0], &runs[1], &compare::CompareOptions::default(), &h);
         let html = page(&runs, Some(&cmp), &[]);

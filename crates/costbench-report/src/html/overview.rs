@@ -4,8 +4,9 @@
 
 use super::escape::escape;
 use super::{cell, change_cell};
-use costbench_judge::compare::{self, Comparison, Instrument};
+use costbench_judge::compare::{self, Comparison};
 use costbench_record::fmt::{fmt_ir, fmt_ns};
+use costbench_record::instrument::Figure;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -16,7 +17,7 @@ pub(super) fn overview(
     page: &mut String,
     run: &RunRecord,
     cmp: Option<&Comparison>,
-    rows: &HashMap<(&str, Instrument), &compare::Row>,
+    rows: &HashMap<(&str, Figure), &compare::Row>,
 ) {
     page.push_str("<h2 id=\"overview\">Overview</h2>");
     match cmp {
@@ -89,7 +90,7 @@ pub(super) fn overview(
             cell(r.icount.as_ref().map(|i| i.ir_per_op), fmt_ir)
         );
         if changes {
-            page.push_str(&change_cell(rows.get(&(r.id.as_str(), Instrument::Icount))));
+            page.push_str(&change_cell(rows.get(&(r.id.as_str(), Figure::Icount))));
         }
         page.push_str(&cell(
             r.walltime.as_ref().map(|w| w.ns_per_op.median),
@@ -103,15 +104,13 @@ pub(super) fn overview(
             |v| format!("{v:.1} %"),
         ));
         if changes {
-            page.push_str(&change_cell(
-                rows.get(&(r.id.as_str(), Instrument::Walltime)),
-            ));
+            page.push_str(&change_cell(rows.get(&(r.id.as_str(), Figure::Walltime))));
         }
         if cols_census {
             page.push_str(&cell(r.census.as_ref().map(|c| c.checks_per_op), fmt_ir));
         }
         if cols_cache {
-            page.push_str(&cell(Instrument::Cache.per_op(r), fmt_ir));
+            page.push_str(&cell(Figure::Cache.per_op(r), fmt_ir));
         }
         let alloc = r
             .counters

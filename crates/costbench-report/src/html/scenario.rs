@@ -5,9 +5,10 @@
 
 use super::escape::escape;
 use super::{cell, git_label, short_commit, svg, History};
-use costbench_judge::compare::{self, Instrument};
+use costbench_judge::compare::{self};
 use costbench_record::fmt::{fmt_change, fmt_ir, fmt_ns, fmt_percent, fmt_threshold};
 use costbench_record::history::Metric;
+use costbench_record::instrument::Figure;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -43,7 +44,7 @@ fn fact(page: &mut String, name: &str, value: &str) {
 
 /// What the comparison says about one scenario.
 pub(super) struct Changes<'a> {
-    pub(super) rows: &'a HashMap<(&'a str, Instrument), &'a compare::Row>,
+    pub(super) rows: &'a HashMap<(&'a str, Figure), &'a compare::Row>,
     pub(super) functions: Option<&'a compare::FunctionChanges>,
 }
 
@@ -71,7 +72,7 @@ pub(super) fn scenario(
         fact(page, "instructions/op", &fmt_ir(i.ir_per_op));
         fact(page, "instructions/run", &i.ir.to_string());
     }
-    for inst in Instrument::ALL {
+    for inst in Figure::ALL {
         if let Some(row) = rows.get(&(r.id.as_str(), inst)) {
             fact(
                 page,

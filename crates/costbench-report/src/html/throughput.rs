@@ -7,8 +7,9 @@
 use super::escape::escape;
 use super::{cell, svg};
 use crate::throughput::{fmt_rate, is_load_row, load_label};
-use costbench_judge::compare::{self, Instrument};
+use costbench_judge::compare::{self};
 use costbench_record::fmt::{fmt_change, fmt_confidence, fmt_ns};
+use costbench_record::instrument::Figure;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -36,7 +37,7 @@ pub(super) fn throughput_section(
     page: &mut String,
     builds: &[Build],
     shown: usize,
-    changes: &HashMap<(&str, Instrument), &compare::Row>,
+    changes: &HashMap<(&str, Figure), &compare::Row>,
 ) {
     let mut scenarios: Vec<&str> = Vec::new();
     let order = std::iter::once(shown).chain((0..builds.len()).filter(|b| *b != shown));
@@ -176,7 +177,7 @@ pub(super) fn throughput_section(
         }
         page.push_str("</tbody></table>");
         for (_, r) in rows.iter().filter(|(b, _)| *b == shown) {
-            for inst in Instrument::ALL {
+            for inst in Figure::ALL {
                 if let Some(row) = changes.get(&(r.id.as_str(), inst)) {
                     let _ = write!(
                         page,

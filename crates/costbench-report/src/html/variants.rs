@@ -4,7 +4,8 @@
 
 use super::escape::escape;
 use super::{svg, VariantRun};
-use costbench_judge::compare::{Comparison, Instrument, Verdict};
+use costbench_judge::compare::{Comparison, Verdict};
+use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
 use std::fmt::Write as _;
 
@@ -33,7 +34,7 @@ pub(super) fn variants_section(page: &mut String, variants: &[VariantRun]) {
     }
     let cols: Vec<String> = runs.iter().map(|r| r.variant.clone()).collect();
     page.push_str("<div class=\"charts\">");
-    for inst in Instrument::ALL {
+    for inst in Figure::ALL {
         let mut any = false;
         let cells: Vec<Vec<Option<svg::Cell>>> = ids
             .iter()

@@ -19,7 +19,8 @@ pub use routines::{
     PLACEMENT_SHARE,
 };
 
-use super::types::{Comparison, FunctionChanges, FunctionDelta, Instrument, Verdict};
+use super::types::{Comparison, FunctionChanges, FunctionDelta, Verdict};
+use costbench_record::instrument::Figure;
 use costbench_record::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
 
@@ -109,7 +110,7 @@ pub fn attach(
         .rows
         .iter()
         .filter(|r| {
-            r.instrument == Instrument::Icount
+            r.instrument == Figure::Icount
                 && (r.verdict.is_significant() || r.verdict == Verdict::Placement)
         })
         .map(|r| r.id.clone())
@@ -140,7 +141,7 @@ pub fn attach(
             .or(entry.codegen_note.as_ref())
         {
             for r in cmp.rows.iter_mut().filter(|r| {
-                r.id == entry.id && r.instrument == Instrument::Icount && r.verdict.is_significant()
+                r.id == entry.id && r.instrument == Figure::Icount && r.verdict.is_significant()
             }) {
                 r.verdict = Verdict::Placement;
                 r.reason = note.clone();

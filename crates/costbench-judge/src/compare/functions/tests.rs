@@ -411,7 +411,7 @@ fn wall_time_follows_a_small_change_the_profiles_confine_to_placement_paths() {
             1,
         )
     };
-    let row = |c: &Comparison, inst: Instrument| -> Row {
+    let row = |c: &Comparison, inst: Figure| -> Row {
         c.rows
             .iter()
             .find(|r| r.instrument == inst)
@@ -462,17 +462,14 @@ fn wall_time_follows_a_small_change_the_profiles_confine_to_placement_paths() {
         let cand = record("c", vec![word_count(&cand_rounds, per_op(&cand_profile))]);
         let mut cmp = compare(&base, &cand, &CompareOptions::default());
         // Before the profiles, both are regressions.
-        assert_eq!(row(&cmp, Instrument::Icount).verdict, Verdict::Regression);
-        assert_eq!(row(&cmp, Instrument::Walltime).verdict, Verdict::Regression);
+        assert_eq!(row(&cmp, Figure::Icount).verdict, Verdict::Regression);
+        assert_eq!(row(&cmp, Figure::Walltime).verdict, Verdict::Regression);
         attach(
             &mut cmp,
             |_| Ok(((base_profile.clone(), 1000), (cand_profile.clone(), 1000))),
             None,
         );
-        let (ic, wall) = (
-            row(&cmp, Instrument::Icount),
-            row(&cmp, Instrument::Walltime),
-        );
+        let (ic, wall) = (row(&cmp, Figure::Icount), row(&cmp, Figure::Walltime));
         assert_eq!(ic.verdict, icount, "{memcmp}: {ic:#?}");
         assert_eq!(wall.verdict, walltime, "{memcmp}: {wall:#?}");
         assert!(wall.reason.contains(part), "{memcmp}: {}", wall.reason);

@@ -13,7 +13,7 @@ fn opts() -> CompareOptions {
     CompareOptions::default()
 }
 
-fn only_row(c: &Comparison, inst: Instrument) -> &Row {
+fn only_row(c: &Comparison, inst: Figure) -> &Row {
     let rows: Vec<&Row> = c.rows.iter().filter(|r| r.instrument == inst).collect();
     assert_eq!(rows.len(), 1, "{:#?}", c.rows);
     rows[0]
@@ -51,17 +51,14 @@ fn memory_and_simulated_cycles_are_compared() {
     let base = record("b", vec![side(1000.0, 500.0, 2000)]);
     let cand = record("c", vec![side(1100.0, 500.0, 2040)]);
     let cmp = compare(&base, &cand, &opts());
-    let mem = only_row(&cmp, Instrument::Memory);
+    let mem = only_row(&cmp, Figure::Memory);
     assert_eq!(mem.verdict, Verdict::Regression);
     assert_eq!(mem.change_pct, 10.0);
-    assert_eq!(
-        only_row(&cmp, Instrument::Cache).verdict,
-        Verdict::Unchanged
-    );
+    assert_eq!(only_row(&cmp, Figure::Cache).verdict, Verdict::Unchanged);
     // 2 % more RSS is within its 5 % threshold.
-    let rss = only_row(&cmp, Instrument::Rss);
+    let rss = only_row(&cmp, Figure::Rss);
     assert_eq!((rss.verdict, rss.threshold_pct), (Verdict::Unchanged, 5.0));
-    assert_eq!(Instrument::Memory.fmt_value(2500.0), "2500 B");
+    assert_eq!(Figure::Memory.fmt_value(2500.0), "2500 B");
 }
 
 #[test]
@@ -145,7 +142,7 @@ fn icount_change_against_threshold() {
             ..opts()
         };
         let cmp = compare(&base, &cand, &o);
-        let row = only_row(&cmp, Instrument::Icount);
+        let row = only_row(&cmp, Figure::Icount);
         let case = format!("{b} -> {c} at {threshold} %");
         assert_eq!(row.change_pct, change, "{case}");
         assert_eq!(row.verdict, verdict, "{case}");
@@ -211,7 +208,7 @@ fn missing_new_and_failed_are_listed_apart() {
         ]
     );
     assert_eq!(cmp.failed[0].message, "icount panicked", "first line only");
-    let rows: Vec<(&str, Instrument, Verdict)> = cmp
+    let rows: Vec<(&str, Figure, Verdict)> = cmp
         .rows
         .iter()
         .map(|r| (r.id.as_str(), r.instrument, r.verdict))
@@ -219,8 +216,8 @@ fn missing_new_and_failed_are_listed_apart() {
     assert_eq!(
         rows,
         [
-            ("kept", Instrument::Icount, Verdict::Unchanged),
-            ("half", Instrument::Icount, Verdict::Regression),
+            ("kept", Figure::Icount, Verdict::Unchanged),
+            ("half", Figure::Icount, Verdict::Regression),
         ]
     );
     // A failed instrument is listed as failed, not as "measured in one run only".
@@ -274,7 +271,7 @@ fn changed_ops_unit_or_clock_are_flagged_and_still_compared() {
             },
         ]
     );
-    let notes: Vec<(&str, Instrument, Option<&str>, &str)> = cmp
+    let notes: Vec<(&str, Figure, Option<&str>, &str)> = cmp
         .rows
         .iter()
         .map(|r| {
@@ -290,16 +287,16 @@ fn changed_ops_unit_or_clock_are_flagged_and_still_compared() {
     assert_eq!(
         notes,
         [
-            ("resized", Instrument::Icount, resized, "lookups"),
-            ("resized", Instrument::Walltime, resized, "lookups"),
-            ("reclocked", Instrument::Icount, None, "op"),
+            ("resized", Figure::Icount, resized, "lookups"),
+            ("resized", Figure::Walltime, resized, "lookups"),
+            ("reclocked", Figure::Icount, None, "op"),
             (
                 "reclocked",
-                Instrument::Walltime,
+                Figure::Walltime,
                 Some("clock monotonic → thread-cpu"),
                 "op"
             ),
-            ("steady", Instrument::Icount, None, "op"),
+            ("steady", Figure::Icount, None, "op"),
         ]
     );
 }
@@ -320,7 +317,7 @@ fn instrument_in_one_run_only_is_not_compared() {
         cmp.not_compared,
         [NotCompared {
             id: "x".into(),
-            instrument: Instrument::Walltime,
+            instrument: Figure::Walltime,
             measured_in: Side::Baseline,
         }]
     );
@@ -358,12 +355,12 @@ fn rows_sort_significant_first_then_by_size() {
     );
     let cmp = compare(&base, &cand, &opts());
     let order: Vec<&str> = cmp
-        .sorted_rows(Instrument::Icount)
+        .sorted_rows(Figure::Icount)
         .iter()
         .map(|r| r.id.as_str())
         .collect();
     assert_eq!(order, ["b", "c", "a", "d"]);
-    assert_eq!(cmp.sorted_rows(Instrument::Walltime), Vec::<&Row>::new());
+    assert_eq!(cmp.sorted_rows(Figure::Walltime), Vec::<&Row>::new());
     assert_eq!(cmp.summary(), "1 regression, 1 improvement, 2 unchanged");
     assert!(cmp.has_regression());
 }
@@ -409,8 +406,8 @@ fn option_validation() {
 
 #[test]
 fn values_carry_their_units() {
-    assert_eq!(Instrument::Icount.fmt_value(2003.0), "2003 Ir");
-    assert_eq!(Instrument::Walltime.fmt_value(12.345), "12.35 ns");
+    assert_eq!(Figure::Icount.fmt_value(2003.0), "2003 Ir");
+    assert_eq!(Figure::Walltime.fmt_value(12.345), "12.35 ns");
 }
 
 #[test]

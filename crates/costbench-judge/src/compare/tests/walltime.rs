@@ -82,9 +82,9 @@ fn walltime_of_separate_runs_needs_history_threshold_and_interval() {
         let base = record("b", vec![with_walltime(scenario("s"), &case.base)]);
         let cand = record("c", vec![with_walltime(scenario("s"), &case.cand)]);
         let mut h = noise::HistoricThresholds::default();
-        h.set("s", Instrument::Walltime, case.threshold, 28);
+        h.set("s", Figure::Walltime, case.threshold, 28);
         let cmp = compare_with(&base, &cand, &opts(), &h);
-        let row = only_row(&cmp, Instrument::Walltime);
+        let row = only_row(&cmp, Figure::Walltime);
         assert_eq!(row.verdict, case.verdict, "{}: {row:#?}", case.what);
         assert!(row.reason.contains(case.reason), "{}: {row:#?}", case.what);
         assert_eq!(
@@ -94,7 +94,7 @@ fn walltime_of_separate_runs_needs_history_threshold_and_interval() {
         assert_eq!(row.threshold_pct, case.threshold);
         // Without history, none of them gets a verdict, and the row says what to run instead.
         let cmp = compare(&base, &cand, &opts());
-        let row = only_row(&cmp, Instrument::Walltime);
+        let row = only_row(&cmp, Figure::Walltime);
         assert_eq!(row.verdict, Unresolved, "{}: {row:#?}", case.what);
         assert!(
             row.reason.contains("check --baseline-rev") && row.reason.contains("--history-branch"),
@@ -127,7 +127,7 @@ fn clear_small_shift_has_an_interval_excluding_one() {
         vec![with_walltime(scenario("s"), &noisy(103.0, 0.005, 100, 10))],
     );
     let cmp = compare(&base, &cand, &opts());
-    let ci = only_row(&cmp, Instrument::Walltime).ci.expect("interval");
+    let ci = only_row(&cmp, Figure::Walltime).ci.expect("interval");
     assert!(ci.low > 1.02 && ci.high < 1.04, "{ci:?}");
 }
 
@@ -285,11 +285,11 @@ fn issue_15_wall_time_of_different_machines_is_unresolved() {
     };
     let same = compare(&side("b", &bw, "m1"), &side("c", &cw, "m1"), &opts());
     assert_eq!(
-        only_row(&same, Instrument::Walltime).verdict,
+        only_row(&same, Figure::Walltime).verdict,
         Verdict::Regression
     );
     let apart = compare(&side("b", &bw, "m1"), &side("c", &cw, "m2"), &opts());
-    let row = only_row(&apart, Instrument::Walltime);
+    let row = only_row(&apart, Figure::Walltime);
     assert_eq!(row.verdict, Verdict::Unresolved, "{row:#?}");
     assert!(
         row.reason.contains("different machines (m1 and m2)"),
@@ -298,7 +298,7 @@ fn issue_15_wall_time_of_different_machines_is_unresolved() {
     );
     // Instruction counts are compared across machines as before.
     assert_eq!(
-        only_row(&apart, Instrument::Icount).verdict,
+        only_row(&apart, Figure::Icount).verdict,
         Verdict::Regression
     );
     // A merged candidate whose row came from a shard on m2, though shard 1 (the run's own
@@ -323,7 +323,7 @@ fn issue_15_wall_time_of_different_machines_is_unresolved() {
     });
     let row = only_row(
         &compare(&side("b", &bw, "m1"), &merged, &opts()),
-        Instrument::Walltime,
+        Figure::Walltime,
     )
     .clone();
     assert_eq!(row.verdict, Verdict::Unresolved, "{row:#?}");
@@ -333,13 +333,13 @@ fn issue_15_wall_time_of_different_machines_is_unresolved() {
     b.environment.host.name = None;
     c.environment.host.name = None;
     assert_eq!(
-        only_row(&compare(&b, &c, &opts()), Instrument::Walltime).verdict,
+        only_row(&compare(&b, &c, &opts()), Figure::Walltime).verdict,
         Verdict::Regression
     );
     b.environment.host.cpu = Some("cpu A".into());
     c.environment.host.cpu = Some("cpu B".into());
     assert_eq!(
-        only_row(&compare(&b, &c, &opts()), Instrument::Walltime).verdict,
+        only_row(&compare(&b, &c, &opts()), Figure::Walltime).verdict,
         Verdict::Unresolved
     );
 }
@@ -375,7 +375,7 @@ fn throughput_rows_are_judged_slice_by_slice_and_only_when_paired() {
         &side("c", &cand_ops, &cand_p99, Some("s1")),
         &opts(),
     );
-    let t = only_row(&c, Instrument::Throughput);
+    let t = only_row(&c, Figure::Throughput);
     assert_eq!(t.verdict, Verdict::Regression, "{t:#?}");
     assert!((t.change_pct - 10.0).abs() < 0.5, "{}", t.change_pct);
     assert_eq!(t.paired_rounds, Some(12));
@@ -390,8 +390,8 @@ fn throughput_rows_are_judged_slice_by_slice_and_only_when_paired() {
         "{}",
         t.evidence
     );
-    assert_eq!(only_row(&c, Instrument::P99).verdict, Verdict::Unchanged);
-    assert!(Instrument::Throughput.fmt_value(t.base).contains("ops/s"));
+    assert_eq!(only_row(&c, Figure::P99).verdict, Verdict::Unchanged);
+    assert!(Figure::Throughput.fmt_value(t.base).contains("ops/s"));
 
     // Separate runs (no shared session): unresolved, whatever the figures.
     let c = compare(
@@ -399,7 +399,7 @@ fn throughput_rows_are_judged_slice_by_slice_and_only_when_paired() {
         &side("c", &cand_ops, &cand_p99, Some("s2")),
         &opts(),
     );
-    for inst in [Instrument::Throughput, Instrument::P99] {
+    for inst in [Figure::Throughput, Figure::P99] {
         let r = only_row(&c, inst);
         assert_eq!(r.verdict, Verdict::Unresolved, "{r:#?}");
         assert!(r.reason.starts_with("separate runs"), "{}", r.reason);
