@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use costbench_measure::run::RunOptions;
 use costbench_measure::variants::VariantOptions;
 use costbench_record::instrument::InstrumentSet;
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 use std::time::Duration;
 
 impl SignificanceArgs {
@@ -129,7 +129,7 @@ impl RunArgs {
         crate::output::accept(
             "costbench run without variants",
             self.format,
-            costbench_report::render::RunView::FORMATS,
+            costbench_report::render::Doc::Run,
             "; markdown is for the variant matrix: add --variant or --preset, or use `costbench \
              compare --format markdown`",
         )?;

@@ -573,7 +573,7 @@ fn the_variants_workflow_shards_the_preset_and_merges_the_matrix() {
         m.dirs,
         [PathBuf::from(format!("{dir}/costbench-variants-*"))]
     );
-    assert_eq!(m.format, costbench_record::render::Format::Markdown);
+    assert_eq!(m.format, costbench_report::render::Format::Markdown);
     assert!(s(&merge_step["run"]).contains(">> \"$GITHUB_STEP_SUMMARY\""));
     let up = step(job, "Upload the merged variants");
     assert_eq!(

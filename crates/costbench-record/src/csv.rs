@@ -1,11 +1,12 @@
 //! The CSV tables of an output directory (`icounts.csv`, `walltime.csv`, `counters.csv`,
-//! `memory.csv`, `throughput.csv`): renderers of the run record in [`Format::Csv`], one
-//! [`CsvFile`] each, and when each file is written. The output directory
+//! `memory.csv`, `throughput.csv`): the run record as CSV, one [`CsvFile`] each, and when each
+//! file is written. They are not a format of the output layer (`costbench_report::render`): the
+//! measuring crate rewrites them after every scenario, below the report crate, and no command
+//! prints them. The output directory
 //! ([`crate::output::OutputDir`]) writes them; this module only renders text and must not touch
 //! files.
 
 use crate::model::RunRecord;
-use crate::render::{Format, Render};
 
 /// One CSV file of an output directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,25 +89,6 @@ impl CsvFile {
             CsvFile::Memory => memory_csv(run),
             CsvFile::Throughput => throughput_csv(run),
         }
-    }
-}
-
-/// One CSV table of a run record: the document an output directory's CSV file holds.
-#[derive(Debug, Clone, Copy)]
-pub struct RunCsv<'a> {
-    /// The run.
-    pub run: &'a RunRecord,
-    /// Which table.
-    pub file: CsvFile,
-}
-
-impl Render for RunCsv<'_> {
-    fn formats(&self) -> &'static [Format] {
-        &[Format::Csv]
-    }
-
-    fn render(&self, format: Format) -> Option<String> {
-        (format == Format::Csv).then(|| self.file.text(self.run))
     }
 }
 
@@ -404,13 +386,8 @@ mod tests {
     }
 
     #[test]
-    fn each_file_renders_as_csv_only() {
+    fn which_files_a_run_writes_leaves_or_removes() {
         let run = crate::testing::every_figure();
-        for file in CsvFile::ALL {
-            let doc = RunCsv { run: &run, file };
-            assert_eq!(doc.render(Format::Csv), Some(file.text(&run)));
-            assert_eq!(doc.render(Format::Json), None);
-        }
         assert_eq!(CsvFile::Memory.presence(&run), Presence::Write);
         let plain = record("r", vec![with_icount(scenario("a"), 1.0)]);
         assert_eq!(CsvFile::Memory.presence(&plain), Presence::Leave);

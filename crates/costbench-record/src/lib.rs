@@ -9,9 +9,8 @@
 //! ([`selection`]), which shard of a sharded run measures which scenario ([`shard`]), how
 //! the shards' output directories become one run ([`merge`]), the plain data of the census of a binary ([`census`]) of the history of runs
 //! ([`history`]) and of a build variant ([`variant`]), and the output directory: writing `run.json` and its CSV files atomically
-//! and reading `run.json` back with its schema checks ([`output`]). The output layer's one
-//! [`render::Format`] and one [`render::Render`] trait live here, below every crate that renders,
-//! with the CSV tables of the run record as renderers ([`csv`]).
+//! and reading `run.json` back with its schema checks ([`output`]) with the CSV tables of the run
+//! record ([`csv`]), which the measuring crate rewrites after every scenario.
 //!
 //! It must stay data: serde, files of the output directory, pure functions. No processes, no
 //! clocks, no terminal, no statistics beyond the summary of one sample set (judging lives in
@@ -31,7 +30,6 @@ pub mod merge;
 pub mod model;
 pub mod output;
 pub mod profile;
-pub mod render;
 pub mod selection;
 pub mod shard;
 pub mod stats;

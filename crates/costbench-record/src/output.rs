@@ -11,9 +11,8 @@
 //! [`OutputDir::prepare`] removes those of runs whose process is gone. Files are created with the
 //! user's umask (not `tempfile`'s 0600).
 
-use crate::csv::{CsvFile, Presence, RunCsv};
+use crate::csv::{CsvFile, Presence};
 use crate::model::{RunRecord, SCHEMA, SCHEMA_VERSION};
-use crate::render::{Format, Render};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -125,9 +124,7 @@ impl OutputDir {
             let path = self.root.join(file.file_name());
             match file.presence(run) {
                 Presence::Write => {
-                    let doc = RunCsv { run, file };
-                    let text = doc.render(Format::Csv).expect("a CSV table renders as CSV");
-                    write_atomic(&path, text.as_bytes())?;
+                    write_atomic(&path, file.text(run).as_bytes())?;
                 }
                 Presence::Leave => {}
                 Presence::Remove => match std::fs::remove_file(&path) {

@@ -2,9 +2,9 @@
 //! [`counters`], [`bmf`]), comparisons and the gate's verdict ([`comparison`], [`markdown`],
 //! [`check`], JUnit XML in [`junit`], GitHub Actions' workflow commands in [`github`]), history
 //! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report
-//! ([`miri`]) to text, and the self-contained HTML page ([`html`]). [`render`] gathers them into
-//! the documents the runner prints and writes, each rendering the formats it lists
-//! (`costbench_record::render`). [`table`] aligns terminal tables; [`escape`] keeps recorded
+//! ([`miri`]) to text, and the self-contained HTML page ([`html`]). [`render`] is the output
+//! layer over them: the registry of formats, one renderer per format with a hook per document,
+//! and the documents the runner prints and writes. [`table`] aligns terminal tables; [`escape`] keeps recorded
 //! strings from breaking the terminal; [`style`] colours terminal text when the caller asks for
 //! it.
 //!
@@ -12,8 +12,8 @@
 //! returns a `String` (or a JSON value). Nothing here reads files, spawns processes, reads
 //! clocks, parses command lines or prints: gathering the inputs (output directories, history,
 //! the census of a binary) and writing the text out is the runner's job. The CSV files of an
-//! output directory are renderers in the record crate, below the measuring crate that writes
-//! them during a run.
+//! output directory are the record crate's, below the measuring crate that writes them during a
+//! run.
 
 #![warn(missing_docs)]
 

@@ -5,7 +5,7 @@ use super::history::RUN_ID_DB_HELP;
 use super::{DatabaseArgs, MeasureArgs, RoundsArgs};
 use crate::output::formats;
 use clap::ValueEnum;
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 use std::path::PathBuf;
 
 /// The arguments of `costbench compare`.

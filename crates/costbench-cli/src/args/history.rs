@@ -6,7 +6,7 @@
 use crate::output::formats;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use costbench_record::history::Metric;
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 use std::path::PathBuf;
 
 /// Where the history database is, for the commands that read or write it without building the

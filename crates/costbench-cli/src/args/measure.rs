@@ -8,7 +8,7 @@ use crate::output::formats;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::ValueEnum;
 use costbench_record::instrument::{Instrument, InstrumentSet};
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 use std::path::PathBuf;
 
 /// The arguments of `costbench run` and `costbench variants`.

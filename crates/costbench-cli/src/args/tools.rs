@@ -3,7 +3,7 @@
 
 use super::TargetArgs;
 use crate::output::formats;
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 use std::path::PathBuf;
 
 /// The arguments of `costbench miri`.

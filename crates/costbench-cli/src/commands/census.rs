@@ -5,8 +5,8 @@ use crate::args::CensusCmd;
 use crate::options::scenario_filter;
 use crate::output::Sink;
 use anyhow::{bail, Result};
-use costbench_record::render::Format;
 use costbench_report::render::CensusView;
+use costbench_report::render::Format;
 
 pub(super) fn census(c: CensusCmd) -> Result<i32> {
     let filter = scenario_filter(c.filter.as_deref())?;

@@ -18,8 +18,8 @@ use costbench_judge::compare::{CompareOptions, Comparison};
 use costbench_measure::run::baseline::SourceDiff;
 use costbench_record::instrument::Instrument;
 use costbench_record::model::RunRecord;
-use costbench_record::render::{Format, Render as _};
 use costbench_report::render::ComparisonView;
+use costbench_report::render::{Format, Render as _};
 use std::path::{Path, PathBuf};
 
 /// A side of the comparison: its run and, for a directory, where its callgrind outputs are.

@@ -7,8 +7,8 @@ use crate::core::history::database;
 use crate::core::sides::{judge_sides, learn_thresholds, load_side};
 use crate::output::Sink;
 use anyhow::Result;
-use costbench_record::render::Format;
 use costbench_report::render::ComparisonView;
+use costbench_report::render::Format;
 
 pub(super) fn compare(c: CompareCmd) -> Result<i32> {
     let (base, base_dir) = load_side(

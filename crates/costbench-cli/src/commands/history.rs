@@ -4,7 +4,7 @@ use crate::args::HistoryCmd;
 use crate::core::history::database;
 use crate::output::Sink;
 use anyhow::{bail, Result};
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 use costbench_report::render::HistoryView;
 
 pub(super) fn history(h: HistoryCmd) -> Result<i32> {

@@ -13,8 +13,8 @@ use costbench_judge::compare::CompareOptions;
 use costbench_judge::variants::{matrix, Column, MatrixHead, SCHEMA};
 use costbench_record::merge::variants as vmerge;
 use costbench_record::model::RunRecord;
-use costbench_record::render::Format;
-use costbench_report::render::RunView;
+use costbench_report::render::Format;
+use costbench_report::render::{Doc, RunView};
 use std::path::{Path, PathBuf};
 
 pub(super) fn merge(m: MergeCmd) -> Result<i32> {
@@ -38,7 +38,7 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
         crate::output::accept(
             "a merged run",
             m.format,
-            RunView::FORMATS,
+            Doc::Run,
             "; markdown is for merged variants",
         )?;
     }

@@ -6,7 +6,7 @@ use crate::core::history::database;
 use crate::core::sides::load_side;
 use crate::output::Sink;
 use anyhow::{bail, Result};
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 
 pub(super) fn report(r: ReportCmd) -> Result<i32> {
     if r.history_limit < 2 {

@@ -10,8 +10,8 @@ use costbench_measure::run::{Binary, SideSpec};
 use costbench_protocol::ScenarioInfo;
 use costbench_record::model::RunRecord;
 use costbench_record::output::OutputDir;
-use costbench_record::render::Format;
 use costbench_record::selection::select;
+use costbench_report::render::Format;
 use costbench_report::render::RunView;
 
 /// `costbench run` without variants: build → measure → record → `report.html` (with `--html`)

@@ -5,7 +5,7 @@ use crate::exit;
 use anyhow::Result;
 use costbench_judge::variants::Matrix;
 use costbench_record::model::{RunRecord, VariantSplit};
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 use costbench_report::render::MatrixView;
 use std::path::Path;
 

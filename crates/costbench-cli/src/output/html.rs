@@ -251,9 +251,9 @@ pub fn gather_for_run(
 mod tests {
     use super::*;
     use costbench_judge::testing::noisy;
-    use costbench_record::render::{Format, Render as _};
     use costbench_record::testing::{record, scenario, with_icount, with_walltime};
     use costbench_report::render::variant_runs;
+    use costbench_report::render::{Format, Render as _};
 
     fn page_of(runs: &[RunRecord], cmp: Option<&Comparison>, history: &[History]) -> String {
         let page = Page {

@@ -15,7 +15,7 @@ pub mod formats;
 pub mod html;
 
 use anyhow::{Context, Result};
-use costbench_record::render::{self, Format, Render};
+use costbench_report::render::{self, Doc, Format, Render};
 use std::path::PathBuf;
 
 /// A format asked for on the command line that the command's document does not render: a usage
@@ -27,7 +27,7 @@ pub struct Unsupported {
     /// The format asked for.
     pub asked: Format,
     /// The formats it has.
-    pub offered: &'static [Format],
+    pub offered: Vec<Format>,
     /// How to get the format asked for, if there is a way.
     pub hint: &'static str,
 }
@@ -39,7 +39,7 @@ impl std::fmt::Display for Unsupported {
             "--format {}: {} prints {}{}",
             self.asked,
             self.what,
-            render::list(self.offered),
+            render::list(&self.offered),
             self.hint
         )
     }
@@ -47,14 +47,10 @@ impl std::fmt::Display for Unsupported {
 
 impl std::error::Error for Unsupported {}
 
-/// Refuses `format` unless `offered` (a document's formats) has it, naming what prints as
-/// `what`; `hint` ends the message (say how to get the format).
-pub fn accept(
-    what: &str,
-    format: Format,
-    offered: &'static [Format],
-    hint: &'static str,
-) -> Result<(), Unsupported> {
+/// Refuses `format` unless the document `doc` renders it, naming what prints as `what`; `hint`
+/// ends the message (say how to get the format).
+pub fn accept(what: &str, format: Format, doc: Doc, hint: &'static str) -> Result<(), Unsupported> {
+    let offered = doc.formats();
     if offered.contains(&format) {
         return Ok(());
     }
@@ -174,11 +170,11 @@ mod tests {
     use super::*;
 
     /// A document of two formats, one of them JSON.
-    struct Doc;
+    struct Text;
 
-    impl Render for Doc {
-        fn formats(&self) -> &'static [Format] {
-            &[Format::Table, Format::Json]
+    impl Render for Text {
+        fn formats(&self) -> Vec<Format> {
+            vec![Format::Table, Format::Json]
         }
 
         fn render(&self, format: Format) -> Option<String> {
@@ -198,13 +194,13 @@ mod tests {
             .flag_file("--json", Some(&a), Format::Json)
             .flag_file("--none", None, Format::Markdown)
             .file(b.clone(), Format::Table, None)
-            .emit(&Doc)
+            .emit(&Text)
             .unwrap();
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "{}");
         assert_eq!(std::fs::read_to_string(&b).unwrap(), "table\n");
         let e = Sink::new(None)
             .flag_file("--junit", Some(&a), Format::Junit)
-            .emit(&Doc)
+            .emit(&Text)
             .unwrap_err();
         assert!(e.chain().any(|c| c.is::<Unsupported>()), "{e:#}");
         assert_eq!(
@@ -214,12 +210,11 @@ mod tests {
                 a.display()
             )
         );
-        let refused =
-            accept("run", Format::Markdown, Doc.formats(), "; add --variant").unwrap_err();
+        let refused = accept("run", Format::Markdown, Doc::Run, "; add --variant").unwrap_err();
         assert_eq!(
             refused.to_string(),
             "--format markdown: run prints table or json; add --variant"
         );
-        assert!(accept("run", Format::Json, Doc.formats(), "").is_ok());
+        assert!(accept("run", Format::Json, Doc::Run, "").is_ok());
     }
 }

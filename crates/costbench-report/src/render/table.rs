@@ -1,0 +1,59 @@
+//! Text for people in a terminal: the tables of a run, a comparison and its gate, the variant
+//! matrix, Miri's report, the census and the history.
+
+use super::{
+    CensusView, ComparisonView, HistoryView, Hook, MatrixView, MiriView, Renderer, RunView,
+};
+
+/// The terminal's tables.
+pub(super) struct Table;
+
+impl Renderer for Table {
+    fn run<'a>(&self) -> Option<Hook<RunView<'a>>> {
+        Hook::offered("A table for people", |v| {
+            let mut s = crate::terminal::table(v.record);
+            if v.census_summary {
+                s += &crate::census::dynamic_summary(v.record, v.base);
+            }
+            s + &v.footer
+        })
+    }
+
+    fn comparison<'a>(&self) -> Option<Hook<ComparisonView<'a>>> {
+        Hook::offered("A table for people", |v| {
+            let mut s = crate::comparison::terminal_styled(v.comparison, v.styling);
+            if let Some(gate) = v.gate {
+                s += &crate::check::terminal_styled(gate, v.styling);
+            }
+            s
+        })
+    }
+
+    fn matrix<'a>(&self) -> Option<Hook<MatrixView<'a>>> {
+        Hook::offered("A table for people", |v| {
+            crate::variants::table(v.matrix) + v.footer
+        })
+    }
+
+    fn miri<'a>(&self) -> Option<Hook<MiriView<'a>>> {
+        Hook::offered(
+            "A table for people, with the details of every finding",
+            |v| crate::miri::table(v.0),
+        )
+    }
+
+    fn census<'a>(&self) -> Option<Hook<CensusView<'a>>> {
+        Hook::offered("A table for people", |v| {
+            crate::census::table(v.census, v.guards, v.base)
+        })
+    }
+
+    fn history<'a>(&self) -> Option<Hook<HistoryView<'a>>> {
+        Hook::file_only(|v| match *v {
+            HistoryView::Runs(runs) => crate::history::runs(runs),
+            HistoryView::Series { id, metric, points } => {
+                crate::history::series(id, metric, points)
+            }
+        })
+    }
+}
