@@ -61,12 +61,16 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         };
         (base, cand, historic, None)
     };
+    let github = crate::github::Github::from_env(c.github);
+    let config_file = crate::github::config_file(&session.target.workspace_root);
     let outputs = Outputs {
         sink: Sink::new(Some(c.format))
             .flag_file("--markdown", c.markdown.as_ref(), Format::Markdown)
-            .flag_file("--junit", c.junit.as_ref(), Format::Junit),
-        github: crate::github::Github::from_env(c.github),
-        config_file: crate::github::config_file(&session.target.workspace_root),
+            .flag_file("--junit", c.junit.as_ref(), Format::Junit)
+            // On stderr, which GitHub reads for workflow commands as it reads stdout.
+            .stderr(github.annotate.then_some(Format::Github)),
+        github,
+        config_file,
     };
     gate_and_emit(
         &outputs,
@@ -81,7 +85,8 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
 
 /// Where and how `check` reports, besides its exit code.
 struct Outputs {
-    /// The report on stdout as `--format`, and the `--markdown` and `--junit` files.
+    /// The report on stdout as `--format`, GitHub's annotations on stderr, and the
+    /// `--markdown` and `--junit` files.
     sink: Sink,
     /// Annotations and the job summary (`--github`, GitHub Actions' environment).
     github: crate::github::Github,
@@ -277,6 +282,7 @@ fn gate_and_emit(
         comparison: &cmp,
         gate: Some(&gate),
         styling: crate::terminal::stdout_styling(),
+        config_file: out.config_file.as_deref(),
     };
     out.sink.write_files(&view)?;
     if let Some(path) = &out.github.step_summary {
@@ -299,16 +305,6 @@ fn gate_and_emit(
         }
     }
     out.sink.print(&view)?;
-    if out.github.annotate {
-        use std::io::Write as _;
-        // On stderr, which GitHub reads for workflow commands as it reads stdout, so that a JSON
-        // report on stdout stays JSON.
-        let _ = std::io::stdout().flush();
-        eprint!(
-            "{}",
-            costbench_report::github::annotations(&cmp, &gate, out.config_file.as_deref())
-        );
-    }
     Ok(if !gate.passed() {
         crate::exit::REGRESSION
     } else if cand.failed().next().is_some() || base.failed().next().is_some() {

@@ -45,6 +45,7 @@ pub(super) fn compare(c: CompareCmd) -> Result<i32> {
         comparison: &cmp,
         gate: None,
         styling: crate::terminal::stdout_styling(),
+        config_file: None,
     };
     Sink::new(Some(c.format))
         .flag_file("--junit", c.junit.as_ref(), Format::Junit)

@@ -71,10 +71,13 @@ struct Request {
     context: Option<String>,
 }
 
-/// Where a document goes: stdout in one format (or nowhere) and every file asked for.
+/// Where a document goes: stdout in one format (or nowhere), stderr in one format (or nowhere:
+/// GitHub's workflow commands, which GitHub reads there as on stdout, so that a JSON report on
+/// stdout stays JSON) and every file asked for.
 #[derive(Debug, Default)]
 pub struct Sink {
     stdout: Option<Format>,
+    stderr: Option<Format>,
     files: Vec<Request>,
 }
 
@@ -83,8 +86,15 @@ impl Sink {
     pub fn new(stdout: Option<Format>) -> Sink {
         Sink {
             stdout,
+            stderr: None,
             files: Vec::new(),
         }
+    }
+
+    /// Also prints the document as `format` on stderr, after stdout.
+    pub fn stderr(mut self, format: Option<Format>) -> Sink {
+        self.stderr = format;
+        self
     }
 
     /// Also writes the document as `format` to `path`; an error names the file as `context`.
@@ -124,8 +134,8 @@ impl Sink {
         Ok(sizes)
     }
 
-    /// Prints the document in the stdout format, if any. JSON gets a closing line break on a
-    /// terminal, which its files do not hold.
+    /// Prints the document in the stdout format, if any, then in the stderr format, if any.
+    /// JSON gets a closing line break on a terminal, which its files do not hold.
     pub fn print(&self, doc: &dyn Render) -> Result<()> {
         if let Some(format) = self.stdout {
             let t = text(doc, format)?;
@@ -134,6 +144,13 @@ impl Sink {
             if format.needs_line_break() {
                 anstream::println!();
             }
+        }
+        if let Some(format) = self.stderr {
+            use std::io::Write as _;
+            let t = text(doc, format)?;
+            // What stdout holds comes first where both go to one log.
+            let _ = std::io::stdout().flush();
+            eprint!("{t}");
         }
         Ok(())
     }

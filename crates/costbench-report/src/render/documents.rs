@@ -52,6 +52,9 @@ pub struct ComparisonView<'a> {
     pub gate: Option<&'a Gate>,
     /// Colours of the table.
     pub styling: crate::style::Styling,
+    /// costbench.toml's path relative to the repository root, if it exists: GitHub's
+    /// annotations of hard limits name it.
+    pub config_file: Option<&'a str>,
 }
 
 /// The variant matrix (`variants`, `run --variant`, `merge` of variants), the table followed by
@@ -222,11 +225,13 @@ mod tests {
                 comparison: &cmp,
                 gate: None,
                 styling: crate::style::Styling::Plain,
+                config_file: None,
             }),
             Box::new(ComparisonView {
                 comparison: &cmp,
                 gate: Some(&gate),
                 styling: crate::style::Styling::Plain,
+                config_file: None,
             }),
             Box::new(HistoryView::Runs(&[])),
             Box::new(page),

@@ -77,6 +77,8 @@ formats! {
     Junit = "junit" => junit::Junit,
     /// A self-contained HTML page.
     Html = "html" => html::Html,
+    /// GitHub Actions' workflow commands (annotations).
+    Github = "github" => github::Github,
 }
 
 impl Format {
@@ -292,7 +294,7 @@ mod tests {
         assert_eq!(names(Doc::Export.formats()), ["json", "bmf"]);
         assert_eq!(
             names(Doc::Comparison.formats()),
-            ["table", "markdown", "json", "junit"]
+            ["table", "markdown", "json", "junit", "github"]
         );
         assert_eq!(names(Doc::Matrix.formats()), ["table", "markdown", "json"]);
         assert_eq!(names(Doc::Miri.formats()), ["table", "json"]);
