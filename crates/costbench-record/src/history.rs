@@ -109,26 +109,22 @@ impl Metric {
         Metric::ALL.into_iter().find(|m| m.arg() == arg)
     }
 
-    /// The counter metrics of a result, by name (icount and walltime are recorded on their own).
-    pub fn counters(r: &ScenarioResult) -> Vec<(Metric, f64)> {
-        let mut v = Vec::new();
+    /// Its value in `r`, if `r` measured it: where it sits in a result.
+    pub fn per_op(self, r: &ScenarioResult) -> Option<f64> {
         let c = &r.counters;
-        if let Some(cy) = c
-            .cache
-            .as_ref()
-            .and_then(|c| c.per_op.get("EstimatedCycles"))
-        {
-            v.push((Metric::Cycles, *cy));
+        let allocations = c.memory.as_ref().and_then(|m| m.allocations.as_ref());
+        match self {
+            Metric::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
+            Metric::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),
+            Metric::Cycles => c
+                .cache
+                .as_ref()
+                .and_then(|c| c.per_op.get("EstimatedCycles").copied()),
+            Metric::AllocBytes => allocations.map(|a| a.bytes_allocated_per_op),
+            Metric::Allocs => allocations.map(|a| a.allocs_per_op),
+            Metric::PeakBytes => allocations.map(|a| a.peak_live_bytes as f64),
+            Metric::MaxRss => c.memory.as_ref().map(|m| m.max_rss_kib as f64),
         }
-        if let Some(m) = &c.memory {
-            if let Some(a) = &m.allocations {
-                v.push((Metric::AllocBytes, a.bytes_allocated_per_op));
-                v.push((Metric::Allocs, a.allocs_per_op));
-                v.push((Metric::PeakBytes, a.peak_live_bytes as f64));
-            }
-            v.push((Metric::MaxRss, m.max_rss_kib as f64));
-        }
-        v
     }
 }
 
@@ -143,4 +139,29 @@ pub struct SeriesPoint {
     pub commit: Option<String>,
     /// The metric's per-op value in that run.
     pub per_op: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{scenario, with_icount, with_memory};
+
+    /// The store indexes these: every counter series of a result, in the descriptors' order.
+    #[test]
+    fn counters_are_the_descriptors_series_a_result_measured() {
+        let r = with_memory(with_icount(scenario("x"), 100.0), 20);
+        let got: Vec<(Metric, f64)> = Metric::counters(&r);
+        let ops = r.ops as f64;
+        assert_eq!(
+            got,
+            [
+                (Metric::AllocBytes, 160.0 / ops),
+                (Metric::Allocs, 20.0 / ops),
+                (Metric::PeakBytes, 160.0),
+                (Metric::MaxRss, 2000.0),
+            ]
+        );
+        assert_eq!(Metric::counters(&scenario("y")), []);
+        assert_eq!(Metric::Icount.per_op(&r), Some(100.0));
+    }
 }

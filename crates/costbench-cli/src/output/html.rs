@@ -120,15 +120,10 @@ pub fn history_threshold(h: &History) -> (f64, &'static str) {
             f64::INFINITY,
             "history too short to judge wall time between runs",
         ),
+        // The options' defaults, as `compare` judges without history. (No history series
+        // follows a figure under load.)
         None => (
-            match inst {
-                Figure::Icount | Figure::Cache | Figure::Memory => {
-                    compare::DEFAULT_ICOUNT_THRESHOLD_PCT
-                }
-                Figure::Walltime => compare::DEFAULT_WALLTIME_THRESHOLD_PCT,
-                Figure::Throughput | Figure::P99 => compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
-                Figure::Rss => compare::RSS_THRESHOLD_PCT,
-            },
+            CompareOptions::default().threshold_pct(inst),
             "default; history too short to learn one",
         ),
     }

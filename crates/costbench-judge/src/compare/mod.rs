@@ -99,12 +99,7 @@ pub fn compare_with(
             from_history: true,
         },
         None => Threshold {
-            pct: match inst {
-                Figure::Icount | Figure::Cache | Figure::Memory => opts.icount_threshold_pct,
-                Figure::Walltime => opts.walltime_threshold_pct,
-                Figure::Throughput | Figure::P99 => opts.load_threshold_pct,
-                Figure::Rss => RSS_THRESHOLD_PCT,
-            },
+            pct: opts.threshold_pct(inst),
             from_history: false,
         },
     };
@@ -165,8 +160,8 @@ pub fn compare_with(
                 }
             };
             let mut notes: Vec<&str> = ops_unit.iter().map(String::as_str).collect();
-            let j = match inst {
-                Figure::Icount | Figure::Cache | Figure::Memory | Figure::Rss => {
+            let j = match inst.judged().is_exact() {
+                true => {
                     let t = threshold(&b.id, inst);
                     let (ch, v, r) = judge_icount(bv, cv, t);
                     // A count change with data-placement runs on both sides is judged against
@@ -181,7 +176,7 @@ pub fn compare_with(
                     }
                     judge::Judgement::new(ch, t.pct, v, r, evidence)
                 }
-                Figure::Walltime | Figure::Throughput | Figure::P99 => {
+                false => {
                     if inst == Figure::Walltime {
                         notes.extend(clock.as_deref());
                     }

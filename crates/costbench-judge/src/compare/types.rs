@@ -7,7 +7,7 @@ use super::bootstrap::RatioCi;
 use super::family;
 use anyhow::{bail, Result};
 use costbench_record::fmt::fmt_threshold;
-use costbench_record::instrument::Figure;
+use costbench_record::instrument::{Figure, Judged};
 use costbench_record::model::RunRecord;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -78,6 +78,19 @@ pub struct CompareOptions {
     /// wall-time rows, in (0, 1); unused with [`family::ErrorControl::None`], where each row is
     /// judged at `1 - paired_confidence`.
     pub family_alpha: f64,
+}
+
+impl CompareOptions {
+    /// The threshold of `figure` where history has not learned one: the options' threshold for
+    /// the way it is judged ([`Figure::judged`]).
+    pub fn threshold_pct(&self, figure: Figure) -> f64 {
+        match figure.judged() {
+            Judged::Exact => self.icount_threshold_pct,
+            Judged::Walltime => self.walltime_threshold_pct,
+            Judged::UnderLoad => self.load_threshold_pct,
+            Judged::Rss => RSS_THRESHOLD_PCT,
+        }
+    }
 }
 
 impl Default for CompareOptions {

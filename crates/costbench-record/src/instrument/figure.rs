@@ -36,6 +36,29 @@ pub enum Figure {
     P99,
 }
 
+/// How a change of a figure is judged, which picks its default threshold among the judge's
+/// options: a new figure says here which it is, and the judge needs no arm of its own for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judged {
+    /// An exact count (instructions, simulated cycles, bytes allocated): the instruction-count
+    /// threshold, with the placement and history evidence of exact figures.
+    Exact,
+    /// The process's max RSS: exact in kind, but it moves by whole pages and with the loader's
+    /// and allocator's arenas, so it has a threshold of its own.
+    Rss,
+    /// Median wall time: the wall-time threshold, paired rounds where both sides have them.
+    Walltime,
+    /// Under load (time per op, p99 latency): the load threshold, judged slice by slice.
+    UnderLoad,
+}
+
+impl Judged {
+    /// Whether the figure is exact in kind (judged as counts are, not as timings are).
+    pub fn is_exact(self) -> bool {
+        matches!(self, Judged::Exact | Judged::Rss)
+    }
+}
+
 impl Figure {
     /// Every figure a comparison can judge, in the order of the rows: the instruments' figures
     /// in the order of [`Instrument::ALL`] (a test holds the two together).
@@ -72,6 +95,16 @@ impl Figure {
             Figure::Memory => Some(Metric::AllocBytes),
             Figure::Rss => Some(Metric::MaxRss),
             Figure::Throughput | Figure::P99 => None,
+        }
+    }
+
+    /// How a change of it is judged.
+    pub fn judged(self) -> Judged {
+        match self {
+            Figure::Icount | Figure::Cache | Figure::Memory => Judged::Exact,
+            Figure::Rss => Judged::Rss,
+            Figure::Walltime => Judged::Walltime,
+            Figure::Throughput | Figure::P99 => Judged::UnderLoad,
         }
     }
 

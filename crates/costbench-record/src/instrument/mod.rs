@@ -11,7 +11,7 @@
 
 mod figure;
 
-pub use figure::Figure;
+pub use figure::{Figure, Judged};
 
 use crate::history::Metric;
 
@@ -239,6 +239,18 @@ impl Figure {
 }
 
 impl Metric {
+    /// The counter metrics of a result (every series the instruments' descriptors list, in
+    /// their order, but instruction counts and wall time, which are recorded on their own),
+    /// each with its value where `r` measured it.
+    pub fn counters(r: &crate::model::ScenarioResult) -> Vec<(Metric, f64)> {
+        Instrument::ALL
+            .into_iter()
+            .flat_map(|i| i.descriptor().metrics)
+            .filter(|m| !matches!(m, Metric::Icount | Metric::Walltime))
+            .filter_map(|&m| Some((m, m.per_op(r)?)))
+            .collect()
+    }
+
     /// The instrument that records it: the one whose descriptor lists it.
     pub fn instrument(self) -> Instrument {
         Instrument::ALL
