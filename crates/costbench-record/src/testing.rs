@@ -507,3 +507,14 @@ pub fn service_run() -> RunRecord {
     run.settings.instruments = vec!["icount".into(), "throughput".into()];
     run
 }
+
+/// One point of a history series from run `run`, its commit carrying a `</title>` that the HTML
+/// page must show as text: the history charts' fixture.
+pub fn series_point(run: &str, per_op: f64) -> crate::history::SeriesPoint {
+    crate::history::SeriesPoint {
+        run_id: run.into(),
+        started_at: format!("2026-01-01T00:00:{run}Z"),
+        commit: Some(format!("{run}</title>")),
+        per_op,
+    }
+}

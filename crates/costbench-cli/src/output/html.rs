@@ -246,7 +246,7 @@ pub fn gather_for_run(
 mod tests {
     use super::*;
     use costbench_judge::testing::noisy;
-    use costbench_record::testing::{record, scenario, with_icount, with_walltime};
+    use costbench_record::testing::{record, scenario, series_point, with_icount, with_walltime};
     use costbench_report::render::variant_runs;
     use costbench_report::render::{Format, Render as _};
 
@@ -258,15 +258,6 @@ mod tests {
             generated_at: "2026-01-01T00:00:00Z",
         };
         page.render(Format::Html).expect("a page renders as HTML")
-    }
-
-    fn point(run: &str, v: f64) -> SeriesPoint {
-        SeriesPoint {
-            run_id: run.into(),
-            started_at: format!("2026-01-01T00:00:{run}Z"),
-            commit: Some(format!("{run}</title>")),
-            per_op: v,
-        }
     }
 
     #[test]
@@ -330,8 +321,10 @@ mod tests {
 
     #[test]
     fn history_bands_come_from_the_series_and_crossings_are_marked() {
-        let mut points: Vec<SeriesPoint> = (0..12).map(|i| point(&i.to_string(), 100.0)).collect();
-        points.push(point("12", 100.5));
+        let mut points: Vec<SeriesPoint> = (0..12)
+            .map(|i| series_point(&i.to_string(), 100.0))
+            .collect();
+        points.push(series_point("12", 100.5));
         let h = judged_history("a".into(), Metric::Icount, points);
         // A count that never moved: the 0.01 % floor, so +0.5 % crosses it.
         assert_eq!(history_threshold(&h), (0.01, "learned from this history"));

@@ -254,7 +254,9 @@ mod tests {
     use super::*;
     use costbench_judge::testing::noisy;
     use costbench_record::model::{Census, CensusKind, CensusSite};
-    use costbench_record::testing::{record, scenario, with_failure, with_icount, with_walltime};
+    use costbench_record::testing::{
+        record, scenario, series_point, with_failure, with_icount, with_walltime,
+    };
 
     const INJECTED: &str = "<script>alert(1)</script>";
 
@@ -266,15 +268,6 @@ mod tests {
             history,
             generated_at: "2026-01-01T00:00:00Z",
         })
-    }
-
-    fn point(run: &str, v: f64) -> SeriesPoint {
-        SeriesPoint {
-            run_id: run.into(),
-            started_at: format!("2026-01-01T00:00:{run}Z"),
-            commit: Some(format!("{run}</title>")),
-            per_op: v,
-        }
     }
 
     #[test]
@@ -315,7 +308,7 @@ mod tests {
         let h = [History {
             id: INJECTED.into(),
             metric: Metric::Icount,
-            points: vec![point("1", 5.0), point("2", 6.0)],
+            points: vec![series_point("1", 5.0), series_point("2", 6.0)],
             threshold_pct: compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
             threshold_from: "default; history too short to learn one",
             crossed: vec![1],
