@@ -2,7 +2,7 @@
 //! ended and the bytes it wrote ([`Output`]) into one measured id's figure or the [`Failure`]
 //! to record, a figure that knows where the run record keeps it ([`Stored`]), and, for the
 //! instruments whose children are one process per party writing one file, how such a child is
-//! started ([`PerParty`]). It also holds the failure vocabulary the parsers share.
+//! started ([`PerParty`], which the scheduler runs as a [`Party`]). It also holds the failure vocabulary the parsers share.
 //!
 //! Parsing is pure: a parser spawns nothing and opens no file. The phases (`run::phases`) read
 //! the file and pass its contents (or the I/O error) here, then keep or remove it; that way
@@ -12,7 +12,7 @@ use super::callgrind::Valgrind;
 use crate::ending::Outcome;
 use anyhow::Context;
 use costbench_protocol::{self as proto, CountersResult, WalltimeSamples};
-use costbench_record::instrument::Instrument;
+use costbench_record::instrument::{Instrument, Need};
 use costbench_record::model::{Failure, ScenarioResult};
 use std::path::Path;
 use std::process::Command;
@@ -105,25 +105,55 @@ pub(crate) trait Stored: Send {
 pub(crate) type Measured = Result<Box<dyn Stored>, Failure>;
 
 /// An instrument whose children are one process per party of a scenario, each writing one
-/// file: the scheduler runs every such instrument with the same phase (`run::phases`).
-pub(crate) trait PerParty: Sync {
-    /// The instrument.
-    fn instrument(&self) -> Instrument;
-    /// The mode the scenario binary runs in (under valgrind: `icount`, the plain measured run).
+/// file: what it says of itself beyond its [`Parser`]. Every method has a default from the
+/// instrument's descriptor: under valgrind (`Need::Valgrind`), the scenario binary runs its plain
+/// measured mode (`icount`) and valgrind's file stays in the results directory; otherwise it
+/// runs in its instrument's own mode, measures itself ([`in_process`]) and its file is read and
+/// removed. An instrument under valgrind says how valgrind is started ([`PerParty::command`]).
+pub(crate) trait PerParty: Parser + Sync {
+    /// The mode the scenario binary runs in.
     fn mode(&self) -> &'static str {
-        self.instrument().name()
+        if Self::INSTRUMENT.needs(Need::Valgrind) {
+            "icount"
+        } else {
+            Self::INSTRUMENT.name()
+        }
     }
     /// Whether the output file stays in the results directory (valgrind's files, which a
     /// reader may open) or is read and removed.
     fn kept(&self) -> bool {
-        false
+        Self::INSTRUMENT.needs(Need::Valgrind)
     }
     /// Whether getrandom is pinned in its children (as in every counted run).
     fn pin_random(&self) -> bool {
         true
     }
     /// The command of one party: scenario binary `exe` with `args`, under `valgrind` when the
-    /// instrument needs it, writing its output to `out_file` (no `%` in it).
+    /// instrument needs it, writing its output to `out_file` (no `%` in it). By default the
+    /// binary measures itself.
+    fn command(
+        &self,
+        _valgrind: Option<&Valgrind>,
+        exe: &Path,
+        args: Vec<String>,
+        out_file: &Path,
+    ) -> Command {
+        in_process(exe, args, out_file)
+    }
+}
+
+/// A [`PerParty`] instrument as the scheduler runs it (`run::phases`): one phase for all of
+/// them, through this object-safe face.
+pub(crate) trait Party: Sync {
+    /// The instrument.
+    fn instrument(&self) -> Instrument;
+    /// [`PerParty::mode`].
+    fn mode(&self) -> &'static str;
+    /// [`PerParty::kept`].
+    fn kept(&self) -> bool;
+    /// [`PerParty::pin_random`].
+    fn pin_random(&self) -> bool;
+    /// [`PerParty::command`].
     fn command(
         &self,
         valgrind: Option<&Valgrind>,
@@ -133,6 +163,37 @@ pub(crate) trait PerParty: Sync {
     ) -> Command;
     /// [`Parser::parse`], with the figure on its way to the record.
     fn read(&self, out: Output<'_>) -> Measured;
+}
+
+impl<T> Party for T
+where
+    T: PerParty,
+    T::Figure: Stored + 'static,
+{
+    fn instrument(&self) -> Instrument {
+        T::INSTRUMENT
+    }
+    fn mode(&self) -> &'static str {
+        PerParty::mode(self)
+    }
+    fn kept(&self) -> bool {
+        PerParty::kept(self)
+    }
+    fn pin_random(&self) -> bool {
+        PerParty::pin_random(self)
+    }
+    fn command(
+        &self,
+        valgrind: Option<&Valgrind>,
+        exe: &Path,
+        args: Vec<String>,
+        out_file: &Path,
+    ) -> Command {
+        PerParty::command(self, valgrind, exe, args, out_file)
+    }
+    fn read(&self, out: Output<'_>) -> Measured {
+        self.parse(out).map(|f| Box::new(f) as Box<dyn Stored>)
+    }
 }
 
 /// The scenario binary `exe` with `args` measuring itself (an in-process instrument),

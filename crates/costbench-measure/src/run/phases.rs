@@ -11,7 +11,7 @@ use super::session::Session;
 use crate::ending::Outcome;
 use crate::instrument::callgrind;
 use crate::instrument::shape::{
-    failure, walltime_failure, ChildSamples, Measured, Output, Parser, PerParty, Stored,
+    failure, walltime_failure, ChildSamples, Measured, Output, Parser, Party, Stored,
 };
 use crate::instrument::{census, icount, walltime, Phase};
 use anyhow::{bail, Context, Result};
@@ -140,7 +140,7 @@ impl Session<'_> {
     /// instrument's parser and kept in the results directory if the instrument keeps it.
     fn per_party_scenario(
         &self,
-        inst: &dyn PerParty,
+        inst: &dyn Party,
         valgrind: Option<&callgrind::Valgrind>,
         s: &ScenarioInfo,
         job: usize,
@@ -157,7 +157,7 @@ impl Session<'_> {
     /// Runs `s` under `inst`; per measured id, the figure or the failure.
     fn per_party_results(
         &self,
-        inst: &dyn PerParty,
+        inst: &dyn Party,
         valgrind: Option<&callgrind::Valgrind>,
         s: &ScenarioInfo,
         job: usize,
@@ -199,7 +199,7 @@ impl Session<'_> {
     /// one at a time, since what it measures depends on what else runs (hardware counters).
     fn probed_phase(
         &self,
-        inst: &dyn PerParty,
+        inst: &dyn Party,
         valgrind: Option<&callgrind::Valgrind>,
         listing: &Listing,
         selected: &[&ScenarioInfo],

@@ -9,8 +9,7 @@
 pub mod parse;
 
 use super::callgrind::{self, Valgrind};
-use super::shape::{Measured, Output, Parser, PerParty, Stored};
-use costbench_record::instrument::Instrument;
+use super::shape::{PerParty, Stored};
 use costbench_record::model::{CacheSim, ScenarioResult};
 use std::path::Path;
 use std::process::Command;
@@ -29,18 +28,6 @@ pub const TOOL_ARGS: &[&str] = &[
 pub(crate) struct Cache;
 
 impl PerParty for Cache {
-    fn instrument(&self) -> Instrument {
-        Instrument::Cache
-    }
-
-    fn mode(&self) -> &'static str {
-        "icount"
-    }
-
-    fn kept(&self) -> bool {
-        true
-    }
-
     fn command(
         &self,
         valgrind: Option<&Valgrind>,
@@ -50,10 +37,6 @@ impl PerParty for Cache {
     ) -> Command {
         let vg = valgrind.expect("the cache instrument runs only with valgrind");
         callgrind::command(vg, TOOL_ARGS, out_file, exe, &args)
-    }
-
-    fn read(&self, out: Output<'_>) -> Measured {
-        self.parse(out).map(|c| Box::new(c) as Box<dyn Stored>)
     }
 }
 

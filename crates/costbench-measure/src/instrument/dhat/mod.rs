@@ -9,8 +9,7 @@
 pub mod parse;
 
 use super::callgrind::Valgrind;
-use super::shape::{Measured, Output, Parser, PerParty, Stored};
-use costbench_record::instrument::Instrument;
+use super::shape::{PerParty, Stored};
 use costbench_record::model::{self, ScenarioResult};
 use std::path::Path;
 use std::process::Command;
@@ -31,18 +30,6 @@ pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]
 pub(crate) struct Dhat;
 
 impl PerParty for Dhat {
-    fn instrument(&self) -> Instrument {
-        Instrument::Dhat
-    }
-
-    fn mode(&self) -> &'static str {
-        "icount"
-    }
-
-    fn kept(&self) -> bool {
-        true
-    }
-
     fn command(
         &self,
         valgrind: Option<&Valgrind>,
@@ -52,10 +39,6 @@ impl PerParty for Dhat {
     ) -> Command {
         let vg = valgrind.expect("DHAT runs only with valgrind");
         command(vg, out_file, exe, &args)
-    }
-
-    fn read(&self, out: Output<'_>) -> Measured {
-        self.parse(out).map(|d| Box::new(d) as Box<dyn Stored>)
     }
 }
 

@@ -5,35 +5,13 @@
 
 pub mod parse;
 
-use super::callgrind::Valgrind;
-use super::shape::{in_process, Measured, Output, Parser, PerParty, Stored};
-use costbench_record::instrument::Instrument;
+use super::shape::{PerParty, Stored};
 use costbench_record::model::{self, ScenarioResult};
-use std::path::Path;
-use std::process::Command;
 
 /// The memory instrument, as the registry runs it.
 pub(crate) struct Memory;
 
-impl PerParty for Memory {
-    fn instrument(&self) -> Instrument {
-        Instrument::Memory
-    }
-
-    fn command(
-        &self,
-        _: Option<&Valgrind>,
-        exe: &Path,
-        args: Vec<String>,
-        out_file: &Path,
-    ) -> Command {
-        in_process(exe, args, out_file)
-    }
-
-    fn read(&self, out: Output<'_>) -> Measured {
-        self.parse(out).map(|m| Box::new(m) as Box<dyn Stored>)
-    }
-}
+impl PerParty for Memory {}
 
 impl Stored for model::Memory {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {
