@@ -53,14 +53,18 @@ pub(crate) fn judge_sides(
     historic: &costbench_judge::compare::noise::HistoricThresholds,
     sources: Option<&costbench_measure::run::baseline::SourceDiff>,
 ) -> costbench_judge::compare::Comparison {
+    // The profiles first, then judging: the judge works on what it is given.
+    let mut profiles = costbench_measure::instrument::icount::profile::load_changed(
+        base, base_dir, cand, cand_dir,
+    );
     let mut cmp = costbench_judge::compare::compare_with(base, cand, opts, historic);
     let unchanged = sources.map(|s| move |file: &str| s.unchanged(file));
     costbench_judge::compare::functions::attach(
         &mut cmp,
         |id| {
-            costbench_measure::instrument::icount::profile::load_both(
-                id, base, base_dir, cand, cand_dir,
-            )
+            profiles
+                .remove(id)
+                .unwrap_or_else(|| Err(format!("no callgrind profile was read for {id}")))
         },
         unchanged
             .as_ref()

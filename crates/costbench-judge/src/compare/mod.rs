@@ -163,6 +163,10 @@ pub fn compare_with(
             let j = match inst.judged().is_exact() {
                 true => {
                     let t = threshold(&b.id, inst);
+                    let mut evidence = exact_evidence(inst, &b.id, historic);
+                    if let (Figure::Icount, Some(p)) = (inst, placement::runs(b, c)) {
+                        evidence.push_str(&format!("; {p} data placements per side"));
+                    }
                     let (ch, v, r) = judge_icount(bv, cv, t);
                     // A count change with data-placement runs on both sides is judged against
                     // their spread (compare/placement.rs).
@@ -170,10 +174,6 @@ pub fn compare_with(
                         Some(j) if inst == Figure::Icount && v.is_significant() => j,
                         _ => (v, r),
                     };
-                    let mut evidence = exact_evidence(inst, &b.id, historic);
-                    if let (Figure::Icount, Some(p)) = (inst, placement::runs(b, c)) {
-                        evidence.push_str(&format!("; {p} data placements per side"));
-                    }
                     judge::Judgement::new(ch, t.pct, v, r, evidence)
                 }
                 false => {

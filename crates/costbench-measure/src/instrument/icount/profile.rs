@@ -33,8 +33,8 @@ pub fn load(run: &RunRecord, dir: Option<&Path>, id: &str) -> Result<ScenarioPro
         .map_err(|e| format!("{e:#}"))
 }
 
-/// [`load`] for both sides of a comparison: the argument `compare::functions::attach` takes.
-/// The baseline's error wins when both sides have none.
+/// [`load`] for both sides of a comparison. The baseline's error wins when both sides have
+/// none.
 pub fn load_both(
     id: &str,
     base: &RunRecord,
@@ -47,6 +47,40 @@ pub fn load_both(
         (Err(e), _) | (_, Err(e)) => Err(e),
     }
 }
+
+/// Both sides' profiles ([`load_both`]) of every id whose instruction count per op differs
+/// between `base` and `cand`, read before the comparison is judged, so that the judge's
+/// `compare::functions::attach` gets data rather than a loader: only a changed count can be a
+/// significant change or a placement, which are the rows it attaches functions to.
+pub fn load_changed(
+    base: &RunRecord,
+    base_dir: Option<&Path>,
+    cand: &RunRecord,
+    cand_dir: Option<&Path>,
+) -> ChangedProfiles {
+    let ir = |run: &RunRecord, id: &str| {
+        run.results
+            .iter()
+            .find(|r| r.id == id)
+            .and_then(|r| r.icount.as_ref())
+            .map(|i| i.ir_per_op)
+    };
+    let mut out = ChangedProfiles::new();
+    for r in &base.results {
+        let (Some(b), Some(c)) = (ir(base, &r.id), ir(cand, &r.id)) else {
+            continue;
+        };
+        if b != c && !out.contains_key(&r.id) {
+            let both = load_both(&r.id, base, base_dir, cand, cand_dir);
+            out.insert(r.id.clone(), both);
+        }
+    }
+    out
+}
+
+/// Both sides' profiles per measured id, or why they cannot be had ([`load_changed`]).
+pub type ChangedProfiles =
+    std::collections::HashMap<String, Result<(ScenarioProfile, ScenarioProfile), String>>;
 
 /// Parses the text of a callgrind output file.
 pub fn parse(text: &str) -> Result<Profile> {
@@ -112,6 +146,32 @@ fn add(sum: &mut u64, v: u64, reader: &Reader) -> Result<()> {
 mod tests {
     use super::*;
     use costbench_record::profile::FunctionCost;
+
+    /// Only ids whose count changed are read, each once; a side without a directory (loaded
+    /// from history) says so.
+    #[test]
+    fn profiles_are_read_for_changed_counts_only() {
+        use costbench_record::testing::{record, scenario, with_icount};
+        let base = record(
+            "b",
+            vec![
+                with_icount(scenario("same"), 100.0),
+                with_icount(scenario("moved"), 100.0),
+                scenario("uncounted"),
+            ],
+        );
+        let cand = record(
+            "c",
+            vec![
+                with_icount(scenario("same"), 100.0),
+                with_icount(scenario("moved"), 120.0),
+            ],
+        );
+        let got = load_changed(&base, None, &cand, None);
+        assert_eq!(got.keys().collect::<Vec<_>>(), ["moved"]);
+        let e = got["moved"].as_ref().unwrap_err();
+        assert!(e.contains("loaded from history"), "{e}");
+    }
 
     #[test]
     fn costs_that_overflow_are_an_error() {
