@@ -9,3 +9,25 @@ pub const FAILURE: i32 = 1;
 pub const USAGE: i32 = 2;
 /// `costbench check` found a significant regression or a broken hard limit.
 pub const REGRESSION: i32 = 3;
+
+/// The exit code of a command that ended in `error`: [`USAGE`] when the command line was wrong
+/// (a value the layers below refused as bad input, `costbench_record::error::BadInput`, or a
+/// format the command does not print, `crate::output::Unsupported`), else [`FAILURE`].
+pub fn of_error(error: &anyhow::Error) -> i32 {
+    let usage = error.chain().any(|c| {
+        c.is::<costbench_record::error::BadInput>() || c.is::<crate::output::Unsupported>()
+    });
+    if usage {
+        USAGE
+    } else {
+        FAILURE
+    }
+}
+
+/// Returns early with a usage error (exit 2): `anyhow::bail!` for a wrong command line.
+macro_rules! usage {
+    ($($arg:tt)*) => {
+        costbench_record::bad_input!($($arg)*)
+    };
+}
+pub(crate) use usage;

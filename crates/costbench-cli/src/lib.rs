@@ -89,12 +89,7 @@ where
         Err(e) => {
             let red = costbench_report::style::BAD;
             anstream::eprintln!("{red}error{red:#}: {e:#}");
-            // A format the command's document does not render is a wrong command line.
-            if e.chain().any(|c| c.is::<output::Unsupported>()) {
-                exit::USAGE
-            } else {
-                exit::FAILURE
-            }
+            exit::of_error(&e)
         }
     };
     match cancel::interrupted() {

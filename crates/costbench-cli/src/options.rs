@@ -7,7 +7,8 @@ use crate::args::{
     CargoArgs, MeasureArgs, MiriCmd, RoundsArgs, RunArgs, SignificanceArgs, VariantArgs,
 };
 use crate::core::session::RunCommand;
-use anyhow::{bail, Context, Result};
+use crate::exit::usage;
+use anyhow::{Context, Result};
 use costbench_measure::run::RunOptions;
 use costbench_measure::variants::VariantOptions;
 use costbench_record::instrument::InstrumentSet;
@@ -28,7 +29,8 @@ impl SignificanceArgs {
             family_alpha: self.family_error,
             ..costbench_judge::compare::CompareOptions::default()
         };
-        opts.validate()?;
+        opts.validate()
+            .map_err(|e| costbench_record::error::bad_input(format!("{e:#}")))?;
         Ok(opts)
     }
 }
@@ -39,7 +41,11 @@ pub(crate) fn scenario_filter(filter: Option<&str>) -> Result<Option<regex::Rege
     filter
         .map(regex::Regex::new)
         .transpose()
-        .map_err(|e| anyhow::anyhow!("--filter is not a valid regular expression: {e}"))
+        .map_err(|e| {
+            costbench_record::error::bad_input(format!(
+                "--filter is not a valid regular expression: {e}"
+            ))
+        })
 }
 
 impl CargoArgs {
@@ -62,7 +68,7 @@ impl CargoArgs {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
             {
-                bail!(
+                usage!(
                     "--profile {p:?}: a cargo profile name has only letters, digits, `-` and `_` \
                      (the default is {}; define others under [profile.NAME] of the workspace's Cargo.toml)",
                     costbench_measure::cargo::DEFAULT_PROFILE
@@ -92,13 +98,13 @@ impl RoundsArgs {
         family_alpha: f64,
     ) -> Result<costbench_measure::run::Rounds> {
         if self.rounds < costbench_judge::compare::paired::MIN_ROUNDS as u32 {
-            bail!(
+            usage!(
                 "--rounds must be at least {} for a paired interval",
                 costbench_judge::compare::paired::MIN_ROUNDS
             );
         }
         if self.max_rounds < self.rounds {
-            bail!(
+            usage!(
                 "--max-rounds ({}) must be at least --rounds ({})",
                 self.max_rounds,
                 self.rounds
@@ -163,7 +169,7 @@ impl MiriCmd {
     /// The validated options of `costbench miri`.
     pub(crate) fn options(self) -> Result<costbench_measure::miri::MiriOptions> {
         if self.timeout == 0 {
-            bail!("--timeout must be at least 1 second");
+            usage!("--timeout must be at least 1 second");
         }
         Ok(costbench_measure::miri::MiriOptions {
             filter: scenario_filter(self.filter.as_deref())?,
@@ -182,13 +188,13 @@ impl MeasureArgs {
     /// The validated command; `list_only` and `json` come from the command's own flags.
     pub(crate) fn into_command(self, list_only: bool, json: bool) -> Result<RunCommand> {
         if self.jobs == Some(0) {
-            bail!("--jobs must be at least 1");
+            usage!("--jobs must be at least 1");
         }
         if self.iterations_per_scenario == Some(0) {
-            bail!("--iterations-per-scenario must be at least 1");
+            usage!("--iterations-per-scenario must be at least 1");
         }
         if self.timeout == 0 {
-            bail!("--timeout must be at least 1 second");
+            usage!("--timeout must be at least 1 second");
         }
         let filter = scenario_filter(self.filter.as_deref())?;
         let walltime_cpu = walltime_cpu(&self.walltime_cpu)?;
@@ -251,21 +257,21 @@ impl crate::args::LoadArgs {
     /// The validated load options of the throughput instrument.
     pub(crate) fn options(self) -> Result<costbench_measure::run::LoadOptions> {
         if self.clients.is_empty() || self.clients.contains(&0) {
-            bail!("--clients takes numbers of at least 1, comma-separated (e.g. --clients 1,4,16)");
+            usage!("--clients takes numbers of at least 1, comma-separated (e.g. --clients 1,4,16)");
         }
         if self.clients.iter().any(|&n| n > 4096) {
-            bail!("--clients: at most 4096 clients (one thread and one connection each)");
+            usage!("--clients: at most 4096 clients (one thread and one connection each)");
         }
         let mut clients = self.clients;
         clients.sort_unstable();
         clients.dedup();
         if let Some(r) = self.rate {
             if !(r.is_finite() && r > 0.0) {
-                bail!("--rate takes a positive number of operations per second, not {r}");
+                usage!("--rate takes a positive number of operations per second, not {r}");
             }
         }
         if self.load_rounds == 0 || self.slices == 0 || self.slice_ms == 0 {
-            bail!("--load-rounds, --slices and --slice-ms must be at least 1");
+            usage!("--load-rounds, --slices and --slice-ms must be at least 1");
         }
         Ok(costbench_measure::run::LoadOptions {
             clients,
@@ -294,11 +300,11 @@ fn walltime_cpu(arg: &str) -> Result<Option<usize>> {
         "auto" => Ok(allowed.last().copied()),
         n => match n.parse::<usize>() {
             Ok(cpu) if allowed.contains(&cpu) => Ok(Some(cpu)),
-            Ok(cpu) => bail!(
+            Ok(cpu) => usage!(
                 "--walltime-cpu {cpu}: this process may not run on CPU {cpu}; it may use {}",
                 list()
             ),
-            Err(_) => bail!("--walltime-cpu takes a CPU number, `auto` or `any`, not `{n}`"),
+            Err(_) => usage!("--walltime-cpu takes a CPU number, `auto` or `any`, not `{n}`"),
         },
     }
 }

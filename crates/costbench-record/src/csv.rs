@@ -28,8 +28,6 @@ pub enum CsvFile {
 pub enum Presence {
     /// Write it.
     Write,
-    /// Leave the directory as it is (an earlier run's file stays).
-    Leave,
     /// Remove a file an earlier run left.
     Remove,
 }
@@ -56,10 +54,9 @@ impl CsvFile {
     }
 
     /// Whether `run` writes this file. Instruction counts and wall time always (ci-bench's
-    /// files); counters and memory only when their instruments ran, so a plain run's directory
-    /// stays as it was. Throughput, unlike those two, is never left over from an earlier run
-    /// into the same directory: its rows are rows of their own (`SCENARIO@Nc`), and a file
-    /// naming rows that run.json does not hold would read as figures of this run.
+    /// files); counters, memory and throughput only when some row has their figures. None of
+    /// them is left over from an earlier run into the same directory (issue 29): a `memory.csv`
+    /// beside a run.json without memory figures would read as figures of this run.
     pub fn presence(self, run: &RunRecord) -> Presence {
         let any = |f: fn(&crate::model::ScenarioResult) -> bool| run.results.iter().any(f);
         match self {
@@ -74,9 +71,8 @@ impl CsvFile {
             {
                 Presence::Write
             }
-            CsvFile::Counters | CsvFile::Memory => Presence::Leave,
             CsvFile::Throughput if any(|r| r.throughput.is_some()) => Presence::Write,
-            CsvFile::Throughput => Presence::Remove,
+            CsvFile::Counters | CsvFile::Memory | CsvFile::Throughput => Presence::Remove,
         }
     }
 
@@ -390,7 +386,9 @@ mod tests {
         let run = crate::testing::every_figure();
         assert_eq!(CsvFile::Memory.presence(&run), Presence::Write);
         let plain = record("r", vec![with_icount(scenario("a"), 1.0)]);
-        assert_eq!(CsvFile::Memory.presence(&plain), Presence::Leave);
+        // Issue 29: a stale memory.csv of an earlier run must not stay beside this run's.
+        assert_eq!(CsvFile::Memory.presence(&plain), Presence::Remove);
+        assert_eq!(CsvFile::Counters.presence(&plain), Presence::Remove);
         assert_eq!(CsvFile::Throughput.presence(&plain), Presence::Remove);
     }
 }

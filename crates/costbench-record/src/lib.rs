@@ -12,6 +12,9 @@
 //! and reading `run.json` back with its schema checks ([`output`]) with the CSV tables of the run
 //! record ([`csv`]), which the measuring crate rewrites after every scenario.
 //!
+//! [`error::BadInput`] marks an error in what the caller asked for, which the command line
+//! reports as a usage error.
+//!
 //! It must stay data: serde, files of the output directory, pure functions. No processes, no
 //! clocks, no terminal, no statistics beyond the summary of one sample set (judging lives in
 //! `costbench-judge`), and no dependency on any costbench crate but the protocol.
@@ -23,6 +26,7 @@
 
 pub mod census;
 pub mod csv;
+pub mod error;
 pub mod fmt;
 pub mod history;
 pub mod instrument;

@@ -99,10 +99,9 @@ impl OutputDir {
         Ok((self.root.join(&rel), rel))
     }
 
-    /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the counters and memory
-    /// CSVs only when their instruments ran, `throughput.csv` only when some row has throughput
-    /// figures (and a `throughput.csv` left by an earlier run into the directory is removed
-    /// otherwise).
+    /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the counters, memory
+    /// and throughput CSVs only when some row has their figures (and such a file left by an
+    /// earlier run into the directory is removed otherwise).
     /// Written outside a run (no temporary directory yet), the temporary directory is removed
     /// again afterwards.
     pub fn write_all(&self, run: &RunRecord) -> Result<()> {
@@ -126,7 +125,6 @@ impl OutputDir {
                 Presence::Write => {
                     write_atomic(&path, file.text(run).as_bytes())?;
                 }
-                Presence::Leave => {}
                 Presence::Remove => match std::fs::remove_file(&path) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                         return Err(e)
@@ -376,6 +374,23 @@ mod tests {
             format!("{e:#}").contains("cannot create output directory"),
             "{e:#}"
         );
+    }
+
+    /// Issue 29: `run --instrument memory`, then a plain run into the same directory, left the
+    /// first run's memory.csv beside the second's run.json.
+    #[test]
+    fn issue_29_a_stale_memory_csv_is_removed_by_a_run_without_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::prepare(dir.path()).unwrap();
+        out.write_all(&crate::testing::every_figure()).unwrap();
+        for file in ["memory.csv", "counters.csv"] {
+            assert!(dir.path().join(file).exists(), "{file}");
+        }
+        out.write_all(&record("plain", vec![with_icount(scenario("a"), 1.0)]))
+            .unwrap();
+        for file in ["memory.csv", "counters.csv"] {
+            assert!(!dir.path().join(file).exists(), "{file} stayed");
+        }
     }
 
     #[test]

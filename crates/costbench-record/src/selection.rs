@@ -19,7 +19,7 @@ pub fn select<'a>(
     if selected.is_empty() {
         let names: Vec<&str> = user.iter().map(|s| s.name.as_str()).collect();
         match filter {
-            Some(f) => bail!(
+            Some(f) => crate::bad_input!(
                 "--filter {:?} matches no scenario; scenarios: {}",
                 f.as_str(),
                 if names.is_empty() {
@@ -91,6 +91,8 @@ mod tests {
             select(&l, Some(&f)).unwrap_err().to_string(),
             "--filter \"zzz\" matches no scenario; scenarios: a, b"
         );
+        // A wrong command line, which the runner reports as a usage error (issue 29).
+        assert!(crate::error::is_bad_input(&select(&l, Some(&f)).unwrap_err()));
         let only_internal = listing(&[("costbench::residual", true)]);
         assert_eq!(
             select(&only_internal, Some(&f)).unwrap_err().to_string(),

@@ -11,7 +11,7 @@
 //!
 //! Pure: no files, no clocks; the commands read the costs out of history.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -29,13 +29,13 @@ impl Shard {
     pub fn parse(text: &str) -> Result<Shard> {
         let usage = "write it K/N with 1 <= K <= N, e.g. --shard 1/3, 2/3 and 3/3 for three jobs";
         let Some((k, n)) = text.split_once('/') else {
-            bail!("--shard {text:?} is not K/N: {usage}");
+            crate::bad_input!("--shard {text:?} is not K/N: {usage}");
         };
         let (Ok(index), Ok(count)) = (k.trim().parse::<u32>(), n.trim().parse::<u32>()) else {
-            bail!("--shard {text:?}: K and N must be whole numbers: {usage}");
+            crate::bad_input!("--shard {text:?}: K and N must be whole numbers: {usage}");
         };
         if count == 0 || index == 0 || index > count {
-            bail!("--shard {text:?}: shards are numbered from 1 to N: {usage}");
+            crate::bad_input!("--shard {text:?}: shards are numbered from 1 to N: {usage}");
         }
         Ok(Shard { index, count })
     }
@@ -190,7 +190,9 @@ mod tests {
             ("1/0", "numbered from 1 to N"),
             ("-1/3", "whole numbers"),
         ] {
-            let e = Shard::parse(bad).unwrap_err().to_string();
+            let e = Shard::parse(bad).unwrap_err();
+            assert!(crate::error::is_bad_input(&e), "{bad}: a usage error");
+            let e = e.to_string();
             assert!(e.contains(says) && e.contains("--shard 1/3"), "{bad}: {e}");
         }
     }

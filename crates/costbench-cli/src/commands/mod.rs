@@ -77,16 +77,24 @@ mod tests {
                 &["variants", "--variant", "a:", "--build-jobs", "0"],
                 "--build-jobs must be at least 1",
             ),
+            (&["run", "--shard", "3/2"], "shards are numbered from 1 to N"),
+            (&["run", "--shard", "0/2"], "shards are numbered from 1 to N"),
+            (&["check", "--baseline", "x", "--shard", "2"], "is not K/N"),
             (
-                &["run", "--variant", "a:", "--list"],
-                "--list does not combine with variants",
+                &["check", "--baseline", "x", "--icount-threshold=-1"],
+                "threshold",
             ),
+            (&["run", "--walltime-cpu", "9999"], "--walltime-cpu 9999"),
+            (&["census", "--filter", "("], "not a valid regular expression"),
         ];
         for (args, message) in cases {
             let cli =
                 Cli::try_parse_from(std::iter::once(&"costbench").chain(args.iter())).unwrap();
-            let e = format!("{:#}", execute(cli).unwrap_err());
-            assert!(e.contains(message), "{args:?}: {e}");
+            let e = execute(cli).unwrap_err();
+            let text = format!("{e:#}");
+            assert!(text.contains(message), "{args:?}: {text}");
+            // Issue 29: every one of them is a usage error, exit 2 as `--help` documents.
+            assert_eq!(crate::exit::of_error(&e), crate::exit::USAGE, "{args:?}: {text}");
         }
     }
 }

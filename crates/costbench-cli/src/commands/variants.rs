@@ -12,7 +12,7 @@ use anyhow::Result;
 pub(super) fn variants(args: RunArgs) -> Result<i32> {
     let format = args.format;
     let (cmd, vopts) = args.variant_options()?;
-    costbench_measure::variants::validate(&cmd.measure, &vopts)?;
+    costbench_measure::variants::validate(&vopts)?;
     let mut session = Session::open(cmd)?;
     let plan =
         costbench_measure::variants::plan(&mut session.cmd.measure, &vopts, &session.target)?;

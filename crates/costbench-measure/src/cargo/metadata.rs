@@ -296,7 +296,7 @@ fn choose(
     if let Some(pkg) = package {
         if !meta.packages.iter().any(|p| p.name == pkg) {
             let names: Vec<_> = meta.packages.iter().map(|p| p.name.as_str()).collect();
-            bail!(
+            costbench_record::bad_input!(
                 "no package named {pkg:?} here; packages: {}",
                 names.join(", ")
             );
@@ -306,7 +306,7 @@ fn choose(
         let all: Vec<String> = candidates.iter().map(|(_, t)| t.name.clone()).collect();
         candidates.retain(|(_, t)| t.name == b);
         if candidates.is_empty() {
-            bail!(
+            costbench_record::bad_input!(
                 "no bench target named {b:?}; bench targets here: {}",
                 if all.is_empty() {
                     "none".to_string()
@@ -329,7 +329,7 @@ fn choose(
                 .iter()
                 .map(|(p, t)| format!("{} (package {})", t.name, p.name))
                 .collect();
-            bail!(
+            costbench_record::bad_input!(
                 "several bench targets could be run: {}; choose one with --bench NAME (and -p PACKAGE), \
                  or set run.bench in costbench.toml",
                 names.join(", ")
@@ -422,6 +422,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no bench target named \"nope\""), "{e}");
+        // A name that does not exist is a wrong command line (issue 29).
+        assert!(costbench_record::error::is_bad_input(
+            &choose(&m, root, None, Some("nope")).unwrap_err()
+        ));
         let e = choose(&m, root, Some("zz"), None).unwrap_err().to_string();
         assert!(e.contains("no package named"), "{e}");
         assert!(choose(&m, Path::new("/w/c/Cargo.toml"), None, None).is_err());

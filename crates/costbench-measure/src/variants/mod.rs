@@ -25,7 +25,7 @@ pub mod spec;
 use crate::cargo::{self, BenchTarget, BuildError};
 use crate::config::Config;
 use crate::run::{RunOptions, SideSpec};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use costbench_judge::variants as matrix;
 use costbench_record::model::{BuildInfo, RunRecord};
 use costbench_record::variant::Variant;
@@ -41,7 +41,7 @@ pub struct VariantOptions {
     pub variants: Vec<String>,
     /// `--preset`: the named list of variants to start from; `None` for none.
     pub preset: Option<String>,
-    /// `--baseline`: the variant the others are compared with; `None` for the first.
+    /// `--baseline-variant`: the variant the others are compared with; `None` for the first.
     pub baseline: Option<String>,
     /// Variant builds at once.
     pub build_jobs: usize,
@@ -63,19 +63,22 @@ pub fn choose(
             &format!("[variants.{name}] in costbench.toml"),
         )
     };
+    // What the command line names (a preset, a --variant, the baseline) is a usage error when
+    // wrong; costbench.toml's own tables are not the command line's.
+    let usage = |e: anyhow::Error| costbench_record::error::bad_input(format!("{e:#}"));
     let mut out: Vec<Variant> = match preset {
-        Some(p) => presets::preset(p)?,
+        Some(p) => presets::preset(p).map_err(usage)?,
         None => Vec::new(),
     };
     for text in texts {
-        let (name, settings) = spec::parse_cli(text)?;
+        let (name, settings) = spec::parse_cli(text).map_err(usage)?;
         let v = match settings {
-            Some(s) => spec::validate(&name, &s, &format!("--variant {name}"))?,
+            Some(s) => spec::validate(&name, &s, &format!("--variant {name}")).map_err(usage)?,
             None => match configured.iter().find(|(n, _)| *n == name) {
                 Some((n, s)) => from_config(n, s)?,
                 None => {
-                    spec::check_name(&name)?;
-                    bail!(
+                    spec::check_name(&name).map_err(usage)?;
+                    costbench_record::bad_input!(
                         "--variant {name}: no [variants.{name}] in costbench.toml; define it there, or give its settings: \
                          --variant '{name}:KEY=VALUE,...' ('{name}:' alone is the plain bench profile)"
                     )
@@ -97,7 +100,7 @@ pub fn choose(
     }
     for (i, v) in out.iter().enumerate() {
         if out[..i].iter().any(|w| w.name == v.name) {
-            bail!(
+            costbench_record::bad_input!(
                 "two variants are named {:?}; every variant needs its own name",
                 v.name
             );
@@ -105,15 +108,16 @@ pub fn choose(
     }
     let base = match baseline {
         None => 0,
-        Some(b) => out.iter().position(|v| v.name == b).with_context(|| {
-            format!(
-                "--baseline {b}: no such variant here; variants: {}",
+        Some(b) => match out.iter().position(|v| v.name == b) {
+            Some(i) => i,
+            None => costbench_record::bad_input!(
+                "--baseline-variant {b}: no such variant here; variants: {}",
                 out.iter()
                     .map(|v| v.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
-            )
-        })?,
+            ),
+        },
     };
     Ok((out, base))
 }
@@ -253,12 +257,9 @@ pub struct Measured {
 }
 
 /// Refuses what variants cannot do, before anything is resolved or built.
-pub fn validate(opts: &RunOptions, vopts: &VariantOptions) -> Result<()> {
-    if opts.list_only {
-        bail!("--list does not combine with variants: run `costbench run --list` to see the scenarios");
-    }
+pub fn validate(vopts: &VariantOptions) -> Result<()> {
     if vopts.build_jobs == 0 {
-        bail!("--build-jobs must be at least 1");
+        costbench_record::bad_input!("--build-jobs must be at least 1");
     }
     Ok(())
 }
@@ -276,7 +277,7 @@ pub struct Plan {
 /// Chooses the variants of `target` (costbench.toml's, `vopts`' and the preset's), applies a
 /// whole-variant shard to `opts.shard`, and plans each variant's build.
 pub fn plan(opts: &mut RunOptions, vopts: &VariantOptions, target: &BenchTarget) -> Result<Plan> {
-    validate(opts, vopts)?;
+    validate(vopts)?;
     let config = Config::load(&target.workspace_root)?;
     let (variants, base) = choose(
         &config.variants,
@@ -473,7 +474,7 @@ mod tests {
             .to_string();
         assert!(e.contains("two variants are named \"release\""), "{e}");
         let e = choose(&cfg, &[], None, Some("zz")).unwrap_err().to_string();
-        assert!(e.contains("--baseline zz: no such variant"), "{e}");
+        assert!(e.contains("--baseline-variant zz: no such variant"), "{e}");
         let e = choose(&toml::Table::new(), &[], None, None)
             .unwrap_err()
             .to_string();
