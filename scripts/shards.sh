@@ -36,7 +36,7 @@ S=(--manifest-path suites/selftest/Cargo.toml --bench selftest --instrument icou
 rm -rf "$OUT/selftest"
 "$BIN" run "${S[@]}" --output-dir "$OUT/selftest/whole"
 for k in 1 2 3; do "$BIN" run "${S[@]}" --shard "$k/3" --output-dir "$OUT/selftest/s$k"; done
-"$BIN" merge --no-history --quiet --output "$OUT/selftest/merged" "$OUT"/selftest/s{1,2,3}
+"$BIN" merge --no-history --quiet --output-dir "$OUT/selftest/merged" "$OUT"/selftest/s{1,2,3}
 if cmp -s "$OUT/selftest/whole/icounts.csv" "$OUT/selftest/merged/icounts.csv"; then
   echo "identical: $(wc -l < "$OUT/selftest/whole/icounts.csv") rows"
 else
@@ -99,7 +99,7 @@ for inst in "${SETS[@]}"; do
     if (( $(echo "$total > $slowest" | bc) )); then slowest=$total; fi
   done
   t0=$(now)
-  "$BIN" merge --no-history --quiet --output "$B/$tag/merged" "$B/$tag"/s*/ 
+  "$BIN" merge --no-history --quiet --output-dir "$B/$tag/merged" "$B/$tag"/s*/ 
   merge=$(secs "$t0" "$(now)")
   if diff <(icount_cells "$B/$tag/one/matrix.json") <(icount_cells "$B/$tag/merged/matrix.json") > /dev/null; then
     echo "[$inst] merged matrix: every instruction count equals the one job's ($(icount_cells "$B/$tag/one/matrix.json" | wc -l) cells)"

@@ -35,15 +35,15 @@ impl SignificanceArgs {
     }
 }
 
-/// `--filter`: a regular expression over scenario names (for `census`, over function and crate
-/// names).
-pub(crate) fn scenario_filter(filter: Option<&str>) -> Result<Option<regex::Regex>> {
+/// `--filter`: a regular expression over scenario names (`option` names the option in the
+/// message: `census --functions` is one over function and crate names).
+pub(crate) fn regex_option(option: &str, filter: Option<&str>) -> Result<Option<regex::Regex>> {
     filter
         .map(regex::Regex::new)
         .transpose()
         .map_err(|e| {
             costbench_record::error::bad_input(format!(
-                "--filter is not a valid regular expression: {e}"
+                "{option} is not a valid regular expression: {e}"
             ))
         })
 }
@@ -125,7 +125,7 @@ impl RoundsArgs {
 impl VariantArgs {
     /// Whether any variant option was given: `run` then builds and measures variants.
     pub(crate) fn any(&self) -> bool {
-        !self.variant.is_empty() || self.preset.is_some() || self.baseline.is_some()
+        !self.variant.is_empty() || self.preset.is_some() || self.baseline_variant.is_some()
     }
 }
 
@@ -158,7 +158,7 @@ impl RunArgs {
         let vopts = VariantOptions {
             variants: v.variant,
             preset: v.preset,
-            baseline: v.baseline,
+            baseline: v.baseline_variant,
             build_jobs: v.build_jobs,
         };
         Ok((cmd, vopts))
@@ -172,7 +172,7 @@ impl MiriCmd {
             usage!("--timeout must be at least 1 second");
         }
         Ok(costbench_measure::miri::MiriOptions {
-            filter: scenario_filter(self.filter.as_deref())?,
+            filter: regex_option("--filter", self.filter.as_deref())?,
             manifest_path: self.target.manifest_path,
             package: self.target.package,
             bench: self.target.bench,
@@ -196,7 +196,7 @@ impl MeasureArgs {
         if self.timeout == 0 {
             usage!("--timeout must be at least 1 second");
         }
-        let filter = scenario_filter(self.filter.as_deref())?;
+        let filter = regex_option("--filter", self.filter.as_deref())?;
         let walltime_cpu = walltime_cpu(&self.walltime_cpu)?;
         let shard = self
             .shard

@@ -39,10 +39,12 @@ pub struct CompareCmd {
 
 /// The arguments of `costbench check`, the CI gate.
 #[derive(Debug, clap::Args)]
+// One of the two baselines is required, and clap's message then names both (issue 29).
+#[command(group(clap::ArgGroup::new("a_baseline").required(true).args(["baseline", "baseline_rev"])))]
 pub struct CheckCmd {
     /// Baseline run: an output directory (or its run.json), a run id from history, or
     /// branch:NAME for the newest run of that branch in history (of the same variant).
-    #[arg(long, value_name = "SPEC", required_unless_present = "baseline_rev")]
+    #[arg(long, value_name = "SPEC")]
     pub baseline: Option<String>,
     /// Build this git revision (commit, tag, branch) from a worktree and measure it together
     /// with the candidate: instruction counts for both, wall time in interleaved rounds.

@@ -150,9 +150,9 @@ pub struct MergeCmd {
     #[arg(value_name = "DIR", required = true)]
     pub dirs: Vec<PathBuf>,
     /// Directory for the merged run, or root for the merged variants [default:
-    /// TARGET_DIR/costbench/merged].
-    #[arg(long, short = 'o', value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    /// TARGET_DIR/costbench/merged]. (`--output` is an old spelling.)
+    #[arg(long, short = 'o', value_name = "DIR", alias = "output")]
+    pub output_dir: Option<PathBuf>,
     /// How to print merged variants: a table, markdown, or the matrix as JSON.
     #[arg(long, value_parser = formats::parser(formats::RUN), default_value = "table")]
     pub format: Format,

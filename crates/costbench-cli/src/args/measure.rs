@@ -225,9 +225,10 @@ pub struct VariantArgs {
     /// valgrind cannot run), one at a time.
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
-    /// The variant the others are compared with [default: the first].
-    #[arg(long, value_name = "NAME")]
-    pub baseline: Option<String>,
+    /// The variant the others are compared with [default: the first]. (`check --baseline`
+    /// names a baseline run; `--baseline` here is an old spelling of this option.)
+    #[arg(long, value_name = "NAME", alias = "baseline")]
+    pub baseline_variant: Option<String>,
     /// Variant builds to run at once (each cargo build also uses every core).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub build_jobs: usize,

@@ -37,9 +37,9 @@ pub struct CensusCmd {
     ])]
     pub binary: Option<PathBuf>,
     /// Only guards in functions whose demangled name, or whose crate, matches this regular
-    /// expression.
-    #[arg(long, value_name = "REGEX")]
-    pub filter: Option<String>,
+    /// expression. (`--filter`, an old spelling, selects scenarios in the other commands.)
+    #[arg(long, value_name = "REGEX", alias = "filter")]
+    pub functions: Option<String>,
     #[arg(long, value_parser = formats::parser(formats::CENSUS), default_value = "table")]
     pub(crate) format: Format,
 }

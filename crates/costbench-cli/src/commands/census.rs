@@ -2,14 +2,14 @@
 //! checks left in it (`census::analyse`), keep those `--filter` selects and print them.
 
 use crate::args::CensusCmd;
-use crate::options::scenario_filter;
+use crate::options::regex_option;
 use crate::output::Sink;
 use anyhow::{bail, Result};
 use costbench_report::render::CensusView;
 use costbench_report::render::Format;
 
 pub(super) fn census(c: CensusCmd) -> Result<i32> {
-    let filter = scenario_filter(c.filter.as_deref())?;
+    let filter = regex_option("--functions", c.functions.as_deref())?;
     let (exe, base) = match c.binary {
         Some(p) => {
             if !p.is_file() {

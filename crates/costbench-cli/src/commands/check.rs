@@ -103,7 +103,15 @@ fn measure_with_baseline_rev(
     let (opts, target) = (&session.cmd.measure, &session.target);
     let rounds = &opts.rounds;
     let root = session.output_dir(|p| p.check());
+    // What can be wrong with the command line is found before the baseline's build (issue 29):
+    // the output directories, the revision, and a --filter that selects nothing (the candidate
+    // is built first to list its scenarios).
+    for side in ["baseline", "candidate"] {
+        costbench_record::output::OutputDir::prepare(&root.join(side))?;
+    }
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
+    let cand_exe = session.build(target, "default")?;
+    session.check_filter(&cand_exe)?;
     // Which files the pull request changed, so that a change of inlining in code it did not
     // touch is labelled, not gated. Without it (git cannot tell) every such change is gated.
     let sources = match SourceDiff::between(&base_target, target) {
@@ -128,7 +136,6 @@ fn measure_with_baseline_rev(
         &base_target,
         costbench_measure::run::baseline::BUILD_VARIANT,
     )?;
-    let cand_exe = session.build(target, "default")?;
     let sides = vec![
         costbench_measure::run::SideSpec {
             label: "default".into(),
@@ -220,6 +227,8 @@ fn baseline_run(
 /// The candidate measured now from the working tree.
 fn candidate_run(session: &Session) -> Result<Side> {
     let out = session.output_dir(|p| p.results());
+    // Checked before building: a wrong output directory should not cost a build.
+    costbench_record::output::OutputDir::prepare(&out)?;
     let exe = session.build(&session.target, "default")?;
     let side = costbench_measure::run::SideSpec {
         label: "default".into(),

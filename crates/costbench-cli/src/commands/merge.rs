@@ -42,10 +42,10 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
             "; markdown is for merged variants",
         )?;
     }
-    let out = match &m.output {
+    let out = match &m.output_dir {
         Some(o) => o.clone(),
         None => Paths::of_manifest(m.manifest_path.as_deref())
-            .context("--output not given, so the merged run goes under the target directory")?
+            .context("--output-dir not given, so the merged run goes under the target directory")?
             .merged(),
     };
     if variants {

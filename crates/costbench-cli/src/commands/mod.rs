@@ -85,7 +85,7 @@ mod tests {
                 "threshold",
             ),
             (&["run", "--walltime-cpu", "9999"], "--walltime-cpu 9999"),
-            (&["census", "--filter", "("], "not a valid regular expression"),
+            (&["census", "--filter", "("], "--functions is not a valid regular expression"),
         ];
         for (args, message) in cases {
             let cli =

@@ -5,12 +5,10 @@
 use crate::args::RunArgs;
 use crate::core::session::Session;
 use crate::exit;
+use costbench_measure::run::SideSpec;
 use anyhow::{Context, Result};
-use costbench_measure::run::{Binary, SideSpec};
-use costbench_protocol::ScenarioInfo;
 use costbench_record::model::RunRecord;
 use costbench_record::output::OutputDir;
-use costbench_record::selection::select;
 use costbench_report::render::Format;
 use costbench_report::render::RunView;
 
@@ -20,7 +18,7 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     let (html, format) = (args.html, args.format);
     let session = Session::open(args.run_command()?)?;
     if session.cmd.measure.list_only {
-        return list(&session);
+        return crate::core::present::list(&session);
     }
     let out_root = session.output_dir(|p| p.results());
     // Checked before building: a wrong output directory should not cost a build.
@@ -85,36 +83,6 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     } else {
         exit::OK
     })
-}
-
-/// `--list`: builds the bench target and prints one line per selected scenario (name, ops,
-/// unit, parties); with `--shard`, this job's scenarios, so that a CI matrix can show its split.
-fn list(session: &Session) -> Result<i32> {
-    let opts = &session.cmd.measure;
-    let exe = session.build(&session.target, "default")?;
-    let bin = Binary {
-        exe,
-        cwd: session.target.package_dir.clone(),
-    };
-    let listing = bin.list(opts.timeout)?;
-    let mut selected = vec![select(&listing, opts.filter.as_ref())?];
-    if let Some(plan) = &opts.shard {
-        costbench_measure::run::sharding::apply(plan, &["default".into()], &mut selected);
-    }
-    for s in &selected[0] {
-        println!("{}", list_line(s));
-    }
-    Ok(exit::OK)
-}
-
-/// One line of `--list`.
-fn list_line(s: &ScenarioInfo) -> String {
-    let parties = if s.parties.is_empty() {
-        String::new()
-    } else {
-        format!("  parties: {}", s.parties.join(", "))
-    };
-    format!("{}  ({} {}){parties}", s.name, s.ops, s.unit)
 }
 
 /// `--quiet`: the failed scenarios on stderr, which is all a quiet run says.

@@ -14,6 +14,9 @@ pub(super) fn variants(args: RunArgs) -> Result<i32> {
     let (cmd, vopts) = args.variant_options()?;
     costbench_measure::variants::validate(&vopts)?;
     let mut session = Session::open(cmd)?;
+    if session.cmd.measure.list_only {
+        return crate::core::present::list(&session);
+    }
     let plan =
         costbench_measure::variants::plan(&mut session.cmd.measure, &vopts, &session.target)?;
     let root = session.output_dir(|p| p.variants());

@@ -9,7 +9,7 @@
 //!   ([`session::Session::measure_and_record`]);
 //! - [`sides`]: loading a run named on the command line, learning thresholds from history, and
 //!   judging two runs with their function movers;
-//! - [`present`]: the presentation two commands share (a variant matrix).
+//! - [`present`]: the presentations two commands share (a variant matrix, the list of scenarios).
 //!
 //! It must not parse the command line (that is `args` and `options`) nor choose a command's
 //! exit code beyond what a shared presentation returns; the measuring, judging and store crates

@@ -1,7 +1,12 @@
-//! The presentation two commands share: a variant matrix (`variants`, and `merge` of a sharded
-//! variants session), so that neither command imports the other.
+//! The presentations two commands share: a variant matrix (`variants`, and `merge` of a sharded
+//! variants session) and the list of scenarios (`run --list`, `variants --list`), so that
+//! neither command imports the other.
 
+use super::session::Session;
 use crate::exit;
+use costbench_measure::run::Binary;
+use costbench_protocol::ScenarioInfo;
+use costbench_record::selection::select;
 use anyhow::Result;
 use costbench_judge::variants::Matrix;
 use costbench_record::model::{RunRecord, VariantSplit};
@@ -64,4 +69,35 @@ pub(crate) fn present(
             exit::OK
         },
     )
+}
+
+/// `--list` (of `run` and `variants`): builds the bench target (the plain build: a variant's
+/// features may add scenarios, which it does not list) and prints one line per selected scenario (name, ops,
+/// unit, parties); with `--shard`, this job's scenarios, so that a CI matrix can show its split.
+pub(crate) fn list(session: &Session) -> Result<i32> {
+    let opts = &session.cmd.measure;
+    let exe = session.build(&session.target, "default")?;
+    let bin = Binary {
+        exe,
+        cwd: session.target.package_dir.clone(),
+    };
+    let listing = bin.list(opts.timeout)?;
+    let mut selected = vec![select(&listing, opts.filter.as_ref())?];
+    if let Some(plan) = &opts.shard {
+        costbench_measure::run::sharding::apply(plan, &["default".into()], &mut selected);
+    }
+    for s in &selected[0] {
+        println!("{}", list_line(s));
+    }
+    Ok(exit::OK)
+}
+
+/// One line of `--list`.
+fn list_line(s: &ScenarioInfo) -> String {
+    let parties = if s.parties.is_empty() {
+        String::new()
+    } else {
+        format!("  parties: {}", s.parties.join(", "))
+    };
+    format!("{}  ({} {}){parties}", s.name, s.ops, s.unit)
 }

@@ -56,6 +56,16 @@ impl Session {
         )?;
         let paths = Paths::under(&target.target_directory);
         let history = history::location(cmd.db.as_deref(), &paths);
+        // A `--db` that cannot be used is said before the build, not after the measuring
+        // (issue 29): opening creates a missing file or schema, as recording would.
+        if cmd.db.is_some() && cmd.record_history && !cmd.measure.list_only {
+            history.open().map(drop).with_context(|| {
+                format!(
+                    "cannot use --db {history} as the history database (name an SQLite file or \
+                     a reachable PostgreSQL URL, or pass --no-history)"
+                )
+            })?;
+        }
         super::shard::load_costs(&mut cmd.measure, &history)?;
         Ok(Session {
             cmd,
@@ -83,6 +93,22 @@ impl Session {
             self.cmd.quiet,
             self.cmd.measure.code_align,
         )
+    }
+
+    /// Checks that `--filter` selects a scenario of the built bench target `exe`, by listing its
+    /// scenarios: for a command with more to build, so that a filter that matches nothing is said
+    /// before those builds (issue 29), as a usage error.
+    pub(crate) fn check_filter(&self, exe: &Path) -> Result<()> {
+        let Some(filter) = &self.cmd.measure.filter else {
+            return Ok(());
+        };
+        let bin = costbench_measure::run::Binary {
+            exe: exe.to_path_buf(),
+            cwd: self.target.package_dir.clone(),
+        };
+        let listing = bin.list(self.cmd.measure.timeout)?;
+        costbench_record::selection::select(&listing, Some(filter))?;
+        Ok(())
     }
 
     /// A status line on stderr unless `--quiet`.

@@ -30,27 +30,62 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// The commit `rev` names in the repository at `root`. A name git does not know is a wrong
+/// command line ([`BadInput`](costbench_record::error::BadInput)), said with the branches there
+/// are: `--baseline-rev main` in a repository whose branch is `master` (issue 29).
+pub fn resolve(root: &Path, rev: &str) -> Result<String> {
+    let spec = format!("{rev}^{{commit}}");
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--verify", "--quiet", &spec])
+        .output()
+        .context("cannot run git: --baseline-rev needs git on PATH (apt-get install git)")?;
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).trim().to_string());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !stderr.trim().is_empty() {
+        // Not a repository, or git itself failed: not the revision's fault.
+        bail!(
+            "--baseline-rev {rev:?}: `git rev-parse` failed in {}: {}",
+            root.display(),
+            stderr.trim()
+        );
+    }
+    let branches = git(
+        root,
+        &[
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads",
+            "refs/remotes",
+        ],
+    )
+    .unwrap_or_default();
+    let branches: Vec<&str> = branches
+        .lines()
+        .filter(|b| !b.is_empty() && !b.ends_with("/HEAD"))
+        .collect();
+    costbench_record::bad_input!(
+        "--baseline-rev {rev:?} is not a commit of the repository at {}; branches there: {} \
+         (any commit, tag or branch will do; a remote's branch after `git fetch`)",
+        root.display(),
+        if branches.is_empty() {
+            "none".to_string()
+        } else {
+            branches.join(", ")
+        }
+    )
+}
+
 /// Checks out `rev` of the repository holding `target` and returns the bench target there: the
 /// same package and bench, with the candidate's target directory (build it under another
 /// variant name than the candidate: cargo names a workspace member's artifacts without its
 /// path, so the two checkouts must not share a build directory).
 pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
     let root = &target.workspace_root;
-    let sha = git(
-        root,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{rev}^{{commit}}"),
-        ],
-    )
-    .with_context(|| {
-        format!(
-            "--baseline-rev {rev:?} is not a commit of the repository at {}",
-            root.display()
-        )
-    })?;
+    let sha = resolve(root, rev)?;
     let top = PathBuf::from(git(root, &["rev-parse", "--show-toplevel"])?);
     let dir = target.costbench_dir().join("worktrees").join(&sha);
     // Cargo judges a workspace member fresh by its sources' paths relative to the workspace and

@@ -38,7 +38,7 @@ use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::instrument::callgrind;
 use crate::instrument::census::CensusJoin;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};
 use costbench_record::instrument::{Instrument, InstrumentSet, Need};
 use costbench_record::model::{self, RunRecord, ScenarioResult};
@@ -189,20 +189,28 @@ pub fn measure_sides(
             cwd: s.target.as_ref().unwrap_or(target).package_dir.clone(),
         })
         .collect();
+    // Which build an error is about, in words a user knows: with one build there is no need to
+    // say; with several, the directory it is measured into (a variant's, or check's
+    // `baseline/` and `candidate/`).
+    let several = sides.len() > 1;
+    fn which(several: bool, s: &SideSpec) -> impl FnOnce(anyhow::Error) -> anyhow::Error + '_ {
+        move |e| {
+            if several {
+                e.context(format!("the build measured into {}", s.output_dir.display()))
+            } else {
+                e
+            }
+        }
+    }
     let listings = bins
         .iter()
         .zip(&sides)
-        .map(|(b, s)| {
-            b.list(opts.timeout)
-                .with_context(|| format!("side {:?}", s.label))
-        })
+        .map(|(b, s)| b.list(opts.timeout).map_err(which(several, s)))
         .collect::<Result<Vec<_>>>()?;
     let mut selections = listings
         .iter()
         .zip(&sides)
-        .map(|(l, s)| {
-            select(l, opts.filter.as_ref()).with_context(|| format!("side {:?}", s.label))
-        })
+        .map(|(l, s)| select(l, opts.filter.as_ref()).map_err(which(several, s)))
         .collect::<Result<Vec<_>>>()?;
     let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
     let selected: usize = selections.iter().map(Vec::len).sum();
