@@ -38,14 +38,11 @@ impl SignificanceArgs {
 /// `--filter`: a regular expression over scenario names (`option` names the option in the
 /// message: `census --functions` is one over function and crate names).
 pub(crate) fn regex_option(option: &str, filter: Option<&str>) -> Result<Option<regex::Regex>> {
-    filter
-        .map(regex::Regex::new)
-        .transpose()
-        .map_err(|e| {
-            costbench_record::error::bad_input(format!(
-                "{option} is not a valid regular expression: {e}"
-            ))
-        })
+    filter.map(regex::Regex::new).transpose().map_err(|e| {
+        costbench_record::error::bad_input(format!(
+            "{option} is not a valid regular expression: {e}"
+        ))
+    })
 }
 
 impl CargoArgs {
@@ -257,7 +254,9 @@ impl crate::args::LoadArgs {
     /// The validated load options of the throughput instrument.
     pub(crate) fn options(self) -> Result<costbench_measure::run::LoadOptions> {
         if self.clients.is_empty() || self.clients.contains(&0) {
-            usage!("--clients takes numbers of at least 1, comma-separated (e.g. --clients 1,4,16)");
+            usage!(
+                "--clients takes numbers of at least 1, comma-separated (e.g. --clients 1,4,16)"
+            );
         }
         if self.clients.iter().any(|&n| n > 4096) {
             usage!("--clients: at most 4096 clients (one thread and one connection each)");

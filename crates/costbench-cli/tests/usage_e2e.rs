@@ -33,24 +33,62 @@ fn run(args: &[&str]) -> Output {
 #[test]
 fn issue_29_every_usage_error_exits_2() {
     let cases: &[(&[&str], &str)] = &[
-        (&["--bench", "selftest", "--shard", "3/2"], "error: --shard \"3/2\": shards are numbered from 1 to N"),
-        (&["--bench", "selftest", "--shard", "0/2"], "error: --shard \"0/2\": shards are numbered from 1 to N"),
-        (&["--bench", "selftest", "--jobs", "0"], "error: --jobs must be at least 1"),
-        (&["--bench", "selftest", "--timeout", "0"], "error: --timeout must be at least 1 second"),
-        (&["--bench", "selftest", "--filter", "("], "error: --filter is not a valid regular expression"),
-        (&["-p", "nosuch"], "error: no package named \"nosuch\" here; packages:"),
-        (&["--bench", "nosuch"], "error: no bench target named \"nosuch\"; bench targets here:"),
-        (&["--bench", "selftest", "--format", "markdown"], "error: --format markdown:"),
         (
-            &["--bench", "selftest", "--variant", "a:", "--baseline-variant", "zz"],
+            &["--bench", "selftest", "--shard", "3/2"],
+            "error: --shard \"3/2\": shards are numbered from 1 to N",
+        ),
+        (
+            &["--bench", "selftest", "--shard", "0/2"],
+            "error: --shard \"0/2\": shards are numbered from 1 to N",
+        ),
+        (
+            &["--bench", "selftest", "--jobs", "0"],
+            "error: --jobs must be at least 1",
+        ),
+        (
+            &["--bench", "selftest", "--timeout", "0"],
+            "error: --timeout must be at least 1 second",
+        ),
+        (
+            &["--bench", "selftest", "--filter", "("],
+            "error: --filter is not a valid regular expression",
+        ),
+        (
+            &["-p", "nosuch"],
+            "error: no package named \"nosuch\" here; packages:",
+        ),
+        (
+            &["--bench", "nosuch"],
+            "error: no bench target named \"nosuch\"; bench targets here:",
+        ),
+        (
+            &["--bench", "selftest", "--format", "markdown"],
+            "error: --format markdown:",
+        ),
+        (
+            &[
+                "--bench",
+                "selftest",
+                "--variant",
+                "a:",
+                "--baseline-variant",
+                "zz",
+            ],
             "error: --baseline-variant zz: no such variant here",
         ),
-        (&["--bench", "selftest", "--variant", "a:nosuchkey=1"], "error: --variant a"),
+        (
+            &["--bench", "selftest", "--variant", "a:nosuchkey=1"],
+            "error: --variant a",
+        ),
     ];
     for (args, first) in cases {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-        assert!(error_line(&o).starts_with(first), "{args:?}: {}", stderr(&o));
+        assert!(
+            error_line(&o).starts_with(first),
+            "{args:?}: {}",
+            stderr(&o)
+        );
     }
 }
 
@@ -63,7 +101,9 @@ fn issue_29_a_filter_that_matches_nothing_is_a_plain_usage_error() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let line = error_line(&o);
     assert!(
-        line.starts_with("error: --filter \"^nothing-matches$\" matches no scenario; scenarios: empty,"),
+        line.starts_with(
+            "error: --filter \"^nothing-matches$\" matches no scenario; scenarios: empty,"
+        ),
         "{line}"
     );
     assert!(!stderr(&o).contains("side"), "{}", stderr(&o));
@@ -117,12 +157,14 @@ fn issue_29_a_bad_db_is_found_before_the_build() {
         assert_eq!(o.status.code(), Some(1), "{db}: {}", stderr(&o));
         let err = stderr(&o);
         assert!(
-            error_line(&o).starts_with("error: cannot use --db ")
-                && err.contains("--no-history"),
+            error_line(&o).starts_with("error: cannot use --db ") && err.contains("--no-history"),
             "{db}: {err}"
         );
         // Nothing was built nor measured: neither cargo nor costbench said a word of it.
-        assert!(!err.contains("Compiling") && !err.contains("profile ["), "{db}: {err}");
+        assert!(
+            !err.contains("Compiling") && !err.contains("profile ["),
+            "{db}: {err}"
+        );
         assert!(!err.contains("Measuring"), "{db}: {err}");
     }
 }
@@ -135,7 +177,12 @@ fn issue_29_an_unwritable_output_dir_is_found_before_the_build() {
         let o = costbench(cmd)
             .arg("--manifest-path")
             .arg(selftest_manifest())
-            .args(["--bench", "selftest", "--output-dir", "/proc/costbench-cannot-write"])
+            .args([
+                "--bench",
+                "selftest",
+                "--output-dir",
+                "/proc/costbench-cannot-write",
+            ])
             .output();
         assert_eq!(o.status.code(), Some(1), "{cmd:?}: {}", stderr(&o));
         let err = stderr(&o);
@@ -143,7 +190,10 @@ fn issue_29_an_unwritable_output_dir_is_found_before_the_build() {
             error_line(&o).starts_with("error: cannot create output directory /proc/"),
             "{cmd:?}: {err}"
         );
-        assert!(!err.contains("Compiling") && !err.contains("profile ["), "{cmd:?}: {err}");
+        assert!(
+            !err.contains("Compiling") && !err.contains("profile ["),
+            "{cmd:?}: {err}"
+        );
     }
 }
 
@@ -190,6 +240,9 @@ fn issue_29_variants_list_lists_the_scenarios() {
         .output();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = common::stdout(&o);
-    let names: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    let names: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
     assert_eq!(names, ["calibrate/1000", "calibrate/100000"], "{out}");
 }

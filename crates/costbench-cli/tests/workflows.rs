@@ -578,7 +578,7 @@ fn the_variants_workflow_shards_the_preset_and_merges_the_matrix() {
     let up = step(job, "Upload the merged variants");
     assert_eq!(
         s(&up["with"]["path"]).trim_end_matches('/'),
-        m.output.unwrap().to_str().unwrap()
+        m.output_dir.unwrap().to_str().unwrap()
     );
 }
 

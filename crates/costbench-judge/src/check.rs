@@ -8,11 +8,14 @@
 //! - A candidate figure above the hard limit (absolute, per op) fails the gate whatever the
 //!   baseline says, also for scenarios the baseline does not have.
 //! - Ids matching an `ignore` glob never fail the gate; they are listed as ignored.
+//! - An instrument asked for that could not run (valgrind missing: no instruction counts) fails
+//!   the gate, unless the caller allows it ([`Gate::allow_missing`]): a gate must not pass on
+//!   figures it never had.
 //! - Unresolved rows (the measurement could not tell) and placement rows (the same
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.
 
-use crate::compare::{Comparison, Verdict};
+use crate::compare::{Comparison, NotMeasured, Verdict};
 use costbench_record::fmt::fmt_change;
 use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
@@ -133,6 +136,13 @@ pub struct Gate {
     /// Rows the gate did not act on because the comparison could not settle them: unresolved
     /// and placement verdicts.
     pub notes: Vec<Note>,
+    /// Instruments asked for that could not run (the comparison's `not_measured`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<NotMeasured>,
+    /// Whether [`missing`](Self::missing) instruments are allowed (`--allow-missing-instrument`):
+    /// then they are said, not failed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missing_allowed: bool,
 }
 
 /// A row that was neither gated nor unchanged.
@@ -151,9 +161,19 @@ pub struct Note {
 }
 
 impl Gate {
-    /// No violations: the check succeeds.
+    /// No violations, and no missing instrument unless allowed: the check succeeds.
     pub fn passed(&self) -> bool {
-        self.violations.is_empty()
+        self.violations.is_empty() && !self.missing_fails()
+    }
+
+    /// Whether a missing instrument fails the gate.
+    pub fn missing_fails(&self) -> bool {
+        !self.missing.is_empty() && !self.missing_allowed
+    }
+
+    /// Allows the missing instruments (`--allow-missing-instrument`): still said, no failure.
+    pub fn allow_missing(&mut self) {
+        self.missing_allowed = true;
     }
 }
 
@@ -183,7 +203,10 @@ fn limits(cfg: &CheckConfig, id: &str, inst: Figure) -> (f64, Option<f64>) {
 
 /// Applies `cfg` to a comparison whose candidate is `cand`.
 pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
-    let mut gate = Gate::default();
+    let mut gate = Gate {
+        missing: cmp.not_measured.clone(),
+        ..Gate::default()
+    };
     let ignored = |id: &str| cfg.ignore.iter().any(|g| glob_match(g, id));
     for r in &cmp.rows {
         if matches!(r.verdict, Verdict::Unresolved | Verdict::Placement) {
@@ -268,6 +291,28 @@ mod tests {
         let cfg = toml::from_str::<File>(toml).unwrap().check;
         cfg.validate().unwrap();
         cfg
+    }
+
+    /// Issue 29: without valgrind, `check` judged wall time only and passed, its summary
+    /// claiming "icount within 0.2 %".
+    #[test]
+    fn issue_29_a_missing_instrument_fails_the_gate_unless_allowed() {
+        let (base, mut cand) = runs();
+        cand.skipped.push(costbench_record::model::Skipped {
+            instrument: "icount".into(),
+            reason: "valgrind not found".into(),
+        });
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        assert_eq!(cmp.not_measured.len(), 1);
+        assert_eq!(
+            cmp.not_measured[0].missing_in,
+            crate::compare::Side::Candidate
+        );
+        let mut gate = evaluate(&cmp, &cand, &CheckConfig::default());
+        assert!(gate.missing_fails() && !gate.passed());
+        gate.allow_missing();
+        assert!(!gate.missing_fails());
+        assert_eq!(gate.passed(), gate.violations.is_empty());
     }
 
     fn runs() -> (RunRecord, RunRecord) {

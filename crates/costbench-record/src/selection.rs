@@ -92,7 +92,9 @@ mod tests {
             "--filter \"zzz\" matches no scenario; scenarios: a, b"
         );
         // A wrong command line, which the runner reports as a usage error (issue 29).
-        assert!(crate::error::is_bad_input(&select(&l, Some(&f)).unwrap_err()));
+        assert!(crate::error::is_bad_input(
+            &select(&l, Some(&f)).unwrap_err()
+        ));
         let only_internal = listing(&[("costbench::residual", true)]);
         assert_eq!(
             select(&only_internal, Some(&f)).unwrap_err().to_string(),

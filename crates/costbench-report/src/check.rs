@@ -19,6 +19,12 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
             "\ncheck: {}",
             styling.paint(crate::style::GOOD, "passed")
         );
+    } else if gate.violations.is_empty() {
+        let _ = writeln!(
+            out,
+            "\ncheck: {}: an instrument asked for could not run",
+            styling.paint(crate::style::BAD, "FAILED"),
+        );
     } else {
         let _ = writeln!(
             out,
@@ -35,6 +41,9 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
                 v.message
             );
         }
+    }
+    for n in &gate.missing {
+        let _ = writeln!(out, "{}", missing_line(n, gate.missing_allowed));
     }
     if !gate.ignored.is_empty() {
         let ids: Vec<String> = gate
@@ -54,6 +63,19 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
         );
     }
     out
+}
+
+/// One missing instrument, with what to do about it unless it was allowed.
+pub(crate) fn missing_line(n: &costbench_judge::compare::NotMeasured, allowed: bool) -> String {
+    let sentence = crate::escape::clean(&n.sentence());
+    if allowed {
+        format!("{sentence}; the check passes without it (--allow-missing-instrument)")
+    } else {
+        format!(
+            "{sentence}; the check fails without it: to pass on the other instruments, leave it \
+             out of --instrument or pass --allow-missing-instrument"
+        )
+    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,9 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     let _ = writeln!(out, "baseline:  {}", clean(&c.base.describe()));
     let _ = writeln!(out, "candidate: {}", clean(&c.cand.describe()));
     let _ = writeln!(out, "{}", c.summary());
+    for n in &c.not_measured {
+        let _ = writeln!(out, "{}", clean(&n.sentence()));
+    }
 
     let header = [
         "scenario",
@@ -71,13 +74,24 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     }
     let unchanged = c.count(Verdict::Unchanged);
     if unchanged > 0 {
-        let o = &c.options;
-        let _ = writeln!(
-            out,
-            "{unchanged} unchanged (icount within {}; walltime within {})",
-            fmt_threshold(o.icount_threshold_pct),
-            c.walltime_threshold(),
-        );
+        // Only the instruments that were compared: a run without valgrind has no instruction
+        // counts to be "within" anything (issue 29).
+        let has = |i: Figure| c.rows.iter().any(|r| r.instrument == i);
+        let mut within = Vec::new();
+        if has(Figure::Icount) {
+            within.push(format!(
+                "icount within {}",
+                fmt_threshold(c.options.icount_threshold_pct)
+            ));
+        }
+        if has(Figure::Walltime) {
+            within.push(format!("walltime within {}", c.walltime_threshold()));
+        }
+        if within.is_empty() {
+            let _ = writeln!(out, "{unchanged} unchanged");
+        } else {
+            let _ = writeln!(out, "{unchanged} unchanged ({})", within.join("; "));
+        }
     }
     let open = open_groups(c);
     if !open.is_empty() {

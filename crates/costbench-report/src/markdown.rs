@@ -279,6 +279,8 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
     let mut out = String::new();
     if gate.passed() {
         out.push_str("### costbench check: passed\n\n");
+    } else if gate.violations.is_empty() {
+        out.push_str("### costbench check: failed (an instrument asked for could not run)\n\n");
     } else {
         let _ = writeln!(
             out,
@@ -296,6 +298,13 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
             );
         }
         out.push('\n');
+    }
+    for n in &gate.missing {
+        let _ = writeln!(
+            out,
+            "{}\n",
+            escape_cell(&crate::check::missing_line(n, gate.missing_allowed))
+        );
     }
     if !gate.ignored.is_empty() {
         let ids: Vec<&str> = gate.ignored.iter().map(String::as_str).collect();

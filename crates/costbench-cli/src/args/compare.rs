@@ -79,6 +79,12 @@ pub struct CheckCmd {
     /// placements show is reported as "placement", not gated. 0 turns this off.
     #[arg(long, value_name = "K", default_value_t = costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS)]
     pub placement_runs: u32,
+    /// Pass the check although an instrument asked for could not run (valgrind missing: no
+    /// instruction counts), judging the others. Without it such a check fails (exit 1), so that
+    /// a gate never passes on figures it did not have; the report names the missing instrument
+    /// either way.
+    #[arg(long)]
+    pub allow_missing_instrument: bool,
     /// Runs of history to learn thresholds from (with --baseline branch:NAME).
     #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
@@ -96,8 +102,9 @@ pub struct SignificanceArgs {
     /// Threshold for wall time of two separate runs, in percent.
     #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_WALLTIME_THRESHOLD_PCT)]
     pub walltime_threshold: f64,
-    /// Threshold for wall time of two runs measured together in interleaved rounds (the sides
-    /// of `check --baseline-rev`, build variants), judged paired, in percent.
+    /// Threshold for wall time of two runs measured together in interleaved rounds (the
+    /// baseline and candidate of `check --baseline-rev`, build variants), judged paired, in
+    /// percent.
     #[arg(long, value_name = "PCT", default_value_t = costbench_judge::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT)]
     pub paired_walltime_threshold: f64,
     /// Threshold for throughput and p99 latency under load of builds measured together

@@ -66,8 +66,8 @@ pub struct MeasureArgs {
     pub timeout: u64,
     /// The CPU that wall-time children run on: `auto` picks the last CPU this process may use,
     /// a number picks that CPU, `any` leaves it to the scheduler. On one CPU, the builds of a
-    /// paired comparison take turns on the same core and share its speed; on the project's VM
-    /// the two vCPUs changed speed independently, by up to 2x for seconds at a time.
+    /// paired comparison take turns on the same core and share its speed; the CPUs of a virtual
+    /// machine can change speed independently, by up to 2x for seconds at a time.
     #[arg(long, value_name = "CPU|auto|any", default_value = "auto")]
     pub walltime_cpu: String,
     /// Function alignment of every build: `64` starts each function (and each block that
@@ -197,8 +197,8 @@ pub struct LoadArgs {
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub slices: u32,
     /// Length of one slice: short, so that the builds take turns faster than the machine's
-    /// speed drifts (on this project's VM, slices of 250 ms differed by up to 20 % between
-    /// neighbours; of 25 ms, rounds of 40 agreed within 2 %).
+    /// speed drifts (on a 2-vCPU virtual machine, slices of 250 ms differed by up to 20 %
+    /// between neighbours; of 25 ms, rounds of 40 agreed within 2 %).
     #[arg(long, value_name = "MS", default_value_t = 25)]
     pub slice_ms: u64,
     /// Unmeasured load before each round's first slice.

@@ -74,8 +74,8 @@ pub enum Command {
     /// Compare two runs (output directories or run ids from history), per op.
     ///
     /// Instruction counts: a change beyond the threshold (default 0.2 %) is significant. Two
-    /// runs measured together in interleaved rounds (the sides of `check --baseline-rev`, build
-    /// variants) are judged paired: a signed-rank interval of the rounds, at the rate Holm's
+    /// runs measured together in interleaved rounds (the baseline and candidate of `check
+    /// --baseline-rev`, build variants) are judged paired: a signed-rank interval of the rounds, at the rate Holm's
     /// procedure gives the row (family error 0.05 over all paired rows), beyond 3 % is a
     /// change, inside 3 % unchanged, straddling 3 % unresolved. Wall time of two separate runs
     /// is unresolved unless --history-branch gives a threshold from the noise between runs. A
@@ -90,8 +90,8 @@ pub enum Command {
     /// List the bounds and overflow checks that survived optimisation in a binary.
     ///
     /// Builds the bench target as `run` does (or reads --binary, any x86-64 ELF binary with
-    /// symbols; line tables make it name source lines) and finds every guard: a conditional
-    /// branch whose failing side only panics. Prints totals per kind, per crate and per
+    /// symbols; line tables make it name source lines) and finds every guard (a bounds or
+    /// overflow check): a conditional branch that leads only to a panic. Prints totals per kind, per crate and per
     /// function, and each guard with its source line and inline chain. `costbench run
     /// --instrument census` counts how many of them execute per op.
     Census(CensusCmd),
@@ -121,7 +121,8 @@ pub enum Command {
     /// metric, with the significance band and the runs that crossed it) come from the history
     /// database whenever it exists.
     Report(ReportCmd),
-    /// Check the unsafe side of every trade under Miri (needs nightly with miri and rust-src).
+    /// Run every scenario once under Miri to find undefined behaviour in its unsafe code (needs
+    /// nightly with miri and rust-src).
     ///
     /// Builds the bench target with `cargo +nightly miri` and runs each selected scenario's
     /// setup and one run of its body in a Miri process of its own (multi-party scenarios: their

@@ -37,7 +37,7 @@ pub struct CensusCmd {
     ])]
     pub binary: Option<PathBuf>,
     /// Only guards in functions whose demangled name, or whose crate, matches this regular
-    /// expression. (`--filter`, an old spelling, selects scenarios in the other commands.)
+    /// expression (`--filter` is its old spelling).
     #[arg(long, value_name = "REGEX", alias = "filter")]
     pub functions: Option<String>,
     #[arg(long, value_parser = formats::parser(formats::CENSUS), default_value = "table")]

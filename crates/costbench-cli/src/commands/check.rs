@@ -64,6 +64,7 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     let github = crate::github::Github::from_env(c.github);
     let config_file = crate::github::config_file(&session.target.workspace_root);
     let outputs = Outputs {
+        allow_missing_instrument: c.allow_missing_instrument,
         sink: Sink::new(Some(c.format))
             .flag_file("--markdown", c.markdown.as_ref(), Format::Markdown)
             .flag_file("--junit", c.junit.as_ref(), Format::Junit)
@@ -85,6 +86,8 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
 
 /// Where and how `check` reports, besides its exit code.
 struct Outputs {
+    /// `--allow-missing-instrument`: an instrument that could not run is said, not failed.
+    allow_missing_instrument: bool,
     /// The report on stdout as `--format`, GitHub's annotations on stderr, and the
     /// `--markdown` and `--junit` files.
     sink: Sink,
@@ -286,7 +289,10 @@ fn gate_and_emit(
         historic,
         sources,
     );
-    let gate = costbench_judge::check::evaluate(&cmp, &cand, limits);
+    let mut gate = costbench_judge::check::evaluate(&cmp, &cand, limits);
+    if out.allow_missing_instrument {
+        gate.allow_missing();
+    }
     let view = ComparisonView {
         comparison: &cmp,
         gate: Some(&gate),
@@ -314,8 +320,11 @@ fn gate_and_emit(
         }
     }
     out.sink.print(&view)?;
-    Ok(if !gate.passed() {
+    Ok(if !gate.violations.is_empty() {
         crate::exit::REGRESSION
+    } else if gate.missing_fails() {
+        // Not a regression: the check could not judge what it was asked to.
+        crate::exit::FAILURE
     } else if cand.failed().next().is_some() || base.failed().next().is_some() {
         crate::exit::FAILURE
     } else {

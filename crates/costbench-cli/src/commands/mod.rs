@@ -77,15 +77,24 @@ mod tests {
                 &["variants", "--variant", "a:", "--build-jobs", "0"],
                 "--build-jobs must be at least 1",
             ),
-            (&["run", "--shard", "3/2"], "shards are numbered from 1 to N"),
-            (&["run", "--shard", "0/2"], "shards are numbered from 1 to N"),
+            (
+                &["run", "--shard", "3/2"],
+                "shards are numbered from 1 to N",
+            ),
+            (
+                &["run", "--shard", "0/2"],
+                "shards are numbered from 1 to N",
+            ),
             (&["check", "--baseline", "x", "--shard", "2"], "is not K/N"),
             (
                 &["check", "--baseline", "x", "--icount-threshold=-1"],
                 "threshold",
             ),
             (&["run", "--walltime-cpu", "9999"], "--walltime-cpu 9999"),
-            (&["census", "--filter", "("], "--functions is not a valid regular expression"),
+            (
+                &["census", "--filter", "("],
+                "--functions is not a valid regular expression",
+            ),
         ];
         for (args, message) in cases {
             let cli =
@@ -94,7 +103,11 @@ mod tests {
             let text = format!("{e:#}");
             assert!(text.contains(message), "{args:?}: {text}");
             // Issue 29: every one of them is a usage error, exit 2 as `--help` documents.
-            assert_eq!(crate::exit::of_error(&e), crate::exit::USAGE, "{args:?}: {text}");
+            assert_eq!(
+                crate::exit::of_error(&e),
+                crate::exit::USAGE,
+                "{args:?}: {text}"
+            );
         }
     }
 }

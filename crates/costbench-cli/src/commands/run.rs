@@ -5,8 +5,8 @@
 use crate::args::RunArgs;
 use crate::core::session::Session;
 use crate::exit;
-use costbench_measure::run::SideSpec;
 use anyhow::{Context, Result};
+use costbench_measure::run::SideSpec;
 use costbench_record::model::RunRecord;
 use costbench_record::output::OutputDir;
 use costbench_report::render::Format;
@@ -44,8 +44,8 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     session.status(
         "Finished",
         format!(
-            "{} measured ids in {:.1} s; results in {}",
-            record.results.len(),
+            "{} in {:.1} s; results in {}",
+            measured_count(&record),
             start.elapsed().as_secs_f64(),
             out_root.display()
         ),
@@ -83,6 +83,19 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// "3 measured ids", or "1 measured id, 2 failed": a failed id is not counted as measured
+/// (issue 29).
+fn measured_count(record: &RunRecord) -> String {
+    let failed = record.failed().count();
+    let ok = record.results.len() - failed;
+    let ids = if ok == 1 { "id" } else { "ids" };
+    if failed == 0 {
+        format!("{ok} measured {ids}")
+    } else {
+        format!("{ok} measured {ids}, {failed} failed")
+    }
 }
 
 /// `--quiet`: the failed scenarios on stderr, which is all a quiet run says.

@@ -4,12 +4,12 @@
 
 use super::session::Session;
 use crate::exit;
-use costbench_measure::run::Binary;
-use costbench_protocol::ScenarioInfo;
-use costbench_record::selection::select;
 use anyhow::Result;
 use costbench_judge::variants::Matrix;
+use costbench_measure::run::Binary;
+use costbench_protocol::ScenarioInfo;
 use costbench_record::model::{RunRecord, VariantSplit};
+use costbench_record::selection::select;
 use costbench_report::render::Format;
 use costbench_report::render::MatrixView;
 use std::path::Path;

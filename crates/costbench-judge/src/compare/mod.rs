@@ -85,6 +85,25 @@ pub fn compare(base: &RunRecord, cand: &RunRecord, opts: &CompareOptions) -> Com
     compare_with(base, cand, opts, &noise::HistoricThresholds::default())
 }
 
+/// The instruments either run recorded as skipped, in the candidate's order then the
+/// baseline's.
+fn not_measured(base: &RunRecord, cand: &RunRecord) -> Vec<NotMeasured> {
+    let mut out: Vec<NotMeasured> = Vec::new();
+    for (run, side) in [(cand, Side::Candidate), (base, Side::Baseline)] {
+        for s in &run.skipped {
+            match out.iter_mut().find(|n| n.instrument == s.instrument) {
+                Some(n) => n.missing_in = Side::Both,
+                None => out.push(NotMeasured {
+                    instrument: s.instrument.clone(),
+                    missing_in: side,
+                    reason: s.reason.clone(),
+                }),
+            }
+        }
+    }
+    out
+}
+
 /// [`compare`], with per-id thresholds measured from history where `historic` has them and the
 /// options' defaults elsewhere.
 pub fn compare_with(
@@ -117,6 +136,7 @@ pub fn compare_with(
         failed: Vec::new(),
         setup_changes: Vec::new(),
         not_compared: Vec::new(),
+        not_measured: not_measured(base, cand),
         functions: Vec::new(),
     };
     let mut pending = Vec::new();

@@ -318,6 +318,33 @@ pub struct NotCompared {
     pub measured_in: Side,
 }
 
+/// An instrument that was asked for but could not run (valgrind missing, say): none of its
+/// figures were compared, which a summary must say rather than claim them unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NotMeasured {
+    /// The instrument, as `--instrument` names it.
+    pub instrument: String,
+    /// The run that lacks it (`Both` when neither has it).
+    pub missing_in: Side,
+    /// Why it could not run, as the run recorded it (the candidate's reason when both lack it).
+    pub reason: String,
+}
+
+impl NotMeasured {
+    /// "icount was not measured in the candidate: valgrind not found ...".
+    pub fn sentence(&self) -> String {
+        let where_ = match self.missing_in {
+            Side::Both => "in either run".to_string(),
+            side => format!("in the {}", side.name()),
+        };
+        format!(
+            "{} was not measured {where_}: {}",
+            self.instrument,
+            self.reason.trim_end_matches('.')
+        )
+    }
+}
+
 /// Enough about a run to tell the reader what was compared with what.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunLabel {
@@ -396,6 +423,9 @@ pub struct Comparison {
     pub setup_changes: Vec<SetupChange>,
     /// Instruments measured for an id in one run only.
     pub not_compared: Vec<NotCompared>,
+    /// Instruments asked for that could not run in one run or both (issue 29).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_measured: Vec<NotMeasured>,
     /// For significant instruction-count changes: the functions that moved most (filled by
     /// [`attach`](super::functions::attach), from the callgrind outputs the caller loads).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -463,6 +493,9 @@ impl Comparison {
             if k > 0 {
                 s.push_str(&format!(", {k} {what}"));
             }
+        }
+        for n in &self.not_measured {
+            s.push_str(&format!(", {} not measured", n.instrument));
         }
         s
     }

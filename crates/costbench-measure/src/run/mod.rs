@@ -196,7 +196,10 @@ pub fn measure_sides(
     fn which(several: bool, s: &SideSpec) -> impl FnOnce(anyhow::Error) -> anyhow::Error + '_ {
         move |e| {
             if several {
-                e.context(format!("the build measured into {}", s.output_dir.display()))
+                e.context(format!(
+                    "the build measured into {}",
+                    s.output_dir.display()
+                ))
             } else {
                 e
             }
