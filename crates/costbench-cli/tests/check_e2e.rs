@@ -643,7 +643,7 @@ fn changed_counts_are_measured_under_shifted_data_placements() {
     assert_eq!(row["verdict"], "regression", "{row}");
     let reason = row["reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("beyond the data-placement spread (±0 %)"),
+        reason.starts_with("beyond what shifted heap and stack placements moved it (±0 %)"),
         "{reason}"
     );
     // (b) Heap and memcmp work: the count moves with placement.

@@ -217,10 +217,13 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
         1.0 - opts.paired_confidence,
         opts.error_control,
     );
-    let rows_word = if judged.len() == 1 { "row" } else { "rows" };
+    let together = |method: &str| match judged.len() {
+        1 => format!("the only paired row ({method})"),
+        n => format!("{n} rows judged together ({method})"),
+    };
     let control = match opts.error_control {
-        family::ErrorControl::Holm => format!("Holm over {} {rows_word}", judged.len()),
-        family::ErrorControl::Fdr => format!("FDR over {} {rows_word}", judged.len()),
+        family::ErrorControl::Holm => together("Holm"),
+        family::ErrorControl::Fdr => together("FDR"),
         family::ErrorControl::None => {
             format!("each row at {}", fmt_confidence(opts.paired_confidence))
         }
@@ -270,7 +273,10 @@ pub(super) fn paired_rows(rows: &mut [Row], pending: &[(usize, Rounds)], opts: &
             ", one code layout per side"
         });
         if r.looks > 1 {
-            evidence.push_str(&format!(", {} looks", r.looks));
+            evidence.push_str(&format!(
+                ", judged after each of {} batches of rounds",
+                r.looks
+            ));
         }
         evidence.push_str(&format!(", {control}"));
         let spread = r.layouts_varied.then(|| spread_pct(&r.d));
@@ -516,7 +522,7 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Regression, "{r:#?}");
         assert_eq!(
             r.evidence,
-            "paired over 24 rounds, code layout varied every round, Holm over 35 rows"
+            "paired over 24 rounds, code layout varied every round, 35 rows judged together (Holm)"
         );
         assert!(r.p_value.unwrap() < 1e-6, "{r:?}");
         assert!(r.min_detectable_pct.unwrap() < 5.0, "{r:?}");
@@ -539,8 +545,16 @@ mod tests {
         type Expect = (ErrorControl, Verdict, &'static str);
         let cases: [Expect; 3] = [
             (ErrorControl::None, Verdict::Regression, "each row at 99 %"),
-            (ErrorControl::Holm, Verdict::Unresolved, "Holm over 35 rows"),
-            (ErrorControl::Fdr, Verdict::Unresolved, "FDR over 35 rows"),
+            (
+                ErrorControl::Holm,
+                Verdict::Unresolved,
+                "35 rows judged together (Holm)",
+            ),
+            (
+                ErrorControl::Fdr,
+                Verdict::Unresolved,
+                "35 rows judged together (FDR)",
+            ),
         ];
         for (control, verdict, evidence) in cases {
             let opts = CompareOptions {
@@ -571,7 +585,7 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Regression, "{r:#?}");
         assert_eq!(
             r.evidence,
-            "paired over 12 rounds, code layout varied every round, Holm over 1 row"
+            "paired over 12 rounds, code layout varied every round, the only paired row (Holm)"
         );
     }
 
@@ -587,7 +601,12 @@ mod tests {
         let (b, c) = suite(&[("target".into(), 1.0, d.clone())], 2);
         let r = row(&compare(&b, &c, &opts), "target").clone();
         assert!((r.p_value.unwrap() - 12.0 / 4096.0).abs() < 1e-12, "{r:?}");
-        assert!(r.evidence.contains(", 2 looks, "), "{}", r.evidence);
+        assert!(
+            r.evidence
+                .contains(", judged after each of 2 batches of rounds, "),
+            "{}",
+            r.evidence
+        );
         // Twelve looks: p = 0.0176 > 0.01.
         let (b, c) = suite(&[("target".into(), 1.0, d)], 12);
         let r = row(&compare(&b, &c, &opts), "target").clone();
@@ -704,6 +723,8 @@ mod tests {
         assert_eq!(few.verdict, Verdict::Unresolved);
         assert_eq!(few.reason, "only 7 paired rounds; 8 are needed to judge");
         assert_eq!(few.p_value, None);
-        assert!(row(&cmp, "many").evidence.ends_with("Holm over 1 row"));
+        assert!(row(&cmp, "many")
+            .evidence
+            .ends_with("the only paired row (Holm)"));
     }
 }

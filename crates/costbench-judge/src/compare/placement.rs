@@ -56,7 +56,7 @@ pub fn judge(
         Some((
             direction(gap),
             format!(
-                "beyond the data-placement spread (±{}): {ranges}",
+                "beyond what shifted heap and stack placements moved it (±{}): {ranges}",
                 fmt_threshold(spread)
             ),
         ))
@@ -149,7 +149,7 @@ pub(crate) fn mark_placement(rows: &mut [Row], by_profile: &[String]) {
         r.reason = format!("{what}; time {time}: placement or memory effect, not gated");
         r.evidence.push_str(match why {
             Why::Same => "; instruction counts unchanged (exact)",
-            Why::Spread => "; instruction counts within their data-placement spread",
+            Why::Spread => "; instruction counts within what shifted heap and stack placements moved them",
             _ => "; instruction change confined to placement-dependent routines by callgrind function profiles",
         });
         r.verdict = Verdict::Placement;
@@ -263,7 +263,7 @@ mod tests {
                 &[1045.0, 1055.0],
                 0.2,
                 Some(Verdict::Regression),
-                "beyond the data-placement spread (±1 %): baseline 990.00-1,010 Ir/op",
+                "beyond what shifted heap and stack placements moved it (±1 %): baseline 990.00-1,010 Ir/op",
             ),
             // An improvement beyond the spread; counts identical under every placement.
             (
@@ -273,7 +273,7 @@ mod tests {
                 &[90.0],
                 0.2,
                 Some(Verdict::Improvement),
-                "beyond the data-placement spread (±0 %): baseline 100.00 Ir/op, candidate 90.00 Ir/op (3 and 2 placements)",
+                "beyond what shifted heap and stack placements moved it (±0 %): baseline 100.00 Ir/op, candidate 90.00 Ir/op (3 and 2 placements)",
             ),
             // One side without placement runs: no placement judgement.
             (100.0, &[], 90.0, &[90.0], 0.2, None, ""),

@@ -274,7 +274,7 @@ pub struct Row {
     /// Why the verdict, in a few words: "within 0.2 % threshold".
     pub reason: String,
     /// What backs the verdict: "exact instruction counts", "paired over 24 rounds, code layout
-    /// varied every round, Holm over 35 rows", "separate runs: between-run noise from 28
+    /// varied every round, 35 rows judged together (Holm)", "separate runs: between-run noise from 28
     /// consecutive changes of history".
     pub evidence: String,
     /// Set when the scenario's setup changed between the runs (ops, unit, clock).

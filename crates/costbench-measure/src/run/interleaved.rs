@@ -162,13 +162,15 @@ pub(super) fn walltime_interleaved(
     let (relinked, relink_time) = layouts.relinked();
     let most = scenarios.iter().map(|sc| sc.rounds).max().unwrap_or(0);
     // One line on stderr (also under `check`, whose runs are quiet): what the rounds cost.
-    let mut summary = format!("wall time: {} scenarios", scenarios.len());
-    if rounds.max_rounds > rounds.rounds {
+    let mut summary = format!(
+        "wall time: {} scenarios, {} rounds each",
+        scenarios.len(),
+        rounds.rounds
+    );
+    let more = extended.iter().filter(|&&e| e).count();
+    if more > 0 {
         summary += &format!(
-            "; {} of them unresolved after {} rounds got more rounds (up to {most}) in {:.1} s \
-             of a {} s budget",
-            extended.iter().filter(|&&e| e).count(),
-            rounds.rounds,
+            "; {more} still undecided got more rounds (up to {most}) in {:.1} s of a {} s budget",
             start.elapsed().as_secs_f64(),
             rounds.budget.as_secs(),
         );
