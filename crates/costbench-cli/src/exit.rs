@@ -3,9 +3,11 @@
 
 /// Everything asked for ran and was written.
 pub const OK: i32 = 0;
-/// A scenario failed, or an error stopped the run (the message says which).
+/// A scenario failed, or an error stopped the run (the message says which); for `check`, also
+/// an instrument asked for that could not run (without `--allow-missing-instrument`).
 pub const FAILURE: i32 = 1;
-/// The command line was wrong.
+/// The command line was wrong: a value, a name that does not exist, a filter that selects
+/// nothing ([`of_error`]).
 pub const USAGE: i32 = 2;
 /// `costbench check` found a significant regression or a broken hard limit.
 pub const REGRESSION: i32 = 3;

@@ -200,3 +200,25 @@ fn issue_29_help_speaks_plain_words() {
     }
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// Issue 29, item 12: `census --format json` was documented as "the run record"; it prints the
+/// census's own document.
+#[test]
+fn issue_29_census_json_is_not_called_the_run_record() {
+    let census = Cli::command()
+        .find_subcommand("census")
+        .expect("census")
+        .clone();
+    let format = census
+        .get_arguments()
+        .find(|a| a.get_long() == Some("format"))
+        .expect("--format");
+    let json = format
+        .get_possible_values()
+        .into_iter()
+        .find(|v| v.get_name() == "json")
+        .expect("json");
+    let help = json.get_help().map(|h| h.to_string()).unwrap_or_default();
+    assert!(!help.contains("run record"), "{help}");
+    assert!(help.contains("costbench-census"), "{help}");
+}

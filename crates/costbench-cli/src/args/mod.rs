@@ -29,8 +29,10 @@ pub use tools::{CensusCmd, MiriCmd};
 const AFTER_HELP: &str = "\
 Exit codes:
   0  everything asked for ran and was written (check: and the gate passed)
-  1  a scenario failed or an error stopped the run (the message says which)
-  2  the command line was wrong
+  1  a scenario failed or an error stopped the run (the message says which); check: an
+     instrument asked for could not run (unless --allow-missing-instrument)
+  2  the command line was wrong (a value, a name that does not exist, a --filter that
+     matches no scenario)
   3  check: a significant regression, or a figure above a hard limit of costbench.toml
   130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
 
