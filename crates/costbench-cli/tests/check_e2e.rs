@@ -539,7 +539,8 @@ fn check_refuses_bad_baselines() {
         ])
         .arg(out.path())
         .output();
-    assert_eq!(o.status.code(), Some(1));
+    // A revision that does not exist: the command line was wrong (issue 29).
+    assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("no-such-rev") && err.contains("not a commit"),

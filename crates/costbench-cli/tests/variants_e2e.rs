@@ -188,35 +188,42 @@ fn variants_change_exact_counts_skip_a_broken_build_and_rebuild_nothing_the_seco
 #[test]
 fn variant_mistakes_are_refused_before_anything_is_built() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    // A spec the command line got wrong is a usage error (exit 2, issue 29); what the package or
+    // the machine lacks (a feature, a toolchain) is found by asking them, exit 1.
+    let cases: [(&[&str], &str, i32); 7] = [
         (
             &["--variant", "a:", "--variant", "b:frobnicate=1"],
             "--variant b: unknown key \"frobnicate\"",
+            2,
         ),
-        (&["--variant", "a:lto=fat,lto=thin"], "lto is set twice"),
+        (&["--variant", "a:lto=fat,lto=thin"], "lto is set twice", 2),
         (
             &["--variant", "a:opt-level=1,rustflags=-C opt-level=3"],
             "opt-level is set both as a key and in rustflags",
+            2,
         ),
         (
             &["--variant", "a:features=no-such-feature"],
             "package costbench-selftest has no feature \"no-such-feature\"; its features: extra, longer",
+            1,
         ),
         (
             &["--variant", "a:toolchain=no-such-toolchain-1.0"],
             "toolchain \"no-such-toolchain-1.0\" is not installed",
+            1,
         ),
         (
             &["--variant", "undeclared"],
             "no [variants.undeclared] in costbench.toml",
+            2,
         ),
-        (&["--preset", "fastest"], "unknown preset \"fastest\""),
+        (&["--preset", "fastest"], "unknown preset \"fastest\"", 2),
     ];
     let rustup = Command::new("rustup").arg("--version").output().is_ok();
-    for (args, want) in cases {
+    for (args, want, code) in cases {
         let out = variants(dir.path(), args);
         let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
         if want.starts_with("toolchain") && !rustup {
             assert!(err.contains("rustup is not available"), "{err}");
             continue;
@@ -239,7 +246,7 @@ fn variant_mistakes_are_refused_before_anything_is_built() {
         "a:lto=medium",
     ])
     .output();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("--variant a: lto = \"medium\" is not valid"),
         "{}",

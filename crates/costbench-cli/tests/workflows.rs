@@ -274,7 +274,7 @@ fn parse_merge(line: &[String]) -> (Vec<String>, String) {
     let mut i = 2;
     while i < line.len() {
         match line[i].as_str() {
-            "--output" | "-o" => {
+            "--output-dir" | "--output" | "-o" => {
                 output = Some(line[i + 1].clone());
                 i += 2;
             }
@@ -287,7 +287,7 @@ fn parse_merge(line: &[String]) -> (Vec<String>, String) {
         }
     }
     assert!(!dirs.is_empty(), "merge needs directories: {line:?}");
-    (dirs, output.expect("merge --output"))
+    (dirs, output.expect("merge --output-dir"))
 }
 
 /// Every `run:` of a workflow: none may expand `${{ … }}` into the script (an expression of

@@ -56,9 +56,11 @@ impl Session {
         )?;
         let paths = Paths::under(&target.target_directory);
         let history = history::location(cmd.db.as_deref(), &paths);
-        // A `--db` that cannot be used is said before the build, not after the measuring
-        // (issue 29): opening creates a missing file or schema, as recording would.
-        if cmd.db.is_some() && cmd.record_history && !cmd.measure.list_only {
+        // A `--db` that cannot be used (a file that is not a database, a server that does not
+        // answer) is said before the build, not after the measuring (issue 29). A file not there
+        // yet is left alone: recording creates it, and `check --baseline branch:NAME` says
+        // that it has no history.
+        if cmd.db.is_some() && cmd.record_history && !cmd.measure.list_only && history.exists() {
             history.open().map(drop).with_context(|| {
                 format!(
                     "cannot use --db {history} as the history database (name an SQLite file or \
