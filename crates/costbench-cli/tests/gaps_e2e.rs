@@ -76,8 +76,14 @@ fn issue_29_a_missing_instrument_is_named_and_fails_check() {
             .env("PATH", &path)
             .output()
     };
-    let o = check(&[]);
+    let o = check(&["--github", "on"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // In GitHub Actions, an error annotation says it too.
+    assert!(
+        stderr(&o).contains("::error title=costbench%3A icount not measured::icount was not measured"),
+        "{}",
+        stderr(&o)
+    );
     let text = stdout(&o);
     assert!(!text.contains("icount within"), "{text}");
     assert!(

@@ -152,6 +152,19 @@ pub fn annotations(c: &Comparison, gate: &Gate, config_file: Option<&str>) -> St
     }
     let mut warnings = Vec::new();
     let mut notices = Vec::new();
+    // An instrument that could not run: an error when it fails the gate, else a warning.
+    for n in &gate.missing {
+        let a = Annotation {
+            title: format!("costbench: {} not measured", clean(&n.instrument)),
+            file: None,
+            message: crate::check::missing_line(n, gate.missing_allowed),
+        };
+        if gate.missing_allowed {
+            warnings.push(a);
+        } else {
+            errors.push(a);
+        }
+    }
     for n in &gate.notes {
         let row = find_row(c, &n.id, n.instrument);
         let a = Annotation {

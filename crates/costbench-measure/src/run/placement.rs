@@ -89,8 +89,7 @@ pub(super) fn phase(
         .map(|(k, (s, _))| match k {
             0 => "the baseline".to_string(),
             _ => format!(
-                "side {} ({})",
-                k + 1,
+                "the build of variant {}",
                 s.record.lock().expect("no worker panicked").variant
             ),
         })
