@@ -168,7 +168,8 @@ fn static_census_lists_the_surviving_checks_with_lines_and_inline_chains() {
 #[test]
 fn census_refuses_what_it_cannot_read() {
     let out = costbench(["census", "--binary", "no/such/binary"]).output();
-    assert_eq!(out.status.code(), Some(1));
+    // A path that names nothing: the command line was wrong (issue 29).
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no such file"), "{}", stderr(&out));
     let manifest = fixtures_manifest();
     let out = costbench(["census", "--binary", manifest.to_str().unwrap()]).output();

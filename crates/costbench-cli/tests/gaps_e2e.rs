@@ -80,7 +80,8 @@ fn issue_29_a_missing_instrument_is_named_and_fails_check() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     // In GitHub Actions, an error annotation says it too.
     assert!(
-        stderr(&o).contains("::error title=costbench%3A icount not measured::icount was not measured"),
+        stderr(&o)
+            .contains("::error title=costbench%3A icount not measured::icount was not measured"),
         "{}",
         stderr(&o)
     );

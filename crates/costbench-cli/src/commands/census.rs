@@ -4,7 +4,7 @@
 use crate::args::CensusCmd;
 use crate::options::regex_option;
 use crate::output::Sink;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use costbench_report::render::CensusView;
 use costbench_report::render::Format;
 
@@ -13,7 +13,7 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
     let (exe, base) = match c.binary {
         Some(p) => {
             if !p.is_file() {
-                bail!("--binary {}: no such file", p.display());
+                crate::exit::usage!("--binary {}: no such file", p.display());
             }
             (p, std::env::current_dir().ok())
         }

@@ -92,6 +92,11 @@ mod tests {
             ),
             (&["run", "--walltime-cpu", "9999"], "--walltime-cpu 9999"),
             (
+                &["report", "--history-limit", "1"],
+                "--history-limit must be at least 2",
+            ),
+            (&["census", "--binary", "no/such/binary"], "no such file"),
+            (
                 &["census", "--filter", "("],
                 "--functions is not a valid regular expression",
             ),

@@ -10,7 +10,7 @@ use costbench_report::render::Format;
 
 pub(super) fn report(r: ReportCmd) -> Result<i32> {
     if r.history_limit < 2 {
-        bail!("--history-limit must be at least 2: a chart needs two runs");
+        crate::exit::usage!("--history-limit must be at least 2: a chart needs two runs");
     }
     let db = if r.no_history && !r.runs.is_empty() {
         None
