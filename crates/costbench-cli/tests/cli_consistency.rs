@@ -222,3 +222,38 @@ fn issue_29_census_json_is_not_called_the_run_record() {
     assert!(!help.contains("run record"), "{help}");
     assert!(help.contains("costbench-census"), "{help}");
 }
+
+/// Issue 29, item 11: the old spellings still work, hidden: scripts written for them go on.
+#[test]
+fn issue_29_old_spellings_are_hidden_aliases() {
+    use clap::Parser;
+    use costbench_cli::args::Command as C;
+    let parse = |args: &[&str]| {
+        Cli::try_parse_from(std::iter::once("costbench").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+            .command
+    };
+    let C::Run(r) = parse(&["run", "--variant", "a:", "--baseline", "a"]) else {
+        unreachable!()
+    };
+    assert_eq!(r.variants.baseline_variant.as_deref(), Some("a"));
+    let C::Merge(m) = parse(&["merge", "d1", "--output", "out"]) else {
+        unreachable!()
+    };
+    assert_eq!(m.output_dir.unwrap().to_str(), Some("out"));
+    let C::Census(c) = parse(&["census", "--filter", "my_crate"]) else {
+        unreachable!()
+    };
+    assert_eq!(c.functions.as_deref(), Some("my_crate"));
+    // Hidden: the help shows one spelling.
+    let mut cmd = Cli::command();
+    let help = cmd
+        .find_subcommand_mut("merge")
+        .unwrap()
+        .render_long_help()
+        .to_string();
+    assert!(
+        help.contains("--output-dir") && !help.contains("--output "),
+        "{help}"
+    );
+}
