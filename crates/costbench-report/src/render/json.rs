@@ -56,7 +56,7 @@ impl Renderer for Json {
     }
 
     fn census<'a>(&self) -> Option<Hook<CensusView<'a>>> {
-        Hook::offered("The census as JSON, schema-versioned", |v| {
+        Hook::offered("Every guard as JSON (`\"schema\": \"costbench-census\"`)", |v| {
             serde_json::to_string_pretty(&crate::census::json(v.census, v.guards))
                 .expect("JSON values serialise")
         })
