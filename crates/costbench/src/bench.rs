@@ -196,6 +196,47 @@ impl Bench {
         }
     }
 
+    /// For compatibility layers (criterion's `iter_custom`): measures a body that times itself,
+    /// `timed(n)` running `n` iterations and returning the time they took by its own clock. Only
+    /// wall time can honour that: under instruction counting, memory or hardware counters the
+    /// scenario is refused with a message naming it. Outside the semver promise.
+    #[doc(hidden)]
+    pub fn __iter_custom(&mut self, mut timed: impl FnMut(u64) -> std::time::Duration) {
+        if self.ran {
+            self.misuse("called iter more than once; call iter or iter_with_setup exactly once");
+        }
+        match &self.mode {
+            Mode::Once => drop(timed(1)),
+            Mode::Walltime(config) => {
+                self.samples = Some(walltime::sample_custom(config, &mut timed));
+            }
+            Mode::WalltimeParty { .. } => {
+                self.misuse("times itself (iter_custom), which a party of a multi-party scenario cannot")
+            }
+            Mode::Icount | Mode::Memory | Mode::Perf => self.misuse(
+                "times itself (criterion's iter_custom), so costbench measures it by wall time only: \
+                 leave it out of other instruments (`--filter`), or rewrite it with iter or \
+                 iter_batched to have it counted",
+            ),
+        }
+        self.ran = true;
+    }
+
+    /// For compatibility layers: a benchmark the layer cannot measure faithfully (`what` says
+    /// why and what to do). A smoke test (`cargo test --benches`) runs `once` instead; every
+    /// measuring mode refuses the scenario with the message. Outside the semver promise.
+    #[doc(hidden)]
+    pub fn __unsupported(&mut self, what: &str, once: impl FnOnce()) {
+        if self.ran {
+            self.misuse("called iter more than once; call iter or iter_with_setup exactly once");
+        }
+        match self.mode {
+            Mode::Once => once(),
+            _ => self.misuse(what),
+        }
+        self.ran = true;
+    }
+
     /// The link to the only other party of a two-party scenario. Take it during setup and move
     /// it into the body.
     ///

@@ -18,24 +18,24 @@ use costbench_protocol as proto;
 use std::time::Duration;
 
 /// libtest's exit code for a failed test run and for arguments it cannot parse.
-const EXIT_TEST_FAILED: i32 = 101;
+pub(crate) const EXIT_TEST_FAILED: i32 = 101;
 
 /// libtest-style arguments, as far as a scenario binary honours them.
 #[derive(Debug, Default, PartialEq)]
-struct HarnessArgs {
+pub(crate) struct HarnessArgs {
     /// Substring filters (whole names with `exact`); a scenario is selected if any matches.
     filters: Vec<String>,
     skip: Vec<String>,
     exact: bool,
-    list: bool,
-    terse: bool,
+    pub(crate) list: bool,
+    pub(crate) terse: bool,
     /// `--ignored`: only ignored tests, and costbench has none.
     ignored_only: bool,
     /// `--bench`, which `cargo bench` passes.
-    bench: bool,
+    pub(crate) bench: bool,
 }
 
-fn parse(args: &[String]) -> Result<HarnessArgs, String> {
+pub(crate) fn parse(args: &[String]) -> Result<HarnessArgs, String> {
     let mut a = HarnessArgs::default();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -88,7 +88,7 @@ fn parse(args: &[String]) -> Result<HarnessArgs, String> {
 }
 
 impl HarnessArgs {
-    fn selects(&self, name: &str) -> bool {
+    pub(crate) fn selects(&self, name: &str) -> bool {
         let matches = |f: &String| {
             if self.exact {
                 name == f
@@ -130,10 +130,18 @@ pub(crate) fn run(suite: &Suite, args: &[String]) -> i32 {
 /// its count line), which is what `cargo nextest` reads.
 fn list(selected: &[&Scenario], terse: bool) {
     for s in selected {
-        println!("{}: test", s.name);
+        list_one(&s.name);
     }
+    list_footer(selected.len(), terse);
+}
+
+pub(crate) fn list_one(name: &str) {
+    println!("{name}: test");
+}
+
+pub(crate) fn list_footer(tests: usize, terse: bool) {
     if !terse {
-        println!("\n{} tests, 0 benchmarks", selected.len());
+        println!("\n{tests} tests, 0 benchmarks");
     }
 }
 
@@ -141,18 +149,28 @@ fn list(selected: &[&Scenario], terse: bool) {
 fn smoke_test(selected: &[&Scenario]) -> i32 {
     let (mut passed, mut failed) = (0, 0);
     for s in selected {
-        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| once(s))).is_ok();
-        println!(
-            "scenario {} ... {}",
-            s.name,
-            if ok { "ok" } else { "FAILED" }
-        );
-        if ok {
+        if smoke_one(s) {
             passed += 1;
         } else {
             failed += 1;
         }
     }
+    smoke_summary(passed, failed)
+}
+
+/// Runs one scenario once, caught on its own, and prints its line; whether it passed.
+pub(crate) fn smoke_one(s: &Scenario) -> bool {
+    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| once(s))).is_ok();
+    println!(
+        "scenario {} ... {}",
+        s.name,
+        if ok { "ok" } else { "FAILED" }
+    );
+    ok
+}
+
+/// The closing line of a smoke test, and its exit code.
+pub(crate) fn smoke_summary(passed: usize, failed: usize) -> i32 {
     println!("\n{passed} passed, {failed} failed");
     if failed > 0 {
         EXIT_TEST_FAILED
@@ -164,17 +182,30 @@ fn smoke_test(selected: &[&Scenario]) -> i32 {
 /// `cargo bench`: a quick in-process wall-time table. The runner's `walltime` instrument runs
 /// each scenario in a fresh process instead, and keeps the samples.
 fn cargo_bench(selected: &[&Scenario]) -> i32 {
+    bench_header();
+    for s in selected {
+        bench_rows(s);
+    }
+    0
+}
+
+/// The header of `cargo bench`'s table.
+pub(crate) fn bench_header() {
+    println!(
+        "{:<48} {:>14} {:>10}  unit (in-process; `costbench run` measures instructions too)",
+        "scenario", "median/op", "IQR"
+    );
+}
+
+/// Measures one scenario's wall time in process and prints its rows of `cargo bench`'s table.
+pub(crate) fn bench_rows(s: &Scenario) {
     let config = WalltimeConfig {
         samples: 30,
         warmup: Duration::from_millis(100),
         max_time: Some(Duration::from_secs(2)),
         ..WalltimeConfig::default()
     };
-    println!(
-        "{:<48} {:>14} {:>10}  unit (in-process; `costbench run` measures instructions too)",
-        "scenario", "median/op", "IQR"
-    );
-    for s in selected {
+    {
         for m in walltime(s, &config) {
             let per_op = m.iterations_per_sample as f64 * s.ops.count() as f64;
             let mut v: Vec<f64> = m.sample_ns.iter().map(|&n| n as f64 / per_op).collect();
@@ -192,7 +223,6 @@ fn cargo_bench(selected: &[&Scenario]) -> i32 {
             );
         }
     }
-    0
 }
 
 #[cfg(test)]

@@ -80,6 +80,10 @@ mod alloc;
 mod bench;
 mod child;
 mod child_args;
+// The hook of the criterion and divan compatibility crates: hidden, outside the semver promise.
+#[doc(hidden)]
+#[path = "compat.rs"]
+pub mod __compat;
 mod entry;
 mod harness;
 mod link;

@@ -328,7 +328,7 @@ impl Suite {
         }
     }
 
-    fn push(&mut self, s: Scenario) {
+    pub(crate) fn push(&mut self, s: Scenario) {
         self.scenarios.push(s);
     }
 
@@ -429,7 +429,7 @@ impl Suite {
 
 /// Scenario names are ids that end up in file names, CSV and reports: printable, no commas
 /// (rustls's `name,count` CSV has no quoting), no surrounding whitespace.
-fn check_name(name: &str) -> Result<(), &'static str> {
+pub(crate) fn check_name(name: &str) -> Result<(), &'static str> {
     if name.is_empty() {
         return Err("is empty");
     }

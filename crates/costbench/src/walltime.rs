@@ -182,6 +182,61 @@ pub(crate) fn sample_batched<I, R>(
     }
 }
 
+/// Samples a body that times itself: `timed(n)` runs `n` iterations and returns how long the
+/// part it chose to time took (criterion's `iter_custom`). Same warm-up and batch sizing as
+/// [`sample_batched`], with the user's durations in place of the clock's.
+pub(crate) fn sample_custom(
+    config: &WalltimeConfig,
+    timed: &mut impl FnMut(u64) -> Duration,
+) -> WalltimeSamples {
+    let clock_overhead_ns = clock_overhead(Instant::now);
+    let warm_start = Instant::now();
+    let mut batch = 1u64;
+    let mut warmup_iterations = 0u64;
+    let per_iter_ns = loop {
+        let t = timed(batch);
+        warmup_iterations += batch;
+        let per_iter = (ns(t) as f64 / batch as f64).max(0.01);
+        if warm_start.elapsed() >= config.warmup {
+            break per_iter;
+        }
+        if t < config.sample_target {
+            batch = batch.saturating_mul(2);
+        }
+    };
+    let iterations_per_sample =
+        ((ns(config.sample_target) as f64 / per_iter_ns).round() as u64).max(1);
+    let samples = config.samples.max(1);
+    let sampling_start = Instant::now();
+    let sample_ns = (0..samples)
+        .map_while(|i| {
+            // The user's durations may leave out most of the time an iteration takes (its setup):
+            // the cap is on the time that really passes.
+            if let Some(max) = config.max_time {
+                if i >= MIN_SAMPLES && sampling_start.elapsed() >= max {
+                    return None;
+                }
+            }
+            if let Some(l) = &config.lockstep {
+                l.wait();
+            }
+            let t = ns(timed(iterations_per_sample));
+            if let Some(l) = &config.lockstep {
+                l.pass();
+            }
+            Some(t)
+        })
+        .collect();
+    WalltimeSamples {
+        party: None,
+        clock: Clock::Monotonic,
+        iterations_per_sample,
+        sample_ns,
+        warmup_iterations,
+        clock_overhead_ns,
+    }
+}
+
 /// The clock a party's samples are taken with (see the module comment).
 const PARTY_CLOCK: Clock = if cfg!(unix) {
     Clock::ThreadCpu
