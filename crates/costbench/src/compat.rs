@@ -108,7 +108,8 @@ impl Session {
             return;
         }
         if ops.count() == 0 {
-            self.errors.push(format!("benchmark {name:?} declares 0 ops"));
+            self.errors
+                .push(format!("benchmark {name:?} declares 0 ops"));
             return;
         }
         if !self.wants(name) {

@@ -1,0 +1,140 @@
+//! End-to-end tests of the criterion compatibility crate (issue 26) on `suites/criterion-compat`:
+//! its bench target `compat` is written with criterion's API through `costbench-criterion`, and
+//! `native` has the same bodies written with costbench's own. The real binary, real builds, real
+//! valgrind.
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+
+fn compat_manifest() -> std::path::PathBuf {
+    workspace().join("suites/criterion-compat/Cargo.toml")
+}
+
+fn measure(bench: &str, extra: &[&str]) -> (std::process::Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = costbench(["run", "--manifest-path"])
+        .arg(compat_manifest())
+        .args(["--bench", bench, "--output-dir"])
+        .arg(dir.path())
+        .arg("--quiet")
+        .args(extra)
+        .output();
+    (out, dir)
+}
+
+fn ids(run: &Value) -> Vec<String> {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn issue_26_a_criterion_benchmark_counts_what_the_same_body_counts_with_costbench() {
+    if !valgrind_available() {
+        return;
+    }
+    let (out, dir) = measure("native", &["--instrument", "icount"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let native = run_json(dir.path());
+    let (out, dir) = measure("compat", &["--instrument", "icount"]);
+    // `timed_by_itself` (iter_custom) is refused by the icount instrument: the run says so.
+    assert!(
+        !out.status.success(),
+        "the iter_custom benchmark must fail icount"
+    );
+    let compat = run_json(dir.path());
+
+    // criterion's ids and ops, as criterion names them.
+    assert_eq!(
+        ids(&compat),
+        [
+            "sum",
+            "digits/64",
+            "digits/4096",
+            "sort/batched",
+            "sort/batched_ref/1000",
+            "timed_by_itself"
+        ]
+    );
+    for (id, ops, unit) in [
+        ("sum", 1, "iterations"),
+        ("digits/4096", 4096, "bytes"),
+        ("sort/batched_ref/1000", 1000, "elements"),
+    ] {
+        assert_eq!(result(&compat, id)["ops"], ops, "{id}");
+        assert_eq!(result(&compat, id)["unit"], unit, "{id}");
+    }
+
+    let residual = compat["harness_residual_ir"].as_u64().unwrap();
+    assert_eq!(residual, native["harness_residual_ir"].as_u64().unwrap());
+    for id in ids(&native) {
+        let (c, n) = (ir(&compat, &id), ir(&native, &id));
+        assert!(
+            c.abs_diff(n) <= residual,
+            "{id}: {c} instructions through criterion's API, {n} through costbench's \
+             (residual {residual})"
+        );
+        assert!(n > 100, "{id} measured nothing: {n}");
+    }
+
+    let refused = &result(&compat, "timed_by_itself")["failures"][0];
+    assert_eq!(refused["instrument"], "icount");
+    let tail = refused["stderr_tail"].as_str().unwrap();
+    assert!(
+        tail.contains("\"timed_by_itself\"") && tail.contains("wall time only"),
+        "{tail}"
+    );
+}
+
+#[test]
+fn issue_26_iter_custom_is_timed_by_its_own_durations() {
+    let (out, dir) = measure(
+        "compat",
+        &[
+            "--instrument",
+            "walltime",
+            "--filter",
+            "^timed_by_itself$",
+            "--iterations-per-scenario",
+            "10",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = run_json(dir.path());
+    let w = &result(&run, "timed_by_itself")["walltime"];
+    assert_eq!(w["samples"], 10, "{w}");
+    assert!(w["ns_per_op"]["median"].as_f64().unwrap() > 0.0, "{w}");
+}
+
+#[test]
+fn issue_26_cargo_test_lists_and_runs_criterion_benchmarks_once() {
+    let bench = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO"))
+            .args(["test", "--manifest-path"])
+            .arg(compat_manifest())
+            .args(["--bench", "compat", "--"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = bench(&["--list", "--format", "terse"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "sum: test\ndigits/64: test\ndigits/4096: test\nsort/batched: test\n\
+         sort/batched_ref/1000: test\ntimed_by_itself: test\n"
+    );
+    // As `cargo test --benches` runs it: every benchmark once.
+    let out = bench(&["digits"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("scenario digits/64 ... ok") && text.contains("2 passed, 0 failed"),
+        "{text}"
+    );
+}
