@@ -247,7 +247,7 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
     ])
     .arg("--manifest-path")
     .arg(&target.manifest_path)
-    .args(["--package", &target.package, "--bench", &target.bench])
+    .args(["--package", &target.package_spec, "--bench", &target.bench])
     .args(["--color", crate::terminal::cargo_color()])
     .args(settings.lock.args());
     for c in &settings.config {

@@ -56,6 +56,7 @@ struct Metadata {
 #[derive(Debug)]
 struct Package {
     name: String,
+    version: String,
     manifest_path: PathBuf,
     dependencies: Vec<Dependency>,
     targets: Vec<Target>,
@@ -81,6 +82,7 @@ impl From<cargo_metadata::Metadata> for Metadata {
                 .into_iter()
                 .map(|p| Package {
                     name: p.name.to_string(),
+                    version: p.version.to_string(),
                     manifest_path: p.manifest_path.into_std_path_buf(),
                     dependencies: p
                         .dependencies
@@ -146,6 +148,10 @@ fn cargo_metadata(
 pub struct BenchTarget {
     /// Name of the package that holds the bench target.
     pub package: String,
+    /// The package as cargo's `--package` takes it, `NAME@VERSION`: the name alone is ambiguous
+    /// when the dependency graph holds another version of the same crate (measuring `itoa`'s
+    /// own benches, whose graph has costbench's `serde_json` depending on a released `itoa`).
+    pub package_spec: String,
     /// Name of the bench target.
     pub bench: String,
     /// Directory of the package's Cargo.toml: scenarios run with it as working directory, as
@@ -338,6 +344,7 @@ fn choose(
     };
     Ok(BenchTarget {
         package: p.name.clone(),
+        package_spec: format!("{}@{}", p.name, p.version),
         bench: t.name.clone(),
         package_dir: p
             .manifest_path
