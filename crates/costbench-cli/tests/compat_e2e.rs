@@ -1,7 +1,7 @@
-//! End-to-end tests of the criterion compatibility crate (issue 26) on `suites/criterion-compat`:
-//! its bench target `compat` is written with criterion's API through `costbench-criterion`, and
-//! `native` has the same bodies written with costbench's own. The real binary, real builds, real
-//! valgrind.
+//! End-to-end tests of the criterion and divan compatibility crates (issue 26) on
+//! `suites/compat`: its bench target `criterion` is written with criterion's API through
+//! `costbench-criterion`, `divan` with divan's through `costbench-divan`, and `native` has the
+//! same bodies written with costbench's own. The real binary, real builds, real valgrind.
 
 mod common;
 use common::*;
@@ -9,7 +9,7 @@ use common::*;
 use serde_json::Value;
 
 fn compat_manifest() -> std::path::PathBuf {
-    workspace().join("suites/criterion-compat/Cargo.toml")
+    workspace().join("suites/compat/Cargo.toml")
 }
 
 fn measure(bench: &str, extra: &[&str]) -> (std::process::Output, tempfile::TempDir) {
@@ -34,14 +34,14 @@ fn ids(run: &Value) -> Vec<String> {
 }
 
 #[test]
-fn issue_26_a_criterion_benchmark_counts_what_the_same_body_counts_with_costbench() {
+fn issue_26_criterion_and_divan_benchmarks_count_what_the_same_bodies_count_with_costbench() {
     if !valgrind_available() {
         return;
     }
     let (out, dir) = measure("native", &["--instrument", "icount"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let native = run_json(dir.path());
-    let (out, dir) = measure("compat", &["--instrument", "icount"]);
+    let (out, dir) = measure("criterion", &["--instrument", "icount"]);
     // `timed_by_itself` (iter_custom) is refused by the icount instrument: the run says so.
     assert!(
         !out.status.success(),
@@ -82,6 +82,49 @@ fn issue_26_a_criterion_benchmark_counts_what_the_same_body_counts_with_costbenc
         assert!(n > 100, "{id} measured nothing: {n}");
     }
 
+    // divan's ids: module paths with `::`, then `/` before each argument, type and const.
+    let (out, dir) = measure("divan", &["--instrument", "icount"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let divan = run_json(dir.path());
+    assert_eq!(
+        ids(&divan),
+        [
+            "sum",
+            "digits/64",
+            "digits/4096",
+            "fill/u8/16",
+            "fill/u8/256",
+            "fill/u64/16",
+            "fill/u64/256",
+            "sort::batched",
+            "sort::batched_ref"
+        ]
+    );
+    // Counters set in the function, by the attribute, from an input, and none.
+    for (id, ops, unit) in [
+        ("digits/4096", 4096, "bytes"),
+        ("sort::batched", 1000, "items"),
+        ("sort::batched_ref", 1000, "items"),
+        ("fill/u64/256", 1, "iterations"),
+    ] {
+        assert_eq!(result(&divan, id)["ops"], ops, "{id}");
+        assert_eq!(result(&divan, id)["unit"], unit, "{id}");
+    }
+    for (d, n) in [
+        ("sum", "sum"),
+        ("digits/64", "digits/64"),
+        ("digits/4096", "digits/4096"),
+        ("sort::batched", "sort/batched"),
+        ("sort::batched_ref", "sort/batched_ref/1000"),
+    ] {
+        let (di, ni) = (ir(&divan, d), ir(&native, n));
+        assert!(
+            di.abs_diff(ni) <= residual,
+            "{d}: {di} instructions through divan's API, {ni} through costbench's ({n})"
+        );
+    }
+    assert!(ir(&divan, "fill/u64/256") > ir(&divan, "fill/u64/16"));
+
     let refused = &result(&compat, "timed_by_itself")["failures"][0];
     assert_eq!(refused["instrument"], "icount");
     let tail = refused["stderr_tail"].as_str().unwrap();
@@ -94,7 +137,7 @@ fn issue_26_a_criterion_benchmark_counts_what_the_same_body_counts_with_costbenc
 #[test]
 fn issue_26_iter_custom_is_timed_by_its_own_durations() {
     let (out, dir) = measure(
-        "compat",
+        "criterion",
         &[
             "--instrument",
             "walltime",
@@ -117,7 +160,7 @@ fn issue_26_cargo_test_lists_and_runs_criterion_benchmarks_once() {
         std::process::Command::new(env!("CARGO"))
             .args(["test", "--manifest-path"])
             .arg(compat_manifest())
-            .args(["--bench", "compat", "--"])
+            .args(["--bench", "criterion", "--"])
             .args(args)
             .output()
             .unwrap()

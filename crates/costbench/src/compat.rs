@@ -93,6 +93,17 @@ impl Session {
         }
     }
 
+    /// Whether [`Session::bench`] will read the `ops` it is given: to list the benchmark, or to
+    /// print its per-op time in `cargo bench`'s table. A compatibility crate that learns a
+    /// benchmark's ops only by running its setup (divan's counters) does that only then.
+    pub fn needs_ops(&self) -> bool {
+        match &self.kind {
+            Kind::List { .. } => true,
+            Kind::Run { .. } => false,
+            Kind::Harness(a) => a.bench && !a.list,
+        }
+    }
+
     /// Handles the benchmark called `name`, of `ops` operations per run of its body: `f` is its
     /// whole life (setup, then one call to an `iter` method of the [`Bench`] it is given), called
     /// at most once, and only if this run needs it.

@@ -201,7 +201,12 @@ impl Miri {
     fn target_args(&self, cmd: &mut Command) {
         cmd.arg("--manifest-path")
             .arg(&self.target.manifest_path)
-            .args(["-p", &self.target.package_spec, "--bench", &self.target.bench])
+            .args([
+                "-p",
+                &self.target.package_spec,
+                "--bench",
+                &self.target.bench,
+            ])
             .args(self.cargo.lock.args())
             .args(self.cargo.feature_args());
         if let Some(p) = &self.cargo.profile {

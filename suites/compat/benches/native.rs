@@ -1,7 +1,7 @@
 //! The bodies of `compat.rs`, written with costbench's own API under the same ids and ops.
 
 use costbench::{black_box, ops, Suite};
-use costbench_criterion_compat_suite::{digits, scrambled, sum};
+use costbench_compat_suite::{digits, scrambled, sum};
 
 fn main() {
     let mut suite = Suite::new();

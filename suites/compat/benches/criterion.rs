@@ -1,7 +1,7 @@
 //! Benchmarks written for criterion, measured through costbench-criterion. `native.rs` has the
 //! same bodies written with costbench's own API; the end-to-end test compares their counts.
 
-use costbench_criterion_compat_suite::{digits, scrambled, sum};
+use costbench_compat_suite::{digits, scrambled, sum};
 use criterion::{
     black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput,
 };
