@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Measures real crates' criterion benches, unchanged, through costbench-criterion (issue 26):
-# each crate's published source (the .crate tarball from cargo's registry cache, fetched by cargo
-# when missing), its bench files byte for byte as published, only the criterion dependency line
-# switched to `package = "costbench-criterion"`. Every benchmark is measured by
+# Measures real crates' criterion and divan benches, unchanged, through costbench-criterion and
+# costbench-divan (issue 26): each crate's published source (the .crate tarball from cargo's
+# registry cache, fetched by cargo when missing), its bench files byte for byte as published,
+# only the criterion (or divan) dependency line switched to `package = "costbench-criterion"`
+# (or `"costbench-divan"`). Every benchmark is measured by
 # `costbench run --instrument icount,walltime`; the figures are in docs/compat.md.
 #
-# Usage: scripts/compat.sh [OUT_DIR]   (default: a new temporary directory; it must lie outside
+# Usage: [COMPAT_ONLY=CRATE] [COMPAT_SAMPLES=N] scripts/compat.sh [OUT_DIR]   (default: a new temporary directory; it must lie outside
 # this repository, whose workspace would otherwise claim the extracted crates)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,11 +19,17 @@ samples=${COMPAT_SAMPLES:-20}
 cargo build --quiet -p costbench-cli
 costbench="$repo/target/debug/costbench"
 
-# name version bench-target
+# name version bench-target harness [file the published crate omits but its benches read]
+#
+# bnf's Cargo.toml excludes `tests` from the published crate, yet its bench `include_str!`s a
+# grammar from tests/fixtures: as published, it builds with no divan. That one file is taken from
+# the crate's repository at the release's tag: set COMPAT_BNF_REPO to a clone of
+# https://github.com/shnewto/bnf (without it, bnf is skipped with a line saying so).
 crates=(
-  "itoa 1.0.19 bench"
-  "semver 1.0.28 parse"
-  "zeroize 1.9.2 zeroize"
+  "bnf 0.6.0 divan divan tests/fixtures/postal_address.terminated.input.bnf"
+  "itoa 1.0.19 bench criterion"
+  "semver 1.0.28 parse criterion"
+  "zeroize 1.9.2 zeroize criterion"
 )
 
 registry_cache() {
@@ -45,28 +52,39 @@ crate_file() {
   echo "$cache/$name-$version.crate"
 }
 
-printf '%-8s %-8s %-9s %7s %7s %8s %8s\n' crate version bench listed icount walltime refused
+printf '%-8s %-8s %-9s %7s %7s %8s %8s\n' crate version bench listed icount walltime failed
 for entry in "${crates[@]}"; do
-  read -r name version bench <<<"$entry"
+  read -r name version bench harness omitted <<<"$entry"
+  if [ -n "${COMPAT_ONLY:-}" ] && [ "$name" != "$COMPAT_ONLY" ]; then continue; fi
   dir="$out/$name-$version"
   rm -rf "$dir"
   tar -xzf "$(crate_file "$name" "$version")" -C "$out"
-  # The one change: criterion's dependency section names costbench-criterion instead. Its
-  # `features` and `default-features` lines stay (the compat crate has criterion's features).
-  python3 - "$dir/Cargo.toml" "$repo/crates/costbench-criterion" <<'PY'
+  # The one change: the harness's dependency section names the compat crate instead. Its
+  # `features` and `default-features` lines stay (the compat crates have the same features).
+  python3 - "$dir/Cargo.toml" "$repo/crates/costbench-$harness" "$harness" <<'PY'
 import re, sys
-path, compat = sys.argv[1], sys.argv[2]
+path, compat, harness = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(path).read()
-head = re.compile(r'^\[(?:target\."[^"]*"\.)?dev-dependencies\.criterion\]\n', re.M)
+head = re.compile(r'^\[(?:target\.(?:"[^"]*"|\'[^\']*\')\.)?dev-dependencies\.' + harness + r'\]\n', re.M)
 m = head.search(text)
-assert m, "no criterion dev-dependency section"
+assert m, f"no {harness} dev-dependency section"
 end = text.find("\n[", m.end())
 section = text[m.end():end if end >= 0 else len(text)]
-switched = re.sub(r'^version = "[^"]*"$', f'package = "costbench-criterion"\npath = "{compat}"',
+switched = re.sub(r'^version = "[^"]*"$', f'package = "costbench-{harness}"\npath = "{compat}"',
                   section, count=1, flags=re.M)
-assert switched != section, "no version line in the criterion section"
+assert switched != section, f"no version line in the {harness} section"
 open(path, "w").write(text[:m.end()] + switched + text[m.end() + len(section):])
 PY
+  if [ -n "${omitted:-}" ]; then
+    repo_var="COMPAT_$(echo "$name" | tr '[:lower:]-' '[:upper:]_')_REPO"
+    clone=${!repo_var:-}
+    if [ -z "$clone" ]; then
+      echo "$name: skipped: the published crate omits $omitted, which its benches read; set $repo_var to a clone of its repository"
+      continue
+    fi
+    mkdir -p "$dir/$(dirname "$omitted")"
+    git -C "$clone" show "$version:$omitted" >"$dir/$omitted"
+  fi
   # Bench files as published: the hashes cargo recorded in the tarball's checksums are not
   # shipped, so compare against a second extraction instead.
   pristine="$out/pristine"

@@ -186,7 +186,7 @@ fn expand(attr: Tokens, item: Tokens) -> syn::Result<Tokens> {
         .params
         .iter()
         .any(|g| matches!(g, GenericParam::Const(_)));
-    if has_type != !o.types.is_empty() || has_const != !o.consts.is_empty() {
+    if has_type == o.types.is_empty() || has_const == o.consts.is_empty() {
         return Err(syn::Error::new_spanned(
             &f.sig.generics,
             "a generic benchmark needs types = [...] for its type parameter and consts = [...] \

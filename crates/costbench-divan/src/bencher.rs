@@ -130,6 +130,17 @@ impl<'a, 'b, I, G: FnMut() -> I> BencherWithInputs<'a, 'b, G> {
         self
     }
 
+    /// Declares the op from the inputs themselves, each input being the count (divan's
+    /// `with_inputs(|| n).count_inputs_as::<ItemsCount>()`); as with
+    /// [`BencherWithInputs::input_counter`], the first generated input's count is the op.
+    pub fn count_inputs_as<C>(self) -> Self
+    where
+        I: crate::counter::CountUInt,
+        C: From<I> + IntoCounter,
+    {
+        self.input_counter(|i| C::from(*i))
+    }
+
     fn finish_probe(self) -> Option<Self> {
         match self.bencher.mode {
             Mode::Probe(slot) => {

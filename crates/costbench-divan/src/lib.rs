@@ -59,9 +59,11 @@
 
 #![warn(missing_docs)]
 
+mod alloc;
 mod bencher;
 pub mod counter;
 
+pub use alloc::AllocProfiler;
 pub use bencher::{Bencher, BencherWithInputs};
 pub use costbench_divan_macros::{bench, bench_group};
 pub use std::hint::black_box;

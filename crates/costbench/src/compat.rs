@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn a_smoke_test_runs_borrowing_benchmarks_once_each_and_counts_panics() {
-        let data = vec![1u64, 2, 3];
+        let data = [1u64, 2, 3];
         let mut sums = Vec::new();
         let mut s = harness_session("");
         s.bench("sum", ops(3, "elements"), &mut |b| {
