@@ -106,6 +106,7 @@ refused = [r["id"] for r in rs if r["failures"]]
 print(f"{sys.argv[2]:<8} {sys.argv[3]:<8} {sys.argv[4]:<9} {len(rs):>7} {icount:>7} {wall:>8} {len(refused):>8}")
 for r in rs:
     for f in r["failures"]:
-        print(f"  refused {r['id']} ({f['instrument']}): {f['stderr_tail'].strip().splitlines()[-1]}")
+        why = (f["stderr_tail"].strip().splitlines() or [f["message"]])[-1]
+        print(f"  failed {r['id']} ({f['instrument']}, {f['kind']}): {why}")
 PY
 done
