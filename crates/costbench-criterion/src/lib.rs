@@ -60,8 +60,8 @@
 //!   when measured; `cargo test --benches` still runs it once.
 //! - [`Bencher::to_async`]: each iteration runs under the executor's `block_on`, whose own cost is
 //!   counted with the routine's (criterion times the whole batch under one `block_on`).
-//! - Profilers (`with_profiler`) are accepted and never started: costbench has its own
-//!   per-function profiles (`costbench run --profile`).
+//! - Profilers (`with_profiler`) are accepted and never started: costbench keeps a
+//!   callgrind profile of every measured body (`callgrind/` in the output directory).
 
 #![warn(missing_docs)]
 
@@ -79,8 +79,8 @@ pub use std::hint::black_box;
 pub mod profiler {
     use std::path::Path;
 
-    /// criterion's profiler hook. costbench never calls it: its per-function profiles come from
-    /// callgrind (`costbench run --profile`).
+    /// criterion's profiler hook. costbench never calls it: its profiles come from
+    /// callgrind (`callgrind/` in the output directory).
     pub trait Profiler {
         /// Would start profiling the benchmark `benchmark_id`.
         fn start_profiling(&mut self, benchmark_id: &str, benchmark_dir: &Path);
