@@ -92,10 +92,10 @@ fn issue_26_criterion_and_divan_benchmarks_count_what_the_same_bodies_count_with
             "sum",
             "digits/64",
             "digits/4096",
-            "fill/u8/16",
-            "fill/u8/256",
             "fill/u64/16",
             "fill/u64/256",
+            "fill/Vec<u8>/16",
+            "fill/Vec<u8>/256",
             "sort::batched",
             "sort::batched_ref"
         ]

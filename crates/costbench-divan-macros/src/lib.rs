@@ -18,19 +18,28 @@ use syn::{Expr, FnArg, GenericParam, ItemFn, Path, Token, Type};
 struct Opt {
     key: syn::Ident,
     value: Option<Expr>,
+    /// `types = [...]`, which holds types (`Vec<u8>` does not parse as an expression).
+    types: Vec<Type>,
 }
 
 impl Parse for Opt {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         // `crate` is a keyword: take any identifier-like token.
-        let key = input.call(syn::ext::IdentExt::parse_any)?;
-        let value = if input.peek(Token![=]) {
+        let key: syn::Ident = input.call(syn::ext::IdentExt::parse_any)?;
+        let (mut value, mut types) = (None, Vec::new());
+        if input.peek(Token![=]) {
             input.parse::<Token![=]>()?;
-            Some(input.parse()?)
-        } else {
-            None
-        };
-        Ok(Opt { key, value })
+            if key == "types" {
+                let inner;
+                syn::bracketed!(inner in input);
+                types = Punctuated::<Type, Token![,]>::parse_terminated(&inner)?
+                    .into_iter()
+                    .collect();
+            } else {
+                value = Some(input.parse()?);
+            }
+        }
+        Ok(Opt { key, value, types })
     }
 }
 
@@ -71,7 +80,7 @@ fn list<T: Parse>(e: &Expr, what: &str) -> syn::Result<Vec<T>> {
 fn options(attr: Tokens) -> syn::Result<Options> {
     let parsed = syn::parse::Parser::parse2(Punctuated::<Opt, Token![,]>::parse_terminated, attr)?;
     let mut o = Options::default();
-    for Opt { key, value } in parsed {
+    for Opt { key, value, types } in parsed {
         let k = key.to_string();
         let need = |v: Option<Expr>| {
             v.ok_or_else(|| syn::Error::new_spanned(&key, format!("{k} needs a value: {k} = ...")))
@@ -81,7 +90,7 @@ fn options(attr: Tokens) -> syn::Result<Options> {
             "crate" => o.krate = Some(syn::parse2(quote!(#value))?),
             "args" => o.args = Some(need(value)?),
             "consts" => o.consts = list(&need(value)?, "consts")?,
-            "types" => o.types = list(&need(value)?, "types")?,
+            "types" => o.types = types,
             "counters" => o.counters = list(&need(value)?, "counters")?,
             "bytes_count" => {
                 let v = need(value)?;

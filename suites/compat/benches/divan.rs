@@ -1,6 +1,6 @@
 //! The bodies of `native.rs` written for divan, measured through costbench-divan. Ids: `sum`,
 //! `digits/64`, `digits/4096`, `sort::batched`, `sort::batched_ref`, and the generic
-//! `fill/u8/16`, `fill/u8/256`, `fill/u64/16`, `fill/u64/256`.
+//! `fill/u64/16`, `fill/u64/256`, `fill/Vec<u8>/16`, `fill/Vec<u8>/256`.
 
 use costbench_compat_suite as lib;
 use divan::counter::{BytesCount, ItemsCount};
@@ -47,7 +47,7 @@ mod sort {
     }
 }
 
-#[divan::bench(types = [u8, u64], consts = [16, 256])]
+#[divan::bench(types = [u64, Vec<u8>], consts = [16, 256])]
 fn fill<T: Default + Clone, const N: usize>() -> Vec<T> {
     vec![T::default(); black_box(N)]
 }

@@ -383,6 +383,7 @@ mod tests {
     fn meta() -> Metadata {
         let pkg = |name: &str, benches: &[&str], uses: bool| Package {
             name: name.into(),
+            version: "1.2.3".into(),
             manifest_path: PathBuf::from(format!("/w/{name}/Cargo.toml")),
             dependencies: if uses {
                 vec![Dependency {
@@ -416,6 +417,12 @@ mod tests {
         let m = meta();
         let root = Path::new("/w/Cargo.toml");
         assert_eq!(choose(&m, root, None, Some("slow")).unwrap().package, "b");
+        // Cargo's --package takes NAME@VERSION: the name alone is ambiguous when the graph holds
+        // another version of the crate (issue 26: itoa's own benches, under serde_json's itoa).
+        assert_eq!(
+            choose(&m, root, None, Some("slow")).unwrap().package_spec,
+            "b@1.2.3"
+        );
         let e = choose(&m, root, None, None).unwrap_err().to_string();
         assert!(e.contains("several bench targets"), "{e}");
         assert_eq!(choose(&m, root, Some("a"), None).unwrap().bench, "fast");
