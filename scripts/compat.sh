@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-out=${1:-$(mktemp -d "${TMPDIR:-/tmp}/costbench-compat.XXXXXX")}
+out=${1:-$(mktemp -d -t costbench-compat.XXXXXX)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 samples=${COMPAT_SAMPLES:-20}
