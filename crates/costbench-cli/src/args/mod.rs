@@ -68,7 +68,7 @@ pub enum Command {
     /// toolchain: --variant 'NAME:KEY=VALUE,...', a [variants.NAME] table in costbench.toml, or
     /// --preset build-choices. Each builds into its own target directory; all are measured in one
     /// session; each run is recorded in history under its variant name; the matrix shows each
-    /// variant's per-op figure and its ratio to the baseline (the first variant, or --baseline).
+    /// variant's per-op figure and its ratio to the baseline (the first variant, or --baseline-variant).
     /// Same options as `run`. Without --variant or --preset: every variant in costbench.toml.
     Variants(RunArgs),
     /// List recorded runs, or one scenario's series of per-op figures over them.
