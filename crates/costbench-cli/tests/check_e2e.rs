@@ -156,6 +156,14 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     );
     let self_change = f["cand_self"].as_f64().unwrap() - f["base_self"].as_f64().unwrap();
     assert!((self_change - 0.01).abs() < 1e-9, "{f}");
+    // Issue 27: the function explains all of the change, is entered as often on both sides,
+    // and no function whose own cost did not change is listed (no caller padding).
+    assert!((f["share"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{top}");
+    assert_eq!(f["base_calls"], f["cand_calls"], "{f}");
+    assert_eq!(f["presence"], "both", "{f}");
+    for g in top["top"].as_array().unwrap() {
+        assert_ne!(g["base_self"], g["cand_self"], "{top}");
+    }
     github_outputs(&o, &summary, &junit, bi, ci);
 
     // A soft limit above the change lets it pass (and the markdown says so).
@@ -179,7 +187,7 @@ fn check_against_a_git_revision_finds_a_known_regression() {
     assert_eq!(json["passed"], true);
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(md.starts_with("### costbench check: passed"), "{md}");
-    assert!(md.contains("Functions that moved most"), "{md}");
+    assert!(md.contains("Functions whose own cost changed"), "{md}");
     github_judging_only(repo.path(), out.path());
 
     // Issue 16: the baseline revision is built with the user's cargo flags too, so a scenario

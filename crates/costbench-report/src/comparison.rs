@@ -8,7 +8,7 @@ use crate::escape::clean;
 use crate::style::Styling;
 use crate::table::{Align, TextTable};
 use costbench_judge::compare::{Comparison, NotCompared, Row, Side, Verdict};
-use costbench_record::fmt::{fmt_change, fmt_delta, fmt_threshold};
+use costbench_record::fmt::{fmt_change, fmt_threshold};
 use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
@@ -128,29 +128,7 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
         }
     }
     for f in &c.functions {
-        let _ = writeln!(
-            out,
-            "\nfunctions that moved most in {} (instructions per op):",
-            clean(&f.id)
-        );
-        if let Some(why) = &f.unavailable {
-            let _ = writeln!(out, "  not available: {why}");
-        }
-        for note in [&f.placement_note, &f.codegen_note, &f.inlining_note]
-            .into_iter()
-            .flatten()
-        {
-            let _ = writeln!(out, "  note: {note}");
-        }
-        for d in &f.top {
-            let _ = writeln!(
-                out,
-                "  self {:>12}  inclusive {:>12}  {}",
-                fmt_delta(d.self_change()),
-                fmt_delta(d.inclusive_change()),
-                clean(&d.name)
-            );
-        }
+        crate::movers::terminal(&mut out, f);
     }
 
     let list = |out: &mut String, what: &str, ids: &[String]| {

@@ -7,7 +7,7 @@
 //! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
 
 use costbench_judge::compare::{Comparison, NotCompared, Row, Side, Verdict};
-use costbench_record::fmt::{fmt_change, fmt_ci, fmt_delta, fmt_ir, fmt_threshold};
+use costbench_record::fmt::{fmt_change, fmt_ci, fmt_threshold};
 use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
@@ -45,7 +45,7 @@ pub fn escape_cell(s: &str) -> String {
 }
 
 /// At most `max` characters of `s`, with an ellipsis when cut.
-fn truncate(s: &str, max: usize) -> String {
+pub(crate) fn truncate(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
@@ -170,49 +170,6 @@ fn id_list(ids: &[&str]) -> String {
         .map(|s| escape_cell(s))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The functions behind each significant instruction-count change, one folded table each.
-fn functions(out: &mut String, c: &Comparison) {
-    if c.functions.is_empty() {
-        return;
-    }
-    out.push_str("\n### Functions that moved most (instructions per op)\n");
-    for f in &c.functions {
-        let _ = writeln!(
-            out,
-            "\n<details><summary>{}</summary>\n",
-            escape_cell(&f.id)
-        );
-        match &f.unavailable {
-            Some(why) => {
-                let _ = writeln!(out, "Not available: {}", escape_cell(&truncate(why, 200)));
-            }
-            None => {
-                for note in [&f.placement_note, &f.codegen_note, &f.inlining_note]
-                    .into_iter()
-                    .flatten()
-                {
-                    let _ = writeln!(out, "Note: {}\n", escape_cell(note));
-                }
-                out.push_str(
-                    "| function | self | self change | inclusive change |\n|:--|--:|--:|--:|\n",
-                );
-                for d in &f.top {
-                    let _ = writeln!(
-                        out,
-                        "| {} | {} → {} | {} | {} |",
-                        escape_cell(&truncate(&d.name, 120)),
-                        fmt_ir(d.base_self),
-                        fmt_ir(d.cand_self),
-                        fmt_delta(d.self_change()),
-                        fmt_delta(d.inclusive_change())
-                    );
-                }
-            }
-        }
-        out.push_str("\n</details>\n");
-    }
 }
 
 fn section(out: &mut String, c: &Comparison, inst: Figure, not_compared: &[&NotCompared]) {
@@ -345,7 +302,7 @@ pub fn comparison(c: &Comparison) -> String {
             .collect();
         section(&mut out, c, inst, &nc);
     }
-    functions(&mut out, c);
+    crate::movers::markdown(&mut out, &c.functions);
 
     let anything_else = !(c.missing_in_cand.is_empty()
         && c.new_in_cand.is_empty()

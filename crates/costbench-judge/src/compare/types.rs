@@ -522,7 +522,7 @@ impl Comparison {
 /// How the evidence of separate runs judged against history begins.
 pub(super) const HISTORY_EVIDENCE: &str = "separate runs: between-run noise from";
 
-/// One function's instructions per op in both runs.
+/// One function whose own instructions per op changed between the two runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FunctionDelta {
     /// The function's name (demangled), summed over the objects that define it.
@@ -535,6 +535,46 @@ pub struct FunctionDelta {
     pub base_inclusive: f64,
     /// Inclusive cost per op in the candidate, instructions.
     pub cand_inclusive: f64,
+    /// Calls into it per op in the baseline (0 when callgrind recorded no call into it: not
+    /// run, inlined, or entered before collection started).
+    #[serde(default)]
+    pub base_calls: f64,
+    /// Calls into it per op in the candidate (0 as for `base_calls`).
+    #[serde(default)]
+    pub cand_calls: f64,
+    /// Its self-cost change as a share of the scenario's change (both per op; 0.25 is a
+    /// quarter). Absent when the changes cancel out to none. Shares of functions moving
+    /// against the scenario's change are negative, so others' can exceed 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
+    /// Whether it has a cost of its own on both sides or on one only (renamed, inlined into its
+    /// callers on the other side, new or removed).
+    pub presence: Presence,
+}
+
+/// On which sides a function has a cost of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    /// In both profiles.
+    #[default]
+    Both,
+    /// In the baseline's profile only: removed, renamed, or inlined into its callers in the
+    /// candidate.
+    BaselineOnly,
+    /// In the candidate's profile only: new, renamed, or no longer inlined.
+    CandidateOnly,
+}
+
+impl Presence {
+    /// "baseline only", "candidate only", or `None` for both sides.
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Presence::Both => None,
+            Presence::BaselineOnly => Some("baseline only"),
+            Presence::CandidateOnly => Some("candidate only"),
+        }
+    }
 }
 
 impl FunctionDelta {
@@ -554,8 +594,18 @@ impl FunctionDelta {
 pub struct FunctionChanges {
     /// The measured id.
     pub id: String,
-    /// The functions that moved most, largest self-cost change first.
+    /// The functions whose self cost per op changed most, largest change first (at most
+    /// [`TOP`](super::functions::TOP)); functions whose own cost did not change (callers whose
+    /// inclusive cost moved with a callee) are never listed.
     pub top: Vec<FunctionDelta>,
+    /// The scenario's change in instructions per op between the two profiles: the sum of every
+    /// function's self-cost change, which the shares are of.
+    #[serde(default)]
+    pub change: f64,
+    /// Functions whose self cost changed too but that `top` leaves out, and their summed
+    /// self-cost change per op.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<Omitted>,
     /// Set when the callgrind outputs could not be read (a run loaded from history keeps none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
@@ -581,4 +631,13 @@ pub struct FunctionChanges {
     /// ([`codegen_note`](super::functions::codegen_note)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub codegen_note: Option<String>,
+}
+
+/// The functions whose self cost changed beyond those listed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Omitted {
+    /// How many.
+    pub functions: usize,
+    /// Their summed self-cost change per op, instructions.
+    pub change: f64,
 }

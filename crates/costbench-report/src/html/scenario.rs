@@ -6,7 +6,9 @@
 use super::escape::escape;
 use super::{cell, git_label, short_commit, svg, History};
 use costbench_judge::compare::{self};
-use costbench_record::fmt::{fmt_change, fmt_ir, fmt_ns, fmt_percent, fmt_threshold};
+use costbench_record::fmt::{
+    fmt_change, fmt_count, fmt_delta, fmt_ir, fmt_ns, fmt_percent, fmt_threshold,
+};
 use costbench_record::history::Metric;
 use costbench_record::instrument::Figure;
 use costbench_record::model::{RunRecord, ScenarioResult};
@@ -316,22 +318,49 @@ fn function_changes(page: &mut String, f: &compare::FunctionChanges) {
     {
         let _ = write!(page, "<p class=\"note\">{}</p>", escape(note));
     }
+    let _ = write!(
+        page,
+        "<p>Functions whose own cost changed: the scenario {} Ir/op.</p>",
+        escape(&fmt_delta(f.change))
+    );
+    if f.top.is_empty() {
+        page.push_str("<p class=\"note\">No function's own cost changed.</p>");
+        return;
+    }
     page.push_str(
-        "<table class=\"sortable functions\"><thead><tr><th>function (most changed)</th>\
-         <th>self Ir/op</th><th>Δ self</th><th>inclusive Ir/op</th><th>Δ inclusive</th></tr></thead><tbody>",
+        "<table class=\"sortable functions\"><thead><tr><th>function</th>\
+         <th>self Ir/op (baseline)</th><th>self Ir/op (candidate)</th><th>Δ self</th>\
+         <th>share</th><th>calls per op (baseline)</th><th>calls per op (candidate)</th>\
+         <th>inclusive Ir/op</th><th>Δ inclusive</th></tr></thead><tbody>",
     );
     for d in &f.top {
         let _ = write!(
             page,
-            "<tr><td><code>{}</code></td>{}{}{}{}</tr>",
+            "<tr><td><code>{}</code>{}</td>{}{}{}{}{}{}{}{}</tr>",
             escape(&d.name),
+            d.presence
+                .label()
+                .map(|side| format!(" <span class=\"note\">({side})</span>"))
+                .unwrap_or_default(),
+            cell(Some(d.base_self), fmt_ir),
             cell(Some(d.cand_self), fmt_ir),
             cell(Some(d.self_change()), |v| format!("{v:+.3}")),
+            cell(d.share, |_| crate::movers::share(d)),
+            cell(Some(d.base_calls), fmt_count),
+            cell(Some(d.cand_calls), fmt_count),
             cell(Some(d.cand_inclusive), fmt_ir),
             cell(Some(d.inclusive_change()), |v| format!("{v:+.3}")),
         );
     }
     page.push_str("</tbody></table>");
+    if let Some(o) = f.omitted {
+        let _ = write!(
+            page,
+            "<p class=\"note\">and {} more functions whose own cost changed, {} Ir/op together</p>",
+            o.functions,
+            escape(&fmt_delta(o.change))
+        );
+    }
 }
 
 fn history_chart(page: &mut String, h: &History) {
@@ -395,7 +424,13 @@ mod tests {
                 cand_self: 12.5,
                 base_inclusive: 20.0,
                 cand_inclusive: 19.0,
+                base_calls: 1.0,
+                cand_calls: 1.0,
+                share: Some(1.0),
+                presence: compare::Presence::Both,
             }],
+            change: 2.5,
+            omitted: None,
             unavailable: None,
             placement_note: None,
             inlining_note: None,

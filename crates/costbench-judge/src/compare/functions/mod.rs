@@ -1,6 +1,7 @@
 //! The functions behind a significant instruction-count change (or one labelled placement): the
-//! two callgrind function profiles of a scenario, diffed per function, largest self-cost change
-//! first ([`diff`], [`top_changes`]), with a note when nearly all of the change is in functions
+//! two callgrind function profiles of a scenario, diffed per function: the functions whose own
+//! cost per op changed, largest change first, each with its calls and share of the change
+//! ([`diff`], [`movers`]), with a note when nearly all of the change is in functions
 //! whose work depends on data placement (`routines`: glibc malloc's internals, the mem*/str*
 //! families) or when functions of their own appear on one side only (`inlining`). [`attach`]
 //! fills a comparison's function changes and relabels the verdicts they explain.
@@ -19,7 +20,7 @@ pub use routines::{
     PLACEMENT_SHARE,
 };
 
-use super::types::{Comparison, FunctionChanges, FunctionDelta, Verdict};
+use super::types::{Comparison, FunctionChanges, FunctionDelta, Omitted, Presence, Verdict};
 use costbench_record::instrument::Figure;
 use costbench_record::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
@@ -27,8 +28,68 @@ use std::collections::BTreeSet;
 /// Functions listed per scenario: enough to find the cause, short enough for a PR comment.
 pub const TOP: usize = 10;
 
-/// The `n` functions whose self cost changed most (ties: larger inclusive change first, then
-/// name), per op. Functions whose costs did not change at all are left out.
+/// Every function whose self cost per op changed, largest change first (ties: by name), with
+/// calls per op on both sides and its share of the scenario's change; and that change (the sum
+/// of every self-cost change per op). Functions whose own cost did not change are left out
+/// whatever their inclusive cost did: a caller's inclusive cost moves with any callee's, so
+/// listing it (`main`, `(below main)`, the harness's frames) explains nothing.
+pub fn movers(
+    base: &Profile,
+    cand: &Profile,
+    base_ops: u64,
+    cand_ops: u64,
+) -> (Vec<FunctionDelta>, f64) {
+    let names: BTreeSet<&String> = base.functions.keys().chain(cand.functions.keys()).collect();
+    let (bo, co) = (base_ops.max(1) as f64, cand_ops.max(1) as f64);
+    let calls =
+        |p: &Profile, name: &str, ops: f64| p.calls.get(name).map_or(0.0, |&n| n as f64 / ops);
+    let mut all: Vec<FunctionDelta> = names
+        .into_iter()
+        .filter_map(|name| {
+            let (b, c) = (base.functions.get(name), cand.functions.get(name));
+            let presence = match (b, c) {
+                (Some(_), Some(_)) => Presence::Both,
+                (Some(_), None) => Presence::BaselineOnly,
+                _ => Presence::CandidateOnly,
+            };
+            let (b, c) = (
+                b.copied().unwrap_or_default(),
+                c.copied().unwrap_or_default(),
+            );
+            let d = FunctionDelta {
+                name: name.clone(),
+                base_self: b.self_cost as f64 / bo,
+                cand_self: c.self_cost as f64 / co,
+                base_inclusive: b.inclusive as f64 / bo,
+                cand_inclusive: c.inclusive as f64 / co,
+                base_calls: calls(base, name, bo),
+                cand_calls: calls(cand, name, co),
+                share: None,
+                presence,
+            };
+            (d.self_change() != 0.0).then_some(d)
+        })
+        .collect();
+    // The profiles' totals are the sums of every self cost, so the shares add up to one.
+    // Over equal ops, the difference of whole counts first: exact to the last digit.
+    let change = if base_ops == cand_ops {
+        (i128::from(cand.total) - i128::from(base.total)) as f64 / co
+    } else {
+        cand.total as f64 / co - base.total as f64 / bo
+    };
+    for d in &mut all {
+        d.share = (change != 0.0).then(|| d.self_change() / change);
+    }
+    all.sort_by(|a, b| {
+        b.self_change()
+            .abs()
+            .total_cmp(&a.self_change().abs())
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    (all, change)
+}
+
+/// The `n` functions whose self cost per op changed most ([`movers`]).
 pub fn top_changes(
     base: &Profile,
     cand: &Profile,
@@ -36,34 +97,7 @@ pub fn top_changes(
     cand_ops: u64,
     n: usize,
 ) -> Vec<FunctionDelta> {
-    let names: BTreeSet<&String> = base.functions.keys().chain(cand.functions.keys()).collect();
-    let (bo, co) = (base_ops.max(1) as f64, cand_ops.max(1) as f64);
-    let mut all: Vec<FunctionDelta> = names
-        .into_iter()
-        .filter_map(|name| {
-            let b = base.functions.get(name).copied().unwrap_or_default();
-            let c = cand.functions.get(name).copied().unwrap_or_default();
-            (b != c).then(|| FunctionDelta {
-                name: name.clone(),
-                base_self: b.self_cost as f64 / bo,
-                cand_self: c.self_cost as f64 / co,
-                base_inclusive: b.inclusive as f64 / bo,
-                cand_inclusive: c.inclusive as f64 / co,
-            })
-        })
-        .filter(|d| d.self_change() != 0.0 || d.inclusive_change() != 0.0)
-        .collect();
-    all.sort_by(|a, b| {
-        b.self_change()
-            .abs()
-            .total_cmp(&a.self_change().abs())
-            .then_with(|| {
-                b.inclusive_change()
-                    .abs()
-                    .total_cmp(&a.inclusive_change().abs())
-            })
-            .then_with(|| a.name.cmp(&b.name))
-    });
+    let mut all = movers(base, cand, base_ops, cand_ops).0;
     all.truncate(n);
     all
 }
@@ -79,9 +113,16 @@ pub fn diff(
     cand_ops: u64,
 ) -> FunctionChanges {
     let inlining_note = inlining_note(base, cand, base_ops, cand_ops);
+    let (mut top, change) = movers(base, cand, base_ops, cand_ops);
+    let rest = top.split_off(top.len().min(TOP));
     FunctionChanges {
         id,
-        top: top_changes(base, cand, base_ops, cand_ops, TOP),
+        top,
+        change,
+        omitted: (!rest.is_empty()).then(|| Omitted {
+            functions: rest.len(),
+            change: rest.iter().map(FunctionDelta::self_change).sum(),
+        }),
         unavailable: None,
         // Code that became a call or stopped being one is a change of the code, never placement.
         placement_note: placement_note(base, cand, base_ops, cand_ops)
@@ -129,6 +170,8 @@ pub fn attach(
             Err(e) => FunctionChanges {
                 id,
                 top: Vec::new(),
+                change: 0.0,
+                omitted: None,
                 unavailable: Some(e),
                 placement_note: None,
                 inlining_note: None,

@@ -3,6 +3,7 @@
 //! (`measure::callgrind::profile`): this crate reads no callgrind files.
 
 use super::*;
+use crate::compare::Presence;
 
 #[test]
 fn placement_dependent_functions_are_recognised() {
@@ -504,4 +505,56 @@ fn wall_time_follows_a_small_change_the_profiles_confine_to_placement_paths() {
     ]);
     let note = placement_note(&base_profile, &cand_profile, 1000, 1000);
     assert_eq!(note.as_deref(), Some(MEMCMP_NOTE));
+}
+
+/// Issue 27: only functions whose own cost per op changed are listed, each with its calls per op
+/// on both sides, its share of the change and the side it exists on; those past [`TOP`] are
+/// summed.
+#[test]
+fn movers_are_the_functions_whose_own_cost_changed() {
+    let mut base_fns: Vec<(String, u64, u64)> = vec![
+        ("main".into(), 100, 0),
+        ("hot".into(), 1_000, 10),
+        ("gone".into(), 200, 10),
+    ];
+    let mut cand_fns: Vec<(String, u64, u64)> = vec![
+        ("main".into(), 100, 0),
+        ("hot".into(), 2_000, 10),
+        ("renamed".into(), 200, 20),
+    ];
+    // Twelve small movers of 1 Ir each, past TOP.
+    for i in 0..12 {
+        base_fns.push((format!("small{i:02}"), 10, 1));
+        cand_fns.push((format!("small{i:02}"), 11, 1));
+    }
+    fn fns(v: &[(String, u64, u64)]) -> Vec<(&str, u64, u64)> {
+        v.iter().map(|(n, c, k)| (n.as_str(), *c, *k)).collect()
+    }
+    let (base, cand) = (profile(&fns(&base_fns)), profile(&fns(&cand_fns)));
+    let c = diff("x".into(), &base, 10, &cand, 10);
+    // 1,000 in hot, 12 in the small ones, -200 and +200: 1,012 per run, 101.2 per op.
+    assert_eq!(c.change, 101.2);
+    let names: Vec<&str> = c.top.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(&names[..3], ["hot", "gone", "renamed"]);
+    assert!(!names.contains(&"main"), "{names:?}");
+    assert_eq!(c.top.len(), TOP);
+    let hot = &c.top[0];
+    assert_eq!((hot.base_self, hot.cand_self), (100.0, 200.0));
+    assert_eq!((hot.base_calls, hot.cand_calls), (1.0, 1.0));
+    assert_eq!(hot.share, Some(100.0 / 101.2));
+    assert_eq!(hot.presence, Presence::Both);
+    assert_eq!(c.top[1].presence, Presence::BaselineOnly);
+    assert_eq!((c.top[2].base_calls, c.top[2].cand_calls), (0.0, 2.0));
+    assert_eq!(c.top[2].presence, Presence::CandidateOnly);
+    let shares: f64 = c.top.iter().filter_map(|d| d.share).sum();
+    let omitted = c.omitted.expect("five small movers past TOP");
+    assert_eq!(omitted.functions, 5);
+    assert!((omitted.change - 0.5).abs() < 1e-9, "{omitted:?}");
+    assert!((shares + omitted.change / c.change - 1.0).abs() < 1e-9);
+    // Changes that cancel out have no shares.
+    let swapped = profile(&[("a", 10, 1), ("b", 20, 1)]);
+    let back = profile(&[("a", 20, 1), ("b", 10, 1)]);
+    let c = diff("y".into(), &swapped, 1, &back, 1);
+    assert_eq!(c.change, 0.0);
+    assert!(c.top.iter().all(|d| d.share.is_none()));
 }

@@ -283,7 +283,8 @@ fn=(3) leaf
 #[cfg(test)]
 mod diff_tests {
     use super::parse;
-    use costbench_judge::compare::functions::{placement_note, top_changes};
+    use costbench_judge::compare::functions::{diff, placement_note, top_changes};
+    use costbench_judge::compare::Presence;
 
     #[test]
     fn a_change_with_more_calls_into_the_allocator_is_real_work() {
@@ -306,13 +307,45 @@ mod diff_tests {
         let cand = parse("events: Ir\nfn=(1) main\ncfn=(2) a\ncalls=1 1\n1 50\n1 10\nfn=(2)\n1 40\ncfn=(4) new\ncalls=1 1\n1 10\nfn=(4)\n1 10\nfn=(3) same\n1 5\n").unwrap();
         let top = top_changes(&base, &cand, 10, 10, 10);
         let names: Vec<&str> = top.iter().map(|d| d.name.as_str()).collect();
-        // a: self 30 -> 40; new: 0 -> 10 (ties on self change: larger inclusive change first,
-        // a's inclusive moved by 20); main: self unchanged, inclusive 40 -> 60; same: unchanged.
-        assert_eq!(names, ["a", "new", "main"]);
+        // a: self 30 -> 40; new: 0 -> 10 (ties on self change: by name). main's inclusive cost
+        // moved (40 -> 60) with its callees', its own did not: not listed; same: unchanged.
+        assert_eq!(names, ["a", "new"]);
         assert_eq!(top[0].base_self, 3.0);
         assert_eq!(top[0].cand_inclusive, 5.0);
+        // Calls per op on both sides, and half of the change each.
+        assert_eq!((top[0].base_calls, top[0].cand_calls), (0.1, 0.1));
+        assert_eq!((top[1].base_calls, top[1].cand_calls), (0.0, 0.1));
+        assert_eq!(top[0].share, Some(0.5));
+        assert_eq!(top[1].presence, Presence::CandidateOnly);
+        assert_eq!(top[0].presence, Presence::Both);
         assert_eq!(top_changes(&base, &cand, 10, 10, 1).len(), 1);
         assert_eq!(placement_note(&base, &cand, 10, 10), None);
+    }
+
+    /// Issue 27: on the real profile of a scenario, a change confined to one function lists
+    /// that function alone: none of the callers whose inclusive cost moved with it
+    /// (`(below main)`, `main`, the harness's frames).
+    #[test]
+    fn callers_of_a_changed_function_are_not_listed() {
+        let text = include_str!("testdata/sort.callgrind.out");
+        let base = parse(text).unwrap();
+        let (name, cost) = base
+            .functions
+            .iter()
+            .max_by_key(|(_, c)| c.self_cost)
+            .map(|(n, c)| (n.clone(), *c))
+            .unwrap();
+        let mut cand = base.clone();
+        cand.functions.get_mut(&name).unwrap().self_cost = cost.self_cost + 1_000;
+        cand.total += 1_000;
+        let c = diff("sort".into(), &base, 10, &cand, 10);
+        let names: Vec<&str> = c.top.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, [name.as_str()]);
+        assert_eq!(c.change, 100.0);
+        assert_eq!(c.top[0].share, Some(1.0));
+        assert_eq!(c.omitted, None);
+        // The same profile on both sides: nothing moved, nothing listed.
+        assert!(diff("sort".into(), &base, 10, &base, 10).top.is_empty());
     }
 
     #[test]
