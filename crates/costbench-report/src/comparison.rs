@@ -130,6 +130,9 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     for f in &c.functions {
         crate::movers::terminal(&mut out, f);
     }
+    for d in &c.census {
+        crate::checks::terminal(&mut out, d);
+    }
 
     let list = |out: &mut String, what: &str, ids: &[String]| {
         if !ids.is_empty() {

@@ -303,6 +303,7 @@ pub fn comparison(c: &Comparison) -> String {
         section(&mut out, c, inst, &nc);
     }
     crate::movers::markdown(&mut out, &c.functions);
+    crate::checks::markdown(&mut out, &c.census);
 
     let anything_else = !(c.missing_in_cand.is_empty()
         && c.new_in_cand.is_empty()

@@ -44,7 +44,9 @@ pub(crate) fn load_side(
 }
 
 /// Compares `base` with `cand` and attaches, to every significant instruction-count row, the
-/// functions that moved most, read from the callgrind outputs kept in the runs' directories;
+/// functions whose own cost changed and (when both runs measured the census) the checks that
+/// appeared, disappeared or changed, read from the callgrind outputs kept in the runs'
+/// directories and the binaries they name;
 /// `sources` (`check --baseline-rev`) says which source files the pull request changed.
 pub(crate) fn judge_sides(
     (base, base_dir): (&RunRecord, Option<&std::path::Path>),
@@ -70,7 +72,29 @@ pub(crate) fn judge_sides(
             .as_ref()
             .map(|f| f as costbench_judge::compare::functions::Unchanged),
     );
+    let roots = sources.map(|s| s.roots());
+    attach_census(
+        &mut cmp,
+        (base, base_dir, roots.map(|r| r.1)),
+        (cand, cand_dir, roots.map(|r| r.0)),
+    );
     cmp
+}
+
+/// Attaches the census diff of every id whose functions `cmp` lists and whose runs both
+/// measured the census, from the callgrind outputs in the runs' directories and the binaries
+/// they name; source files under a side's checkout (when known) are named relative to it.
+pub(crate) fn attach_census(
+    cmp: &mut costbench_judge::compare::Comparison,
+    (base, base_dir, base_root): (&RunRecord, Option<&Path>, Option<&Path>),
+    (cand, cand_dir, cand_root): (&RunRecord, Option<&Path>, Option<&Path>),
+) {
+    let mut loader = costbench_measure::instrument::census::sites::SiteLoader::default();
+    costbench_judge::compare::census::attach(cmp, |id| {
+        let b = loader.load(base, base_dir, id, base_root)?;
+        let c = loader.load(cand, cand_dir, id, cand_root)?;
+        Some(b.and_then(|b| c.map(|c| (b, c))))
+    });
 }
 
 /// Per-id thresholds from the history of `branch` (runs of `base`'s variant) in the database at

@@ -78,6 +78,11 @@ pub fn gather(
             },
             None,
         );
+        crate::core::sides::attach_census(
+            &mut cmp,
+            (&runs[b], dir(b), None),
+            (&runs[c], dir(c), None),
+        );
         cmp
     });
     let history = match store {

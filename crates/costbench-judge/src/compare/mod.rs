@@ -11,6 +11,7 @@
 //! lives in `report::comparison` (plain text) and `report::markdown` (PR comments).
 
 pub(crate) mod bootstrap;
+pub mod census;
 pub mod family;
 pub mod functions;
 mod judge;
@@ -138,6 +139,7 @@ pub fn compare_with(
         not_compared: Vec::new(),
         not_measured: not_measured(base, cand),
         functions: Vec::new(),
+        census: Vec::new(),
     };
     let mut pending = Vec::new();
     let mut seen = HashSet::new();

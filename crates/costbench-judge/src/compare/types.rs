@@ -430,6 +430,11 @@ pub struct Comparison {
     /// [`attach`](super::functions::attach), from the callgrind outputs the caller loads).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub functions: Vec<FunctionChanges>,
+    /// For the same changes, when both runs measured the census: the checks that appeared,
+    /// disappeared or ran a different number of times per op (filled by
+    /// [`census::attach`](super::census::attach)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub census: Vec<super::census::CensusDiff>,
 }
 
 impl Comparison {

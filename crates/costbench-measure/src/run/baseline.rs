@@ -174,6 +174,12 @@ impl SourceDiff {
         Ok(SourceDiff::new([cand_top, base_top], changed))
     }
 
+    /// The repository's top in the candidate's checkout and in the baseline's worktree: source
+    /// paths under them name the same file relative to them.
+    pub fn roots(&self) -> (&Path, &Path) {
+        (&self.roots[0], &self.roots[1])
+    }
+
     fn new(roots: [PathBuf; 2], changed: BTreeSet<PathBuf>) -> SourceDiff {
         let lock_changed = changed.iter().any(|f| f.ends_with("Cargo.lock"));
         SourceDiff {

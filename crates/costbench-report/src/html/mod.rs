@@ -193,6 +193,9 @@ pub fn render(input: &Input) -> String {
         let functions = input
             .comparison
             .and_then(|c| c.functions.iter().find(|f| f.id == r.id));
+        let census = input
+            .comparison
+            .and_then(|c| c.census.iter().find(|d| d.id == r.id));
         scenario(
             &mut page,
             k,
@@ -202,6 +205,7 @@ pub fn render(input: &Input) -> String {
             Changes {
                 rows: &rows,
                 functions,
+                census,
             },
             history.get(r.id.as_str()).map_or(&[][..], |v| &v[..]),
         );

@@ -48,6 +48,8 @@ fn fact(page: &mut String, name: &str, value: &str) {
 pub(super) struct Changes<'a> {
     pub(super) rows: &'a HashMap<(&'a str, Figure), &'a compare::Row>,
     pub(super) functions: Option<&'a compare::FunctionChanges>,
+    /// The checks that moved, when both runs measured the census.
+    pub(super) census: Option<&'a compare::census::CensusDiff>,
 }
 
 /// The section of measured id `r` (the `k`th of `run`), with its baseline `base`.
@@ -60,7 +62,11 @@ pub(super) fn scenario(
     changes: Changes,
     history: &[&History],
 ) {
-    let Changes { rows, functions } = changes;
+    let Changes {
+        rows,
+        functions,
+        census,
+    } = changes;
     let _ = write!(
         page,
         "<section class=\"scenario\" id=\"s-{k}\" data-scenario=\"{}\"><h3>{}</h3>\
@@ -207,6 +213,9 @@ pub(super) fn scenario(
     }
     if let Some(f) = functions {
         function_changes(page, f);
+    }
+    if let Some(d) = census {
+        crate::checks::html(page, d);
     }
     if let Some(c) = &r.counters.cache {
         page.push_str("<table><thead><tr><th>simulated counter</th><th>per op</th><th>per run</th></tr></thead><tbody>");

@@ -7,6 +7,7 @@
 //! callgrind file of every measured id.
 
 pub mod parse;
+pub mod sites;
 
 use super::shape::Stored;
 use costbench_record::census::StaticCensus;

@@ -76,7 +76,7 @@ pub fn instruction_counts(text: &str, wanted: impl Fn(&str) -> bool) -> Result<C
 /// Joins callgrind's per-address counts of one measured body with the binary's guards.
 pub fn join(census: &StaticCensus, counts: &Counts, ops: u64) -> model::Census {
     let per_op = |n: u64| n as f64 / ops.max(1) as f64;
-    let mut executed: Vec<(&Guard, u64)> = census
+    let executed: Vec<(&Guard, u64)> = census
         .guards
         .iter()
         .filter_map(|g| counts.get(&g.address).map(|&n| (g, n)))
@@ -99,10 +99,34 @@ pub fn join(census: &StaticCensus, counts: &Counts, ops: u64) -> model::Census {
         .collect();
     let checks: u64 = executed.iter().map(|(_, n)| n).sum();
     let sites = executed.len();
-    executed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.address.cmp(&b.0.address)));
-    let top_sites = executed
+    let top_sites = sites_of(executed, ops, TOP_SITES);
+    model::Census {
+        checks,
+        checks_per_op: per_op(checks),
+        sites,
+        by_kind,
+        top_sites,
+    }
+}
+
+/// Every guard of `census` that `counts` saw executed, most executed first.
+pub fn executed_sites(census: &StaticCensus, counts: &Counts, ops: u64) -> Vec<model::CensusSite> {
+    let executed: Vec<(&Guard, u64)> = census
+        .guards
         .iter()
-        .take(TOP_SITES)
+        .filter_map(|g| counts.get(&g.address).map(|&n| (g, n)))
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    sites_of(executed, ops, usize::MAX)
+}
+
+/// The `limit` most executed of `executed` as the record's sites (ties: by address).
+fn sites_of(mut executed: Vec<(&Guard, u64)>, ops: u64, limit: usize) -> Vec<model::CensusSite> {
+    let per_op = |n: u64| n as f64 / ops.max(1) as f64;
+    executed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.address.cmp(&b.0.address)));
+    executed
+        .iter()
+        .take(limit)
         .map(|(g, n)| model::CensusSite {
             address: format!("{:#x}", g.address),
             kind: g.kind.as_str().into(),
@@ -121,14 +145,7 @@ pub fn join(census: &StaticCensus, counts: &Counts, ops: u64) -> model::Census {
             executions: *n,
             per_op: per_op(*n),
         })
-        .collect();
-    model::Census {
-        checks,
-        checks_per_op: per_op(checks),
-        sites,
-        by_kind,
-        top_sites,
-    }
+        .collect()
 }
 
 impl Parser for CensusJoin {

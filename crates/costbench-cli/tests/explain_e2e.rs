@@ -1,0 +1,125 @@
+//! End-to-end tests of the explanation of a change (issue 27): on a scratch git repository whose
+//! working tree adds a bounds check to a hot loop, `costbench check --baseline-rev` names the
+//! function whose own cost changed and nothing else, and its census diff lists the one check
+//! that appeared, at its line, with its executions per op. Real builds of both revisions, real
+//! valgrind.
+
+mod common;
+use common::scratch::scratch_repo;
+use common::*;
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+
+/// `check --baseline-rev HEAD` of the selftest suite's scenarios matching `filter`, with the
+/// census, as JSON, the markdown report written to `md`.
+fn check(repo: &Path, out: &Path, filter: &str, md: &Path) -> (Output, Value) {
+    let o = costbench(["check", "--manifest-path"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .arg(repo.join("Cargo.toml"))
+        .args([
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "selftest",
+            "--baseline-rev",
+            "HEAD",
+            "--instrument",
+            "icount,census",
+            "--format",
+            "json",
+            "--no-history",
+            "--filter",
+            filter,
+            "--markdown",
+        ])
+        .arg(md)
+        .arg("--output-dir")
+        .arg(out)
+        .output();
+    let json = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check printed no JSON ({e}); exit {:?}; stderr:\n{}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o, json)
+}
+
+/// The selftest suite's `checked_sum` rewritten to index with a bound the optimiser cannot see
+/// (`black_box(xs.len())`), which keeps one bounds check per element; returns the line of the
+/// indexing.
+fn add_bounds_check(repo: &Path) -> u32 {
+    let lib = repo.join("suites/selftest/src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    let old = "    for &x in xs {\n        s += x;\n    }";
+    assert!(text.contains(old), "checked_sum's loop as committed");
+    let new = "    for i in 0..std::hint::black_box(xs.len()) {\n        s += xs[i];\n    }";
+    let text = text.replace(old, new);
+    let line = text
+        .lines()
+        .position(|l| l == "        s += xs[i];")
+        .expect("the new line") as u32
+        + 1;
+    std::fs::write(&lib, text).unwrap();
+    line
+}
+
+/// Issue 27's first target on the selftest suite: the function, the added check at its line
+/// with one execution per op, and nothing else.
+#[test]
+fn an_added_bounds_check_is_named_with_its_line_and_count() {
+    if !valgrind_available() {
+        return;
+    }
+    let repo = scratch_repo();
+    let line = add_bounds_check(repo.path());
+    let out = tempfile::tempdir().unwrap();
+    let md = out.path().join("comment.md");
+    let (o, json) = check(repo.path(), out.path(), "^checked/sum$", &md);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let cmp = &json["comparison"];
+    let functions = &cmp["functions"][0];
+    assert_eq!(functions["id"], "checked/sum");
+    let top = functions["top"].as_array().unwrap();
+    assert!(
+        top[0]["name"].as_str().unwrap().contains("checked_sum"),
+        "{functions}"
+    );
+    // Nothing listed whose own cost did not change.
+    for f in top {
+        assert_ne!(f["base_self"], f["cand_self"], "{functions}");
+    }
+    let census = &cmp["census"][0];
+    assert_eq!(census["id"], "checked/sum", "{cmp}");
+    let appeared = census["appeared"].as_array().unwrap();
+    assert_eq!(appeared.len(), 1, "{census}");
+    let check = &appeared[0];
+    assert_eq!(check["kind"], "slice-index", "{check}");
+    assert!(
+        check["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("suites/selftest/src/lib.rs"),
+        "{check}"
+    );
+    assert_eq!(check["line"].as_u64(), Some(u64::from(line)), "{check}");
+    // 1,000 additions per run, one check each: exactly one per op.
+    assert_eq!(check["cand_per_op"].as_f64(), Some(1.0), "{check}");
+    assert_eq!(
+        census["disappeared"].as_array().unwrap().len(),
+        0,
+        "{census}"
+    );
+    assert_eq!(census["changed"].as_array().unwrap().len(), 0, "{census}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("Checks that moved"), "{md}");
+    assert!(
+        md.contains(&format!("| appeared | slice-index | "))
+            && md.contains(&format!("lib.rs:{line} | 0 → 1.000 |")),
+        "{md}"
+    );
+}
