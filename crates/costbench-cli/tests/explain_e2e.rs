@@ -5,7 +5,7 @@
 //! valgrind.
 
 mod common;
-use common::scratch::scratch_repo;
+use common::scratch::{git, scratch_repo};
 use common::*;
 
 use serde_json::Value;
@@ -49,22 +49,29 @@ fn check(repo: &Path, out: &Path, filter: &str, md: &Path) -> (Output, Value) {
     (o, json)
 }
 
-/// The selftest suite's `checked_sum` rewritten to index with a bound the optimiser cannot see
-/// (`black_box(xs.len())`), which keeps one bounds check per element; returns the line of the
-/// indexing.
+/// Commits the selftest suite's `checked_sum` summing `xs[x]` for each element `x` without a
+/// bounds check (`get_unchecked`: the scenario's elements are 0..1000, all valid indices), then
+/// writes the same loop with the check (`xs[x]`) to the working tree: an index from the data,
+/// one check per element that the optimiser cannot hoist, and nothing else changed. Returns the
+/// line of the indexing.
 fn add_bounds_check(repo: &Path) -> u32 {
     let lib = repo.join("suites/selftest/src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
     let old = "    for &x in xs {\n        s += x;\n    }";
     assert!(text.contains(old), "checked_sum's loop as committed");
-    let new = "    for i in 0..std::hint::black_box(xs.len()) {\n        s += xs[i];\n    }";
-    let text = text.replace(old, new);
-    let line = text
+    let body =
+        |index: &str| format!("    for &x in xs {{\n        s = s.wrapping_add({index});\n    }}");
+    // SAFETY of the committed side: every element of the scenario's input is below its length.
+    let unchecked = text.replace(old, &body("unsafe { *xs.get_unchecked(x as usize) }"));
+    std::fs::write(&lib, &unchecked).unwrap();
+    git(repo, &["commit", "-q", "-am", "unchecked indirect sum"]);
+    let checked = text.replace(old, &body("xs[x as usize]"));
+    let line = checked
         .lines()
-        .position(|l| l == "        s += xs[i];")
+        .position(|l| l.contains("xs[x as usize]"))
         .expect("the new line") as u32
         + 1;
-    std::fs::write(&lib, text).unwrap();
+    std::fs::write(&lib, checked).unwrap();
     line
 }
 
@@ -115,7 +122,38 @@ fn an_added_bounds_check_is_named_with_its_line_and_count() {
         "{census}"
     );
     assert_eq!(census["changed"].as_array().unwrap().len(), 0, "{census}");
+    // The machine code: the added compare and branch, run once per op; no removed instruction.
+    let asm = cmp["asm"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["function"].as_str().unwrap().contains("checked_sum"))
+        .unwrap_or_else(|| panic!("no machine code of checked_sum: {cmp}"));
+    let added: Vec<&Value> = asm["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["edit"] == "added")
+        .collect();
+    let removed = asm["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["edit"] == "removed")
+        .count();
+    let ran_once = |prefix: &str| {
+        added.iter().any(|l| {
+            l["text"].as_str().unwrap().starts_with(prefix)
+                && l["cand_per_op"].as_f64() == Some(1.0)
+        })
+    };
+    assert!(ran_once("cmp ") && ran_once("jae "), "{asm}");
+    assert_eq!(removed, 0, "{asm}");
     let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("Machine code of the functions that changed most"),
+        "{md}"
+    );
     assert!(md.contains("Checks that moved"), "{md}");
     assert!(
         md.contains(&format!("| appeared | slice-index | "))

@@ -16,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+pub mod asm;
 pub mod build_output;
 pub mod cargo;
 pub mod census;

@@ -3,7 +3,8 @@
 //!
 //! It owns the vocabulary of instruments, one enum with one descriptor each from which the
 //! others derive ([`instrument`]), the serde documents and their schemas ([`model`]: the run record, scenario ids,
-//! per-op figures, Miri's report; [`profile`]: a callgrind profile's per-function costs), the
+//! per-op figures, Miri's report; [`profile`]: a callgrind profile's per-function costs; [`asm`]: a function's machine code with
+//! its executions), the
 //! descriptive summary every wall-time figure carries ([`stats`]), the spelling of numbers
 //! shared by verdicts and reports ([`fmt`]), which listed scenarios a filter selects
 //! ([`selection`]), which shard of a sharded run measures which scenario ([`shard`]), how
@@ -24,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+pub mod asm;
 pub mod census;
 pub mod csv;
 pub mod error;

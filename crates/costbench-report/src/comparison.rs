@@ -133,6 +133,7 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     for d in &c.census {
         crate::checks::terminal(&mut out, d);
     }
+    crate::asm::terminal(&mut out, &c.asm);
 
     let list = |out: &mut String, what: &str, ids: &[String]| {
         if !ids.is_empty() {

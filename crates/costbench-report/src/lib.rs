@@ -1,6 +1,7 @@
 //! Reports of costbench: pure functions from run records ([`terminal`], [`throughput`],
 //! [`counters`], [`bmf`]), comparisons and the gate's verdict ([`comparison`], [`markdown`],
-//! [`check`], the functions behind a change in [`movers`] and the checks in [`checks`], JUnit XML in [`junit`], GitHub Actions' workflow commands in [`github`]), history
+//! [`check`], the functions behind a change in [`movers`], the checks in [`checks`] and the machine code
+//! in [`asm`], JUnit XML in [`junit`], GitHub Actions' workflow commands in [`github`]), history
 //! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report
 //! ([`miri`]) to text, and the self-contained HTML page ([`html`]). [`render`] is the output
 //! layer over them: the registry of formats, one renderer per format with a hook per document,
@@ -17,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+pub mod asm;
 pub mod bmf;
 pub mod census;
 pub mod check;

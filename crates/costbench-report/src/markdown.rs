@@ -304,6 +304,7 @@ pub fn comparison(c: &Comparison) -> String {
     }
     crate::movers::markdown(&mut out, &c.functions);
     crate::checks::markdown(&mut out, &c.census);
+    crate::asm::markdown(&mut out, &c.asm);
 
     let anything_else = !(c.missing_in_cand.is_empty()
         && c.new_in_cand.is_empty()

@@ -73,7 +73,7 @@ pub(crate) fn judge_sides(
             .map(|f| f as costbench_judge::compare::functions::Unchanged),
     );
     let roots = sources.map(|s| s.roots());
-    attach_census(
+    attach_explanations(
         &mut cmp,
         (base, base_dir, roots.map(|r| r.1)),
         (cand, cand_dir, roots.map(|r| r.0)),
@@ -81,10 +81,11 @@ pub(crate) fn judge_sides(
     cmp
 }
 
-/// Attaches the census diff of every id whose functions `cmp` lists and whose runs both
-/// measured the census, from the callgrind outputs in the runs' directories and the binaries
-/// they name; source files under a side's checkout (when known) are named relative to it.
-pub(crate) fn attach_census(
+/// Attaches what explains each change whose functions `cmp` lists: the census diff (when both
+/// runs measured the census) and the machine code of the largest movers, from the callgrind
+/// outputs in the runs' directories and the binaries they name; source files under a side's
+/// checkout (when known) are named relative to it.
+pub(crate) fn attach_explanations(
     cmp: &mut costbench_judge::compare::Comparison,
     (base, base_dir, base_root): (&RunRecord, Option<&Path>, Option<&Path>),
     (cand, cand_dir, cand_root): (&RunRecord, Option<&Path>, Option<&Path>),
@@ -94,6 +95,29 @@ pub(crate) fn attach_census(
         let b = loader.load(base, base_dir, id, base_root)?;
         let c = loader.load(cand, cand_dir, id, cand_root)?;
         Some(b.and_then(|b| c.map(|c| (b, c))))
+    });
+    use costbench_judge::compare::Presence;
+    costbench_judge::compare::asm::attach(cmp, |id, function, presence| {
+        let side = |run, dir, root, present: bool| {
+            present
+                .then(|| costbench_measure::asm::measured_listing(run, dir, id, function, root))
+                .transpose()
+                .map_err(|e| format!("{e:#}"))
+        };
+        Ok((
+            side(
+                base,
+                base_dir,
+                base_root,
+                presence != Presence::CandidateOnly,
+            )?,
+            side(
+                cand,
+                cand_dir,
+                cand_root,
+                presence != Presence::BaselineOnly,
+            )?,
+        ))
     });
 }
 

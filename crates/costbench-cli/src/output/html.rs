@@ -78,7 +78,7 @@ pub fn gather(
             },
             None,
         );
-        crate::core::sides::attach_census(
+        crate::core::sides::attach_explanations(
             &mut cmp,
             (&runs[b], dir(b), None),
             (&runs[c], dir(c), None),

@@ -10,6 +10,7 @@
 //! two records always give the same [`Comparison`], confidence intervals included. Rendering
 //! lives in `report::comparison` (plain text) and `report::markdown` (PR comments).
 
+pub mod asm;
 pub(crate) mod bootstrap;
 pub mod census;
 pub mod family;
@@ -140,6 +141,7 @@ pub fn compare_with(
         not_measured: not_measured(base, cand),
         functions: Vec::new(),
         census: Vec::new(),
+        asm: Vec::new(),
     };
     let mut pending = Vec::new();
     let mut seen = HashSet::new();

@@ -435,6 +435,10 @@ pub struct Comparison {
     /// [`census::attach`](super::census::attach)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub census: Vec<super::census::CensusDiff>,
+    /// The machine code of the largest movers of each explained scenario, both sides aligned
+    /// (filled by [`asm::attach`](super::asm::attach)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asm: Vec<super::asm::AsmDiff>,
 }
 
 impl Comparison {

@@ -138,12 +138,12 @@ fn diverging_functions(
 }
 
 /// DWARF line tables and inline records of a binary, for naming source lines.
-struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     ctx: Option<addr2line::Context<gimli::EndianSlice<'a, gimli::RunTimeEndian>>>,
 }
 
 impl<'a> Lines<'a> {
-    fn load(file: &'a object::File<'a>) -> Result<Lines<'a>> {
+    pub(crate) fn load(file: &'a object::File<'a>) -> Result<Lines<'a>> {
         use object::{Object, ObjectSection};
         if file.section_by_name(".debug_line").is_none() {
             // Without line tables the census still counts; it just cannot name lines.
@@ -173,7 +173,7 @@ impl<'a> Lines<'a> {
     }
 
     /// Source frames at `addr`, innermost first; empty when the debug info does not say.
-    fn frames(&self, addr: u64) -> Vec<Frame> {
+    pub(crate) fn frames(&self, addr: u64) -> Vec<Frame> {
         let Some(ctx) = &self.ctx else {
             return Vec::new();
         };

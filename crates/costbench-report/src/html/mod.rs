@@ -196,6 +196,10 @@ pub fn render(input: &Input) -> String {
         let census = input
             .comparison
             .and_then(|c| c.census.iter().find(|d| d.id == r.id));
+        let asm = input
+            .comparison
+            .map(|c| c.asm.iter().filter(|d| d.id == r.id).collect())
+            .unwrap_or_default();
         scenario(
             &mut page,
             k,
@@ -206,6 +210,7 @@ pub fn render(input: &Input) -> String {
                 rows: &rows,
                 functions,
                 census,
+                asm,
             },
             history.get(r.id.as_str()).map_or(&[][..], |v| &v[..]),
         );

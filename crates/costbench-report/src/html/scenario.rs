@@ -50,6 +50,8 @@ pub(super) struct Changes<'a> {
     pub(super) functions: Option<&'a compare::FunctionChanges>,
     /// The checks that moved, when both runs measured the census.
     pub(super) census: Option<&'a compare::census::CensusDiff>,
+    /// The machine code of its largest movers.
+    pub(super) asm: Vec<&'a compare::asm::AsmDiff>,
 }
 
 /// The section of measured id `r` (the `k`th of `run`), with its baseline `base`.
@@ -66,6 +68,7 @@ pub(super) fn scenario(
         rows,
         functions,
         census,
+        asm,
     } = changes;
     let _ = write!(
         page,
@@ -216,6 +219,9 @@ pub(super) fn scenario(
     }
     if let Some(d) = census {
         crate::checks::html(page, d);
+    }
+    for d in asm {
+        crate::asm::html(page, d);
     }
     if let Some(c) = &r.counters.cache {
         page.push_str("<table><thead><tr><th>simulated counter</th><th>per op</th><th>per run</th></tr></thead><tbody>");

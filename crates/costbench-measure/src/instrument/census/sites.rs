@@ -34,7 +34,7 @@ pub fn measured_binary(text: &str) -> Option<PathBuf> {
 
 /// Loads every executed check of an id from runs' output directories, caching each binary's
 /// static census.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct SiteLoader {
     censuses: HashMap<PathBuf, std::result::Result<StaticCensus, String>>,
 }
