@@ -122,33 +122,36 @@ fn an_added_bounds_check_is_named_with_its_line_and_count() {
         "{census}"
     );
     assert_eq!(census["changed"].as_array().unwrap().len(), 0, "{census}");
-    // The machine code: the added compare and branch, run once per op; no removed instruction.
+    // The machine code: the added compare and conditional branch of the check (`cmp len, idx;
+    // jbe` or `cmp idx, len; jae`, as LLVM orders them), each run once per op, and the call of
+    // the cold block that panics, never run. (The unchecked loop was unrolled eight times and
+    // the checked one is not, so the loop's other instructions differ too.)
     let asm = cmp["asm"]
         .as_array()
         .unwrap()
         .iter()
         .find(|d| d["function"].as_str().unwrap().contains("checked_sum"))
         .unwrap_or_else(|| panic!("no machine code of checked_sum: {cmp}"));
-    let added: Vec<&Value> = asm["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|l| l["edit"] == "added")
-        .collect();
-    let removed = asm["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|l| l["edit"] == "removed")
-        .count();
-    let ran_once = |prefix: &str| {
-        added.iter().any(|l| {
-            l["text"].as_str().unwrap().starts_with(prefix)
-                && l["cand_per_op"].as_f64() == Some(1.0)
+    let lines = asm["lines"].as_array().unwrap();
+    let added = |pred: &dyn Fn(&str) -> bool, per_op: f64| {
+        lines.iter().any(|l| {
+            l["edit"] == "added"
+                && pred(l["text"].as_str().unwrap())
+                && l["cand_per_op"].as_f64() == Some(per_op)
         })
     };
-    assert!(ran_once("cmp ") && ran_once("jae "), "{asm}");
-    assert_eq!(removed, 0, "{asm}");
+    assert!(added(&|t| t.starts_with("cmp "), 1.0), "{asm}");
+    assert!(
+        added(&|t| t.starts_with('j') && !t.starts_with("jmp"), 1.0),
+        "{asm}"
+    );
+    assert!(
+        added(
+            &|t| t.starts_with("call") && t.contains("panic_bounds_check"),
+            0.0
+        ),
+        "{asm}"
+    );
     let md = std::fs::read_to_string(&md).unwrap();
     assert!(
         md.contains("Machine code of the functions that changed most"),
@@ -156,8 +159,15 @@ fn an_added_bounds_check_is_named_with_its_line_and_count() {
     );
     assert!(md.contains("Checks that moved"), "{md}");
     assert!(
-        md.contains(&format!("| appeared | slice-index | "))
-            && md.contains(&format!("lib.rs:{line} | 0 → 1.000 |")),
+        md.contains(&format!(
+            "| appeared | slice-index | suites/selftest/src/lib.rs:{line} | 0 → 1.000 |"
+        )),
+        "{md}"
+    );
+    // The check's branch in the collapsed diff, with its executions per op.
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with('+') && l.contains("cmp ") && l.contains(" 1.000 ")),
         "{md}"
     );
 }

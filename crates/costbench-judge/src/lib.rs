@@ -1,7 +1,7 @@
 //! Statistics and verdicts of costbench: comparing two run records ([`compare`]: thresholds,
 //! the bootstrap, paired signed-rank intervals, family-wise error control, history noise,
 //! placement effects, function movers), the CI gate of `costbench check` over a comparison
-//! ([`check`]) and the matrix of build variants, each judged against a baseline variant
+//! ([`check`]), the search of `costbench bisect` over exact counts ([`bisect`]) and the matrix of build variants, each judged against a baseline variant
 //! ([`variants`]).
 //!
 //! Pure functions over `costbench-record`'s model: no files, no processes, no clocks, no cargo,
@@ -15,6 +15,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bisect;
 pub mod check;
 pub mod compare;
 pub mod variants;

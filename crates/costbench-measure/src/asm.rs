@@ -85,13 +85,8 @@ pub fn measured_listing(
     let data =
         std::fs::read(&binary).with_context(|| format!("cannot read {}", binary.display()))?;
     let image = Image::parse(&data, &binary)?;
-    // Exactly the profile's name: a name merely containing it is another function.
-    let f = image
-        .functions
-        .iter()
-        .filter(|f| f.name == function)
-        .max_by_key(|f| executed(f, counts.as_ref()))
-        .with_context(|| format!("no function {function:?} in {}", binary.display()))?;
+    let f = find(&image.functions, function, counts.as_ref())
+        .with_context(|| format!("in {}", binary.display()))?;
     let lines = Lines::load(&image.file)
         .with_context(|| format!("cannot read the debug info of {}", binary.display()))?;
     Ok((disassemble(&image, f, &lines, counts.as_ref(), root), r.ops))

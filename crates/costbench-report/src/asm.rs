@@ -83,6 +83,11 @@ pub fn hunks(d: &AsmDiff) -> Vec<String> {
     out
 }
 
+/// Every line of both sides, aligned.
+pub fn all(d: &AsmDiff) -> Vec<String> {
+    d.lines.iter().map(line_text).collect()
+}
+
 /// "+3 −0 instructions", "in the candidate only (41 instructions)", or why it is unknown.
 pub fn summary(d: &AsmDiff) -> String {
     if let Some(why) = &d.unavailable {

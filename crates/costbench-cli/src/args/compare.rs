@@ -167,3 +167,31 @@ pub enum GithubArg {
     /// merged check reports).
     Off,
 }
+
+/// What `bisect` does with a commit that does not build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnBuildFailure {
+    /// Stop and say which commit failed.
+    Stop,
+    /// Leave it out, as `git bisect skip` does: the answer may then be a range.
+    Skip,
+}
+
+/// The arguments of `costbench bisect`.
+#[derive(Debug, clap::Args)]
+pub struct BisectCmd {
+    /// A commit whose instruction count is the good value.
+    #[arg(value_name = "GOOD")]
+    pub good: String,
+    /// A later commit whose count differs from it.
+    #[arg(value_name = "BAD")]
+    pub bad: String,
+    /// What to do with a commit that does not build.
+    #[arg(long, value_enum, default_value = "stop")]
+    pub on_build_failure: OnBuildFailure,
+    /// How to build and measure each commit; --filter must select exactly one scenario, and
+    /// instruction counts are measured (wall time is not used). Add `--instrument
+    /// icount,census` for the checks that moved in the explanation.
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}

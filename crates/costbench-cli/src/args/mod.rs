@@ -16,7 +16,9 @@ mod tools;
 
 // One namespace of clap definitions, split into files by command group only for size: the
 // commands name every argument type as `crate::args::X`.
-pub use compare::{CheckCmd, CompareCmd, ErrorControlArg, GithubArg, SignificanceArgs};
+pub use compare::{
+    BisectCmd, CheckCmd, CompareCmd, ErrorControlArg, GithubArg, OnBuildFailure, SignificanceArgs,
+};
 pub use history::{
     DatabaseArgs, ExportCmd, HistoryArgs, HistoryCmd, ImportCmd, MergeCmd, ReportCmd,
 };
@@ -24,7 +26,7 @@ pub use measure::{
     CargoArgs, CodeAlignArg, LayoutArg, LoadArgs, MeasureArgs, RoundsArgs, RunArgs, TargetArgs,
     VariantArgs,
 };
-pub use tools::{CensusCmd, MiriCmd};
+pub use tools::{AsmCmd, CensusCmd, MiriCmd};
 
 const AFTER_HELP: &str = "\
 Exit codes:
@@ -97,6 +99,16 @@ pub enum Command {
     /// function, and each guard with its source line and inline chain. `costbench run
     /// --instrument census` counts how many of them execute per op.
     Census(CensusCmd),
+    /// Print a function's machine code, or diff it between two builds.
+    ///
+    /// Builds the bench target as `run` does (or reads --binary) and prints the function in
+    /// Intel syntax with each instruction's source line; addresses are normalised (branch
+    /// targets inside the function as labels numbered in address order, calls by name, data as
+    /// DATA), so that two builds of the same code read alike. Given a run's output directory
+    /// and --id, each instruction's executions in that run are shown beside it (a run that
+    /// measured the census keeps them). --diff BASELINE aligns two builds and prints what
+    /// changed, with both sides' executions per op.
+    Asm(AsmCmd),
     /// The CI gate: compare a candidate with a baseline and exit 3 on a significant regression.
     ///
     /// The candidate is measured now from the working tree (or given with --candidate). The
@@ -113,6 +125,16 @@ pub enum Command {
     /// In GitHub Actions the markdown report is appended to the job summary and the violations
     /// become annotations (--github); --junit writes JUnit XML for other CI systems.
     Check(CheckCmd),
+    /// Find the first commit of GOOD..BAD where a scenario's instruction count left GOOD's value.
+    ///
+    /// Instruction counts are exact, so each step is one measurement: GOOD is measured, then
+    /// commits of the range are built (a worktree each, one shared build directory) and
+    /// measured by binary search, at most ⌈log2 N⌉ + 1 measurements for N commits (one more
+    /// when the answer is BAD itself, to confirm it). Prints the commit, its change, and what
+    /// explains it (the functions whose own cost changed, their machine code, and with
+    /// --instrument icount,census the checks that moved) against the last commit still at
+    /// GOOD's value. Exit 0 when found, 1 when GOOD and BAD count alike.
+    Bisect(BisectCmd),
     /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
     /// variants and history.
     ///

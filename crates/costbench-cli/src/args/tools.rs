@@ -1,5 +1,5 @@
-//! The arguments of the commands that inspect a build rather than measure it: `miri` and
-//! `census`. Definitions only: validating them is `options`'.
+//! The arguments of the commands that inspect a build rather than measure it: `miri`,
+//! `census` and `asm`. Definitions only: validating them is `options`'.
 
 use super::TargetArgs;
 use crate::output::formats;
@@ -42,4 +42,33 @@ pub struct CensusCmd {
     pub functions: Option<String>,
     #[arg(long, value_parser = formats::parser(formats::CENSUS), default_value = "table")]
     pub(crate) format: Format,
+}
+
+/// The arguments of `costbench asm`.
+#[derive(Debug, clap::Args)]
+pub struct AsmCmd {
+    /// The function: its whole demangled name (`suite::index::sum_indirect_checked`), or a part
+    /// of it that only one function's name contains.
+    #[arg(value_name = "FUNCTION")]
+    pub function: String,
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// Read this binary instead of building the bench target; or a run's output directory (with
+    /// --id), whose kept callgrind output names the binary it measured and gives each
+    /// instruction's executions (when the run measured the census: `--instrument icount,census`).
+    #[arg(long, value_name = "PATH|DIR", conflicts_with_all = [
+        "manifest_path", "package", "bench", "features", "all_features", "no_default_features",
+        "profile", "locked", "offline", "frozen",
+    ])]
+    pub binary: Option<PathBuf>,
+    /// Diff against this baseline: a binary, or a run's output directory (with --id). Prints
+    /// the changed stretches with their context; --all prints every instruction.
+    #[arg(long, value_name = "PATH|DIR")]
+    pub diff: Option<PathBuf>,
+    /// The scenario whose kept callgrind output to read in a run's output directory.
+    #[arg(long, value_name = "SCENARIO")]
+    pub id: Option<String>,
+    /// With --diff, print every instruction of both sides, not only the changed stretches.
+    #[arg(long, requires = "diff")]
+    pub all: bool,
 }

@@ -8,6 +8,8 @@
 //! paths, the history location, loading and judging runs, measuring with recording, the shared
 //! presentations) is the command core's (`crate::core`).
 
+mod asm;
+mod bisect;
 mod census;
 mod check;
 mod compare;
@@ -34,7 +36,9 @@ pub(crate) fn execute(cli: Cli) -> Result<i32> {
         Command::Import(i) => import::import(i),
         Command::Export(e) => export::export(e),
         Command::Census(c) => census::census(c),
+        Command::Asm(a) => asm::asm(a),
         Command::Check(c) => check::check(c),
+        Command::Bisect(b) => bisect::bisect(b),
         Command::Report(r) => report::report(r),
         Command::Miri(m) => miri::miri(m),
         Command::Merge(m) => merge::merge(m),

@@ -43,6 +43,11 @@ impl Paths {
         self.root.join("variants")
     }
 
+    /// `bisect`'s output: one directory per measured commit.
+    pub(crate) fn bisect(&self) -> PathBuf {
+        self.root.join("bisect")
+    }
+
     /// `merge`'s output.
     pub(crate) fn merged(&self) -> PathBuf {
         self.root.join("merged")

@@ -11,7 +11,8 @@
 //! often per op: counts are exact, so a check that moved down two lines and still runs 1,000
 //! times per op is the same check, while the one the pull request added has no partner.
 
-use super::types::{Comparison, Instrument};
+use super::types::Comparison;
+use costbench_record::instrument::Figure;
 use costbench_record::model::CensusSite;
 use serde::Serialize;
 
@@ -246,7 +247,7 @@ pub fn attach(
         .rows
         .iter()
         .filter(|r| {
-            r.instrument == Instrument::Icount
+            r.instrument == Figure::Icount
                 && (r.verdict.is_significant() || r.verdict == super::Verdict::Placement)
         })
         .map(|r| r.id.clone())

@@ -79,6 +79,67 @@ pub fn resolve(root: &Path, rev: &str) -> Result<String> {
     )
 }
 
+/// A commit of a bisected range: its full id and subject line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// Full commit id.
+    pub sha: String,
+    /// First line of its message.
+    pub subject: String,
+}
+
+/// The commits of `good..bad` in the repository holding `target`, oldest first, on the
+/// ancestry path from `good` to `bad` (`bad` last), and `good`'s full id. An error when either
+/// is not a commit, or `good` is not an ancestor of `bad`.
+pub fn range(target: &BenchTarget, good: &str, bad: &str) -> Result<(Commit, Vec<Commit>)> {
+    let root = &target.workspace_root;
+    let resolve = |rev: &str| -> Result<Commit> {
+        let sha = git(
+            root,
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                &format!("{rev}^{{commit}}"),
+            ],
+        )
+        .with_context(|| {
+            format!(
+                "{rev:?} is not a commit of the repository at {}",
+                root.display()
+            )
+        })?;
+        let subject = git(root, &["log", "-1", "--format=%s", &sha])?;
+        Ok(Commit { sha, subject })
+    };
+    let (g, b) = (resolve(good)?, resolve(bad)?);
+    if git(root, &["merge-base", "--is-ancestor", &g.sha, &b.sha]).is_err() {
+        bail!("{good} is not an ancestor of {bad}: bisect needs GOOD before BAD in the history");
+    }
+    let list = git(
+        root,
+        &[
+            "log",
+            "--reverse",
+            "--ancestry-path",
+            "--format=%H %s",
+            &format!("{}..{}", g.sha, b.sha),
+        ],
+    )?;
+    let commits: Vec<Commit> = list
+        .lines()
+        .filter_map(|l| l.split_once(' ').or(Some((l, ""))))
+        .map(|(sha, subject)| Commit {
+            sha: sha.to_string(),
+            subject: subject.to_string(),
+        })
+        .collect();
+    if commits.is_empty() {
+        bail!("{good}..{bad} holds no commit: BAD must come after GOOD");
+    }
+    Ok((g, commits))
+}
+
 /// Checks out `rev` of the repository holding `target` and returns the bench target there: the
 /// same package and bench, with the candidate's target directory (build it under another
 /// variant name than the candidate: cargo names a workspace member's artifacts without its
