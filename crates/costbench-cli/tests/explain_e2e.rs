@@ -171,3 +171,84 @@ fn an_added_bounds_check_is_named_with_its_line_and_count() {
         "{md}"
     );
 }
+
+/// Issue 27's bisect target on the selftest suite: nine commits after GOOD, the sixth turns the
+/// knob (1,000 more instructions per run of `knob/spin`), the others edit a file no scenario
+/// reads. `bisect` names the sixth in at most ⌈log2 9⌉ + 1 = 5 measurements and explains it
+/// with the function whose own cost changed.
+#[test]
+fn bisect_finds_the_commit_that_changed_the_count() {
+    if !valgrind_available() {
+        return;
+    }
+    let repo = scratch_repo();
+    let r = repo.path();
+    for k in 1..=9 {
+        if k == 6 {
+            common::scratch::set_knob(r, 5);
+        } else {
+            std::fs::write(r.join("NOTES.txt"), format!("note {k}\n")).unwrap();
+            git(r, &["add", "NOTES.txt"]);
+        }
+        git(r, &["commit", "-q", "-am", &format!("commit {k}")]);
+    }
+    let sixth = String::from_utf8(
+        std::process::Command::new("git")
+            .args(["-C", r.to_str().unwrap(), "rev-parse", "HEAD~3"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    let out = tempfile::tempdir().unwrap();
+    let o = costbench(["bisect", "HEAD~9", "HEAD", "--manifest-path"])
+        .arg(r.join("Cargo.toml"))
+        .args([
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "selftest",
+            "--filter",
+            "^knob/spin$",
+            "--quiet",
+            "--output-dir",
+        ])
+        .arg(out.path())
+        .output();
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    assert!(
+        text.starts_with(&format!(
+            "first commit that changed knob/spin: {sixth} commit 6\n"
+        )),
+        "{text}"
+    );
+    // 1,000 more instructions per run: the two counts in the second line differ by that.
+    let counts: Vec<u64> = text
+        .lines()
+        .nth(1)
+        .and_then(|l| l.split_once("), "))
+        .map(|(_, l)| {
+            l.trim_end_matches(" Ir per run")
+                .split(" → ")
+                .map(|n| n.replace(',', "").parse().unwrap())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(counts.len(), 2, "{text}");
+    assert_eq!(counts[1] - counts[0], 1000, "{text}");
+    let measurements: usize = text
+        .split_whitespace()
+        .zip(text.split_whitespace().skip(1))
+        .find(|(_, w)| *w == "measurements")
+        .map(|(n, _)| n.parse().unwrap())
+        .expect("the number of measurements");
+    assert!(measurements <= 5, "{text}");
+    assert!(
+        text.contains("functions whose own cost changed in knob/spin"),
+        "{text}"
+    );
+    assert!(text.contains("spin"), "{text}");
+}
