@@ -66,14 +66,17 @@ pub fn measured(callgrind_out: &Path) -> Result<(std::path::PathBuf, Option<Coun
 
 /// The listing of `function` as scenario `id` of `run` ran it: from the binary its kept
 /// callgrind output (in the run's directory `dir`) names, with that output's executions, and
-/// the ops the run counted. Source files under `root` are named relative to it.
+/// the ops the run counted. Source files under `root` are named relative to it. With `exact`,
+/// only a function of exactly that name (a profile's: `None` when the binary has none, as for
+/// the C library's functions, which live in another object); otherwise as [`listing`] finds it.
 pub fn measured_listing(
     run: &costbench_record::model::RunRecord,
     dir: Option<&Path>,
     id: &str,
     function: &str,
     root: Option<&Path>,
-) -> Result<(Listing, u64)> {
+    exact: bool,
+) -> Result<Option<(Listing, u64)>> {
     let r = run
         .results
         .iter()
@@ -85,11 +88,26 @@ pub fn measured_listing(
     let data =
         std::fs::read(&binary).with_context(|| format!("cannot read {}", binary.display()))?;
     let image = Image::parse(&data, &binary)?;
-    let f = find(&image.functions, function, counts.as_ref())
-        .with_context(|| format!("in {}", binary.display()))?;
+    let f = if exact {
+        let Some(f) = image
+            .functions
+            .iter()
+            .filter(|f| f.name == function)
+            .max_by_key(|f| executed(f, counts.as_ref()))
+        else {
+            return Ok(None);
+        };
+        f
+    } else {
+        find(&image.functions, function, counts.as_ref())
+            .with_context(|| format!("in {}", binary.display()))?
+    };
     let lines = Lines::load(&image.file)
         .with_context(|| format!("cannot read the debug info of {}", binary.display()))?;
-    Ok((disassemble(&image, f, &lines, counts.as_ref(), root), r.ops))
+    Ok(Some((
+        disassemble(&image, f, &lines, counts.as_ref(), root),
+        r.ops,
+    )))
 }
 
 /// Executions of `f`'s instructions in `counts`.

@@ -78,8 +78,16 @@ fn side(flag: &str, path: &Path, c: &AsmCmd) -> Result<(Listing, u64)> {
             );
         };
         let (run, _) = crate::core::sides::load_side(flag, &path.to_string_lossy(), None, None)?;
-        return costbench_measure::asm::measured_listing(&run, Some(path), id, &c.function, None)
-            .with_context(|| format!("{flag} {}, scenario {id}", path.display()));
+        return costbench_measure::asm::measured_listing(
+            &run,
+            Some(path),
+            id,
+            &c.function,
+            None,
+            false,
+        )
+        .with_context(|| format!("{flag} {}, scenario {id}", path.display()))?
+        .context("no such function");
     }
     if !path.is_file() {
         bail!("{flag} {}: no such file or directory", path.display());

@@ -100,8 +100,11 @@ pub(crate) fn attach_explanations(
     costbench_judge::compare::asm::attach(cmp, |id, function, presence| {
         let side = |run, dir, root, present: bool| {
             present
-                .then(|| costbench_measure::asm::measured_listing(run, dir, id, function, root))
+                .then(|| {
+                    costbench_measure::asm::measured_listing(run, dir, id, function, root, true)
+                })
                 .transpose()
+                .map(Option::flatten)
                 .map_err(|e| format!("{e:#}"))
         };
         Ok((

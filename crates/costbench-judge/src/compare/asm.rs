@@ -169,41 +169,49 @@ pub fn diff(
 /// run counted.
 pub type SideListings = (Option<(Listing, u64)>, Option<(Listing, u64)>);
 
-/// Fills `cmp.asm` with the diffs of the [`ASM_TOP`] largest movers of every scenario
+/// Fills `cmp.asm` with the diffs of the [`ASM_TOP`] largest movers (of those the binaries hold)
+/// of every scenario
 /// `cmp.functions` explains, from the listings `listings(id, function, presence)` gives, or why
-/// they cannot be had.
+/// they cannot be had. A function neither binary holds (the C library's, in another object) is
+/// left out.
 pub fn attach(
     cmp: &mut Comparison,
     mut listings: impl FnMut(&str, &str, Presence) -> Result<SideListings, String>,
 ) {
-    let wanted: Vec<(String, String, Presence)> = cmp
+    let scenarios: Vec<(String, Vec<(String, Presence)>)> = cmp
         .functions
         .iter()
         .filter(|f| f.unavailable.is_none())
-        .flat_map(|f| {
-            f.top
-                .iter()
-                .take(ASM_TOP)
-                .map(|d| (f.id.clone(), d.name.clone(), d.presence))
+        .map(|f| {
+            let movers = f.top.iter().map(|d| (d.name.clone(), d.presence)).collect();
+            (f.id.clone(), movers)
         })
         .collect();
-    for (id, function, presence) in wanted {
-        let entry = match listings(&id, &function, presence) {
-            Ok((b, c)) => diff(
-                id,
-                function,
-                b.as_ref().map(|(l, o)| (l, *o)),
-                c.as_ref().map(|(l, o)| (l, *o)),
-            ),
-            Err(e) => AsmDiff {
-                id,
-                function,
-                presence,
-                lines: Vec::new(),
-                unavailable: Some(e),
-            },
-        };
-        cmp.asm.push(entry);
+    for (id, movers) in scenarios {
+        let mut shown = 0;
+        for (function, presence) in movers {
+            if shown == ASM_TOP {
+                break;
+            }
+            let entry = match listings(&id, &function, presence) {
+                Ok((None, None)) => continue,
+                Ok((b, c)) => diff(
+                    id.clone(),
+                    function,
+                    b.as_ref().map(|(l, o)| (l, *o)),
+                    c.as_ref().map(|(l, o)| (l, *o)),
+                ),
+                Err(e) => AsmDiff {
+                    id: id.clone(),
+                    function,
+                    presence,
+                    lines: Vec::new(),
+                    unavailable: Some(e),
+                },
+            };
+            cmp.asm.push(entry);
+            shown += 1;
+        }
     }
 }
 
