@@ -293,4 +293,46 @@ mod tests {
             (Presence::CandidateOnly, (9, 0))
         );
     }
+
+    /// Functions neither binary holds (the C library's) are passed over: the three shown are
+    /// the largest movers the binaries have.
+    #[test]
+    fn movers_outside_the_binaries_are_passed_over() {
+        use crate::compare::{FunctionChanges, FunctionDelta};
+        let mut cmp = crate::testing::every_verdict();
+        let mover = |name: &str| FunctionDelta {
+            name: name.into(),
+            base_self: 1.0,
+            cand_self: 2.0,
+            base_inclusive: 1.0,
+            cand_inclusive: 2.0,
+            base_calls: 1.0,
+            cand_calls: 1.0,
+            share: None,
+            presence: Presence::Both,
+        };
+        cmp.functions = vec![FunctionChanges {
+            id: "x".into(),
+            top: ["_int_malloc", "a", "memcpy", "b", "c", "d"]
+                .into_iter()
+                .map(mover)
+                .collect(),
+            change: 6.0,
+            omitted: None,
+            unavailable: None,
+            placement_note: None,
+            inlining_note: None,
+            codegen_note: None,
+        }];
+        let l = listing(&[("ret", 1)]);
+        attach(&mut cmp, |_, f, _| {
+            Ok(if f.starts_with(['_', 'm']) {
+                (None, None)
+            } else {
+                (Some((l.clone(), 1)), Some((l.clone(), 1)))
+            })
+        });
+        let shown: Vec<&str> = cmp.asm.iter().map(|d| d.function.as_str()).collect();
+        assert_eq!(shown, ["a", "b", "c"]);
+    }
 }
