@@ -128,8 +128,9 @@ pub enum Command {
     /// Find the first commit of GOOD..BAD where a scenario's instruction count left GOOD's value.
     ///
     /// Instruction counts are exact, so each step is one measurement: GOOD is measured, then
-    /// commits of the range are built (a worktree each, one shared build directory) and
-    /// measured by binary search, at most ⌈log2 N⌉ + 1 measurements for N commits (one more
+    /// commits of the range are checked out in one worktree (moved from commit to commit, as
+    /// `git bisect` moves a checkout, so only what changed is rebuilt), built and measured by
+    /// binary search, at most ⌈log2 N⌉ + 1 measurements for N commits (one more
     /// when the answer is BAD itself, to confirm it). Prints the commit, its change, and what
     /// explains it (the functions whose own cost changed, their machine code, and with
     /// --instrument icount,census the checks that moved) against the last commit still at

@@ -1,6 +1,7 @@
 //! `costbench bisect GOOD BAD --filter SCENARIO`: the first commit of GOOD..BAD whose instruction
-//! count for one scenario left GOOD's value. Each commit is checked out in a worktree of its own
-//! and built in one shared build directory (`run::baseline`: dependencies stay built), measured
+//! count for one scenario left GOOD's value. Each commit is checked out in bisect's one worktree,
+//! moved from commit to commit as `git bisect` moves a checkout, and built in its one build
+//! directory (`run::baseline::checkout_for_bisect`: only what changed is rebuilt), measured
 //! once (counts are exact), and chosen by the judge's search (`costbench_judge::bisect`). The
 //! answer is explained against the last commit still at GOOD's value, as `check` explains a
 //! change: functions whose own cost changed, the checks that moved, their machine code.
@@ -11,7 +12,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use costbench_judge::bisect::{Bisection, Outcome, Step};
 use costbench_judge::compare::noise::HistoricThresholds;
 use costbench_judge::compare::CompareOptions;
-use costbench_measure::run::baseline::{self, Commit, BUILD_VARIANT};
+use costbench_measure::run::baseline::{self, Commit, BISECT_VARIANT};
 use costbench_record::fmt::{fmt_change, fmt_ir, fmt_whole};
 use costbench_record::instrument::{Instrument, InstrumentSet};
 use costbench_record::model::RunRecord;
@@ -57,8 +58,8 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
             "Measuring",
             format!("{} {}", short(&commit.sha), commit.subject),
         );
-        let target = baseline::checkout(&session.target, &commit.sha)?;
-        let exe = match session.build(&target, BUILD_VARIANT) {
+        let target = baseline::checkout_for_bisect(&session.target, &commit.sha)?;
+        let exe = match session.build(&target, BISECT_VARIANT) {
             Ok(exe) => exe,
             Err(e) => return Ok(Err(e)),
         };

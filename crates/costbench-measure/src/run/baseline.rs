@@ -180,7 +180,46 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
     costbench_record::output::write_atomic(&marker, sha.as_bytes())?;
-    let rel = target.manifest_path.strip_prefix(&top).with_context(|| {
+    target_in(target, &top, &dir, rev, &sha)
+}
+
+/// Build directory name (`TARGET/costbench/build/NAME`) of `bisect`'s checkouts.
+pub const BISECT_VARIANT: &str = "bisect";
+
+/// Checks out commit `sha` in `bisect`'s one worktree (`TARGET/costbench/worktrees/bisect`,
+/// made on first use) and returns the bench target there. One worktree moved from commit to
+/// commit, as `git bisect` moves a checkout: git rewrites only the files that differ, so cargo
+/// rebuilds only what they touch (build it under [`BISECT_VARIANT`], never a directory another
+/// checkout builds in).
+pub fn checkout_for_bisect(target: &BenchTarget, sha: &str) -> Result<BenchTarget> {
+    let root = &target.workspace_root;
+    let top = PathBuf::from(git(root, &["rev-parse", "--show-toplevel"])?);
+    let dir = target.costbench_dir().join("worktrees").join("bisect");
+    let moved =
+        dir.exists() && git(&dir, &["checkout", "--quiet", "--detach", "--force", sha]).is_ok();
+    if !moved {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .with_context(|| format!("cannot remove stale worktree {}", dir.display()))?;
+        }
+        git(&top, &["worktree", "prune"])?;
+        let d = dir.to_string_lossy();
+        git(&top, &["worktree", "add", "--detach", "--force", &d, sha])
+            .with_context(|| format!("cannot check out {sha} to bisect"))?;
+    }
+    target_in(target, &top, &dir, sha, sha)
+}
+
+/// The bench target of `target`'s package and bench in the checkout at `dir` of the repository
+/// whose top is `top`, with `target`'s target directory.
+fn target_in(
+    target: &BenchTarget,
+    top: &Path,
+    dir: &Path,
+    rev: &str,
+    sha: &str,
+) -> Result<BenchTarget> {
+    let rel = target.manifest_path.strip_prefix(top).with_context(|| {
         format!(
             "manifest {} is not inside the git repository {}",
             target.manifest_path.display(),
