@@ -104,10 +104,10 @@ pub enum Command {
     /// Builds the bench target as `run` does (or reads --binary) and prints the function in
     /// Intel syntax with each instruction's source line; addresses are normalised (branch
     /// targets inside the function as labels numbered in address order, calls by name, data as
-    /// DATA), so that two builds of the same code read alike. Given a run's output directory
+    /// DATA), so that two builds of the same code read alike. Given a run's output directory (--run)
     /// and --id, each instruction's executions in that run are shown beside it (a run that
     /// measured the census keeps them). --diff BASELINE aligns two builds and prints what
-    /// changed, with both sides' executions per op.
+    /// changed, with the baseline's and the candidate's executions per op.
     Asm(AsmCmd),
     /// The CI gate: compare a candidate with a baseline and exit 3 on a significant regression.
     ///

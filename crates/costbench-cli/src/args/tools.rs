@@ -53,22 +53,29 @@ pub struct AsmCmd {
     pub function: String,
     #[command(flatten)]
     pub(crate) target: TargetArgs,
-    /// Read this binary instead of building the bench target; or a run's output directory (with
-    /// --id), whose kept callgrind output names the binary it measured and gives each
-    /// instruction's executions (when the run measured the census: `--instrument icount,census`).
-    #[arg(long, value_name = "PATH|DIR", conflicts_with_all = [
+    /// Read this binary instead of building the bench target.
+    #[arg(long, value_name = "PATH", conflicts_with_all = [
+        "manifest_path", "package", "bench", "features", "all_features", "no_default_features",
+        "profile", "locked", "offline", "frozen", "run",
+    ])]
+    pub binary: Option<PathBuf>,
+    /// Read the binary a run measured, from its output directory (with --id): its kept
+    /// callgrind output names the binary and gives each instruction's executions (when the run
+    /// measured the census: `--instrument icount,census`).
+    #[arg(long, value_name = "DIR", requires = "id", conflicts_with_all = [
         "manifest_path", "package", "bench", "features", "all_features", "no_default_features",
         "profile", "locked", "offline", "frozen",
     ])]
-    pub binary: Option<PathBuf>,
+    pub run: Option<PathBuf>,
     /// Diff against this baseline: a binary, or a run's output directory (with --id). Prints
     /// the changed stretches with their context; --all prints every instruction.
     #[arg(long, value_name = "PATH|DIR")]
     pub diff: Option<PathBuf>,
-    /// The scenario whose kept callgrind output to read in a run's output directory.
+    /// The scenario whose kept callgrind output to read in a run's output directory (--run, or
+    /// --diff naming a directory).
     #[arg(long, value_name = "SCENARIO")]
     pub id: Option<String>,
-    /// With --diff, print every instruction of both sides, not only the changed stretches.
+    /// With --diff, print every instruction of the baseline and the candidate, not only the changed stretches.
     #[arg(long, requires = "diff")]
     pub all: bool,
 }

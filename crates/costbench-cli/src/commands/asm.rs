@@ -1,6 +1,6 @@
 //! `costbench asm FUNCTION`: one function's machine code from a build (the bench target, built
 //! as `run` builds it, or `--binary`), or from the binary a run measured with that run's
-//! executions per instruction (`--binary DIR --id SCENARIO`), optionally diffed against a
+//! executions per instruction (`--run DIR --id SCENARIO`), optionally diffed against a
 //! baseline (`--diff`). Disassembling is `costbench_measure::asm`'s, aligning the judge's
 //! (`compare::asm`), the text the report's (`costbench_report::asm`).
 
@@ -11,9 +11,10 @@ use costbench_record::asm::Listing;
 use std::path::Path;
 
 pub(super) fn asm(c: AsmCmd) -> Result<i32> {
-    let cand = match &c.binary {
-        Some(p) => side("--binary", p, &c)?,
-        None => {
+    let cand = match (&c.run, &c.binary) {
+        (Some(dir), _) => side("--run", dir, &c)?,
+        (None, Some(p)) => side("--binary", p, &c)?,
+        (None, None) => {
             let target = costbench_measure::cargo::resolve(
                 c.target.manifest_path.as_deref(),
                 c.target.package.as_deref(),
@@ -52,8 +53,9 @@ pub(super) fn asm(c: AsmCmd) -> Result<i32> {
         c.diff
             .as_deref()
             .map_or(String::new(), |p| p.display().to_string()),
-        c.binary
+        c.run
             .as_deref()
+            .or(c.binary.as_deref())
             .map_or("this build".to_string(), |p| p.display().to_string())
     );
     let lines = if c.all {
