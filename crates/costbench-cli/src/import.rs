@@ -194,6 +194,8 @@ pub fn from_csv(
         shard: None,
         merged: None,
         build: None,
+        binary: None,
+        budgets: Vec::new(),
         results,
     })
 }

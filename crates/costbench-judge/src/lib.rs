@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod bisect;
+pub mod budget;
 pub mod check;
 pub mod compare;
 pub mod variants;

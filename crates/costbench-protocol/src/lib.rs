@@ -62,7 +62,7 @@ pub const EXIT_BAD_REQUEST: i32 = 65;
 pub const EXIT_SCENARIO_MISUSE: i32 = 66;
 
 /// What a scenario binary contains, as printed by `BIN --costbench-child list`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Listing {
     /// [`PROTOCOL_VERSION`] of the library that built the binary.
     pub protocol: u32,
@@ -74,6 +74,99 @@ pub struct Listing {
     /// [`CAPABILITY_LOCKSTEP`]; absent in listings of older libraries.
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// Budgets the suite declared (`Suite::budget`), in declaration order; absent in listings
+    /// of older libraries and of suites that declare none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<Budget>,
+}
+
+/// Absolute limits on the figures of every measured id that `scenario` matches: declared by a
+/// suite (`Suite::budget`) or by a `[[budget]]` table of `costbench.toml`, which share this
+/// shape. A limit that is absent limits nothing; a figure above its limit breaks the budget.
+///
+/// Unknown keys are refused: a budget that a runner cannot enforce must not pass silently.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Budget {
+    /// Glob over measured ids (`*` matches any run of characters); default `*`.
+    #[serde(default = "every_id")]
+    pub scenario: String,
+    /// Instructions per op (callgrind's count divided by the scenario's ops).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<f64>,
+    /// Allocations per op (`alloc` and `alloc_zeroed` calls; needs the memory instrument).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocations: Option<f64>,
+    /// Bytes allocated per op (needs the memory instrument).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<f64>,
+    /// Peak of live heap bytes during one run of the body, above its level at the start (not
+    /// per op; needs the memory instrument).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_heap: Option<u64>,
+    /// Executed bounds, overflow and other panic checks per op (needs the census).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<f64>,
+    /// Bytes of the bench binary's loaded sections (code and data, debug info excluded): a
+    /// limit on the bench target, not on a scenario, so only in an entry whose `scenario` is `*`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary_size: Option<u64>,
+}
+
+fn every_id() -> String {
+    "*".into()
+}
+
+impl Budget {
+    /// A budget over the ids `scenario` matches that limits nothing yet.
+    pub fn new(scenario: impl Into<String>) -> Budget {
+        Budget {
+            scenario: scenario.into(),
+            instructions: None,
+            allocations: None,
+            bytes: None,
+            peak_heap: None,
+            checks: None,
+            binary_size: None,
+        }
+    }
+
+    /// Refuses a budget that limits nothing, a limit that is negative or not a number, and a
+    /// binary size limited for some scenarios only; the message says which and what to do.
+    pub fn validate(&self) -> Result<(), String> {
+        let per_op = [
+            ("instructions", self.instructions),
+            ("allocations", self.allocations),
+            ("bytes", self.bytes),
+            ("checks", self.checks),
+        ];
+        if per_op.iter().all(|(_, v)| v.is_none())
+            && self.peak_heap.is_none()
+            && self.binary_size.is_none()
+        {
+            return Err(format!(
+                "the budget for {:?} limits nothing: set instructions, allocations, bytes, \
+                 peak-heap, checks or binary-size",
+                self.scenario
+            ));
+        }
+        for (name, v) in per_op {
+            if let Some(v) = v.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+                return Err(format!(
+                    "the budget for {:?}: {name} must be a per-op figure of at least 0, not {v}",
+                    self.scenario
+                ));
+            }
+        }
+        if self.binary_size.is_some() && self.scenario != "*" {
+            return Err(format!(
+                "the budget for {:?}: binary-size limits the bench binary, not a scenario; \
+                 declare it in a budget without a scenario (or with scenario \"*\")",
+                self.scenario
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The child understands `walltime --lockstep RFD,WFD`.
@@ -463,9 +556,47 @@ mod tests {
             library_version: "0.1.0".into(),
             scenarios: vec![],
             capabilities: vec![CAPABILITY_LOCKSTEP.into()],
+            budgets: vec![Budget {
+                instructions: Some(900.0),
+                allocations: Some(0.0),
+                ..Budget::new("parse/*")
+            }],
         };
         let s = serde_json::to_string(&l).unwrap();
         assert_eq!(serde_json::from_str::<Listing>(&s).unwrap(), l);
+    }
+
+    #[test]
+    fn budgets_are_validated_and_typos_refused() {
+        let ok = Budget {
+            checks: Some(0.0),
+            ..Budget::new("index/*")
+        };
+        assert_eq!(ok.validate(), Ok(()));
+        for (b, needle) in [
+            (Budget::new("a"), "limits nothing"),
+            (
+                Budget {
+                    bytes: Some(-1.0),
+                    ..Budget::new("a")
+                },
+                "bytes must be",
+            ),
+            (
+                Budget {
+                    binary_size: Some(1),
+                    ..Budget::new("a/*")
+                },
+                "not a scenario",
+            ),
+        ] {
+            let e = b.validate().unwrap_err();
+            assert!(e.contains(needle), "{e}");
+        }
+        let e = serde_json::from_str::<Budget>(r#"{"instrutions": 1}"#).unwrap_err();
+        assert!(e.to_string().contains("instrutions"), "{e}");
+        let b: Budget = serde_json::from_str(r#"{"peak-heap": 0}"#).unwrap();
+        assert_eq!((b.scenario.as_str(), b.peak_heap), ("*", Some(0)));
     }
 
     fn listing_line(protocol: u32) -> String {
@@ -474,6 +605,7 @@ mod tests {
             library_version: "0.1.0".into(),
             scenarios: vec![],
             capabilities: vec![],
+            budgets: vec![],
         })
         .unwrap()
     }

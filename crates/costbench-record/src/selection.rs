@@ -54,6 +54,7 @@ mod tests {
                 })
                 .collect(),
             capabilities: vec![],
+            budgets: vec![],
         }
     }
 

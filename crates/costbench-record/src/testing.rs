@@ -64,6 +64,8 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
         shard: None,
         merged: None,
         build: None,
+        binary: None,
+        budgets: Vec::new(),
     }
 }
 

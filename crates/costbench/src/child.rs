@@ -172,6 +172,7 @@ fn listing(suite: &Suite) -> Listing {
             proto::CAPABILITY_PERTURB.to_string(),
             proto::CAPABILITY_SERVICE.to_string(),
         ],
+        budgets: suite.budgets.clone(),
     }
 }
 
@@ -401,6 +402,14 @@ mod tests {
         assert_eq!(l.scenarios.len(), 2);
         assert!(l.scenarios[0].internal);
         assert_eq!(l.scenarios[1].parties, ["client", "server"]);
+        assert!(l.budgets.is_empty());
+        s.budget("m_*", crate::Budget::new().allocations(0.0));
+        let l = listing(&s);
+        assert_eq!(l.budgets.len(), 1);
+        assert_eq!(
+            (l.budgets[0].scenario.as_str(), l.budgets[0].allocations),
+            ("m_*", Some(0.0))
+        );
     }
 
     #[test]

@@ -78,6 +78,7 @@
 
 mod alloc;
 mod bench;
+mod budget;
 mod child;
 mod child_args;
 // The hook of the criterion and divan compatibility crates: hidden, outside the semver promise.
@@ -99,6 +100,7 @@ mod walltime;
 
 pub use alloc::CountingAlloc;
 pub use bench::Bench;
+pub use budget::Budget;
 pub use link::Link;
 pub use miri::{miri_size, under_miri, UnalignedBytes};
 pub use service::{Client, Conn, Server};

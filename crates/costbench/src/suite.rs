@@ -84,6 +84,8 @@ pub(crate) struct Scenario {
 /// ```
 pub struct Suite {
     pub(crate) scenarios: Vec<Scenario>,
+    /// Declared budgets, in declaration order; kept only when listing (not in a child).
+    pub(crate) budgets: Vec<costbench_protocol::Budget>,
     /// In a child that runs one scenario: its name. Other registrations are not kept.
     only: Option<String>,
 }
@@ -121,6 +123,7 @@ impl Suite {
     pub(crate) fn keeping(only: Option<String>) -> Suite {
         let mut s = Suite {
             scenarios: Vec::new(),
+            budgets: Vec::new(),
             only,
         };
         if !s.wanted(costbench_protocol::RESIDUAL_SCENARIO) {
@@ -326,6 +329,40 @@ impl Suite {
         Service {
             scenario: Some(self.scenarios.last_mut().expect("just pushed")),
         }
+    }
+
+    /// Declares a [`Budget`](crate::Budget) for every measured id that `scenario` matches (a
+    /// glob: `*` matches any run of characters; a multi-party scenario's ids are `NAME_PARTY`).
+    /// `costbench run` and `costbench check` fail when a figure is above its limit, naming the
+    /// id, the figure and the limit. A `[[budget]]` of `costbench.toml` declared for the same id
+    /// and figure overrides this one.
+    ///
+    /// ```no_run
+    /// use costbench::{black_box, ops, Budget, Suite};
+    /// let mut suite = Suite::new();
+    /// suite.bench("parse/u64", ops(1, "numbers"), |b| {
+    ///     b.iter(|| black_box("18446744073709551615").parse::<u64>())
+    /// });
+    /// suite.budget("parse/*", Budget::new().instructions(400.0).allocations(0.0));
+    /// suite.main();
+    /// ```
+    ///
+    /// # Panics
+    /// On a budget that limits nothing, a negative limit, or a binary size limited for a
+    /// `scenario` other than `"*"`.
+    pub fn budget(&mut self, scenario: &str, budget: crate::Budget) -> &mut Suite {
+        if self.only.is_some() {
+            // A child measures; only the listing carries budgets.
+            forget(budget);
+            return self;
+        }
+        let mut b = budget.0;
+        b.scenario = scenario.to_string();
+        if let Err(e) = b.validate() {
+            panic!("costbench: {e}");
+        }
+        self.budgets.push(b);
+        self
     }
 
     pub(crate) fn push(&mut self, s: Scenario) {

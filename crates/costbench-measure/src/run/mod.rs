@@ -510,6 +510,8 @@ fn new_record(
         shard: None,
         merged: None,
         build: None,
+        binary: None,
+        budgets: Vec::new(),
         results: selected
             .iter()
             .flat_map(|s| {

@@ -281,6 +281,19 @@ pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> 
         merged: Some(Merged { shards }),
         // Every shard built the same variant: the first one's build stands for it.
         build: by_index[&1].1.build.clone(),
+        binary: by_index[&1].1.binary.clone(),
+        // Each shard checked the budgets of its own ids (and every one the binary's size).
+        budgets: {
+            let mut all: Vec<crate::model::budget::BudgetCheck> = Vec::new();
+            for (_, r) in by_index.values() {
+                for b in &r.budgets {
+                    if !all.iter().any(|x| x.id == b.id && x.figure == b.figure) {
+                        all.push(b.clone());
+                    }
+                }
+            }
+            all
+        },
     })
 }
 

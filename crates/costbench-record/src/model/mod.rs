@@ -9,6 +9,7 @@
 // `miri` and the rest of the crate warn).
 #![allow(missing_docs)]
 
+pub mod budget;
 mod counters;
 pub mod miri;
 
@@ -56,6 +57,13 @@ pub struct RunRecord {
     /// run, machine and ids, so every row keeps who measured it. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<Merged>,
+    /// The size of the bench binary measured, when it could be read (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<budget::BinarySize>,
+    /// Every declared budget checked against what this run measured: one entry per id and
+    /// limited figure. Empty (and absent) when no budget applies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<budget::BudgetCheck>,
 }
 
 /// How a variant's build went.
@@ -528,6 +536,11 @@ pub struct Failure {
 impl RunRecord {
     pub fn failed(&self) -> impl Iterator<Item = &ScenarioResult> {
         self.results.iter().filter(|r| !r.failures.is_empty())
+    }
+
+    /// The budget checks that fail this run: figures above their limit, or not measured.
+    pub fn broken_budgets(&self) -> impl Iterator<Item = &budget::BudgetCheck> {
+        self.budgets.iter().filter(|b| b.failed())
     }
 
     /// (scenarios finished, scenarios of the run): a scenario is finished when, for every party,
