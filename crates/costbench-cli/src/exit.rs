@@ -9,7 +9,8 @@ pub const FAILURE: i32 = 1;
 /// The command line was wrong: a value, a name that does not exist, a filter that selects
 /// nothing ([`of_error`]).
 pub const USAGE: i32 = 2;
-/// `costbench check` found a significant regression or a broken hard limit.
+/// `costbench check` found a significant regression, a broken hard limit or a broken budget;
+/// `costbench run` a broken budget.
 pub const REGRESSION: i32 = 3;
 
 /// The exit code of a command that ended in `error`: [`USAGE`] when the command line was wrong

@@ -236,6 +236,8 @@ impl MeasureArgs {
             placement_runs: costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS,
             shard,
             load: self.load.options()?,
+            // Filled from costbench.toml when the session finds the workspace.
+            budgets: Vec::new(),
         };
         Ok(RunCommand {
             measure,

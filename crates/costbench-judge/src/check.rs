@@ -11,6 +11,7 @@
 //! - An instrument asked for that could not run (valgrind missing: no instruction counts) fails
 //!   the gate, unless the caller allows it ([`Gate::allow_missing`]): a gate must not pass on
 //!   figures it never had.
+//! - A broken budget ([`crate::budget`]) fails the gate, `ignore` or not: a budget is a test.
 //! - Unresolved rows (the measurement could not tell) and placement rows (the same
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.
@@ -143,6 +144,9 @@ pub struct Gate {
     /// then they are said, not failed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub missing_allowed: bool,
+    /// Budgets the candidate broke (a figure above its limit, or not measured): see
+    /// [`crate::budget`]. Filled by [`Gate::with_budgets`].
+    pub budgets: Vec<costbench_record::model::budget::BudgetCheck>,
 }
 
 /// A row that was neither gated nor unchanged.
@@ -163,7 +167,7 @@ pub struct Note {
 impl Gate {
     /// No violations, and no missing instrument unless allowed: the check succeeds.
     pub fn passed(&self) -> bool {
-        self.violations.is_empty() && !self.missing_fails()
+        self.violations.is_empty() && self.budgets.is_empty() && !self.missing_fails()
     }
 
     /// Whether a missing instrument fails the gate.
@@ -174,6 +178,13 @@ impl Gate {
     /// Allows the missing instruments (`--allow-missing-instrument`): still said, no failure.
     pub fn allow_missing(&mut self) {
         self.missing_allowed = true;
+    }
+
+    /// This gate with the budgets of `checks` that failed (the others passed: not listed).
+    #[must_use]
+    pub fn with_budgets(mut self, checks: &[costbench_record::model::budget::BudgetCheck]) -> Gate {
+        self.budgets = checks.iter().filter(|c| c.failed()).cloned().collect();
+        self
     }
 }
 

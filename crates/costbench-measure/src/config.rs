@@ -14,6 +14,15 @@
 //! soft = 1.0              # percent: a significant regression fails only beyond this
 //! hard = 8.0              # absolute per-op ceiling (instructions or ns) for the candidate
 //!
+//! [[budget]]             # absolute limits, checked by `run` and `check` (see docs/contracts.md)
+//! scenario = "parse/*"    # glob over measured ids; default "*"
+//! instructions = 900      # per op (icount)
+//! allocations = 0         # per op (memory)
+//! bytes = 0               # allocated per op (memory)
+//! peak-heap = 4096        # live heap bytes of one run of the body (memory)
+//! checks = 0              # executed bounds/overflow checks per op (census)
+//! binary-size = 4_000_000 # bytes of the bench binary's code and data (only with scenario "*")
+//!
 //! [variants.release]     # build variants for `costbench variants` (see variants::spec)
 //! [variants.checked]
 //! overflow-checks = true
@@ -45,6 +54,10 @@ pub struct Config {
     /// `[variants.NAME]` tables, unvalidated, in file order.
     #[serde(default)]
     pub variants: toml::Table,
+    /// `[[budget]]` tables, in file order: later ones override earlier ones (and the suite's
+    /// own) for the ids and figures they both limit.
+    #[serde(default)]
+    pub budget: Vec<costbench_record::model::budget::Budget>,
 }
 
 /// The `[run]` table of `costbench.toml`: what to measure when the command line does not say.
@@ -72,6 +85,10 @@ impl Config {
     pub fn parse(text: &str) -> Result<Config> {
         let c: Config = toml::from_str(text)?;
         c.check.validate()?;
+        for (i, b) in c.budget.iter().enumerate() {
+            b.validate()
+                .map_err(|e| anyhow::anyhow!("[[budget]] number {}: {e}", i + 1))?;
+        }
         Ok(c)
     }
 }
@@ -91,6 +108,36 @@ mod tests {
         assert_eq!(names, ["b", "a"]);
         let e = Config::parse("[variant.a]\n").unwrap_err();
         assert!(format!("{e:#}").contains("variant"), "{e:#}");
+    }
+
+    #[test]
+    fn parses_budgets_and_refuses_bad_ones() {
+        let c = Config::parse(
+            "[[budget]]\nscenario = \"parse/*\"\ninstructions = 900\nallocations = 0\n\
+             [[budget]]\nbinary-size = 4_000_000\npeak-heap = 0\n",
+        )
+        .unwrap();
+        assert_eq!(c.budget.len(), 2);
+        assert_eq!(c.budget[0].instructions, Some(900.0));
+        assert_eq!(c.budget[0].allocations, Some(0.0));
+        assert_eq!(c.budget[1].scenario, "*");
+        assert_eq!(c.budget[1].binary_size, Some(4_000_000));
+        for (bad, needle) in [
+            (
+                "[[budget]]\nscenario = \"a\"\n",
+                "[[budget]] number 1: the budget for \"a\" limits nothing",
+            ),
+            ("[[budget]]\ninstrutions = 3\n", "instrutions"),
+            ("[[budget]]\nchecks = -1\n", "checks must be"),
+            (
+                "[[budget]]\nscenario = \"a\"\nbinary-size = 1\n",
+                "not a scenario",
+            ),
+            ("[[budget]]\npeak-heap = -1\n", "peak-heap"),
+        ] {
+            let e = format!("{:#}", Config::parse(bad).unwrap_err());
+            assert!(e.contains(needle), "{bad:?}: {e}");
+        }
     }
 
     #[test]

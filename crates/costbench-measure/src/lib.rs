@@ -7,7 +7,8 @@
 //! how each runs; `census` finds the bounds and overflow checks left in a binary (the census
 //! instrument joins them with callgrind's per-instruction counts); `miri` runs scenarios under
 //! Miri and reads its verdicts; `variants` builds one suite under several build choices;
-//! `config` reads `costbench.toml`; `environment` describes the machine.
+//! `config` reads `costbench.toml`; `environment` describes the machine; `size` reads a bench
+//! binary's size (sections, and code by crate).
 //!
 //! It stands on `costbench-record` (what a run is) and `costbench-judge` (the paired-interval
 //! rules that decide when adaptive measurement may stop), and knows nothing of the command line,
@@ -26,5 +27,6 @@ pub mod environment;
 pub mod instrument;
 pub mod miri;
 pub mod run;
+pub mod size;
 pub mod terminal;
 pub mod variants;

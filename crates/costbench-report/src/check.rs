@@ -30,7 +30,7 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
             out,
             "\ncheck: {}, {} violation(s):",
             styling.paint(crate::style::BAD, "FAILED"),
-            gate.violations.len()
+            gate.violations.len() + gate.budgets.len()
         );
         for v in &gate.violations {
             let _ = writeln!(
@@ -40,6 +40,9 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
                 v.instrument.name(),
                 v.message
             );
+        }
+        for b in &gate.budgets {
+            let _ = writeln!(out, "  {}", crate::budget::line(b));
         }
     }
     for n in &gate.missing {

@@ -132,6 +132,15 @@ pub fn annotations(c: &Comparison, gate: &Gate, config_file: Option<&str>) -> St
             ),
         });
     }
+    for b in &gate.budgets {
+        errors.push(Annotation {
+            title: format!("costbench budget: {} ({})", clean(&b.id), b.figure),
+            file: (b.source == "costbench.toml")
+                .then(|| config_file.map(str::to_string))
+                .flatten(),
+            message: clean(&b.message()),
+        });
+    }
     for f in &c.failed {
         errors.push(Annotation {
             title: format!(

@@ -237,6 +237,20 @@ fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
             outcome: Outcome::Skipped("new in the candidate: no baseline to compare with".into()),
         });
     }
+    // Broken budgets: a suite of their own, a failure each (budgets within their limits are
+    // not in the gate).
+    if let Some(g) = gate {
+        for b in &g.budgets {
+            suite_for(&mut suites, "budgets").cases.push(Case {
+                name: format!("{} ({})", b.id, b.figure),
+                outcome: Outcome::Failure {
+                    kind: "budget".into(),
+                    message: b.message(),
+                    text: format!("declared in {} for {:?}", b.source, b.scenario),
+                },
+            });
+        }
+    }
     suites.retain(|s| !s.cases.is_empty());
     suites
 }

@@ -20,6 +20,7 @@
 
 pub mod asm;
 pub mod bmf;
+pub mod budget;
 pub mod census;
 pub mod check;
 pub mod checks;

@@ -242,7 +242,11 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
         let _ = writeln!(
             out,
             "### costbench check: failed ({})\n",
-            plural(gate.violations.len(), "violation", "violations")
+            plural(
+                gate.violations.len() + gate.budgets.len(),
+                "violation",
+                "violations"
+            )
         );
         out.push_str("| scenario | instrument | why |\n|:--|:--|:--|\n");
         for v in &gate.violations {
@@ -254,6 +258,7 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
                 escape_cell(&v.message)
             );
         }
+        out.push_str(&crate::budget::markdown_rows(&gate.budgets));
         out.push('\n');
     }
     for n in &gate.missing {

@@ -6,7 +6,8 @@
 //! 2. judging: `compare::compare_with` and the function movers;
 //! 3. [`gate_and_emit`]: the gate of `[check]` in costbench.toml, the report sent to the sink
 //!    (the `--markdown` and `--junit` files, stdout), GitHub Actions' job summary and annotations
-//!    (`crate::github`), and the exit code (3 on a regression or a broken hard limit).
+//!    (`crate::github`), and the exit code (3 on a regression, a broken hard limit or a broken
+//!    budget).
 
 use crate::args::CheckCmd;
 use crate::core::session::Session;
@@ -78,6 +79,7 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         &opts,
         &historic,
         &config.check,
+        &config.budget,
         base,
         cand,
         sources.as_ref(),
@@ -269,6 +271,26 @@ fn shard_of_baseline(mut base: RunRecord, cand: &RunRecord) -> RunRecord {
     base
 }
 
+/// The candidate's budget checks: those of its record (the suite's budgets and costbench.toml's
+/// as they were when it was measured), with costbench.toml's as it is now checked again on top,
+/// so that a candidate loaded from a directory or the history is held to today's budgets too.
+fn candidate_budgets(
+    cand: &RunRecord,
+    config: &[costbench_record::model::budget::Budget],
+) -> Vec<costbench_record::model::budget::BudgetCheck> {
+    use costbench_judge::budget::Source;
+    let now: Vec<_> = config.iter().map(|b| (b.clone(), Source::Config)).collect();
+    let now = costbench_judge::budget::evaluate(cand, &now);
+    let mut all: Vec<_> = cand
+        .budgets
+        .iter()
+        .filter(|b| !now.iter().any(|n| n.id == b.id && n.figure == b.figure))
+        .cloned()
+        .collect();
+    all.extend(now);
+    all
+}
+
 /// Judges the sides, applies the gate, writes `--markdown`, `--junit` and the job summary,
 /// prints the report as `--format` asks (and GitHub's annotations on stderr) and returns the
 /// exit code.
@@ -277,6 +299,7 @@ fn gate_and_emit(
     opts: &CompareOptions,
     historic: &HistoricThresholds,
     limits: &costbench_judge::check::CheckConfig,
+    budgets: &[costbench_record::model::budget::Budget],
     (base, base_dir): Side,
     (cand, cand_dir): Side,
     sources: Option<&SourceDiff>,
@@ -289,7 +312,8 @@ fn gate_and_emit(
         historic,
         sources,
     );
-    let mut gate = costbench_judge::check::evaluate(&cmp, &cand, limits);
+    let mut gate = costbench_judge::check::evaluate(&cmp, &cand, limits)
+        .with_budgets(&candidate_budgets(&cand, budgets));
     if out.allow_missing_instrument {
         gate.allow_missing();
     }

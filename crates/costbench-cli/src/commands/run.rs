@@ -1,6 +1,6 @@
 //! `costbench run`: build the bench target, measure it and record the run in history
 //! (`Session::measure_and_record`), send it to the sink (stdout as `--format` and `--quiet` ask,
-//! `report.html` with `--html`), and choose the exit code.
+//! `report.html` with `--html`), and choose the exit code (3 when a budget is broken).
 
 use crate::args::RunArgs;
 use crate::core::session::Session;
@@ -78,11 +78,19 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     if stdout.is_none() {
         print_failures(&record);
     }
-    Ok(if record.failed().next().is_some() {
+    Ok(exit_code(&record))
+}
+
+/// 3 when a budget is broken (it wins over a failed scenario, as in `check`), 1 when a
+/// scenario failed, else 0.
+pub(super) fn exit_code(record: &RunRecord) -> i32 {
+    if record.broken_budgets().next().is_some() {
+        exit::REGRESSION
+    } else if record.failed().next().is_some() {
         exit::FAILURE
     } else {
         exit::OK
-    })
+    }
 }
 
 /// "3 measured ids", or "1 measured id, 2 failed": a failed id is not counted as measured
@@ -98,8 +106,12 @@ fn measured_count(record: &RunRecord) -> String {
     }
 }
 
-/// `--quiet`: the failed scenarios on stderr, which is all a quiet run says.
+/// `--quiet`: the failed scenarios and the broken budgets on stderr, which is all a quiet run
+/// says.
 fn print_failures(record: &RunRecord) {
+    for b in record.broken_budgets() {
+        eprintln!("BUDGET {}", costbench_report::budget::line(b));
+    }
     for r in record.failed() {
         for f in &r.failures {
             eprintln!(

@@ -54,6 +54,9 @@ impl Session {
             cmd.package.as_deref(),
             cmd.bench.as_deref(),
         )?;
+        // costbench.toml's budgets, checked after measuring with the suite's own.
+        cmd.measure.budgets =
+            costbench_measure::config::Config::load(&target.workspace_root)?.budget;
         let paths = Paths::under(&target.target_directory);
         let history = history::location(cmd.db.as_deref(), &paths);
         // A `--db` that cannot be used (a file that is not a database, a server that does not

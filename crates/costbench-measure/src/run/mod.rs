@@ -91,6 +91,9 @@ pub struct RunOptions {
     pub shard: Option<sharding::ShardPlan>,
     /// How the throughput instrument loads service scenarios.
     pub load: LoadOptions,
+    /// `[[budget]]` of costbench.toml: checked after measuring, after the suite's own budgets
+    /// (which they override where both limit the same figure of an id).
+    pub budgets: Vec<costbench_record::model::budget::Budget>,
 }
 
 /// How the throughput instrument puts a service scenario under load (`--clients`, `--rate`,
@@ -311,6 +314,13 @@ pub fn measure_sides(
             record.variant = side.label.clone();
             record.shard = shard_infos.as_ref().map(|i| i[k].clone());
             record.build = side.build.clone();
+            record.binary = match crate::size::measure(&side.exe) {
+                Ok(size) => Some(size),
+                Err(e) => {
+                    eprintln!("warning: the size of the bench binary is not recorded: {e:#}");
+                    None
+                }
+            };
             Session {
                 opts,
                 bin: &bins[k],
@@ -391,13 +401,34 @@ pub fn measure_sides(
     }
     measured?;
     let mut records = Vec::new();
-    for (s, out) in sessions.into_iter().zip(&outs) {
+    for ((s, out), listing) in sessions.into_iter().zip(&outs).zip(&listings) {
         let mut record = s.record.into_inner().expect("no worker panicked");
+        record.budgets = check_budgets(&record, listing, &opts.budgets)?;
         record.finished_at = Some(environment::now_rfc3339());
         out.write_all(&record)?;
         records.push(record);
     }
     Ok(records)
+}
+
+/// The suite's budgets (from its listing), then costbench.toml's, checked against `record`.
+fn check_budgets(
+    record: &RunRecord,
+    listing: &Listing,
+    config: &[costbench_record::model::budget::Budget],
+) -> Result<Vec<costbench_record::model::budget::BudgetCheck>> {
+    use costbench_judge::budget::Source;
+    for b in &listing.budgets {
+        b.validate()
+            .map_err(|e| anyhow::anyhow!("the suite declares a budget the runner refuses: {e}"))?;
+    }
+    let budgets: Vec<_> = listing
+        .budgets
+        .iter()
+        .map(|b| (b.clone(), Source::Library))
+        .chain(config.iter().map(|b| (b.clone(), Source::Config)))
+        .collect();
+    Ok(costbench_judge::budget::evaluate(record, &budgets))
 }
 
 /// The run's temporary directories, one per output directory: registered with the janitor
