@@ -122,6 +122,7 @@ pub fn column(name: &str) -> Column {
         settings: name.into(),
         spec: Variant::plain(name),
         build: None,
+        binary: None,
         build_error: None,
         run_id: None,
         output_dir: None,

@@ -13,6 +13,7 @@
 
 use crate::compare::{self, CompareOptions, RatioCi, Verdict};
 use costbench_record::instrument::Figure;
+use costbench_record::model::budget::BinarySize;
 use costbench_record::model::VariantsShard;
 use costbench_record::model::{BuildInfo, RunRecord};
 use costbench_record::variant::Variant;
@@ -36,6 +37,9 @@ pub struct Column {
     pub spec: Variant,
     /// How its build went, when it was built.
     pub build: Option<BuildInfo>,
+    /// The size of its bench binary, from its run record (absent in older matrices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<BinarySize>,
     /// Set when the variant did not build: the compiler's error.
     pub build_error: Option<String>,
     /// The id of the run that measured it.
@@ -186,10 +190,16 @@ fn geomean(ratios: &[f64]) -> Option<f64> {
 /// column); `baseline` names the column ratios are taken against.
 pub fn matrix(
     baseline: &str,
-    columns: Vec<Column>,
+    mut columns: Vec<Column>,
     records: &[RunRecord],
     opts: &CompareOptions,
 ) -> Matrix {
+    for c in columns.iter_mut().filter(|c| c.binary.is_none()) {
+        c.binary = records
+            .iter()
+            .find(|r| r.variant == c.name)
+            .and_then(|r| r.binary.clone());
+    }
     // Merged shards may hold several runs of the baseline, one per shard: each variant is
     // compared with its own shard's (measured on the same machine), the first stands for the
     // column.

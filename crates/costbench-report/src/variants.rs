@@ -28,6 +28,64 @@ fn price_counts(p: &Price, up: &str, down: &str) -> String {
     s
 }
 
+/// The binary size and build time of each column that has one: (variant, total with its ratio
+/// to the baseline's, text, data, build seconds, the three largest crates). Empty when no column
+/// has a size (matrices of older runs).
+fn size_rows(m: &Matrix) -> Vec<[String; 6]> {
+    use crate::budget::thousands;
+    if m.columns.iter().all(|c| c.binary.is_none()) {
+        return Vec::new();
+    }
+    let base = m
+        .columns
+        .iter()
+        .find(|c| c.name == m.baseline)
+        .and_then(|c| c.binary.as_ref());
+    m.columns
+        .iter()
+        .filter(|c| c.build_error.is_none())
+        .map(|c| {
+            let (total, text, data, crates) = match &c.binary {
+                Some(b) => {
+                    let ratio = match base {
+                        Some(x) if c.name != m.baseline && x.total > 0 => {
+                            format!(" ({})", fmt_ratio_change(b.total as f64 / x.total as f64))
+                        }
+                        _ => String::new(),
+                    };
+                    let crates: Vec<String> = b
+                        .top_crates
+                        .iter()
+                        .take(3)
+                        .map(|k| format!("{} {}", k.krate, thousands(k.bytes)))
+                        .collect();
+                    (
+                        format!("{}{ratio}", thousands(b.total)),
+                        thousands(b.text),
+                        thousands(b.data),
+                        crates.join(", "),
+                    )
+                }
+                None => ("-".into(), "-".into(), "-".into(), String::new()),
+            };
+            let build = c
+                .build
+                .as_ref()
+                .map_or("-".to_string(), |b| format!("{:.1} s", b.seconds));
+            [c.name.clone(), total, text, data, build, crates]
+        })
+        .collect()
+}
+
+const SIZE_HEAD: [&str; 6] = [
+    "variant",
+    "binary B",
+    "text B",
+    "data B",
+    "build",
+    "largest crates (code B)",
+];
+
 /// The measured columns, in order.
 fn measured_names(m: &Matrix) -> Vec<&str> {
     m.rows
@@ -156,6 +214,18 @@ pub fn table(m: &Matrix) -> String {
         }
         out.push_str(&align(rows));
     }
+    let sizes = size_rows(m);
+    if !sizes.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nBinary size (loaded code and data of the bench binary, ×ratio to {}) and build time",
+            m.baseline
+        );
+        let rows = std::iter::once(SIZE_HEAD.map(String::from).to_vec())
+            .chain(sizes.into_iter().map(|r| r.to_vec()))
+            .collect();
+        out.push_str(&align(rows));
+    }
     for c in m.build_failures() {
         let _ = writeln!(
             out,
@@ -247,6 +317,21 @@ pub fn markdown(m: &Matrix) -> String {
         }
         out.push('\n');
     }
+    let sizes = size_rows(m);
+    if !sizes.is_empty() {
+        let _ = writeln!(
+            out,
+            "### Binary size and build time\n\nLoaded code and data of the bench binary, ratio to {}.\n",
+            escape_cell(&m.baseline)
+        );
+        let _ = writeln!(out, "| {} |", SIZE_HEAD.join(" | "));
+        out.push_str("|---|---:|---:|---:|---:|---|\n");
+        for r in sizes {
+            let cells: Vec<String> = r.iter().map(|c| escape_cell(c)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        out.push('\n');
+    }
     for c in m.build_failures() {
         let _ = writeln!(
             out,
@@ -266,6 +351,44 @@ pub fn markdown(m: &Matrix) -> String {
 mod tests {
     use super::*;
     use costbench_judge::testing;
+
+    #[test]
+    fn sizes_and_build_times_follow_the_matrix() {
+        use costbench_record::model::budget::{BinarySize, CrateSize};
+        use costbench_record::model::BuildInfo;
+        let mut m = testing::ratios();
+        assert!(!table(&m).contains("Binary size"), "no sizes, no section");
+        let size = |total: u64| BinarySize {
+            text: total - 100,
+            data: 100,
+            bss: 0,
+            total,
+            file: total * 4,
+            top_crates: vec![CrateSize {
+                krate: "std".into(),
+                bytes: 1000,
+            }],
+        };
+        m.columns[0].binary = Some(size(400_000));
+        m.columns[0].build = Some(BuildInfo {
+            seconds: 12.34,
+            compiled: 3,
+            fresh: 40,
+        });
+        m.columns[1].binary = Some(size(300_000));
+        let t = table(&m);
+        assert!(
+            t.contains("Binary size (loaded code and data of the bench binary, ×ratio to base) and build time"),
+            "{t}"
+        );
+        assert!(t.contains("400,000") && t.contains("12.3 s"), "{t}");
+        assert!(t.contains("300,000 (-25.00 %)"), "{t}");
+        let md = markdown(&m);
+        assert!(
+            md.contains("| base | 400,000 | 399,900 | 100 | 12.3 s | std 1,000 |"),
+            "{md}"
+        );
+    }
 
     #[test]
     fn cells_show_ratios_marks_and_failed_builds() {

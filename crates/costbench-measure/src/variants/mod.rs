@@ -408,6 +408,7 @@ impl Builds {
                     settings: p.variant.describe(),
                     spec: p.variant.clone(),
                     build: o.info,
+                    binary: rec.and_then(|r| r.binary.clone()),
                     build_error: o.error,
                     run_id: rec.map(|r| r.run_id.clone()),
                     output_dir: rec.map(|_| root.join(&p.variant.name).display().to_string()),
