@@ -196,6 +196,8 @@ pub fn from_csv(
         build: None,
         binary: None,
         budgets: Vec::new(),
+        complexity: Vec::new(),
+        complexity_checks: Vec::new(),
         results,
     })
 }

@@ -8,6 +8,7 @@
 //! A figure the run did not measure fails its budget (`unmeasured`): a budget that cannot be
 //! checked must not pass. Failed ids (a scenario that crashed) are failures of their own and
 //! get no budget check. The binary size is the bench target's, checked once, as `bench:NAME`.
+//! A budget's `complexity` is a family's, checked by [`crate::complexity::check_declared`].
 
 use crate::check::glob_match;
 pub use costbench_record::model::budget::Budget;

@@ -11,7 +11,9 @@
 //! - An instrument asked for that could not run (valgrind missing: no instruction counts) fails
 //!   the gate, unless the caller allows it ([`Gate::allow_missing`]): a gate must not pass on
 //!   figures it never had.
-//! - A broken budget ([`crate::budget`]) fails the gate, `ignore` or not: a budget is a test.
+//! - A broken budget ([`crate::budget`]) fails the gate, `ignore` or not: a budget is a test;
+//!   so does a family of sized ids whose growth changed or disagrees with its declared class
+//!   ([`crate::complexity`]).
 //! - Unresolved rows (the measurement could not tell) and placement rows (the same
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.
@@ -147,6 +149,20 @@ pub struct Gate {
     /// Budgets the candidate broke (a figure above its limit, or not measured): see
     /// [`crate::budget`]. Filled by [`Gate::with_budgets`].
     pub budgets: Vec<costbench_record::model::budget::BudgetCheck>,
+    /// Families of sized ids whose growth changed from the baseline, or that disagree with their
+    /// declared class: see [`crate::complexity`]. Filled by [`Gate::with_complexity`].
+    pub complexity: Vec<ComplexityFinding>,
+}
+
+/// A family whose growth the gate fails.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ComplexityFinding {
+    /// The family (`sort` of `sort/100`).
+    pub family: String,
+    /// `growth` (changed from the baseline) or `declared` (disagrees with its declared class).
+    pub kind: &'static str,
+    /// For people.
+    pub message: String,
 }
 
 /// A row that was neither gated nor unchanged.
@@ -167,7 +183,10 @@ pub struct Note {
 impl Gate {
     /// No violations, and no missing instrument unless allowed: the check succeeds.
     pub fn passed(&self) -> bool {
-        self.violations.is_empty() && self.budgets.is_empty() && !self.missing_fails()
+        self.violations.is_empty()
+            && self.budgets.is_empty()
+            && self.complexity.is_empty()
+            && !self.missing_fails()
     }
 
     /// Whether a missing instrument fails the gate.
@@ -178,6 +197,34 @@ impl Gate {
     /// Allows the missing instruments (`--allow-missing-instrument`): still said, no failure.
     pub fn allow_missing(&mut self) {
         self.missing_allowed = true;
+    }
+
+    /// This gate with the growth `changes` and the declared classes of `checks` that failed.
+    #[must_use]
+    pub fn with_complexity(
+        mut self,
+        changes: &[crate::complexity::Change],
+        checks: &[costbench_record::model::complexity::ComplexityCheck],
+    ) -> Gate {
+        self.complexity = changes
+            .iter()
+            .map(|c| ComplexityFinding {
+                family: c.family.clone(),
+                kind: "growth",
+                message: c.message.clone(),
+            })
+            .chain(
+                checks
+                    .iter()
+                    .filter(|c| !c.passed)
+                    .map(|c| ComplexityFinding {
+                        family: c.family.clone(),
+                        kind: "declared",
+                        message: format!("{} ({})", c.message, c.source),
+                    }),
+            )
+            .collect();
+        self
     }
 
     /// This gate with the budgets of `checks` that failed (the others passed: not listed).

@@ -19,6 +19,7 @@ pub mod bisect;
 pub mod budget;
 pub mod check;
 pub mod compare;
+pub mod complexity;
 pub mod variants;
 
 #[cfg(any(test, feature = "testing"))]

@@ -22,6 +22,7 @@
 //! peak-heap = 4096        # live heap bytes of one run of the body (memory)
 //! checks = 0              # executed bounds/overflow checks per op (census)
 //! binary-size = 4_000_000 # bytes of the bench binary's code and data (only with scenario "*")
+//! complexity = "n log n"  # how the family `scenario/N` grows: 1, log n, n, n log n, n^2
 //!
 //! [variants.release]     # build variants for `costbench variants` (see variants::spec)
 //! [variants.checked]
@@ -87,6 +88,7 @@ impl Config {
         c.check.validate()?;
         for (i, b) in c.budget.iter().enumerate() {
             b.validate()
+                .and_then(|()| costbench_judge::complexity::validate(b))
                 .map_err(|e| anyhow::anyhow!("[[budget]] number {}: {e}", i + 1))?;
         }
         Ok(c)
@@ -134,6 +136,10 @@ mod tests {
                 "not a scenario",
             ),
             ("[[budget]]\npeak-heap = -1\n", "peak-heap"),
+            (
+                "[[budget]]\nscenario = \"sort\"\ncomplexity = \"n^3\"\n",
+                "complexity \"n^3\"",
+            ),
         ] {
             let e = format!("{:#}", Config::parse(bad).unwrap_err());
             assert!(e.contains(needle), "{bad:?}: {e}");

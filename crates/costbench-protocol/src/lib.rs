@@ -111,6 +111,11 @@ pub struct Budget {
     /// limit on the bench target, not on a scenario, so only in an entry whose `scenario` is `*`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary_size: Option<u64>,
+    /// The class the per-op instruction counts of the family `scenario` names (its ids
+    /// `scenario/N`) grow with: `1`, `log n`, `n`, `n log n` or `n^2` (the runner reads the
+    /// class and refuses others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complexity: Option<String>,
 }
 
 fn every_id() -> String {
@@ -128,6 +133,7 @@ impl Budget {
             peak_heap: None,
             checks: None,
             binary_size: None,
+            complexity: None,
         }
     }
 
@@ -143,10 +149,11 @@ impl Budget {
         if per_op.iter().all(|(_, v)| v.is_none())
             && self.peak_heap.is_none()
             && self.binary_size.is_none()
+            && self.complexity.is_none()
         {
             return Err(format!(
                 "the budget for {:?} limits nothing: set instructions, allocations, bytes, \
-                 peak-heap, checks or binary-size",
+                 peak-heap, checks, binary-size or complexity",
                 self.scenario
             ));
         }

@@ -66,6 +66,8 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
         build: None,
         binary: None,
         budgets: Vec::new(),
+        complexity: Vec::new(),
+        complexity_checks: Vec::new(),
     }
 }
 

@@ -30,6 +30,73 @@ pub fn terminal(record: &RunRecord) -> String {
     out
 }
 
+/// The complexity section of a run's table: each family's fit (best class, constant, error,
+/// power-law exponent) and each declared class that the fit disagrees with.
+pub fn complexity(record: &RunRecord) -> String {
+    let mut out = String::new();
+    if record.complexity.is_empty() && record.complexity_checks.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "\ncomplexity (instructions per op against the size n of NAME/n):"
+    );
+    for f in &record.complexity {
+        let declared = record
+            .complexity_checks
+            .iter()
+            .find(|c| c.family == f.family)
+            .map(|c| {
+                if c.passed {
+                    "; as declared".to_string()
+                } else {
+                    format!("; BROKEN: {} ({})", c.message, c.source)
+                }
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {}: O({}), {} + {} × {} Ir/op (relative error {:.1e}); power law n^{:.2}; sizes {}{declared}",
+            crate::escape::clean(&f.family),
+            f.class,
+            trim(f.offset),
+            trim(f.constant),
+            f.class,
+            f.rms_rel_error,
+            f.exponent,
+            f.sizes
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    for c in record
+        .complexity_checks
+        .iter()
+        .filter(|c| c.fitted.is_none())
+    {
+        let _ = writeln!(
+            out,
+            "  {}: BROKEN: {} ({})",
+            crate::escape::clean(&c.family),
+            c.message,
+            c.source
+        );
+    }
+    out
+}
+
+/// A fitted coefficient with four significant digits, trailing zeros dropped.
+fn trim(v: f64) -> String {
+    let s = if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.4}")
+    };
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// One budget check: "parse/split (allocations): 3 allocs/op, above the budget of 0 allocs/op
 /// (costbench.toml)".
 pub fn line(b: &BudgetCheck) -> String {
@@ -68,6 +135,21 @@ pub fn thousands(n: u64) -> String {
             out.push(',');
         }
         out.push(c);
+    }
+    out
+}
+
+/// The complexity findings of `check`'s gate as markdown table rows (family, kind, why).
+pub fn complexity_markdown_rows(found: &[costbench_judge::check::ComplexityFinding]) -> String {
+    let mut out = String::new();
+    for c in found {
+        let _ = writeln!(
+            out,
+            "| {} | complexity: {} | {} |",
+            crate::markdown::escape_cell(&c.family),
+            c.kind,
+            crate::markdown::escape_cell(&c.message)
+        );
     }
     out
 }

@@ -30,7 +30,7 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
             out,
             "\ncheck: {}, {} violation(s):",
             styling.paint(crate::style::BAD, "FAILED"),
-            gate.violations.len() + gate.budgets.len()
+            gate.violations.len() + gate.budgets.len() + gate.complexity.len()
         );
         for v in &gate.violations {
             let _ = writeln!(
@@ -43,6 +43,15 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
         }
         for b in &gate.budgets {
             let _ = writeln!(out, "  {}", crate::budget::line(b));
+        }
+        for c in &gate.complexity {
+            let _ = writeln!(
+                out,
+                "  {} (complexity, {}): {}",
+                crate::escape::clean(&c.family),
+                c.kind,
+                c.message
+            );
         }
     }
     for n in &gate.missing {

@@ -141,6 +141,13 @@ pub fn annotations(c: &Comparison, gate: &Gate, config_file: Option<&str>) -> St
             message: clean(&b.message()),
         });
     }
+    for x in &gate.complexity {
+        errors.push(Annotation {
+            title: format!("costbench complexity: {} ({})", clean(&x.family), x.kind),
+            file: None,
+            message: clean(&x.message),
+        });
+    }
     for f in &c.failed {
         errors.push(Annotation {
             title: format!(

@@ -251,6 +251,18 @@ fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
             });
         }
     }
+    if let Some(g) = gate {
+        for c in &g.complexity {
+            suite_for(&mut suites, "complexity").cases.push(Case {
+                name: c.family.clone(),
+                outcome: Outcome::Failure {
+                    kind: format!("complexity-{}", c.kind),
+                    message: c.message.clone(),
+                    text: String::new(),
+                },
+            });
+        }
+    }
     suites.retain(|s| !s.cases.is_empty());
     suites
 }

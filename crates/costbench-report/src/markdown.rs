@@ -243,7 +243,7 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
             out,
             "### costbench check: failed ({})\n",
             plural(
-                gate.violations.len() + gate.budgets.len(),
+                gate.violations.len() + gate.budgets.len() + gate.complexity.len(),
                 "violation",
                 "violations"
             )
@@ -259,6 +259,7 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
             );
         }
         out.push_str(&crate::budget::markdown_rows(&gate.budgets));
+        out.push_str(&crate::budget::complexity_markdown_rows(&gate.complexity));
         out.push('\n');
     }
     for n in &gate.missing {

@@ -1,4 +1,5 @@
-//! Budgets: absolute limits a suite declares on its scenarios' figures ([`Budget`], registered
+//! Budgets: absolute limits a suite declares on its scenarios' figures ([`Budget`], with the
+//! class of growth of a family of sized scenarios, [`Complexity`]), registered
 //! with [`Suite::budget`](crate::Suite::budget)), which the runner checks after measuring like a
 //! test: `costbench run` and `costbench check` fail when a figure is above its limit.
 //!
@@ -70,10 +71,55 @@ impl Budget {
         self
     }
 
+    /// The class the family's per-op instruction counts grow with: register the budget for the
+    /// family's name (`"sort"` for the ids `sort/100`, `sort/1000` ... of
+    /// [`Suite::bench_params`](crate::Suite::bench_params) over sizes; three sizes or more). The
+    /// run fails when the counts fit another class best.
+    ///
+    /// ```
+    /// use costbench::{Budget, Complexity};
+    /// let b = Budget::new().complexity(Complexity::NLogN);
+    /// # let _ = b;
+    /// ```
+    #[must_use]
+    pub fn complexity(mut self, class: Complexity) -> Budget {
+        self.0.complexity = Some(class.name().to_string());
+        self
+    }
+
     /// At most `bytes` of code and data in the bench binary (register it for `"*"`).
     #[must_use]
     pub fn binary_size(mut self, bytes: u64) -> Budget {
         self.0.binary_size = Some(bytes);
         self
+    }
+}
+
+/// A class of growth, for [`Budget::complexity`]: how the per-op instruction counts of a
+/// family of sized scenarios grow with the size `n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Complexity {
+    /// O(1).
+    Constant,
+    /// O(log n).
+    Log,
+    /// O(n).
+    Linear,
+    /// O(n log n).
+    NLogN,
+    /// O(n²).
+    Quadratic,
+}
+
+impl Complexity {
+    /// As the runner reads it: `1`, `log n`, `n`, `n log n`, `n^2`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Complexity::Constant => "1",
+            Complexity::Log => "log n",
+            Complexity::Linear => "n",
+            Complexity::NLogN => "n log n",
+            Complexity::Quadratic => "n^2",
+        }
     }
 }

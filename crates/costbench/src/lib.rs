@@ -100,7 +100,7 @@ mod walltime;
 
 pub use alloc::CountingAlloc;
 pub use bench::Bench;
-pub use budget::Budget;
+pub use budget::{Budget, Complexity};
 pub use link::Link;
 pub use miri::{miri_size, under_miri, UnalignedBytes};
 pub use service::{Client, Conn, Server};

@@ -291,6 +291,26 @@ fn candidate_budgets(
     all
 }
 
+/// The candidate's declared classes checked: those of its record, with costbench.toml's as it
+/// is now checked again on top (as [`candidate_budgets`] does).
+fn candidate_classes(
+    cand: &RunRecord,
+    config: &[costbench_record::model::budget::Budget],
+) -> Vec<costbench_record::model::complexity::ComplexityCheck> {
+    use costbench_judge::budget::Source;
+    let now: Vec<_> = config.iter().map(|b| (b.clone(), Source::Config)).collect();
+    let now =
+        costbench_judge::complexity::check_declared(&costbench_judge::complexity::fits(cand), &now);
+    let mut all: Vec<_> = cand
+        .complexity_checks
+        .iter()
+        .filter(|c| !now.iter().any(|n| n.family == c.family))
+        .cloned()
+        .collect();
+    all.extend(now);
+    all
+}
+
 /// Judges the sides, applies the gate, writes `--markdown`, `--junit` and the job summary,
 /// prints the report as `--format` asks (and GitHub's annotations on stderr) and returns the
 /// exit code.
@@ -313,7 +333,15 @@ fn gate_and_emit(
         sources,
     );
     let mut gate = costbench_judge::check::evaluate(&cmp, &cand, limits)
-        .with_budgets(&candidate_budgets(&cand, budgets));
+        .with_budgets(&candidate_budgets(&cand, budgets))
+        .with_complexity(
+            &costbench_judge::complexity::changes(
+                &base,
+                &cand,
+                costbench_judge::complexity::DEFAULT_EXPONENT_TOLERANCE,
+            ),
+            &candidate_classes(&cand, budgets),
+        );
     if out.allow_missing_instrument {
         gate.allow_missing();
     }

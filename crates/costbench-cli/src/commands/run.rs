@@ -81,10 +81,10 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     Ok(exit_code(&record))
 }
 
-/// 3 when a budget is broken (it wins over a failed scenario, as in `check`), 1 when a
+/// 3 when a budget is broken or a family disagrees with its declared class (it wins over a failed scenario, as in `check`), 1 when a
 /// scenario failed, else 0.
 pub(super) fn exit_code(record: &RunRecord) -> i32 {
-    if record.broken_budgets().next().is_some() {
+    if record.broken_budgets().next().is_some() || record.broken_complexity().next().is_some() {
         exit::REGRESSION
     } else if record.failed().next().is_some() {
         exit::FAILURE

@@ -403,7 +403,7 @@ pub fn measure_sides(
     let mut records = Vec::new();
     for ((s, out), listing) in sessions.into_iter().zip(&outs).zip(&listings) {
         let mut record = s.record.into_inner().expect("no worker panicked");
-        record.budgets = check_budgets(&record, listing, &opts.budgets)?;
+        check_contracts(&mut record, listing, &opts.budgets)?;
         record.finished_at = Some(environment::now_rfc3339());
         out.write_all(&record)?;
         records.push(record);
@@ -411,15 +411,18 @@ pub fn measure_sides(
     Ok(records)
 }
 
-/// The suite's budgets (from its listing), then costbench.toml's, checked against `record`.
-fn check_budgets(
-    record: &RunRecord,
+/// The suite's budgets (from its listing), then costbench.toml's, checked against `record`;
+/// the fits of its families of sized ids, and the declared classes checked against them.
+fn check_contracts(
+    record: &mut RunRecord,
     listing: &Listing,
     config: &[costbench_record::model::budget::Budget],
-) -> Result<Vec<costbench_record::model::budget::BudgetCheck>> {
+) -> Result<()> {
     use costbench_judge::budget::Source;
+    use costbench_judge::complexity;
     for b in &listing.budgets {
         b.validate()
+            .and_then(|()| complexity::validate(b))
             .map_err(|e| anyhow::anyhow!("the suite declares a budget the runner refuses: {e}"))?;
     }
     let budgets: Vec<_> = listing
@@ -428,7 +431,10 @@ fn check_budgets(
         .map(|b| (b.clone(), Source::Library))
         .chain(config.iter().map(|b| (b.clone(), Source::Config)))
         .collect();
-    Ok(costbench_judge::budget::evaluate(record, &budgets))
+    record.budgets = costbench_judge::budget::evaluate(record, &budgets);
+    record.complexity = complexity::fits(record);
+    record.complexity_checks = complexity::check_declared(&record.complexity, &budgets);
+    Ok(())
 }
 
 /// The run's temporary directories, one per output directory: registered with the janitor
@@ -543,6 +549,8 @@ fn new_record(
         build: None,
         binary: None,
         budgets: Vec::new(),
+        complexity: Vec::new(),
+        complexity_checks: Vec::new(),
         results: selected
             .iter()
             .flat_map(|s| {

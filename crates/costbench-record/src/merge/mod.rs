@@ -294,6 +294,12 @@ pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> 
             }
             all
         },
+        // Recomputed by whoever reads the merged run: a family may span shards.
+        complexity: Vec::new(),
+        complexity_checks: by_index
+            .values()
+            .flat_map(|(_, r)| r.complexity_checks.iter().cloned())
+            .collect(),
     })
 }
 

@@ -10,6 +10,7 @@
 #![allow(missing_docs)]
 
 pub mod budget;
+pub mod complexity;
 mod counters;
 pub mod miri;
 
@@ -64,6 +65,13 @@ pub struct RunRecord {
     /// limited figure. Empty (and absent) when no budget applies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub budgets: Vec<budget::BudgetCheck>,
+    /// The fit of every family of sized ids (`NAME/N`, three sizes or more) by instruction
+    /// counts: best class, constant, error, power-law exponent. Absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub complexity: Vec<complexity::Fit>,
+    /// Declared classes (a budget's `complexity`) checked against those fits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub complexity_checks: Vec<complexity::ComplexityCheck>,
 }
 
 /// How a variant's build went.
@@ -541,6 +549,11 @@ impl RunRecord {
     /// The budget checks that fail this run: figures above their limit, or not measured.
     pub fn broken_budgets(&self) -> impl Iterator<Item = &budget::BudgetCheck> {
         self.budgets.iter().filter(|b| b.failed())
+    }
+
+    /// The declared classes the fits disagree with.
+    pub fn broken_complexity(&self) -> impl Iterator<Item = &complexity::ComplexityCheck> {
+        self.complexity_checks.iter().filter(|c| !c.passed)
     }
 
     /// (scenarios finished, scenarios of the run): a scenario is finished when, for every party,

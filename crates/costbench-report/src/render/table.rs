@@ -15,6 +15,7 @@ impl Renderer for Table {
             if v.census_summary {
                 s += &crate::census::dynamic_summary(v.record, v.base);
             }
+            s += &crate::budget::complexity(v.record);
             s += &crate::budget::terminal(v.record);
             s + &v.footer
         })
