@@ -176,3 +176,64 @@ fn issue_28_budgets_fail_run_and_check_with_exact_figures() {
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("instrutions"), "{}", stderr(&o));
 }
+
+/// The selftest suite's `complexity` target: four families of known classes (log n, n,
+/// n log n, n²), each declared with `Budget::complexity`, fitted right from real counts; a
+/// class declared wrong in costbench.toml fails `check`.
+#[test]
+fn issue_28_complexity_classes_fit_and_wrong_declarations_fail() {
+    if !valgrind_available() {
+        return;
+    }
+    let (out, dir) = run_suite("complexity", &["--instrument", "icount", "--no-history"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let run = run_json(dir.path());
+    let fitted: Vec<(String, String)> = run["complexity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["family"].as_str().unwrap().to_string(),
+                f["class"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        fitted,
+        [
+            (s("lookup"), s("log n")),
+            (s("pairs"), s("n^2")),
+            (s("sort"), s("n log n")),
+            (s("sum"), s("n")),
+        ]
+    );
+    let checks = run["complexity_checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 4);
+    assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+    // binary_search over 64 to 4096 keys: one more step of the search per doubling, exactly.
+    let lookup = &run["complexity"][0];
+    assert_eq!(lookup["rms_rel_error"].as_f64(), Some(0.0), "{lookup}");
+
+    let repo = scratch_repo();
+    let o = check_with_config(
+        repo.path(),
+        "[[budget]]\nscenario = \"sum\"\ncomplexity = \"n^2\"\n",
+        dir.path(),
+        &["--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let report: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let found = &report["gate"]["complexity"];
+    assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found[0]["family"], "sum");
+    assert_eq!(found[0]["kind"], "declared");
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("declared O(n^2), but the counts fit O(n) best"),
+        "{found}"
+    );
+}
