@@ -4,13 +4,15 @@
 #   budgets  `costbench run` of the selftest suite's `budgets` bench target (Suite::budget, two
 #            budgets broken on purpose): the budget lines, the exit code (3) and run.json's
 #            budget checks with their exact figures.
+#   complexity  `costbench run` of the selftest suite's `complexity` bench target: the fitted
+#            class of each family of sized scenarios (log n, n, n log n, n², each declared).
 #   sizes    `costbench variants --preset build-choices` of the built-in suite, measuring one
 #            cheap scenario by instruction count: the matrix's binary size and build time of
 #            every variant (each is a full build of its own).
 #
-# Usage: scripts/contracts.sh [PARTS...]   (default: budgets sizes). Needs valgrind.
+# Usage: scripts/contracts.sh [PARTS...]   (default: budgets complexity sizes). Needs valgrind.
 set -euo pipefail
-parts=("${@:-budgets sizes}")
+parts=("${@:-budgets complexity sizes}")
 repo=$(git rev-parse --show-toplevel)
 cd "$repo"
 cargo build --locked -p costbench-cli
@@ -37,12 +39,17 @@ print(f"binary: total {b['total']} text {b['text']} data {b['data']} bss {b['bss
 print("code by crate: " + ", ".join(f"{c['krate']} {c['bytes']}" for c in b["top_crates"]))
 PY
       ;;
+    complexity)
+      echo "== complexity: costbench run --bench complexity (selftest suite)"
+      "$cb" run --manifest-path suites/selftest/Cargo.toml --bench complexity \
+        --instrument icount --no-history --output-dir "$out/complexity"
+      ;;
     sizes)
       echo "== sizes: costbench variants --preset build-choices (built-in suite)"
       "$cb" variants --preset build-choices -p costbench-suite --bench builtin \
         --filter '^index/sum_indirect/iter$' --instrument icount --no-history \
         --output-dir "$out/sizes"
       ;;
-    *) echo "unknown part $part (budgets, sizes)" >&2; exit 2 ;;
+    *) echo "unknown part $part (budgets, complexity, sizes)" >&2; exit 2 ;;
   esac
 done

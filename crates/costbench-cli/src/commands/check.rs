@@ -78,8 +78,7 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         &outputs,
         &opts,
         &historic,
-        &config.check,
-        &config.budget,
+        &config,
         base,
         cand,
         sources.as_ref(),
@@ -318,8 +317,7 @@ fn gate_and_emit(
     out: &Outputs,
     opts: &CompareOptions,
     historic: &HistoricThresholds,
-    limits: &costbench_judge::check::CheckConfig,
-    budgets: &[costbench_record::model::budget::Budget],
+    config: &costbench_measure::config::Config,
     (base, base_dir): Side,
     (cand, cand_dir): Side,
     sources: Option<&SourceDiff>,
@@ -332,7 +330,8 @@ fn gate_and_emit(
         historic,
         sources,
     );
-    let mut gate = costbench_judge::check::evaluate(&cmp, &cand, limits)
+    let budgets = &config.budget;
+    let mut gate = costbench_judge::check::evaluate(&cmp, &cand, &config.check)
         .with_budgets(&candidate_budgets(&cand, budgets))
         .with_complexity(
             &costbench_judge::complexity::changes(
