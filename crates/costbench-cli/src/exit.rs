@@ -10,7 +10,7 @@ pub const FAILURE: i32 = 1;
 /// nothing ([`of_error`]).
 pub const USAGE: i32 = 2;
 /// `costbench check` found a significant regression, a broken hard limit or a broken budget;
-/// `costbench run` a broken budget.
+/// `costbench run` and `costbench variants` a broken budget.
 pub const REGRESSION: i32 = 3;
 
 /// The exit code of a command that ended in `error`: [`USAGE`] when the command line was wrong

@@ -36,7 +36,8 @@ Exit codes:
   2  the command line was wrong (a value, a name that does not exist, a --filter that
      matches no scenario)
   3  check: a significant regression, a figure above a hard limit of costbench.toml, or a
-     broken budget; run: a broken budget (a figure above its limit, or not measured)
+     broken budget; run, variants: a broken budget (a figure above its limit, or not
+     measured)
   130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
 
 /// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall

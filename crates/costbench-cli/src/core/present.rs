@@ -16,7 +16,8 @@ use std::path::Path;
 
 /// Writes `root/matrix.json`, prints the matrix as `format` asks (with a line on where the
 /// results are, and what a shard leaves to `merge`), lists failures under `quiet`, and returns
-/// the exit code: a failure when a scenario failed or a variant did not build.
+/// the exit code: 3 when a variant broke a budget (listed on stderr), else a failure when a
+/// scenario failed or a variant did not build.
 pub(crate) fn present(
     matrix: &Matrix,
     records: &[RunRecord],
@@ -62,13 +63,33 @@ pub(crate) fn present(
             }
         }
     }
-    Ok(
-        if failed_scenarios || matrix.build_failures().next().is_some() {
-            exit::FAILURE
-        } else {
-            exit::OK
-        },
-    )
+    // The matrix has no place for budgets: each variant's broken ones on stderr, whatever
+    // --quiet says, since they decide the exit code.
+    let mut broken = false;
+    for r in records {
+        for b in r.broken_budgets() {
+            broken = true;
+            eprintln!(
+                "BUDGET in variant {}: {}",
+                r.variant,
+                costbench_report::budget::line(b)
+            );
+        }
+        for c in r.broken_complexity() {
+            broken = true;
+            eprintln!(
+                "COMPLEXITY in variant {}: {}: {} ({})",
+                r.variant, c.family, c.message, c.source
+            );
+        }
+    }
+    Ok(if broken {
+        exit::REGRESSION
+    } else if failed_scenarios || matrix.build_failures().next().is_some() {
+        exit::FAILURE
+    } else {
+        exit::OK
+    })
 }
 
 /// `--list` (of `run` and `variants`): builds the bench target (the plain build: a variant's
