@@ -19,7 +19,7 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
             "\ncheck: {}",
             styling.paint(crate::style::GOOD, "passed")
         );
-    } else if gate.violations.is_empty() {
+    } else if gate.violations.is_empty() && gate.budgets.is_empty() && gate.complexity.is_empty() {
         let _ = writeln!(
             out,
             "\ncheck: {}: an instrument asked for could not run",

@@ -236,7 +236,7 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
     let mut out = String::new();
     if gate.passed() {
         out.push_str("### costbench check: passed\n\n");
-    } else if gate.violations.is_empty() {
+    } else if gate.violations.is_empty() && gate.budgets.is_empty() && gate.complexity.is_empty() {
         out.push_str("### costbench check: failed (an instrument asked for could not run)\n\n");
     } else {
         let _ = writeln!(

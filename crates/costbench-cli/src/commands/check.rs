@@ -371,7 +371,9 @@ fn gate_and_emit(
         }
     }
     out.sink.print(&view)?;
-    Ok(if !gate.violations.is_empty() {
+    let broken =
+        !gate.violations.is_empty() || !gate.budgets.is_empty() || !gate.complexity.is_empty();
+    Ok(if broken {
         crate::exit::REGRESSION
     } else if gate.missing_fails() {
         // Not a regression: the check could not judge what it was asked to.
