@@ -23,6 +23,9 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
                 c.target.package.as_deref(),
                 c.target.bench.as_deref(),
             )?;
+            if let (Some(note), false) = (target.choice_note(), c.format == Format::Json) {
+                costbench_measure::terminal::status("Selected", note);
+            }
             let exe = costbench_measure::cargo::build(
                 &target,
                 "default",

@@ -4,7 +4,8 @@
 //! through [`Session::measure_and_record`], so that every measured run (of `run`, `check` and
 //! `variants`) lands in history the same way.
 //!
-//! Printing a run and choosing the exit code are the commands'; this module prints nothing.
+//! Printing a run and choosing the exit code are the commands'; this module prints only the
+//! line that says which bench target was chosen when there was a choice.
 
 use super::history;
 use super::paths::Paths;
@@ -57,6 +58,9 @@ impl Session {
         // costbench.toml's budgets, checked after measuring with the suite's own.
         cmd.measure.budgets =
             costbench_measure::config::Config::load(&target.workspace_root)?.budget;
+        if let (Some(note), false) = (target.choice_note(), cmd.quiet) {
+            costbench_measure::terminal::status("Selected", note);
+        }
         let paths = Paths::under(&target.target_directory);
         let history = history::location(cmd.db.as_deref(), &paths);
         // A `--db` that cannot be used (a file that is not a database, a server that does not

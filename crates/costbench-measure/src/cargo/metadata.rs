@@ -72,6 +72,28 @@ struct Dependency {
 struct Target {
     name: String,
     kind: Vec<String>,
+    /// `harness = false` in the package's `[[bench]]` table: a target that runs its own `main`
+    /// (costbench's), not libtest's. `cargo metadata` does not say; the manifest does.
+    harness_false: bool,
+}
+
+/// The names of the `[[bench]]` targets that `manifest` declares with `harness = false`; none
+/// when it cannot be read (cargo metadata has read it already, so that does not happen).
+fn harness_false_benches(manifest: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(manifest) else {
+        return Vec::new();
+    };
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    doc.get("bench")
+        .and_then(|b| b.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("harness").and_then(toml::Value::as_bool) == Some(false))
+        .filter_map(|b| b.get("name").and_then(toml::Value::as_str))
+        .map(str::to_string)
+        .collect()
 }
 
 impl From<cargo_metadata::Metadata> for Metadata {
@@ -80,24 +102,28 @@ impl From<cargo_metadata::Metadata> for Metadata {
             packages: m
                 .packages
                 .into_iter()
-                .map(|p| Package {
-                    name: p.name.to_string(),
-                    version: p.version.to_string(),
-                    manifest_path: p.manifest_path.into_std_path_buf(),
-                    dependencies: p
-                        .dependencies
-                        .into_iter()
-                        .map(|d| Dependency { name: d.name })
-                        .collect(),
-                    targets: p
-                        .targets
-                        .into_iter()
-                        .map(|t| Target {
-                            kind: t.kind.iter().map(ToString::to_string).collect(),
-                            name: t.name,
-                        })
-                        .collect(),
-                    features: p.features,
+                .map(|p| {
+                    let harness_false = harness_false_benches(p.manifest_path.as_std_path());
+                    Package {
+                        name: p.name.to_string(),
+                        version: p.version.to_string(),
+                        manifest_path: p.manifest_path.into_std_path_buf(),
+                        dependencies: p
+                            .dependencies
+                            .into_iter()
+                            .map(|d| Dependency { name: d.name })
+                            .collect(),
+                        targets: p
+                            .targets
+                            .into_iter()
+                            .map(|t| Target {
+                                kind: t.kind.iter().map(ToString::to_string).collect(),
+                                harness_false: harness_false.contains(&t.name),
+                                name: t.name,
+                            })
+                            .collect(),
+                        features: p.features,
+                    }
                 })
                 .collect(),
             target_directory: m.target_directory.into_std_path_buf(),
@@ -163,9 +189,35 @@ pub struct BenchTarget {
     pub workspace_root: PathBuf,
     /// Cargo's target directory for the workspace.
     pub target_directory: PathBuf,
+    /// Bench targets left aside because they run libtest's harness (no `harness = false`),
+    /// when a `harness = false` one was chosen over them; empty when there was no choice.
+    pub passed_over: Vec<String>,
+    /// The workspace's packages: crate name (`-` as `_`) and directory. The census counts
+    /// these as the user's own crates.
+    pub workspace_crates: Vec<(String, PathBuf)>,
 }
 
 impl BenchTarget {
+    /// When a `harness = false` target was chosen over others ([`BenchTarget::passed_over`]):
+    /// the sentence that says so, for the status line.
+    pub fn choice_note(&self) -> Option<String> {
+        if self.passed_over.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "bench target {} (harness = false) of package {}; not {}, which {} libtest's harness \
+             (choose with --bench NAME)",
+            self.bench,
+            self.package,
+            self.passed_over.join(", "),
+            if self.passed_over.len() == 1 {
+                "uses"
+            } else {
+                "use"
+            }
+        ))
+    }
+
     /// costbench's own directory under this target's target directory ([`costbench_dir`]),
     /// where the builds (`build/VARIANT`), baseline worktrees and caches are kept.
     pub fn costbench_dir(&self) -> PathBuf {
@@ -287,6 +339,7 @@ fn choose(
 ) -> Result<BenchTarget> {
     // A package manifest (not the workspace root) restricts the choice to that package.
     let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
+    let mut passed_over = Vec::new();
     let mut candidates: Vec<(&Package, &Target)> = meta
         .packages
         .iter()
@@ -323,6 +376,21 @@ fn choose(
         }
     } else {
         candidates.retain(|(p, _)| p.dependencies.iter().any(|d| d.name == "costbench"));
+        // A costbench target runs its own main (`harness = false`); a stray `benches/x.rs`
+        // that cargo found by itself runs libtest's. Prefer the former, and say so.
+        let own: Vec<(&Package, &Target)> = candidates
+            .iter()
+            .copied()
+            .filter(|(_, t)| t.harness_false)
+            .collect();
+        if !own.is_empty() && own.len() < candidates.len() {
+            passed_over = candidates
+                .iter()
+                .filter(|(_, t)| !t.harness_false)
+                .map(|(_, t)| t.name.clone())
+                .collect();
+            candidates = own;
+        }
     }
     let (p, t) = match candidates.as_slice() {
         [one] => *one,
@@ -354,6 +422,15 @@ fn choose(
         manifest_path: p.manifest_path.clone(),
         workspace_root: meta.workspace_root.clone(),
         target_directory: meta.target_directory.clone(),
+        passed_over,
+        workspace_crates: meta
+            .packages
+            .iter()
+            .filter_map(|p| {
+                let dir = p.manifest_path.parent()?.to_path_buf();
+                Some((p.name.replace('-', "_"), dir))
+            })
+            .collect(),
     })
 }
 
@@ -395,8 +472,9 @@ mod tests {
             targets: benches
                 .iter()
                 .map(|b| Target {
-                    name: (*b).into(),
+                    name: b.trim_start_matches('+').into(),
                     kind: vec!["bench".into()],
+                    harness_false: b.starts_with('+'),
                 })
                 .collect(),
             features: BTreeMap::new(),
@@ -443,5 +521,41 @@ mod tests {
         let e = choose(&m, root, Some("zz"), None).unwrap_err().to_string();
         assert!(e.contains("no package named"), "{e}");
         assert!(choose(&m, Path::new("/w/c/Cargo.toml"), None, None).is_err());
+    }
+
+    /// Issue 29: a stray `benches/*.rs` (libtest's harness) beside the costbench target does not
+    /// make costbench ask which to run; the choice is said.
+    #[test]
+    fn a_harness_false_target_is_preferred_over_a_stray_libtest_bench() {
+        let mut m = meta();
+        m.packages[0].targets = ["+costs", "stray"]
+            .iter()
+            .map(|b| Target {
+                name: b.trim_start_matches('+').into(),
+                kind: vec!["bench".into()],
+                harness_false: b.starts_with('+'),
+            })
+            .collect();
+        let t = choose(&m, Path::new("/w/a/Cargo.toml"), None, None).unwrap();
+        assert_eq!(t.bench, "costs");
+        assert_eq!(t.passed_over, ["stray"]);
+        // Two costbench targets are still a question.
+        m.packages[0].targets[1].harness_false = true;
+        let e = choose(&m, Path::new("/w/a/Cargo.toml"), None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("several bench targets"), "{e}");
+    }
+
+    #[test]
+    fn harness_false_benches_are_read_from_the_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = dir.path().join("Cargo.toml");
+        std::fs::write(
+            &m,
+            "[package]\nname = \"x\"\n[[bench]]\nname = \"costs\"\nharness = false\n[[bench]]\nname = \"other\"\n",
+        )
+        .unwrap();
+        assert_eq!(harness_false_benches(&m), ["costs"]);
     }
 }
