@@ -72,7 +72,11 @@ impl CargoArgs {
                 );
             }
         }
+        if self.jobs == Some(0) {
+            usage!("--jobs 0: cargo's build jobs must not be 0 (a negative N leaves that many CPUs free)");
+        }
         Ok(costbench_measure::cargo::CargoFlags {
+            jobs: self.jobs,
             features,
             all_features: self.all_features,
             no_default_features: self.no_default_features,
@@ -184,8 +188,8 @@ impl MiriCmd {
 impl MeasureArgs {
     /// The validated command; `list_only` and `json` come from the command's own flags.
     pub(crate) fn into_command(self, list_only: bool, json: bool) -> Result<RunCommand> {
-        if self.jobs == Some(0) {
-            usage!("--jobs must be at least 1");
+        if self.measure_jobs == Some(0) {
+            usage!("--measure-jobs must be at least 1");
         }
         if self.iterations_per_scenario == Some(0) {
             usage!("--iterations-per-scenario must be at least 1");
@@ -207,7 +211,7 @@ impl MeasureArgs {
                 source: String::new(),
                 whole_variants: None,
             });
-        let jobs = self.jobs.unwrap_or_else(|| {
+        let jobs = self.measure_jobs.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
         let cargo = self.target.cargo.flags()?;

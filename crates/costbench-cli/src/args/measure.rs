@@ -53,10 +53,11 @@ pub struct MeasureArgs {
     /// Directory for results [default: TARGET_DIR/costbench/results].
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
-    /// Callgrind children to run at once [default: number of cores]. Wall time always runs one
-    /// scenario at a time.
-    #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<usize>,
+    /// Measuring processes (callgrind children) to run at once [default: number of cores].
+    /// Wall time always runs one scenario at a time. (Before issue 29 this was `-j/--jobs`,
+    /// which now means cargo's build jobs.)
+    #[arg(long, value_name = "N")]
+    pub measure_jobs: Option<usize>,
     /// Wall-time samples per scenario (each a batch of iterations). When given, exactly this
     /// many are taken; by default 100, fewer if a scenario would take over 5 s.
     #[arg(long, value_name = "N")]
@@ -164,6 +165,17 @@ pub struct CargoArgs {
         help_heading = "Compilation Options"
     )]
     pub profile: Option<String>,
+    /// Number of parallel jobs for cargo's build, passed to cargo as its own `-j` [default:
+    /// cargo's, the number of CPUs]. How many measuring processes run at once is
+    /// --measure-jobs.
+    #[arg(
+        long,
+        short = 'j',
+        value_name = "N",
+        allow_negative_numbers = true,
+        help_heading = "Compilation Options"
+    )]
+    pub jobs: Option<i32>,
     /// Assert that `Cargo.lock` will remain unchanged.
     #[arg(long, help_heading = "Manifest Options")]
     pub locked: bool,

@@ -28,7 +28,7 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
             }
             let exe = costbench_measure::cargo::build(
                 &target,
-                "default",
+                costbench_measure::cargo::DEFAULT_BUILD,
                 &c.target.cargo.flags()?,
                 c.format == Format::Json,
                 costbench_measure::cargo::CodeAlign::default(),

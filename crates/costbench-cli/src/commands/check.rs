@@ -114,7 +114,7 @@ fn measure_with_baseline_rev(
         costbench_record::output::OutputDir::prepare(&root.join(side))?;
     }
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
-    let cand_exe = session.build(target, "default")?;
+    let cand_exe = session.build(target, costbench_measure::cargo::DEFAULT_BUILD)?;
     session.check_filter(&cand_exe)?;
     // Which files the pull request changed, so that a change of inlining in code it did not
     // touch is labelled, not gated. Without it (git cannot tell) every such change is gated.
@@ -233,7 +233,7 @@ fn candidate_run(session: &Session) -> Result<Side> {
     let out = session.output_dir(|p| p.results());
     // Checked before building: a wrong output directory should not cost a build.
     costbench_record::output::OutputDir::prepare(&out)?;
-    let exe = session.build(&session.target, "default")?;
+    let exe = session.build(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
     let side = costbench_measure::run::SideSpec {
         label: "default".into(),
         exe,

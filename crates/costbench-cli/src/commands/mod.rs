@@ -56,7 +56,14 @@ mod tests {
     #[test]
     fn bad_values_are_refused() {
         let cases: &[(&[&str], &str)] = &[
-            (&["run", "--jobs", "0"], "--jobs must be at least 1"),
+            (
+                &["run", "--measure-jobs", "0"],
+                "--measure-jobs must be at least 1",
+            ),
+            (
+                &["run", "--jobs", "0"],
+                "--jobs 0: cargo's build jobs must not be 0",
+            ),
             (
                 &["run", "--filter", "("],
                 "--filter is not a valid regular expression",

@@ -97,7 +97,7 @@ pub(crate) fn present(
 /// unit, parties); with `--shard`, this job's scenarios, so that a CI matrix can show its split.
 pub(crate) fn list(session: &Session) -> Result<i32> {
     let opts = &session.cmd.measure;
-    let exe = session.build(&session.target, "default")?;
+    let exe = session.build(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
     let bin = Binary {
         exe,
         cwd: session.target.package_dir.clone(),

@@ -9,6 +9,11 @@ use cargo_metadata::{Message, TargetKind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// The build folder (`TARGET/costbench/build/default`) of the bench target built with the
+/// user's cargo flags and nothing else: `run`'s build, shared by every variant that changes
+/// nothing.
+pub const DEFAULT_BUILD: &str = "default";
+
 /// The cargo profile builds use unless `--profile` names another: optimised like release, and
 /// cargo's own choice for benchmarks.
 pub const DEFAULT_PROFILE: &str = "bench";
@@ -28,6 +33,8 @@ pub struct CargoFlags {
     pub profile: Option<String>,
     /// The lock-file flags passed on to cargo.
     pub lock: LockFlags,
+    /// `-j N`: cargo's parallel build jobs; `None` is cargo's default.
+    pub jobs: Option<i32>,
 }
 
 impl CargoFlags {
@@ -112,6 +119,8 @@ pub struct BuildSettings {
     pub profile: Option<String>,
     /// The lock-file flags passed on to cargo.
     pub lock: LockFlags,
+    /// `-j N` for cargo; `None` is cargo's default.
+    pub jobs: Option<i32>,
     /// Extra flags for rustc, appended to any `RUSTFLAGS` already set.
     pub rustflags: Vec<String>,
     /// `--target TRIPLE`: with it, rustflags reach only the target's code, not build scripts and
@@ -193,6 +202,7 @@ pub fn build(
         all_features: flags.all_features,
         profile: flags.profile.clone(),
         lock: flags.lock,
+        jobs: flags.jobs,
         capture_stderr: quiet,
         code_align,
         ..BuildSettings::default()
@@ -250,6 +260,9 @@ pub fn build_with(target: &BenchTarget, settings: &BuildSettings) -> Result<Buil
     .args(["--package", &target.package_spec, "--bench", &target.bench])
     .args(["--color", crate::terminal::cargo_color()])
     .args(settings.lock.args());
+    if let Some(j) = settings.jobs {
+        cmd.arg(format!("--jobs={j}"));
+    }
     for c in &settings.config {
         cmd.arg("--config").arg(c);
     }
@@ -484,6 +497,7 @@ mod tests {
                 offline: false,
                 frozen: true,
             },
+            jobs: Some(2),
         };
         assert_eq!(
             flags.feature_args(),

@@ -22,7 +22,7 @@ mod metadata;
 
 pub use build::{
     build, build_with, cargo_for, BuildError, BuildSettings, Built, CargoFlags, CodeAlign,
-    DEFAULT_PROFILE,
+    DEFAULT_BUILD, DEFAULT_PROFILE,
 };
 pub use metadata::{
     costbench_dir, dependency_features, features, resolve, target_directory, BenchTarget, Features,

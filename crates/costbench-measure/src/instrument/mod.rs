@@ -30,7 +30,7 @@ pub(crate) enum Phase {
     /// on it), wall time (one scenario at a time, or interleaved with other builds) and
     /// throughput (a server and load processes per round).
     Own,
-    /// One process per party of each scenario, `--jobs` scenarios at once.
+    /// One process per party of each scenario, `--measure-jobs` scenarios at once.
     Parallel(&'static dyn Party),
     /// One process per party, one scenario at a time (its figures depend on what else runs),
     /// after a probe on the library's empty scenario says whether it can run here at all.

@@ -209,6 +209,9 @@ impl Miri {
             ])
             .args(self.cargo.lock.args())
             .args(self.cargo.feature_args());
+        if let Some(j) = self.cargo.jobs {
+            cmd.arg(format!("--jobs={j}"));
+        }
         if let Some(p) = &self.cargo.profile {
             cmd.args(["--profile", p]);
         }

@@ -62,7 +62,7 @@ pub struct RunOptions {
     pub list_only: bool,
     /// The instruments to measure with.
     pub instruments: InstrumentSet,
-    /// Scenarios measured at once.
+    /// Scenarios measured at once (`--measure-jobs`).
     pub jobs: usize,
     /// Wall-time samples per scenario (`--samples`); `None` chooses them adaptively.
     pub samples: Option<u32>,

@@ -118,7 +118,7 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// Runs an instrument that has no phase of its own in the registry's way: `--jobs`
+    /// Runs an instrument that has no phase of its own in the registry's way: `--measure-jobs`
     /// scenarios at once, or one at a time after a probe. `valgrind` is there when it runs.
     pub(super) fn registry_phase(
         &self,

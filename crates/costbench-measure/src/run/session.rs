@@ -1,6 +1,6 @@
 //! One side's measuring session: the record being filled, the results directory it is saved
 //! to after every figure, and the plumbing every phase shares (spawning the parties of a
-//! scenario wired by pipes, `--jobs` workers, temporary output files).
+//! scenario wired by pipes, `--measure-jobs` workers, temporary output files).
 //!
 //! The phases themselves are in [`super::phases`]; reading what a child wrote is the
 //! instruments' (`crate::instrument`). This module owns no instrument and reads no child's output.
@@ -176,7 +176,7 @@ impl Session<'_> {
         cmd
     }
 
-    /// Runs `each(scenario, job)` over `selected`, `--jobs` at a time.
+    /// Runs `each(scenario, job)` over `selected`, `--measure-jobs` at a time.
     pub(super) fn parallel_phase(
         &self,
         selected: &[&ScenarioInfo],

@@ -18,8 +18,10 @@
 //! - allocator: `--features costbench/mimalloc` or `costbench/jemalloc`;
 //! - toolchain: `rustup run TOOLCHAIN cargo`.
 //!
-//! Every variant builds with `--target HOST`, so rustflags never reach build scripts or proc
-//! macros, and the same way for all variants so that this is not itself a difference.
+//! Every variant that changes a setting builds with `--target HOST`, so rustflags never reach
+//! build scripts or proc macros. A variant that changes nothing is the default build and shares
+//! its folder and cargo command (`build/default`, no `--target`): `--target` only moves where
+//! build scripts and proc macros are compiled, not the bench target's code.
 
 use crate::cargo::{self, BenchTarget, BuildSettings};
 use anyhow::{bail, Context, Result};
@@ -205,8 +207,16 @@ pub fn plan(
         if let Some(p) = v.profile_value("panic") {
             rustflags.extend(["-C".to_string(), format!("panic={}", p.trim_matches('"'))]);
         }
+        // A variant that changes nothing is the default build (`run`'s, `TARGET/costbench/build/
+        // default`, without `--target`): it reuses that folder instead of rebuilding every
+        // dependency in one of its own.
+        let default_build = is_default_build(v);
         let settings = BuildSettings {
-            variant: v.name.clone(),
+            variant: if default_build {
+                cargo::DEFAULT_BUILD.to_string()
+            } else {
+                v.name.clone()
+            },
             toolchain: v.toolchain.clone(),
             config: v
                 .profile
@@ -219,8 +229,9 @@ pub fn plan(
             all_features: user.all_features,
             profile: user.profile.clone(),
             lock: user.lock,
+            jobs: user.jobs,
             rustflags,
-            target_triple: Some(host),
+            target_triple: (!default_build).then_some(host),
             capture_stderr: true,
             echo_stderr: false,
             code_align,
@@ -239,6 +250,18 @@ pub fn plan(
         );
     }
     Ok(plans)
+}
+
+/// Whether `v` builds exactly what the default build does (the user's cargo flags and nothing
+/// else), so that it can share that build's folder.
+fn is_default_build(v: &Variant) -> bool {
+    v.profile.is_empty()
+        && v.features.is_empty()
+        && v.disabled_features.is_empty()
+        && !v.no_default_features
+        && v.rustflags.is_empty()
+        && v.allocator.is_none()
+        && v.toolchain.is_none()
 }
 
 fn feature_list(own: &std::collections::BTreeMap<String, Vec<String>>) -> String {
@@ -307,6 +330,27 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("--all-features turns every feature on"), "{e}");
+    }
+
+    /// Issue 29: a variant with the default build's settings shares `run`'s build folder (and
+    /// its cargo command, without `--target`, so that cargo finds it fresh); any setting gives
+    /// it a folder of its own.
+    #[test]
+    fn a_variant_that_changes_nothing_reuses_the_default_build() {
+        let plans = plan_selftest(
+            &[
+                "plain:",
+                "checked:overflow-checks=true",
+                "flags:rustflags=-Cdebuginfo=1",
+            ],
+            &cargo::CargoFlags::default(),
+        )
+        .unwrap();
+        assert_eq!(plans[0].settings.variant, cargo::DEFAULT_BUILD);
+        assert_eq!(plans[0].settings.target_triple, None);
+        assert_eq!(plans[1].settings.variant, "checked");
+        assert!(plans[1].settings.target_triple.is_some());
+        assert_eq!(plans[2].settings.variant, "flags");
     }
 
     #[test]
