@@ -315,7 +315,7 @@ fn store(
             sessions[*k].store(id, figure)?;
         }
         if first {
-            sessions[*k].progress.inc(1);
+            sessions[*k].progress.done(&format!("walltime {}", s.name));
         }
     }
     Ok(())

@@ -25,6 +25,7 @@ mod interleaved;
 pub mod layout;
 mod phases;
 pub mod placement;
+mod progress;
 mod session;
 pub mod sharding;
 mod throughput;
@@ -43,7 +44,7 @@ use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION}
 use costbench_record::instrument::{Instrument, InstrumentSet, Need};
 use costbench_record::model::{self, RunRecord, ScenarioResult};
 use costbench_record::output::OutputDir;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use progress::Progress;
 use session::Session;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -592,7 +593,7 @@ fn new_record(
     }
 }
 
-fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressBar {
+fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> Progress {
     let per_instrument = measured as u64;
     let phases = opts
         .instruments
@@ -604,17 +605,5 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> ProgressB
         .filter(|i| !matches!(i, Instrument::Census | Instrument::Throughput))
         .count() as u64;
     let total = per_instrument * phases;
-    let bar = ProgressBar::with_draw_target(
-        Some(total),
-        if !opts.progress {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        },
-    );
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .expect("the template is valid"),
-    );
-    bar
+    Progress::new(total, opts.progress, opts.timeout)
 }

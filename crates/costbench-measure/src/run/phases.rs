@@ -113,7 +113,7 @@ impl Session<'_> {
             }
         }
         if s.name != RESIDUAL_SCENARIO {
-            self.progress.inc(1);
+            self.progress.done(&format!("icount {}", s.name));
         }
         Ok(())
     }
@@ -150,7 +150,7 @@ impl Session<'_> {
         for (id, r) in self.per_party_results(inst, valgrind, s, job)? {
             self.store(&id, r)?;
         }
-        self.progress.inc(1);
+        self.progress.done(&format!("{name} {}", s.name));
         Ok(())
     }
 
@@ -249,7 +249,7 @@ impl Session<'_> {
                 });
                 self.store(&id, figure)?;
             }
-            self.progress.inc(1);
+            self.progress.done(&format!("walltime {}", s.name));
         }
         Ok(())
     }

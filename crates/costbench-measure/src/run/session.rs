@@ -15,7 +15,6 @@ use anyhow::{Context, Result};
 use costbench_protocol::{self as proto, ScenarioInfo};
 use costbench_record::model::{Failure, RunRecord};
 use costbench_record::output::OutputDir;
-use indicatif::ProgressBar;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,7 +31,7 @@ pub(super) struct Session<'a> {
     pub(super) fixed_random: Option<PathBuf>,
     /// The binary's guards, when the census runs.
     pub(super) census: Option<CensusJoin>,
-    pub(super) progress: ProgressBar,
+    pub(super) progress: super::progress::Progress,
 }
 
 impl Session<'_> {

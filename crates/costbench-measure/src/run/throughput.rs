@@ -140,7 +140,9 @@ pub(super) fn throughput_phase(
                     Err(f) => Err(f.clone()),
                 };
                 sessions[*k].store(&model::load_id(&s.name, clients), figure)?;
-                sessions[*k].progress.inc(1);
+                sessions[*k]
+                    .progress
+                    .done(&format!("throughput {} ({clients} clients)", s.name));
             }
         }
     }
