@@ -295,3 +295,45 @@ fn census_without_valgrind_is_reported_skipped_and_wall_time_still_runs() {
     assert!(r.get("census").is_none());
     assert_eq!(r["walltime"]["samples"], 3);
 }
+
+/// Issue 29: without `--filter`, the census lists the workspace's own crates, not the hundreds
+/// of std's and the dependencies' guards (`--all-crates` shows those), and says so.
+#[test]
+fn census_without_a_filter_shows_the_workspaces_own_crates() {
+    let manifest = fixtures_manifest();
+    let m = manifest.to_str().unwrap();
+    let crates = |extra: &[&str]| -> (Vec<String>, u64) {
+        let mut args = vec!["census", "--manifest-path", m, "--format", "json"];
+        args.extend_from_slice(extra);
+        let out = costbench(&args).output();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let names = c["crates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["crate"].as_str().unwrap().to_string())
+            .collect();
+        (names, c["totals"]["guards"].as_u64().unwrap())
+    };
+    let (own, own_total) = crates(&[]);
+    assert!(
+        own.contains(&"costbench_census_fixtures".to_string()),
+        "{own:?}"
+    );
+    for std in ["core", "alloc", "std"] {
+        assert!(!own.contains(&std.to_string()), "{std} in {own:?}");
+    }
+    let (all, all_total) = crates(&["--all-crates"]);
+    assert!(all.contains(&"core".to_string()), "{all:?}");
+    assert!(all_total > own_total, "{all_total} > {own_total}");
+
+    let out = costbench(["census", "--manifest-path", m]).output();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    let second = table.lines().nth(1).unwrap_or_default();
+    assert!(
+        second.starts_with("(only the workspace's own crates; ") && second.contains("--all-crates"),
+        "{table}"
+    );
+}

@@ -77,8 +77,14 @@ fn by_function<'a>(guards: &[&'a Guard]) -> Vec<(String, Vec<&'a Guard>)> {
 }
 
 /// The static census as a table: totals per kind and per crate, then every function with its
-/// guards (source line and inline chain). `base` shortens paths under it.
-pub fn table(c: &StaticCensus, guards: &[&Guard], base: Option<&std::path::Path>) -> String {
+/// guards (source line and inline chain). `base` shortens paths under it; `scope`, when the
+/// guards are not all of the binary's, says which are shown (the second line).
+pub fn table(
+    c: &StaticCensus,
+    guards: &[&Guard],
+    base: Option<&std::path::Path>,
+    scope: Option<&str>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -88,6 +94,9 @@ pub fn table(c: &StaticCensus, guards: &[&Guard], base: Option<&std::path::Path>
         by_function(guards).len(),
         c.functions_scanned
     );
+    if let Some(scope) = scope {
+        let _ = writeln!(out, "{scope}");
+    }
     let _ = writeln!(out, "\nper kind");
     for (k, n) in kind_counts(guards.iter().copied()) {
         let _ = writeln!(out, "  {:>7}  {}", n, k.as_str());

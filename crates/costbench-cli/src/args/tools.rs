@@ -37,9 +37,15 @@ pub struct CensusCmd {
     ])]
     pub binary: Option<PathBuf>,
     /// Only guards in functions whose demangled name, or whose crate, matches this regular
-    /// expression (`--filter` is its old spelling).
+    /// expression (over every crate; `--filter` is its old spelling). A guard's crate is the
+    /// crate whose source holds it: your library's function inlined into a bench closure counts
+    /// as your library's.
     #[arg(long, value_name = "REGEX", alias = "filter")]
     pub functions: Option<String>,
+    /// Show the guards of every crate in the binary: std's, the dependencies' and costbench's
+    /// own harness. Without it (and without --functions), only the workspace's own crates.
+    #[arg(long)]
+    pub all_crates: bool,
     #[arg(long, value_parser = formats::parser(formats::CENSUS), default_value = "table")]
     pub(crate) format: Format,
 }

@@ -75,6 +75,8 @@ struct Target {
     /// `harness = false` in the package's `[[bench]]` table: a target that runs its own `main`
     /// (costbench's), not libtest's. `cargo metadata` does not say; the manifest does.
     harness_false: bool,
+    /// The target's root source file.
+    src_path: PathBuf,
 }
 
 /// The names of the `[[bench]]` targets that `manifest` declares with `harness = false`; none
@@ -119,6 +121,7 @@ impl From<cargo_metadata::Metadata> for Metadata {
                             .map(|t| Target {
                                 kind: t.kind.iter().map(ToString::to_string).collect(),
                                 harness_false: harness_false.contains(&t.name),
+                                src_path: t.src_path.into_std_path_buf(),
                                 name: t.name,
                             })
                             .collect(),
@@ -192,8 +195,9 @@ pub struct BenchTarget {
     /// Bench targets left aside because they run libtest's harness (no `harness = false`),
     /// when a `harness = false` one was chosen over them; empty when there was no choice.
     pub passed_over: Vec<String>,
-    /// The workspace's packages: crate name (`-` as `_`) and directory. The census counts
-    /// these as the user's own crates.
+    /// The crates of the workspace's packages (every target: library, binaries, benches), each
+    /// with where its source is: a library's folder, another target's root file. The census
+    /// counts these as the user's own crates.
     pub workspace_crates: Vec<(String, PathBuf)>,
 }
 
@@ -426,9 +430,19 @@ fn choose(
         workspace_crates: meta
             .packages
             .iter()
-            .filter_map(|p| {
-                let dir = p.manifest_path.parent()?.to_path_buf();
-                Some((p.name.replace('-', "_"), dir))
+            .flat_map(|p| &p.targets)
+            .map(|t| {
+                // A library's modules lie under its root file's folder; another target (a bench,
+                // a binary) is taken as its one file, since it often shares that folder.
+                let lib = t
+                    .kind
+                    .iter()
+                    .any(|k| k.contains("lib") || k == "proc-macro");
+                let path = match (lib, t.src_path.parent()) {
+                    (true, Some(dir)) => dir.to_path_buf(),
+                    _ => t.src_path.clone(),
+                };
+                (t.name.replace('-', "_"), path)
             })
             .collect(),
     })
@@ -475,6 +489,7 @@ mod tests {
                     name: b.trim_start_matches('+').into(),
                     kind: vec!["bench".into()],
                     harness_false: b.starts_with('+'),
+                    src_path: PathBuf::new(),
                 })
                 .collect(),
             features: BTreeMap::new(),
@@ -534,6 +549,7 @@ mod tests {
                 name: b.trim_start_matches('+').into(),
                 kind: vec!["bench".into()],
                 harness_false: b.starts_with('+'),
+                src_path: PathBuf::new(),
             })
             .collect();
         let t = choose(&m, Path::new("/w/a/Cargo.toml"), None, None).unwrap();

@@ -47,6 +47,33 @@ pub fn crate_of(name: &str) -> String {
     "?".into()
 }
 
+/// Attributes each guard to the crate whose source holds it: the innermost frame of its inline
+/// chain whose file lies in one of `crates` (name, and a library's folder or another target's
+/// root file, the longest match winning) names the crate; a guard with no such frame keeps
+/// the crate of its enclosing function. So a check in your library's function that was inlined
+/// into a bench closure (enclosing symbol: the bench target's crate) counts as your library's,
+/// and so does a std check (range slicing) inlined into your code, which ends its chain at
+/// your line.
+pub fn attribute(census: &mut StaticCensus, crates: &[(String, std::path::PathBuf)]) {
+    let owner = |file: &str| -> Option<&str> {
+        let file = Path::new(file);
+        crates
+            .iter()
+            .filter(|(_, p)| file == p || file.starts_with(p))
+            .max_by_key(|(_, p)| p.as_os_str().len())
+            .map(|(name, _)| name.as_str())
+    };
+    for g in &mut census.guards {
+        if let Some(name) = g
+            .inline_chain
+            .iter()
+            .find_map(|f| f.file.as_deref().and_then(owner))
+        {
+            g.krate = name.to_string();
+        }
+    }
+}
+
 /// Reads the binary at `path` and finds every guard in it.
 pub fn analyse(path: &Path) -> Result<StaticCensus> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -210,5 +237,63 @@ mod tests {
         assert_eq!(crate_of("<&T as core::fmt::Debug>::fmt"), "core");
         assert_eq!(crate_of("my_crate::f::{{closure}}"), "my_crate");
         assert_eq!(crate_of("memcpy"), "?");
+    }
+
+    /// Issue 29: a check of the user's library inlined into a bench closure is the library's;
+    /// one in the bench file stays the bench's; std's own stay std's.
+    #[test]
+    fn guards_are_attributed_to_the_crate_whose_source_holds_them() {
+        let frame = |function: &str, file: &str| Frame {
+            function: Some(function.into()),
+            file: Some(file.into()),
+            line: Some(3),
+        };
+        let guard = |function: &str, chain: Vec<Frame>| Guard {
+            address: 0,
+            kind: Kind::SliceIndex,
+            function: function.into(),
+            krate: crate_of(function),
+            file: None,
+            line: None,
+            inline_chain: chain,
+        };
+        let closure = "costs::main::{{closure}}";
+        let mut c = StaticCensus {
+            binary: "b".into(),
+            functions_scanned: 3,
+            guards: vec![
+                guard(
+                    closure,
+                    vec![
+                        frame("mylib::lookup", "/w/src/table.rs"),
+                        frame(closure, "/w/benches/costs.rs"),
+                    ],
+                ),
+                guard(
+                    closure,
+                    vec![
+                        frame(
+                            "core::slice::index",
+                            "/rustc/abc/library/core/src/slice/index.rs",
+                        ),
+                        frame(closure, "/w/benches/costs.rs"),
+                    ],
+                ),
+                guard(
+                    "costbench::perf::measure",
+                    vec![frame(
+                        "costbench::perf::measure",
+                        "/r/costbench/src/perf.rs",
+                    )],
+                ),
+            ],
+        };
+        let crates = [
+            ("mylib".to_string(), "/w/src".into()),
+            ("costs".to_string(), "/w/benches/costs.rs".into()),
+        ];
+        attribute(&mut c, &crates);
+        let krates: Vec<&str> = c.guards.iter().map(|g| g.krate.as_str()).collect();
+        assert_eq!(krates, ["mylib", "costs", "costbench"]);
     }
 }

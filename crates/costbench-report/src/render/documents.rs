@@ -80,6 +80,8 @@ pub struct CensusView<'a> {
     pub guards: &'a [&'a Guard],
     /// Directory source paths are shortened against.
     pub base: Option<&'a Path>,
+    /// Which guards are shown, when not all of the binary's (the table's second line).
+    pub scope: Option<&'a str>,
 }
 
 /// What `history` lists: the recorded runs, or one id's series of one metric.

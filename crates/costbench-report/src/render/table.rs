@@ -46,7 +46,7 @@ impl Renderer for Table {
 
     fn census<'a>(&self) -> Option<Hook<CensusView<'a>>> {
         Hook::offered("A table for people", |v| {
-            crate::census::table(v.census, v.guards, v.base)
+            crate::census::table(v.census, v.guards, v.base, v.scope)
         })
     }
 
