@@ -121,13 +121,15 @@ pub struct ExportCmd {
 /// The arguments of `costbench report`.
 #[derive(Debug, clap::Args)]
 pub struct ReportCmd {
-    /// Runs: output directories (or their run.json) or run ids from history. Without any: the
-    /// newest run in history and the previous run of its variant and branch.
+    /// Runs: output directories (or their run.json), run ids from history, or the folder of a
+    /// `costbench variants` session (it holds matrix.json: every variant's run, side by side).
+    /// Without any: the newest run in history and the previous run of its variant and branch,
+    /// or, when the newest run is a variant of the last `variants` session, that session.
     #[arg(value_name = "RUN")]
     pub runs: Vec<String>,
-    /// The HTML file to write.
-    #[arg(long, short = 'o', value_name = "FILE", default_value = "report.html")]
-    pub output: PathBuf,
+    /// The HTML file to write [default: TARGET_DIR/costbench/report.html].
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Require the history charts: fail when there is no history database (by default they are
     /// added whenever it exists).
     #[arg(long, conflicts_with = "no_history")]

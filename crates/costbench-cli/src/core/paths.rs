@@ -48,6 +48,11 @@ impl Paths {
         self.root.join("bisect")
     }
 
+    /// `report`'s page.
+    pub(crate) fn report(&self) -> PathBuf {
+        self.root.join("report.html")
+    }
+
     /// `merge`'s output.
     pub(crate) fn merged(&self) -> PathBuf {
         self.root.join("merged")
