@@ -23,6 +23,7 @@ pub mod cancel;
 pub mod child;
 mod interleaved;
 pub mod layout;
+mod lock;
 mod phases;
 pub mod placement;
 mod progress;
@@ -175,6 +176,7 @@ pub fn measure_sides(
     target: &BenchTarget,
     sides: Vec<SideSpec>,
 ) -> Result<Vec<RunRecord>> {
+    let _locks = take_locks(opts, &sides)?;
     let outs = sides
         .iter()
         .map(|s| OutputDir::prepare(&s.output_dir))
@@ -436,6 +438,30 @@ fn check_contracts(
     record.complexity = complexity::fits(record);
     record.complexity_checks = complexity::check_declared(&record.complexity, &budgets);
     Ok(())
+}
+
+/// Another costbench run on this machine must not write into the same output folder, nor time
+/// wall time on the same CPU at once: the locks of every output folder and of the wall-time
+/// CPU, held until the run ends (the second run says what it waits for, and waits).
+fn take_locks(opts: &RunOptions, sides: &[SideSpec]) -> Result<Vec<lock::Held>> {
+    let mut held = Vec::new();
+    for s in sides {
+        held.push(lock::take(
+            &lock::output_lock_path(&s.output_dir),
+            &format!("the output folder {}", s.output_dir.display()),
+            "another costbench run is writing its results there",
+        )?);
+    }
+    let timed = opts.instruments.asked(Instrument::Walltime)
+        || opts.instruments.asked(Instrument::Throughput);
+    if let (Some(cpu), true, false) = (opts.walltime_cpu, timed, opts.list_only) {
+        held.push(lock::take(
+            &lock::cpu_lock_path(cpu),
+            &format!("CPU {cpu}"),
+            "another costbench run is measuring wall time on it; --walltime-cpu picks another",
+        )?);
+    }
+    Ok(held)
 }
 
 /// The run's temporary directories, one per output directory: registered with the janitor
