@@ -20,6 +20,7 @@ pub(super) fn variants(args: RunArgs) -> Result<i32> {
     let plan =
         costbench_measure::variants::plan(&mut session.cmd.measure, &vopts, &session.target)?;
     let root = session.output_dir(|p| p.variants());
+    session.say_choice();
     let builds = plan.build(&mut session.cmd.measure, &session.target, root)?;
     let sides = builds.sides();
     let records = if sides.is_empty() {

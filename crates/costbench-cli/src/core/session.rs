@@ -5,7 +5,7 @@
 //! `variants`) lands in history the same way.
 //!
 //! Printing a run and choosing the exit code are the commands'; this module prints only the
-//! line that says which bench target was chosen when there was a choice.
+//! line that says which bench target was chosen when there was a choice (before the build).
 
 use super::history;
 use super::paths::Paths;
@@ -58,9 +58,6 @@ impl Session {
         // costbench.toml's budgets, checked after measuring with the suite's own.
         cmd.measure.budgets =
             costbench_measure::config::Config::load(&target.workspace_root)?.budget;
-        if let (Some(note), false) = (target.choice_note(), cmd.quiet) {
-            costbench_measure::terminal::status("Selected", note);
-        }
         let paths = Paths::under(&target.target_directory);
         let history = history::location(cmd.db.as_deref(), &paths);
         // A `--db` that cannot be used (a file that is not a database, a server that does not
@@ -95,6 +92,7 @@ impl Session {
     /// Builds the bench target (`variant` names its build directory), with cargo's output
     /// unless `--quiet`.
     pub(crate) fn build(&self, target: &BenchTarget, variant: &str) -> Result<PathBuf> {
+        self.say_choice();
         cargo::build(
             target,
             variant,
@@ -118,6 +116,16 @@ impl Session {
         let listing = bin.list(self.cmd.measure.timeout)?;
         costbench_record::selection::select(&listing, Some(filter))?;
         Ok(())
+    }
+
+    /// When a `harness = false` target was chosen over others, the line that says so (once,
+    /// before the first build, unless `--quiet`), so that an error in the command line is
+    /// still the first thing said.
+    pub(crate) fn say_choice(&self) {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        if let (Some(note), false) = (self.target.choice_note(), self.cmd.quiet) {
+            SAID.call_once(|| costbench_measure::terminal::status("Selected", note));
+        }
     }
 
     /// A status line on stderr unless `--quiet`.
