@@ -37,9 +37,11 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     cmd.measure.rounds = rounds;
     cmd.measure.icount_threshold_pct = opts.icount_threshold_pct;
     cmd.measure.placement_runs = c.placement_runs;
-    // Reports go to stdout; the runs' own tables and progress would only be in the way. Builds
-    // and status lines on stderr follow the user's --quiet.
-    cmd.measure.progress = false;
+    // Reports go to stdout; the runs' own tables and progress bar would only be in the way.
+    // Builds and status lines on stderr follow the user's --quiet, and so do the lines of a
+    // log without a terminal (CI, where check runs): a line per scenario and a heartbeat, so
+    // that a hung scenario is not minutes of silence.
+    cmd.measure.progress = !cmd.quiet && !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let session = Session::open(cmd)?;
     let config = costbench_measure::config::Config::load(&session.target.workspace_root)?;
     let (base, cand, historic, sources) = if let Some(rev) = &c.baseline_rev {
