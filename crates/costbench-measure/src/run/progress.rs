@@ -6,8 +6,10 @@
 
 use costbench_protocol::RESIDUAL_SCENARIO;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 /// Seconds between heartbeat lines when stderr is not a terminal (default 30).
@@ -32,8 +34,9 @@ struct Plain {
 }
 
 struct State {
-    /// The last thing started (`icount lookup/checked`), and when.
-    current: Option<(String, Instant)>,
+    /// What each measuring thread started last (`icount lookup/checked`), and when: with
+    /// `--measure-jobs N`, N scenarios run at once, one per thread.
+    running: HashMap<ThreadId, (String, Instant)>,
     done: u64,
     total: u64,
 }
@@ -75,7 +78,7 @@ impl Progress {
         let plain = (show && !terminal).then(|| {
             let plain = Arc::new(Plain {
                 state: Mutex::new(State {
-                    current: None,
+                    running: HashMap::new(),
                     done: 0,
                     total,
                 }),
@@ -97,8 +100,11 @@ impl Progress {
             return;
         }
         if let Some(p) = &self.plain {
-            p.state.lock().expect("no printer panicked").current =
-                Some((msg.clone(), Instant::now()));
+            p.state
+                .lock()
+                .expect("no printer panicked")
+                .running
+                .insert(std::thread::current().id(), (msg.clone(), Instant::now()));
         }
         self.bar.set_message(msg);
     }
@@ -117,9 +123,7 @@ impl Progress {
             let mut s = p.state.lock().expect("no printer panicked");
             s.done += 1;
             crate::terminal::status("Measured", format!("{what} ({} of {})", s.done, s.total));
-            if s.current.as_ref().is_some_and(|(c, _)| c == what) {
-                s.current = None;
-            }
+            s.running.remove(&std::thread::current().id());
         }
         self.bar.inc(1);
     }
@@ -161,7 +165,8 @@ impl Plain {
                 return;
             }
             let s = self.state.lock().expect("no printer panicked");
-            if let Some((what, since)) = &s.current {
+            // The one that has run longest: the likeliest to hang.
+            if let Some((what, since)) = s.running.values().min_by_key(|(_, since)| *since) {
                 crate::terminal::status(
                     "Running",
                     format!(
