@@ -8,7 +8,7 @@
 //! 2026-11-25), nearly all of it the two cold builds of the fresh crate that no session can
 //! skip (`run`'s, 85 s; `check`'s baseline revision's, 91 s); everything after them took 20 s
 //! (the variants change nothing, so they reuse `run`'s build; instruction counts only, so that
-//! measuring is seconds). On a quiet machine the builds take about a third of that.
+//! measuring is seconds).
 
 mod common;
 use common::scratch::git;
