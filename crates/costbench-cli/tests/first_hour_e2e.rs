@@ -141,7 +141,8 @@ fn jobs_are_cargos_build_jobs_and_measure_jobs_the_measuring_processes() {
     );
 }
 
-/// Waits until `path` exists (a lock file the first run creates when it takes the lock).
+/// Waits until `path` exists (the run.json the first run writes as it starts measuring, after
+/// it took its locks).
 fn wait_for(path: &Path) {
     let start = Instant::now();
     while !path.exists() {
@@ -162,7 +163,12 @@ fn a_second_run_waits_for_the_output_folder_and_the_cpu_of_the_first() {
     let tmp = tempfile::tempdir().unwrap();
     let shared = tmp.path().join("shared");
     // Built first, so that the second runs reach their locks while the first holds them.
-    let listed = costbench(run_args("selftest", &shared, &["--list", "--quiet"])).output();
+    let listed = costbench(run_args(
+        "selftest",
+        &tmp.path().join("list"),
+        &["--list", "--quiet"],
+    ))
+    .output();
     assert!(listed.status.success(), "{}", stderr(&listed));
     // The first run holds both locks for about 6 s (a scenario that hangs until its timeout).
     let first = costbench(run_args(
@@ -179,7 +185,7 @@ fn a_second_run_waits_for_the_output_folder_and_the_cpu_of_the_first() {
         ],
     ))
     .spawn(Stdio::null(), Stdio::null());
-    wait_for(&tmp.path().join(".shared.costbench-lock"));
+    wait_for(&shared.join("run.json"));
     std::thread::sleep(Duration::from_millis(500));
     let quick = [
         "--filter",

@@ -3,7 +3,8 @@
 //! silently replace the other's results) and one on the CPU wall time is pinned to (each run
 //! would time the other's work). A run that finds a lock taken says what it waits for and
 //! waits; the locks are `flock(2)` locks, so the kernel drops them when a run ends however it
-//! ends. It owns no measuring.
+//! ends. The lock files live in one folder of the temporary directory (`costbench-locks`,
+//! shared by every user's runs), never in or beside an output folder. It owns no measuring.
 
 use anyhow::{Context, Result};
 use std::fs::File;
@@ -16,28 +17,49 @@ pub(crate) struct Held {
     _file: File,
 }
 
-/// The lock file that stands for output folder `dir`: beside it (`.NAME.lock`), so that
-/// preparing or replacing the folder never touches it.
-pub(crate) fn output_lock_path(dir: &Path) -> PathBuf {
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    dir.with_file_name(format!(".{name}.costbench-lock"))
+/// The folder of every lock file: in the temporary directory, shared by every user's runs.
+fn lock_dir() -> PathBuf {
+    std::env::temp_dir().join("costbench-locks")
 }
 
-/// The machine-wide lock file of CPU `cpu` (in the temporary directory, shared by every user's
-/// runs).
+/// FNV-1a of `bytes`: a name for a path that every costbench build computes alike (std's
+/// hasher promises no stability between releases).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The lock file that stands for output folder `dir` (named by a hash of its absolute path).
+pub(crate) fn output_lock_path(dir: &Path) -> PathBuf {
+    let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let hash = fnv1a(abs.as_os_str().as_encoded_bytes());
+    lock_dir().join(format!("output-{hash:016x}.lock"))
+}
+
+/// The lock file of CPU `cpu`.
 pub(crate) fn cpu_lock_path(cpu: usize) -> PathBuf {
-    std::env::temp_dir().join(format!("costbench-walltime-cpu{cpu}.lock"))
+    lock_dir().join(format!("walltime-cpu{cpu}.lock"))
+}
+
+/// Creates the lock folder, writable by every user (sticky, as the temporary directory is) so
+/// that another user's run can lock there too.
+fn create_lock_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    // Best effort: another user may have created it a moment ago.
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o1777));
+    Ok(())
 }
 
 /// Takes the exclusive lock on `path` (created if missing); when another process holds it,
 /// first says so with `waiting_for` (`the results folder X`, `CPU 1`) and `why`, then waits.
 pub(crate) fn take(path: &Path, waiting_for: &str, why: &str) -> Result<Held> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
+        create_lock_dir(parent)?;
     }
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -81,7 +103,8 @@ mod tests {
     fn a_second_lock_waits_for_the_first() {
         let dir = tempfile::tempdir().unwrap();
         let path = output_lock_path(&dir.path().join("results"));
-        assert_eq!(path.file_name().unwrap(), ".results.costbench-lock");
+        assert_eq!(path, output_lock_path(&dir.path().join("results")));
+        assert_ne!(path, output_lock_path(&dir.path().join("other")));
         let first = take(&path, "x", "y").unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let p = path.clone();
