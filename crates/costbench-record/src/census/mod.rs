@@ -40,7 +40,9 @@ pub struct Guard {
     pub kind: Kind,
     /// The function (symbol) the branch is in.
     pub function: String,
-    /// The crate of that function (its first path segment).
+    /// The crate the check belongs to: the function's (its first path segment), or, once the
+    /// census attributed it, the crate whose source holds it (a library function inlined into
+    /// a bench closure is the library's).
     #[serde(rename = "crate")]
     pub krate: String,
     /// Source of the check: the innermost frame's location.
