@@ -33,7 +33,7 @@ pub struct CensusCmd {
     /// Analyse this binary instead of building a bench target.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "manifest_path", "package", "bench", "features", "all_features", "no_default_features",
-        "profile", "locked", "offline", "frozen",
+        "profile", "locked", "offline", "frozen", "jobs",
     ])]
     pub binary: Option<PathBuf>,
     /// Only guards in functions whose demangled name, or whose crate, matches this regular
