@@ -54,8 +54,8 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
     /// Measuring processes (callgrind children) to run at once [default: number of cores].
-    /// Wall time always runs one scenario at a time. (Before issue 29 this was `-j/--jobs`,
-    /// which now means cargo's build jobs.)
+    /// Wall time always runs one scenario at a time. (`-j/--jobs` used to mean this; it now
+    /// means cargo's build jobs, as in every cargo command.)
     #[arg(long, value_name = "N")]
     pub measure_jobs: Option<usize>,
     /// Wall-time samples per scenario (each a batch of iterations). When given, exactly this
