@@ -196,7 +196,7 @@ fn a_new_user_session_from_a_fresh_crate_to_the_report() {
     );
     let o = step(
         &c,
-        &["census", "--filter", "^mylib$", "--format", "json"],
+        &["census", "--functions", "^mylib$", "--format", "json"],
         0,
         true,
         "{",
@@ -231,7 +231,8 @@ fn a_new_user_session_from_a_fresh_crate_to_the_report() {
         .unwrap()
         .contains("id=\"variants\""));
 
-    // Ten bad inputs: what each says first, and its exit code (today's).
+    // Ten bad inputs: what each says first, and its exit code (2: the command line was wrong;
+    // 1: a run that is not there).
     let bad: &[(&[&str], i32, &str)] = &[
         (
             &["run", "--instrument", "bogus"],
@@ -240,22 +241,22 @@ fn a_new_user_session_from_a_fresh_crate_to_the_report() {
         ),
         (
             &["run", "--measure-jobs", "0"],
-            1,
+            2,
             "error: --measure-jobs must be at least 1",
         ),
         (
             &["run", "--jobs", "0"],
-            1,
+            2,
             "error: --jobs 0: cargo's build jobs must not be 0",
         ),
         (
             &["run", "--bench", "nosuch"],
-            1,
+            2,
             "error: no bench target named \"nosuch\"; bench targets here: costs, stray",
         ),
         (
             &["census", "--binary", "no/such/file"],
-            1,
+            2,
             "error: --binary no/such/file: no such file",
         ),
         (
@@ -266,12 +267,12 @@ fn a_new_user_session_from_a_fresh_crate_to_the_report() {
         (&["compare", "only-one"], 2, "error: "),
         (
             &["report", "--history-limit", "1"],
-            1,
+            2,
             "error: --history-limit must be at least 2",
         ),
         (
             &["run", "--walltime-cpu", "many"],
-            1,
+            2,
             "error: --walltime-cpu",
         ),
         (
