@@ -122,7 +122,7 @@ pub struct ExportCmd {
 #[derive(Debug, clap::Args)]
 pub struct ReportCmd {
     /// Runs: output directories (or their run.json), run ids from history, or the folder of a
-    /// `costbench variants` session (it holds matrix.json: every variant's run, side by side).
+    /// `costbench variants` session (it holds matrix.json: every variant's run, in columns).
     /// Without any: the newest run in history and the previous run of its variant and branch,
     /// or, when the newest run is a variant of the last `variants` session, that session.
     #[arg(value_name = "RUN")]
