@@ -4,10 +4,10 @@
 //! `census`, `report`, and ten bad inputs. Every step asserts its exit code and the first line
 //! of what it says (stderr's, or stdout's where the answer is there).
 //!
-//! Run time: 136 s and 195 s in two runs on the project's 2-core VM shared with other
+//! Run time: 71 s, 136 s and 195 s in three runs on the project's 2-core VM shared with other
 //! engineers' builds (measured 2026-11-25), nearly all of it the two cold builds of the fresh
-//! crate that no session can skip (`run`'s, 58 and 85 s; `check`'s baseline revision's, 68 and
-//! 91 s); everything after them took 10 to 20 s
+//! crate that no session can skip (`run`'s, 32 to 85 s; `check`'s baseline revision's, 33 to
+//! 91 s); everything after them took 6 to 20 s
 //! (the variants change nothing, so they reuse `run`'s build; instruction counts only, so that
 //! measuring is seconds).
 
@@ -141,7 +141,7 @@ fn a_new_user_session_from_a_fresh_crate_to_the_report() {
         &["check", "--baseline-rev", "HEAD", "--instrument", "icount"],
         0,
         false,
-        "Checking the baseline (HEAD) against the candidate (working tree)",
+        "Selected bench target costs (harness = false) of package mylib; not stray",
     );
 
     // variants: those that change nothing reuse run's build (a variant with a setting of its
