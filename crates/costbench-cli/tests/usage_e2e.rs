@@ -43,7 +43,11 @@ fn issue_29_every_usage_error_exits_2() {
         ),
         (
             &["--bench", "selftest", "--jobs", "0"],
-            "error: --jobs must be at least 1",
+            "error: --jobs 0: cargo's build jobs must not be 0",
+        ),
+        (
+            &["--bench", "selftest", "--measure-jobs", "0"],
+            "error: --measure-jobs must be at least 1",
         ),
         (
             &["--bench", "selftest", "--timeout", "0"],
