@@ -148,6 +148,7 @@ pub fn from_csv(
             .unwrap_or_else(costbench_measure::environment::now_rfc3339),
         finished_at: None,
         interrupted: None,
+        completion: None,
         tool: model::Tool {
             name: "imported".into(),
             version: "unknown".into(),

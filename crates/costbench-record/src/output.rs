@@ -116,7 +116,10 @@ impl OutputDir {
     fn write_files(&self, run: &RunRecord) -> Result<()> {
         let tmp = self.tmp_dir()?;
         let write_atomic = |path: &Path, bytes: &[u8]| write_atomic_via(tmp, path, bytes);
-        let json = serde_json::to_string_pretty(run).expect("a run record always serialises");
+        // Written with its completion and every row's state, so that a reader of a file a
+        // killed run left knows what it holds.
+        let json =
+            serde_json::to_string_pretty(&run.settled()).expect("a run record always serialises");
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;
         // Which CSV files a run writes, leaves or removes is the CSV module's to say.
         for file in CsvFile::ALL {
@@ -502,7 +505,7 @@ mod tests {
                 Some(newer),
                 vec![
                     "run.json was written by a newer costbench (schema version 99); \
-                     this costbench reads up to 1",
+                     this costbench reads up to 2",
                 ],
             ),
             (

@@ -17,6 +17,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
         started_at: "2025-01-01T00:00:00Z".into(),
         finished_at: Some("2025-01-01T00:01:00Z".into()),
         interrupted: None,
+        completion: None,
         tool: Tool {
             name: "costbench".into(),
             version: "0.1.0".into(),

@@ -539,6 +539,7 @@ fn new_record(
         started_at: environment::now_rfc3339(),
         finished_at: None,
         interrupted: None,
+        completion: None,
         tool: model::Tool {
             name: "costbench".into(),
             version: env!("CARGO_PKG_VERSION").into(),

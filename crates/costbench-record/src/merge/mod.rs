@@ -10,7 +10,8 @@
 //! the merged directory atomically through [`OutputDir`].
 
 use crate::model::{
-    Merged, MergedShard, RunRecord, ScenarioResult, Skipped, SCHEMA, SCHEMA_VERSION,
+    Completion, Merged, MergedShard, RunRecord, ScenarioResult, Skipped, StopReason, Unfinished,
+    SCHEMA, SCHEMA_VERSION,
 };
 use crate::output::{load_run, OutputDir};
 use anyhow::{bail, Context, Result};
@@ -153,10 +154,60 @@ fn by_shard<T>(
     Ok(by_index)
 }
 
+/// Refuses a shard that did not finish ([`Unfinished`]: killed, interrupted, out of space),
+/// naming it, how many rows it lacks and how to measure them, unless `allow_unfinished`: then
+/// returns what the merged run must say of them (its [`Completion`]), `None` when every shard
+/// finished.
+fn unfinished_shards(
+    parts: &[(PathBuf, RunRecord)],
+    allow_unfinished: bool,
+) -> Result<Option<Completion>> {
+    let mut said = Vec::new();
+    for (dir, r) in parts {
+        let c = r.completion();
+        if c.finished {
+            continue;
+        }
+        let shard = r
+            .shard
+            .as_ref()
+            .map_or_else(String::new, |s| format!("{}/{}", s.index, s.count));
+        let lacks = r.not_reached().len();
+        if !allow_unfinished {
+            return Err(Unfinished(format!(
+                "cannot merge: shard {shard} ({}) did not finish ({}); {lacks} of its {} rows \
+                 have no figure. Re-run that shard with the same --shard {shard} and merge \
+                 again, or merge what it holds with --allow-unfinished (the merged run is then \
+                 marked unfinished)",
+                dir.display(),
+                c.describe(),
+                r.results.len()
+            ))
+            .into());
+        }
+        said.push(format!(
+            "shard {shard} ({}) did not finish ({}): {lacks} rows not reached",
+            dir.display(),
+            c.why.map_or("unfinished", |w| w.name())
+        ));
+    }
+    Ok((!said.is_empty()).then(|| {
+        Completion::stopped(
+            StopReason::UnfinishedShards,
+            format!("merged with --allow-unfinished; {}", said.join("; ")),
+        )
+    }))
+}
+
 /// Merges the records of every shard of one sharded run (each with the directory it came from,
 /// for the errors) into one record with the id `run_id`. The rows follow the suite's listing
-/// order, as in an unsharded run.
-pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> {
+/// order, as in an unsharded run. A shard that did not finish is refused ([`Unfinished`]) unless
+/// `allow_unfinished`; then the merged run is marked unfinished, its missing rows not reached.
+pub fn merge(
+    parts: &[(PathBuf, RunRecord)],
+    run_id: &str,
+    allow_unfinished: bool,
+) -> Result<RunRecord> {
     let Some((_, first)) = parts.first() else {
         bail!("costbench merge needs the output directories of the shards");
     };
@@ -191,6 +242,7 @@ pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> 
         )?;
     }
     let count = first.shard.as_ref().expect("checked above").count;
+    let completion = unfinished_shards(parts, allow_unfinished)?;
     let by_index = by_shard(parts, count, |(dir, r)| {
         (
             dir.as_path(),
@@ -268,6 +320,7 @@ pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> 
         finished_at,
         // A shard that was interrupted leaves the merged run short too: say so (the first one's).
         interrupted: by_index.values().find_map(|(_, r)| r.interrupted.clone()),
+        completion,
         tool: first.tool.clone(),
         suite: first.suite.clone(),
         variant: first.variant.clone(),
@@ -307,7 +360,12 @@ pub fn merge(parts: &[(PathBuf, RunRecord)], run_id: &str) -> Result<RunRecord> 
 /// run into `out` (run.json, the CSV files, and every file of the instruments' subdirectories,
 /// copied; a file name in several shards, such as the harness's residual scenario that every
 /// shard measures, keeps the first shard's). Returns the merged record.
-pub fn merge_dirs(dirs: &[PathBuf], out: &Path, run_id: &str) -> Result<RunRecord> {
+pub fn merge_dirs(
+    dirs: &[PathBuf],
+    out: &Path,
+    run_id: &str,
+    allow_unfinished: bool,
+) -> Result<RunRecord> {
     let out_abs = std::fs::canonicalize(out).ok();
     let mut parts = Vec::new();
     for d in dirs {
@@ -319,7 +377,7 @@ pub fn merge_dirs(dirs: &[PathBuf], out: &Path, run_id: &str) -> Result<RunRecor
         }
         parts.push((d.clone(), load_run(d)?));
     }
-    let merged = merge(&parts, run_id)?;
+    let merged = merge(&parts, run_id, allow_unfinished)?;
     let dir = OutputDir::prepare(out)?;
     let mut order: Vec<&(PathBuf, RunRecord)> = parts.iter().collect();
     order.sort_by_key(|(_, r)| r.shard.as_ref().map_or(0, |s| s.index));
@@ -399,6 +457,7 @@ mod tests {
                 shard(1, 2, &["c", "b"], &sel),
             ]),
             "merged-id",
+            false,
         )
         .unwrap();
         let ids: Vec<&str> = m.results.iter().map(|r| r.id.as_str()).collect();
@@ -416,9 +475,34 @@ mod tests {
     }
 
     #[test]
+    fn an_unfinished_shard_is_refused_unless_asked_and_then_said() {
+        let sel = ["a", "b", "c"];
+        let mut killed = shard(2, 2, &["b", "c"], &sel);
+        killed.settings.instruments = vec!["icount".into()];
+        killed.finished_at = None;
+        killed.results[1].icount = None;
+        let mut whole = shard(1, 2, &["a"], &sel);
+        whole.settings.instruments = vec!["icount".into()];
+        let both = parts(vec![whole, killed]);
+        let e = merge(&both, "m", false).unwrap_err();
+        assert!(e.is::<Unfinished>(), "{e:#}");
+        let e = format!("{e:#}");
+        assert!(
+            e.contains("shard 2/2 (out/shard2) did not finish (killed")
+                && e.contains("1 of its 2 rows have no figure")
+                && e.contains("same --shard 2/2"),
+            "{e}"
+        );
+        let m = merge(&both, "m", true).unwrap();
+        let c = m.completion();
+        assert_eq!(c.why, Some(StopReason::UnfinishedShards), "{c:?}");
+        assert_eq!(m.not_reached(), ["c"]);
+    }
+
+    #[test]
     fn mismatched_missing_and_duplicated_shards_are_refused() {
         let sel = ["a", "b", "c"];
-        let err = |rs: Vec<RunRecord>| format!("{:#}", merge(&parts(rs), "m").unwrap_err());
+        let err = |rs: Vec<RunRecord>| format!("{:#}", merge(&parts(rs), "m", false).unwrap_err());
         let mut other_commit = shard(2, 2, &["b"], &sel);
         other_commit.environment.git.as_mut().unwrap().commit = "feedface".into();
         let e = err(vec![shard(1, 2, &["a", "c"], &sel), other_commit]);
@@ -473,7 +557,7 @@ mod tests {
         let mut merged = shard(1, 1, &["a"], &sel);
         merged.merged = Some(Merged { shards: vec![] });
         assert!(err(vec![merged]).contains("already a merged run"));
-        assert!(format!("{:#}", merge(&[], "m").unwrap_err()).contains("needs the output"));
+        assert!(format!("{:#}", merge(&[], "m", false).unwrap_err()).contains("needs the output"));
     }
 
     #[test]
@@ -500,8 +584,8 @@ mod tests {
             dirs.push(d);
         }
         let out = tmp.path().join("merged");
-        let m = merge_dirs(&dirs, &out, "m1").unwrap();
-        assert_eq!(load_run(&out).unwrap(), m);
+        let m = merge_dirs(&dirs, &out, "m1", false).unwrap();
+        assert_eq!(load_run(&out).unwrap(), m.settled());
         assert_eq!(
             std::fs::read_to_string(out.join("icounts.csv")).unwrap(),
             "a,100\nb,100\n"
@@ -525,7 +609,7 @@ mod tests {
             std::fs::read_to_string(out.join("callgrind/costbench%3A%3Aresidual.out")).unwrap(),
             "1"
         );
-        let e = format!("{:#}", merge_dirs(&dirs, &dirs[0], "m2").unwrap_err());
+        let e = format!("{:#}", merge_dirs(&dirs, &dirs[0], "m2", false).unwrap_err());
         assert!(e.contains("is one of the shards' directories"), "{e}");
     }
 }

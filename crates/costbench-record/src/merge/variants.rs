@@ -238,7 +238,7 @@ pub fn merge_variants(
                     // It failed to build in every shard: its column says why.
                     continue;
                 }
-                let record = super::merge(&shards, &new_run_id())
+                let record = super::merge(&shards, &new_run_id(), false)
                     .with_context(|| format!("variant {name}"))?;
                 merged.push(VariantRun {
                     dir: name.clone(),
@@ -483,7 +483,7 @@ mod tests {
         let m = merge_variants(&[p], ids()).unwrap();
         let out = tmp.path().join("merged");
         write(&m, std::slice::from_ref(&root), &out).unwrap();
-        assert_eq!(load_run(&out.join("base")).unwrap(), base);
+        assert_eq!(load_run(&out.join("base")).unwrap(), base.settled());
         assert_eq!(
             std::fs::read_to_string(out.join("base/callgrind/x.out")).unwrap(),
             "profile"

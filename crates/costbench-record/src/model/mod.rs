@@ -11,9 +11,11 @@
 
 pub mod budget;
 pub mod complexity;
+mod completion;
 mod counters;
 pub mod miri;
 
+pub use completion::{Completion, RowState, StopReason, Unfinished};
 pub use counters::{Allocations, CacheSim, Counters, Dhat, Memory, Perf, PerfCounter, CACHE_ROWS};
 
 use serde::{Deserialize, Serialize};
@@ -21,7 +23,11 @@ use serde::{Deserialize, Serialize};
 /// `schema` field of every run record.
 pub const SCHEMA: &str = "costbench-run";
 /// Bump on any incompatible change; readers refuse versions they do not know.
-pub const SCHEMA_VERSION: u32 = 1;
+///
+/// Version 2 (issue 33): the record says whether the run finished (`completion`) and each row
+/// what happened to it (`state`, `state_reason`). Version 1 records still read: they finished
+/// when `finished_at` is set and they were not interrupted.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunRecord {
@@ -35,6 +41,11 @@ pub struct RunRecord {
     /// it holds are the ones that finished. Absent in a complete run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interruption>,
+    /// Whether the run finished, and why not ([`RunRecord::completion`] derives it for records
+    /// without it: schema version 1, or one being measured). Written by every costbench that
+    /// writes schema version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion: Option<Completion>,
     pub tool: Tool,
     pub suite: SuiteInfo,
     pub variant: String,
@@ -276,6 +287,13 @@ pub struct ScenarioResult {
     pub throughput: Option<Throughput>,
     /// Empty when every instrument succeeded.
     pub failures: Vec<Failure>,
+    /// What happened to this row, as the run knew when it wrote the record (absent in schema
+    /// version 1; [`RunRecord::row_state`] computes it either way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<RowState>,
+    /// Why a row was skipped or not reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_reason: Option<String>,
 }
 
 /// Id of the throughput row of service scenario `scenario` under `clients` clients.
@@ -637,6 +655,8 @@ impl ScenarioResult {
             clients: None,
             throughput: None,
             failures: Vec::new(),
+            state: None,
+            state_reason: None,
         }
     }
 
