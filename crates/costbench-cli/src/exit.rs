@@ -18,7 +18,10 @@ pub const REGRESSION: i32 = 3;
 /// format the command does not print, `crate::output::Unsupported`), else [`FAILURE`].
 pub fn of_error(error: &anyhow::Error) -> i32 {
     let usage = error.chain().any(|c| {
-        c.is::<costbench_record::error::BadInput>() || c.is::<crate::output::Unsupported>()
+        c.is::<costbench_record::error::BadInput>()
+            || c.is::<crate::output::Unsupported>()
+            // Asking to take a run that did not finish for one that did.
+            || c.is::<costbench_record::model::Unfinished>()
     });
     if usage {
         USAGE

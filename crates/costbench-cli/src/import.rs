@@ -148,7 +148,8 @@ pub fn from_csv(
             .unwrap_or_else(costbench_measure::environment::now_rfc3339),
         finished_at: None,
         interrupted: None,
-        completion: None,
+        // CSV files say nothing of how their run ended: what they hold is taken as the whole.
+        completion: Some(model::Completion::finished()),
         tool: model::Tool {
             name: "imported".into(),
             version: "unknown".into(),

@@ -152,6 +152,10 @@ pub struct Gate {
     /// Families of sized ids whose growth changed from the baseline, or that disagree with their
     /// declared class: see [`crate::complexity`]. Filled by [`Gate::with_complexity`].
     pub complexity: Vec<ComplexityFinding>,
+    /// Rows of a side that did not finish (`check --allow-unfinished`) that were never measured,
+    /// as "ID (baseline)": the gate never passes them. Absent from JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_reached: Vec<String>,
 }
 
 /// A family whose growth the gate fails.
@@ -187,6 +191,7 @@ impl Gate {
             && self.budgets.is_empty()
             && self.complexity.is_empty()
             && !self.missing_fails()
+            && self.not_reached.is_empty()
     }
 
     /// Whether a missing instrument fails the gate.
@@ -266,6 +271,11 @@ pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
         ..Gate::default()
     };
     let ignored = |id: &str| cfg.ignore.iter().any(|g| glob_match(g, id));
+    // A row a side never reached has no figure to hold against a limit: it cannot pass.
+    for u in &cmp.unfinished {
+        gate.not_reached
+            .extend(u.not_reached.iter().map(|id| format!("{id} ({})", u.side)));
+    }
     for r in &cmp.rows {
         if matches!(r.verdict, Verdict::Unresolved | Verdict::Placement) {
             gate.notes.push(Note {

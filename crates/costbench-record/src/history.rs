@@ -30,6 +30,9 @@ pub struct RunSummary {
     pub scenarios: usize,
     /// How many of its results failed (under any instrument).
     pub failures: usize,
+    /// Why the run did not finish (`killed`, `interrupted`, ...); `None` when it finished. Only
+    /// runs recorded before costbench refused unfinished ones can have it.
+    pub unfinished: Option<String>,
 }
 
 /// A metric of one measured id: instructions per op, or median wall time per op.

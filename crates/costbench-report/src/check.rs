@@ -28,9 +28,14 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
     } else {
         let _ = writeln!(
             out,
-            "\ncheck: {}, {} violation(s):",
+            "\ncheck: {}, {} violation(s){}:",
             styling.paint(crate::style::BAD, "FAILED"),
-            gate.violations.len() + gate.budgets.len() + gate.complexity.len()
+            gate.violations.len() + gate.budgets.len() + gate.complexity.len(),
+            if gate.not_reached.is_empty() {
+                String::new()
+            } else {
+                format!(", {} not reached", gate.not_reached.len())
+            }
         );
         for v in &gate.violations {
             let _ = writeln!(
@@ -51,6 +56,19 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
                 crate::escape::clean(&c.family),
                 c.kind,
                 c.message
+            );
+        }
+        if !gate.not_reached.is_empty() {
+            let ids: Vec<String> = gate
+                .not_reached
+                .iter()
+                .map(|i| crate::escape::clean(i))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {} rows not reached (never measured, so never passed): {}",
+                ids.len(),
+                ids.join(", ")
             );
         }
     }

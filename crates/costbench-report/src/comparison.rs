@@ -23,6 +23,14 @@ pub fn terminal(c: &Comparison) -> String {
 /// green, unresolved yellow, placement cyan).
 pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     let mut out = String::new();
+    for u in &c.unfinished {
+        let _ = writeln!(
+            out,
+            "{}: {}",
+            styling.paint(crate::style::BAD, "UNFINISHED"),
+            clean(&u.note)
+        );
+    }
     let _ = writeln!(out, "baseline:  {}", clean(&c.base.describe()));
     let _ = writeln!(out, "candidate: {}", clean(&c.cand.describe()));
     let _ = writeln!(out, "{}", c.summary());

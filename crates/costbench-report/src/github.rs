@@ -105,6 +105,25 @@ fn find_row<'a>(c: &'a Comparison, id: &str, inst: Figure) -> Option<&'a Row> {
 /// source location in the run record, so the others carry no `file=`).
 pub fn annotations(c: &Comparison, gate: &Gate, config_file: Option<&str>) -> String {
     let mut errors = Vec::new();
+    // A side that did not finish comes before anything judged on it.
+    for u in &c.unfinished {
+        errors.push(Annotation {
+            title: format!("costbench: the {} run did not finish ({})", u.side, u.why),
+            file: None,
+            message: clean(&u.note),
+        });
+    }
+    if !gate.not_reached.is_empty() {
+        errors.push(Annotation {
+            title: "costbench: rows not reached".into(),
+            file: None,
+            message: format!(
+                "{} rows were never measured, so the gate cannot pass them: {}",
+                gate.not_reached.len(),
+                clean(&gate.not_reached.join(", "))
+            ),
+        });
+    }
     for v in &gate.violations {
         let Violation {
             id,

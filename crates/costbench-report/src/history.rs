@@ -32,6 +32,12 @@ pub fn runs(runs: &[RunSummary]) -> String {
             r.scenarios,
             r.failures
         );
+        if let Some(why) = &r.unfinished {
+            // A run that did not finish, recorded by a costbench from before such runs were
+            // refused: never a baseline, never in the noise model.
+            s.pop();
+            let _ = writeln!(s, "  UNFINISHED ({why})");
+        }
     }
     if runs.is_empty() {
         s.push_str("(no runs recorded)\n");

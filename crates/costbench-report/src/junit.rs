@@ -162,13 +162,29 @@ fn suite_for<'a>(suites: &'a mut Vec<Suite>, key: &str) -> &'a mut Suite {
 
 fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
     // Suites in the instruments' order, then anything else a failure names, then the ids.
-    let mut suites: Vec<Suite> = Figure::ALL
-        .iter()
-        .map(|i| Suite {
-            key: i.name().to_string(),
-            cases: Vec::new(),
-        })
-        .collect();
+    let mut suites: Vec<Suite> = Vec::new();
+    // A side that did not finish is the first failure a CI page shows, with every row it lacks.
+    if !c.unfinished.is_empty() {
+        suites.push(Suite {
+            key: "unfinished".into(),
+            cases: c
+                .unfinished
+                .iter()
+                .map(|u| Case {
+                    name: format!("{} run", u.side),
+                    outcome: Outcome::Failure {
+                        kind: "unfinished".into(),
+                        message: u.note.clone(),
+                        text: format!("not reached: {}", u.not_reached.join(", ")),
+                    },
+                })
+                .collect(),
+        });
+    }
+    suites.extend(Figure::ALL.iter().map(|i| Suite {
+        key: i.name().to_string(),
+        cases: Vec::new(),
+    }));
     for r in &c.rows {
         let outcome = row_case(r, gate);
         suite_for(&mut suites, r.instrument.name())

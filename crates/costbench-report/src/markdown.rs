@@ -234,9 +234,14 @@ fn section(out: &mut String, c: &Comparison, inst: Figure, not_compared: &[&NotC
 /// comparison.
 pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
     let mut out = String::new();
+    unfinished(&mut out, c);
     if gate.passed() {
         out.push_str("### costbench check: passed\n\n");
-    } else if gate.violations.is_empty() && gate.budgets.is_empty() && gate.complexity.is_empty() {
+    } else if gate.violations.is_empty()
+        && gate.budgets.is_empty()
+        && gate.complexity.is_empty()
+        && gate.not_reached.is_empty()
+    {
         out.push_str("### costbench check: failed (an instrument asked for could not run)\n\n");
     } else {
         let _ = writeln!(
@@ -260,6 +265,14 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
         }
         out.push_str(&crate::budget::markdown_rows(&gate.budgets));
         out.push_str(&crate::budget::complexity_markdown_rows(&gate.complexity));
+        if !gate.not_reached.is_empty() {
+            let ids: Vec<&str> = gate.not_reached.iter().map(String::as_str).collect();
+            let _ = writeln!(
+                out,
+                "Not reached (never measured, so never passed): {}",
+                id_list(&ids)
+            );
+        }
         out.push('\n');
     }
     for n in &gate.missing {
@@ -284,7 +297,7 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
             n(Verdict::Placement)
         );
     }
-    out.push_str(&comparison(c));
+    out.push_str(&comparison_body(c));
     out
 }
 
@@ -292,6 +305,20 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
 /// changes in a table, largest first; negligible ones folded), then missing, new, failed and
 /// changed scenarios.
 pub fn comparison(c: &Comparison) -> String {
+    let mut out = String::new();
+    unfinished(&mut out, c);
+    out + &comparison_body(c)
+}
+
+/// A side that did not finish, as a blockquote before anything else.
+fn unfinished(out: &mut String, c: &Comparison) {
+    for u in &c.unfinished {
+        let _ = writeln!(out, "> **Unfinished**: {}\n", escape_cell(&u.note));
+    }
+}
+
+/// [`comparison`] without what it says first (`check` says that above its verdict).
+fn comparison_body(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "**costbench**: {}\n", c.summary());
     let _ = writeln!(

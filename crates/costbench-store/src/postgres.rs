@@ -298,6 +298,7 @@ impl Store for PostgresStore {
                 bench: r.get(7),
                 scenarios: 0,
                 failures: 0,
+                unfinished: None,
             };
             store::summary_counts(&mut s, r.get(8));
             out.push(s);

@@ -310,6 +310,7 @@ impl Store for SqliteStore {
                     bench: r.get(7)?,
                     scenarios: 0,
                     failures: 0,
+                    unfinished: None,
                 },
                 r.get::<_, String>(8)?,
             ))

@@ -91,6 +91,9 @@ pub(crate) fn summary_counts(summary: &mut RunSummary, record: &str) {
     if let Ok(rec) = serde_json::from_str::<RunRecord>(record) {
         summary.scenarios = rec.results.len();
         summary.failures = rec.failed().count();
+        let c = rec.completion();
+        summary.unfinished =
+            (!c.finished).then(|| c.why.map_or("unfinished", |w| w.name()).to_string());
     }
 }
 

@@ -88,6 +88,11 @@ pub struct CheckCmd {
     /// Runs of history to learn thresholds from (with --baseline branch:NAME).
     #[arg(long, value_name = "N", default_value_t = costbench_judge::compare::noise::DEFAULT_WINDOW)]
     pub history_window: usize,
+    /// Judge a baseline or candidate run that did not finish (killed, interrupted, out of space)
+    /// instead of refusing it (exit 2): the report says so first, and the gate fails on every
+    /// row that was not reached.
+    #[arg(long)]
+    pub allow_unfinished: bool,
     /// How to build and measure the candidate (and the baseline, when it is measured too).
     #[command(flatten)]
     pub measure: MeasureArgs,

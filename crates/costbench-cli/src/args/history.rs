@@ -165,6 +165,11 @@ pub struct MergeCmd {
     /// Print only errors.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Merge shards that did not finish (killed, interrupted, out of space) instead of refusing
+    /// them: the merged run is marked unfinished, the rows they lack not reached, and it is not
+    /// recorded in history.
+    #[arg(long)]
+    pub allow_unfinished: bool,
     #[command(flatten)]
     pub(crate) history: HistoryArgs,
 }

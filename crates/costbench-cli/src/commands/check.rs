@@ -64,6 +64,10 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
         };
         (base, cand, historic, None)
     };
+    if !c.allow_unfinished {
+        refuse_unfinished(&base.0, "baseline", "--baseline")?;
+        refuse_unfinished(&cand.0, "candidate", "--candidate")?;
+    }
     let github = crate::github::Github::from_env(c.github);
     let config_file = crate::github::config_file(&session.target.workspace_root);
     let outputs = Outputs {
@@ -208,16 +212,18 @@ fn baseline_run(
                 bail!("--baseline {spec}: no history database at {db}");
             }
             let store = db.open()?;
+            // The newest run that finished: a killed run recorded by an older costbench is
+            // never a baseline.
             let latest = store
                 .runs(&costbench_store::RunQuery {
                     branch: Some(branch.to_string()),
                     variant: Some("default".into()),
-                    limit: Some(1),
+                    limit: None,
                 })?
                 .into_iter()
-                .next()
+                .find(|r| r.unfinished.is_none())
                 .with_context(|| {
-                    format!("--baseline {spec}: no run of branch {branch:?} in {db}")
+                    format!("--baseline {spec}: no finished run of branch {branch:?} in {db}")
                 })?;
             let base = store.load(&latest.run_id)?;
             let historic = learn_thresholds(db, branch, history_window, &base)?;
@@ -228,6 +234,20 @@ fn baseline_run(
             HistoricThresholds::default(),
         )),
     }
+}
+
+/// Refuses `run`, the `side` of the check given by `flag`, when it did not finish: a gate that
+/// passes on a partial run passes scenarios it never measured (issue 33).
+fn refuse_unfinished(run: &RunRecord, side: &str, flag: &str) -> Result<()> {
+    let Some(note) = run.unfinished_note() else {
+        return Ok(());
+    };
+    Err(costbench_record::model::Unfinished(format!(
+        "the {side} did not finish: {note}. Give {flag} a run that finished (re-run it, or every \
+         shard of it before merge), or judge what it holds with --allow-unfinished (the rows it \
+         lacks then fail the gate)"
+    ))
+    .into())
 }
 
 /// The candidate measured now from the working tree.

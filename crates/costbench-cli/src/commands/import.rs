@@ -39,6 +39,17 @@ pub(super) fn import(i: ImportCmd) -> Result<i32> {
             dir,
         )?
     };
+    if let Some(note) = run.unfinished_note() {
+        // History keeps finished runs only: a baseline or the noise model would take the rows
+        // it lacks for scenarios that are gone.
+        return Err(costbench_record::model::Unfinished(format!(
+            "not recorded: {note} ({}). History keeps finished runs only; measure it again \
+             (a shard with its own --shard K/N, then merge). compare and report still read the \
+             directory",
+            dir.display()
+        ))
+        .into());
+    }
     let db = database(
         i.database.db.as_deref(),
         i.database.manifest_path.as_deref(),

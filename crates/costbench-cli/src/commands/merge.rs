@@ -55,8 +55,14 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
         &m.dirs,
         &out,
         &costbench_measure::environment::new_run_id(),
+        m.allow_unfinished,
     )?;
-    record_history(&m, std::slice::from_ref(&record), &out)?;
+    match record.unfinished_note() {
+        // History keeps finished runs only (a baseline or the noise model would take what it
+        // lacks for scenarios that are gone).
+        Some(note) => eprintln!("warning: {note}; not recorded in history"),
+        None => record_history(&m, std::slice::from_ref(&record), &out)?,
+    }
     let shards = record.merged.as_ref().map_or(0, |x| x.shards.len());
     let view = RunView {
         record: &record,

@@ -143,6 +143,14 @@ pub(crate) fn learn_thresholds(
         limit: Some(window),
     };
     let mut historic = costbench_judge::compare::noise::HistoricThresholds::default();
+    // Runs that did not finish (recorded by a costbench from before they were refused) are no
+    // evidence of noise: their points are left out.
+    let unfinished: std::collections::HashSet<String> = store
+        .runs(&q)?
+        .into_iter()
+        .filter(|r| r.unfinished.is_some())
+        .map(|r| r.run_id)
+        .collect();
     for r in &base.results {
         for (inst, metric) in Figure::ALL
             .into_iter()
@@ -151,6 +159,7 @@ pub(crate) fn learn_thresholds(
             let series: Vec<f64> = store
                 .series(&r.id, metric, &q)?
                 .iter()
+                .filter(|p| !unfinished.contains(&p.run_id))
                 .map(|p| p.per_op)
                 .collect();
             historic.learn(&r.id, inst, &series);

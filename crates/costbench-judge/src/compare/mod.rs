@@ -129,6 +129,10 @@ pub fn compare_with(
     let mut out = Comparison {
         schema: COMPARISON_SCHEMA,
         schema_version: COMPARISON_SCHEMA_VERSION,
+        unfinished: [(base, Side::Baseline), (cand, Side::Candidate)]
+            .into_iter()
+            .filter_map(|(run, side)| UnfinishedSide::of(run, side))
+            .collect(),
         base: RunLabel::of(base),
         cand: RunLabel::of(cand),
         options: *opts,

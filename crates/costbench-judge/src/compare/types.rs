@@ -345,6 +345,38 @@ impl NotMeasured {
     }
 }
 
+/// A side of a comparison whose run did not finish (killed, interrupted, out of space): every
+/// report says it before anything else, since the rows it lacks are not measured, not gone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnfinishedSide {
+    /// Which run did not finish: the baseline or the candidate.
+    pub side: Side,
+    /// Why (`killed`, `interrupted`, `terminated`, `out-of-space`, ...).
+    pub why: String,
+    /// One line for people: "baseline: run R did not finish (killed: ...); 8 of 21 rows not
+    /// reached".
+    pub note: String,
+    /// The ids of its rows that were not reached, in record order.
+    pub not_reached: Vec<String>,
+}
+
+impl UnfinishedSide {
+    /// The side's note when `run`, the `side` of a comparison, did not finish.
+    pub fn of(run: &RunRecord, side: Side) -> Option<UnfinishedSide> {
+        let note = run.unfinished_note()?;
+        Some(UnfinishedSide {
+            side,
+            why: run
+                .completion()
+                .why
+                .map_or("unfinished", |w| w.name())
+                .to_string(),
+            note: format!("{side}: {note}"),
+            not_reached: run.not_reached().into_iter().map(String::from).collect(),
+        })
+    }
+}
+
 /// Enough about a run to tell the reader what was compared with what.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunLabel {
@@ -405,6 +437,9 @@ pub struct Comparison {
     pub schema: &'static str,
     /// [`COMPARISON_SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The sides whose run did not finish, baseline first; absent from JSON when both did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unfinished: Vec<UnfinishedSide>,
     /// The baseline run.
     pub base: RunLabel,
     /// The candidate run.

@@ -609,7 +609,10 @@ mod tests {
             std::fs::read_to_string(out.join("callgrind/costbench%3A%3Aresidual.out")).unwrap(),
             "1"
         );
-        let e = format!("{:#}", merge_dirs(&dirs, &dirs[0], "m2", false).unwrap_err());
+        let e = format!(
+            "{:#}",
+            merge_dirs(&dirs, &dirs[0], "m2", false).unwrap_err()
+        );
         assert!(e.contains("is one of the shards' directories"), "{e}");
     }
 }

@@ -10,8 +10,8 @@
 #![allow(missing_docs)]
 
 pub mod budget;
-pub mod complexity;
 mod completion;
+pub mod complexity;
 mod counters;
 pub mod miri;
 

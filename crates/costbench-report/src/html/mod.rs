@@ -162,6 +162,16 @@ pub fn render(input: &Input) -> String {
         escape(&main.started_at),
         escape(input.generated_at),
     );
+    // A run that did not finish is said before anything drawn from it.
+    for r in input.runs {
+        if let Some(note) = r.unfinished_note() {
+            let _ = write!(
+                page,
+                "<p class=\"unfinished\" role=\"alert\"><strong>Unfinished:</strong> {}</p>",
+                escape(&note)
+            );
+        }
+    }
     page.push_str("<nav><a href=\"#overview\">Overview</a>");
     if !variants.is_empty() {
         page.push_str("<a href=\"#variants\">Variants</a>");

@@ -11,7 +11,11 @@ pub(super) struct Table;
 impl Renderer for Table {
     fn run<'a>(&self) -> Option<Hook<RunView<'a>>> {
         Hook::offered("A table for people", |v| {
-            let mut s = crate::terminal::table(v.record);
+            // A run that did not finish says so before its table.
+            let mut s = v.record.unfinished_note().map_or_else(String::new, |n| {
+                format!("UNFINISHED: {}\n", crate::escape::clean(&n))
+            });
+            s += &crate::terminal::table(v.record);
             if v.census_summary {
                 s += &crate::census::dynamic_summary(v.record, v.base);
             }
