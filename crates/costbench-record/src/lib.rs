@@ -15,6 +15,7 @@
 //!
 //! [`error::BadInput`] marks an error in what the caller asked for, which the command line
 //! reports as a usage error.
+//! A hidden hook for the reliability tests kills the process at named points ([`fault`]).
 //!
 //! It must stay data: serde, files of the output directory, pure functions. No processes, no
 //! clocks, no terminal, no statistics beyond the summary of one sample set (judging lives in
@@ -29,6 +30,8 @@ pub mod asm;
 pub mod census;
 pub mod csv;
 pub mod error;
+#[doc(hidden)]
+pub mod fault;
 pub mod fmt;
 pub mod history;
 pub mod instrument;

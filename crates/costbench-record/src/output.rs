@@ -20,6 +20,10 @@ use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
+/// Bytes a run sets aside in its temporary directory for its last record ([`OutputDir::reserve`]).
+pub const RESERVE_BYTES: usize = 4 << 20;
+const RESERVE_FILE: &str = "reserve";
+
 /// Name prefix of a run's temporary directory inside an output directory; the process id follows.
 pub const TMP_DIR_PREFIX: &str = ".costbench-tmp-";
 
@@ -75,6 +79,29 @@ impl OutputDir {
         &self.tmp
     }
 
+    /// Sets aside [`RESERVE_BYTES`] in the temporary directory (a file of zeros: a sparse one
+    /// would reserve nothing), so that a run whose disk fills up can still write the record
+    /// that says so after [`release_reserve`](Self::release_reserve). Best effort: where there
+    /// is not that much room, nothing is reserved and the run goes on.
+    pub fn reserve(&self) {
+        let path = self.tmp.join(RESERVE_FILE);
+        let written = std::fs::File::create(&path).and_then(|mut f| {
+            let zeros = vec![0u8; 64 * 1024];
+            for _ in 0..RESERVE_BYTES / zeros.len() {
+                f.write_all(&zeros)?;
+            }
+            f.sync_data()
+        });
+        if written.is_err() {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+
+    /// Gives back the space [`reserve`](Self::reserve) set aside.
+    pub fn release_reserve(&self) {
+        let _ = std::fs::remove_file(self.tmp.join(RESERVE_FILE));
+    }
+
     /// Removes this process's temporary directory and everything in it.
     pub fn remove_tmp_dir(&self) {
         let _ = std::fs::remove_dir_all(&self.tmp);
@@ -121,6 +148,7 @@ impl OutputDir {
         let json =
             serde_json::to_string_pretty(&run.settled()).expect("a run record always serialises");
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;
+        crate::fault::point("record-written");
         // Which CSV files a run writes, leaves or removes is the CSV module's to say.
         for file in CsvFile::ALL {
             let path = self.root.join(file.file_name());
@@ -219,6 +247,10 @@ pub fn write_atomic_via(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()>
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_data())
         .with_context(|| format!("cannot write {}", path.display()))?;
+    if path.file_name().is_some_and(|n| n == "run.json") {
+        // Written but not yet in place: a kill here must leave the previous file whole.
+        crate::fault::point("run-json-written");
+    }
     tmp.persist(path)
         .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())

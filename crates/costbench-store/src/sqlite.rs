@@ -277,6 +277,7 @@ impl Store for SqliteStore {
                     ins.execute(params![run.run_id, id, ns])?;
                 }
             }
+            costbench_record::fault::point("history-transaction");
             tx.commit()?;
             Ok(())
         };

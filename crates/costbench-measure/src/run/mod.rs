@@ -176,18 +176,7 @@ pub fn measure_sides(
     target: &BenchTarget,
     sides: Vec<SideSpec>,
 ) -> Result<Vec<RunRecord>> {
-    let _locks = take_locks(opts, &sides)?;
-    let outs = sides
-        .iter()
-        .map(|s| OutputDir::prepare(&s.output_dir))
-        .collect::<Result<Vec<_>>>()?;
     cancel::catch_signals();
-    if let Err(why) = cancel::start_janitor() {
-        eprintln!(
-            "warning: {why}; if this run is killed, its temporary files stay until the next run into the same directory"
-        );
-    }
-    let _tmp_dirs = TmpDirs::create(&outs)?;
     let bins: Vec<Binary> = sides
         .iter()
         .map(|s| Binary {
@@ -221,6 +210,20 @@ pub fn measure_sides(
         .zip(&sides)
         .map(|(l, s)| select(l, opts.filter.as_ref()).map_err(which(several, s)))
         .collect::<Result<Vec<_>>>()?;
+    nothing_to_measure(opts, target, &selections)?;
+    // Only now that there is something to measure is an output directory touched, once no
+    // other costbench run writes into it (or times wall time on the same CPU).
+    let _locks = take_locks(opts, &sides)?;
+    let outs = sides
+        .iter()
+        .map(|s| OutputDir::prepare(&s.output_dir))
+        .collect::<Result<Vec<_>>>()?;
+    if let Err(why) = cancel::start_janitor() {
+        eprintln!(
+            "warning: {why}; if this run is killed, its temporary files stay until the next run into the same directory"
+        );
+    }
+    let _tmp_dirs = TmpDirs::create(&outs)?;
     let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
     let selected: usize = selections.iter().map(Vec::len).sum();
     let shard_infos = opts
@@ -340,6 +343,7 @@ pub fn measure_sides(
         for s in &sessions {
             s.save()?;
         }
+        costbench_record::fault::point("before-first-scenario");
         if let Some(vg) = &valgrind {
             for (k, s) in sessions.iter().enumerate() {
                 if opts.instruments.runs(Instrument::Icount) {
@@ -402,14 +406,21 @@ pub fn measure_sides(
     if let Some(signal) = cancel::interrupted() {
         return Err(interrupted(signal, &sessions, &outs));
     }
-    measured?;
+    if let Err(e) = measured {
+        return Err(stopped(e, &sessions, &outs));
+    }
+    costbench_record::fault::point("after-measuring");
     let mut records = Vec::new();
-    for ((s, out), listing) in sessions.into_iter().zip(&outs).zip(&listings) {
-        let mut record = s.record.into_inner().expect("no worker panicked");
+    for ((s, out), listing) in sessions.iter().zip(&outs).zip(&listings) {
+        let mut record = s.record.lock().expect("no worker panicked");
         check_contracts(&mut record, listing, &opts.budgets)?;
         record.finished_at = Some(environment::now_rfc3339());
-        out.write_all(&record)?;
-        records.push(record);
+        if let Err(e) = out.write_all(&record) {
+            record.finished_at = None;
+            drop(record);
+            return Err(stopped(e, &sessions, &outs));
+        }
+        records.push(record.clone());
     }
     Ok(records)
 }
@@ -464,6 +475,76 @@ fn take_locks(opts: &RunOptions, sides: &[SideSpec]) -> Result<Vec<lock::Held>> 
     Ok(held)
 }
 
+/// Refuses `--instrument throughput` when no selected scenario of any side (before sharding:
+/// a shard may rightly get none) is a service scenario, instead of writing rows without figures:
+/// a [`BadInput`](costbench_record::error::BadInput) (a usage error), found from the listing
+/// before any output directory is touched.
+fn nothing_to_measure(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    selections: &[Vec<&ScenarioInfo>],
+) -> Result<()> {
+    if !opts.instruments.asked(Instrument::Throughput)
+        || selections.iter().flatten().any(|s| s.service.is_some())
+    {
+        return Ok(());
+    }
+    let selected = selections.first().map_or(0, Vec::len);
+    Err(costbench_record::error::bad_input(format_args!(
+        "nothing to measure: --instrument throughput puts service scenarios (Suite::service) \
+         under load, and none of the {selected} selected scenarios of bench {:?} is one; select \
+         a bench that has some (the built-in suite's are in --bench cache) or a --filter that \
+         matches one",
+        target.bench
+    )))
+}
+
+/// Ends a run that stopped on `error` before it finished: every side's record is marked
+/// unfinished (out of space when a file could not be written for lack of room, else failed) and
+/// written, after the space this run reserved is given back so that it can be, and the error
+/// says what the output directories hold and what they lack.
+fn stopped(error: anyhow::Error, sessions: &[Session], outs: &[OutputDir]) -> anyhow::Error {
+    let full = error.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|e| {
+            matches!(
+                e.raw_os_error(),
+                Some(libc::ENOSPC | libc::EFBIG | libc::EDQUOT)
+            )
+        })
+    });
+    let why = if full {
+        model::StopReason::OutOfSpace
+    } else {
+        model::StopReason::Failed
+    };
+    let mut said = Vec::new();
+    for (s, out) in sessions.iter().zip(outs) {
+        out.release_reserve();
+        let mut record = s.record.lock().unwrap_or_else(|e| e.into_inner());
+        record.completion = Some(model::Completion::stopped(
+            why,
+            format!("{}", error.root_cause()),
+        ));
+        let missing = record.not_reached().len();
+        let rows = record.results.len();
+        said.push(match out.write_all(&record) {
+            Ok(()) => format!(
+                "{} holds the figures of {} of {rows} rows, marked unfinished ({}); {missing} \
+                 rows were not written",
+                out.root().display(),
+                rows - missing,
+                why.name()
+            ),
+            Err(e) => format!(
+                "{} holds what was last written, marked unfinished (killed), since the end \
+                 of the run could not be written either ({e:#})",
+                out.root().display()
+            ),
+        });
+    }
+    error.context(format!("the run did not finish: {}", said.join("; ")))
+}
+
 /// The run's temporary directories, one per output directory: registered with the janitor
 /// while the run lasts, and removed when it ends, however it ends.
 struct TmpDirs<'a>(&'a [OutputDir]);
@@ -473,6 +554,8 @@ impl<'a> TmpDirs<'a> {
         let dirs = TmpDirs(outs);
         for o in outs {
             cancel::register_dir(o.tmp_dir()?);
+            // Room for the run's last record should the disk fill up meanwhile.
+            o.reserve();
         }
         Ok(dirs)
     }
@@ -492,6 +575,7 @@ impl Drop for TmpDirs<'_> {
 fn interrupted(signal: i32, sessions: &[Session], outs: &[OutputDir]) -> anyhow::Error {
     let (mut kept, mut scenarios) = (0, 0);
     for (s, out) in sessions.iter().zip(outs) {
+        out.release_reserve();
         let mut record = s.record.lock().unwrap_or_else(|e| e.into_inner());
         let (finished, all) = record.finished_scenarios();
         record.interrupted = Some(model::Interruption {

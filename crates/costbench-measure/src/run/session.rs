@@ -154,6 +154,7 @@ impl Session<'_> {
         }
         // Our copies of the pipe ends must close, or no party ever sees the end of its input.
         drop(pipes);
+        costbench_record::fault::point("child-started");
         let outcomes = child::wait_all(running, start, self.opts.timeout);
         Ok(ids.into_iter().zip(outcomes).collect())
     }
