@@ -81,6 +81,25 @@ where
         e.chain()
             .find_map(|c| c.downcast_ref::<cancel::Interrupted>())
     }) {
+        // What finished, as the run's table (on stderr: stdout may be a document being piped),
+        // then the line that says how the run ended.
+        for dir in &i.results {
+            if let Ok(run) = costbench_record::output::load_run(dir) {
+                let rows: Vec<_> = run
+                    .results
+                    .iter()
+                    .filter(|r| run.row_state(r).0 != costbench_record::model::RowState::NotReached)
+                    .cloned()
+                    .collect();
+                if !rows.is_empty() {
+                    let finished = costbench_record::model::RunRecord {
+                        results: rows,
+                        ..run
+                    };
+                    eprint!("{}", costbench_report::terminal::table(&finished));
+                }
+            }
+        }
         eprintln!("{i}");
         return i.exit_code();
     }

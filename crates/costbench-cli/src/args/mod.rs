@@ -34,7 +34,8 @@ Exit codes:
   1  a scenario failed or an error stopped the run (the message says which); check: an
      instrument asked for could not run (unless --allow-missing-instrument)
   2  the command line was wrong (a value, a name that does not exist, a --filter that
-     matches no scenario)
+     matches no scenario), or asked to take a run that did not finish for one that did
+     (merge, import, check without --allow-unfinished), or to measure nothing
   3  check: a significant regression, a figure above a hard limit of costbench.toml, or a
      broken budget; run, variants: a broken budget (a figure above its limit, or not
      measured)

@@ -504,12 +504,11 @@ fn nothing_to_measure(
 /// written, after the space this run reserved is given back so that it can be, and the error
 /// says what the output directories hold and what they lack.
 fn stopped(error: anyhow::Error, sessions: &[Session], outs: &[OutputDir]) -> anyhow::Error {
+    // By kind: tempfile wraps the OS error with its path, which hides the raw errno.
     let full = error.chain().any(|c| {
         c.downcast_ref::<std::io::Error>().is_some_and(|e| {
-            matches!(
-                e.raw_os_error(),
-                Some(libc::ENOSPC | libc::EFBIG | libc::EDQUOT)
-            )
+            use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+            matches!(e.kind(), StorageFull | FileTooLarge | QuotaExceeded)
         })
     });
     let why = if full {

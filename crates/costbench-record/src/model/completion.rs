@@ -172,8 +172,8 @@ impl RunRecord {
         }
         Completion::stopped(
             StopReason::Killed,
-            "the run wrote this record while measuring and never its end: it was killed \
-             (SIGKILL, out of memory, a lost runner or a job timeout) or is still running",
+            "last written mid-run: killed (SIGKILL, out of memory, a lost runner, a job \
+             timeout) or still running",
         )
     }
 
