@@ -404,6 +404,32 @@ mod tests {
         (base, cand)
     }
 
+    #[test]
+    fn rows_an_unfinished_side_never_reached_fail_the_gate() {
+        let (mut base, cand) = runs();
+        base.settings.instruments = vec!["icount".into()];
+        base.finished_at = None;
+        base.results[1].icount = None;
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        assert_eq!(cmp.unfinished.len(), 1);
+        assert_eq!(cmp.unfinished[0].side, crate::compare::Side::Baseline);
+        assert_eq!(cmp.unfinished[0].not_reached, ["index/b"]);
+        assert!(cmp.unfinished[0]
+            .note
+            .starts_with("baseline: run b did not finish (killed"));
+        let g = evaluate(&cmp, &cand, &CheckConfig::default());
+        assert_eq!(g.not_reached, ["index/b (baseline)"]);
+        assert!(!g.passed());
+        // Both finished: nothing of this is said, and JSON stays as it was.
+        let (base, cand) = runs();
+        let cmp = compare(&base, &cand, &CompareOptions::default());
+        assert!(cmp.unfinished.is_empty());
+        assert!(serde_json::to_value(&cmp)
+            .unwrap()
+            .get("unfinished")
+            .is_none());
+    }
+
     fn gate(toml: &str) -> Gate {
         let (base, cand) = runs();
         let cmp = compare(&base, &cand, &CompareOptions::default());

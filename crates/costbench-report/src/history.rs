@@ -88,6 +88,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn unfinished_runs_are_listed_as_such() {
+        let summary = |id: &str, unfinished: Option<&str>| RunSummary {
+            run_id: id.into(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            commit: Some("abc".into()),
+            branch: Some("main".into()),
+            dirty: false,
+            variant: "default".into(),
+            package: "p".into(),
+            bench: "b".into(),
+            scenarios: 11,
+            failures: 0,
+            unfinished: unfinished.map(String::from),
+        };
+        let t = runs(&[summary("whole", None), summary("killed", Some("killed"))]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(!lines[1].contains("UNFINISHED"), "{t}");
+        assert!(lines[2].ends_with("UNFINISHED (killed)"), "{t}");
+    }
+
+    #[test]
     fn series_shows_changes_between_runs() {
         let p = |id: &str, v: f64| SeriesPoint {
             run_id: id.into(),
