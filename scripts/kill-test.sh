@@ -57,6 +57,7 @@ echo "temporary files left: $(printf '%s' "$tmp" | grep -c . || true)"
 [ -n "$tmp" ] && echo "$tmp"
 if [ -f "$out/run.json" ]; then
     echo "run.json: $(tr -d '\n ' <"$out/run.json" | grep -o '"interrupted":{[^}]*}' || echo 'not marked interrupted')"
+    echo "run.json: $(tr -d '\n ' <"$out/run.json" | grep -o '"completion":{[^}]*}' || echo 'no completion')"
 fi
 next=0
 "$costbench" run --manifest-path suites/selftest/Cargo.toml --bench selftest --instrument icount \

@@ -15,6 +15,9 @@
 //! wrote, as pure functions; [`interleaved`], [`adaptive`],
 //! [`layout`] and [`placement`] measure several sides against each other; [`child`]
 //! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
+//! A run that stops on an error (a full disk among them) writes its record marked unfinished
+//! before it returns the error (`stopped`); one that has nothing to measure is refused before
+//! an output directory is touched ([`NothingToMeasure`]).
 
 pub mod adaptive;
 pub mod baseline;
