@@ -216,6 +216,14 @@ fn readers(dir: &Path, whole: &Path, scratch: &Path) -> [String; 5] {
             stdout(&allowed)
         );
     }
+    let bmf = costbench(["export", "--format", "bmf"]).arg(dir).output();
+    assert_eq!(code(&bmf), 2, "export --format bmf: {}", stderr(&bmf));
+    let json = costbench(["export"]).arg(dir).output();
+    assert!(
+        stderr(&json).contains("did not finish"),
+        "{}",
+        stderr(&json)
+    );
     let html = scratch.join("report.html");
     let report = costbench(["report", "--no-history", "-o"])
         .arg(&html)
@@ -230,7 +238,7 @@ fn readers(dir: &Path, whole: &Path, scratch: &Path) -> [String; 5] {
         "not recorded".into(),
         "said first (0)".into(),
         format!("refused (2); opted in: {}", code(&allowed)),
-        "said first".into(),
+        "said first; export: JSON warns, BMF refused (2)".into(),
     ]
 }
 
@@ -259,7 +267,7 @@ fn fault_matrix() {
     );
     assert_eq!(run_json(&whole)["completion"]["finished"], true);
     let mut matrix = vec![
-        "| fault | exit | run.json says | rows not reached | merge | import | history | compare | check | report |".to_string(),
+        "| fault | exit | run.json says | rows not reached | merge | import | history | compare | check | report, export |".to_string(),
         "|:--|:--|:--|--:|:--|:--|:--|:--|:--|:--|".to_string(),
     ];
     // (what the fault stands for, the hook's point). The first child is the harness's residual

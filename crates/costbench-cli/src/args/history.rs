@@ -114,6 +114,11 @@ pub struct ExportCmd {
     pub run: String,
     #[arg(long, value_parser = formats::parser(formats::EXPORT), default_value = "json")]
     pub(crate) format: Format,
+    /// Export a run that did not finish (killed, interrupted, out of space) as Bencher Metric
+    /// Format, which has no place to say so (refused otherwise, exit 2). The JSON record says
+    /// it itself (`completion`), so JSON is always exported, with a warning on stderr.
+    #[arg(long)]
+    pub(crate) allow_unfinished: bool,
     #[command(flatten)]
     pub(crate) database: DatabaseArgs,
 }
