@@ -27,16 +27,22 @@ impl Renderer for Json {
 
     fn comparison<'a>(&self) -> Option<Hook<ComparisonView<'a>>> {
         Hook::offered("The comparison as JSON", |v| match v.gate {
-            Some(gate) => serde_json::to_string_pretty(&serde_json::json!({
-                // 2: the gate's `notes` (unresolved and placement rows, never gated) and the
-                // comparison's schema 2 (see compare::COMPARISON_SCHEMA_VERSION).
-                "schema": "costbench-check",
-                "schema_version": 2,
-                "passed": gate.passed(),
-                "gate": gate,
-                "comparison": v.comparison,
-            }))
-            .expect("a check always serialises"),
+            Some(gate) => {
+                let mut doc = serde_json::json!({
+                    // 2: the gate's `notes` (unresolved and placement rows, never gated) and the
+                    // comparison's schema 2 (see compare::COMPARISON_SCHEMA_VERSION).
+                    "schema": "costbench-check",
+                    "schema_version": 2,
+                    "passed": gate.passed(),
+                    "gate": gate,
+                    "comparison": v.comparison,
+                });
+                // A side that did not finish, at the top as well (absent when both did).
+                if !v.comparison.unfinished.is_empty() {
+                    doc["unfinished"] = serde_json::json!(v.comparison.unfinished);
+                }
+                serde_json::to_string_pretty(&doc).expect("a check always serialises")
+            }
             None => serde_json::to_string_pretty(v.comparison)
                 .expect("a comparison always serialises"),
         })
