@@ -527,15 +527,22 @@ fn stopped(error: anyhow::Error, sessions: &[Session], outs: &[OutputDir]) -> an
             why,
             format!("{}", error.root_cause()),
         ));
-        let missing = record.not_reached().len();
+        let missing: Vec<String> = record.not_reached().into_iter().map(String::from).collect();
         let rows = record.results.len();
+        // Which rows, the first ten by name: what to measure again.
+        let named = match missing.len() {
+            0 => String::new(),
+            n if n <= 10 => format!(" ({})", missing.join(", ")),
+            n => format!(" ({}, and {} more)", missing[..10].join(", "), n - 10),
+        };
         said.push(match out.write_all(&record) {
             Ok(()) => format!(
-                "{} holds the figures of {} of {rows} rows, marked unfinished ({}); {missing} \
-                 rows were not written",
+                "{} holds the figures of {} of {rows} rows, marked unfinished ({}); {} rows \
+                 were not written{named}",
                 out.root().display(),
-                rows - missing,
-                why.name()
+                rows - missing.len(),
+                why.name(),
+                missing.len()
             ),
             Err(e) => format!(
                 "{} holds what was last written, marked unfinished (killed), since the end \
