@@ -7,7 +7,7 @@ use crate::core::sides::load_side;
 use crate::output::Sink;
 use anyhow::Result;
 use costbench_record::model::Unfinished;
-use costbench_record::render::Format;
+use costbench_report::render::Format;
 use costbench_report::render::RunExport;
 
 pub(super) fn export(e: ExportCmd) -> Result<i32> {
