@@ -397,8 +397,9 @@ fn gate_and_emit(
         !gate.violations.is_empty() || !gate.budgets.is_empty() || !gate.complexity.is_empty();
     Ok(if broken {
         crate::exit::REGRESSION
-    } else if gate.missing_fails() {
-        // Not a regression: the check could not judge what it was asked to.
+    } else if gate.missing_fails() || !gate.not_reached.is_empty() {
+        // Not a regression: the check could not judge what it was asked to (an instrument that
+        // could not run, rows an unfinished side never reached).
         crate::exit::FAILURE
     } else if cand.failed().next().is_some() || base.failed().next().is_some() {
         crate::exit::FAILURE
