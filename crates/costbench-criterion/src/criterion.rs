@@ -1,11 +1,9 @@
-//! [`Criterion`]: the configuration (accepted, mostly without effect), the top-level
-//! `bench_function`/`bench_with_input`, and the one costbench session every group's benchmarks
-//! go to.
+//! [`Criterion`]: the configuration (accepted, mostly without effect) and the one costbench
+//! session every benchmark goes to. Its methods that declare benchmarks (`benchmark_group`,
+//! `bench_function`, `bench_with_input`) all go through a group, and live with it in `group.rs`.
 
-use crate::group::{BenchmarkGroup, BenchmarkId};
 use crate::measurement::{Measurement, WallTime};
 use crate::profiler::Profiler;
-use crate::Bencher;
 use costbench::__compat::Session;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -178,42 +176,5 @@ impl<M: Measurement> Criterion<M> {
     /// smoke test's summary or the problems found, and exits the process.
     pub fn final_summary(&self) {
         finish()
-    }
-
-    /// Starts a group of benchmarks named `group/...`.
-    pub fn benchmark_group<S: Into<String>>(&mut self, group_name: S) -> BenchmarkGroup<'_, M> {
-        BenchmarkGroup::new(self, group_name.into())
-    }
-
-    /// One benchmark with the id `id`.
-    pub fn bench_function<F>(&mut self, id: &str, mut f: F) -> &mut Criterion<M>
-    where
-        F: FnMut(&mut Bencher<'_, M>),
-    {
-        self.benchmark_group(id)
-            .run(crate::group::Id::no_function(), None::<&()>, |b, _| f(b));
-        self
-    }
-
-    /// One benchmark with the id `function/parameter`, given `input`.
-    ///
-    /// # Panics
-    /// When `id` was made with [`BenchmarkId::from_parameter`], as criterion does: use
-    /// [`BenchmarkId::new`] here, or a group.
-    pub fn bench_with_input<F, I>(&mut self, id: BenchmarkId, input: &I, mut f: F) -> &mut Self
-    where
-        F: FnMut(&mut Bencher<'_, M>, &I),
-    {
-        let (function, parameter) = id.into_parts();
-        let group = function.expect(
-            "Cannot use BenchmarkId::from_parameter with Criterion::bench_with_input. \
-             Consider using a BenchmarkGroup or BenchmarkId::new instead.",
-        );
-        self.benchmark_group(group).run(
-            crate::group::Id::parameter_only(parameter),
-            Some(input),
-            |b, i| f(b, i.expect("given")),
-        );
-        self
     }
 }

@@ -1,53 +1,13 @@
-//! [`BenchmarkGroup`], [`BenchmarkId`] and [`Throughput`]: how a criterion benchmark gets its
-//! costbench id and op, and where its closure is handed to the session.
+//! [`BenchmarkGroup`] and [`BenchmarkId`]: how a criterion benchmark gets its costbench id and
+//! op ([`Throughput`]'s), and where its closure is handed to the session; also [`Criterion`]'s
+//! methods that declare benchmarks, since each is a group.
 
+use crate::bencher::Bencher;
 use crate::criterion::{with_session, Criterion, PlotConfiguration, SamplingMode};
 use crate::measurement::Measurement;
-use crate::Bencher;
+use crate::throughput::{ops, Throughput};
 use std::fmt::Display;
 use std::time::Duration;
-
-/// What one iteration of a benchmark processes; it becomes the scenario's op.
-///
-/// ```
-/// # extern crate costbench_criterion as criterion;
-/// use criterion::Throughput;
-/// let t = Throughput::Bytes(4096);
-/// # let _ = t;
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Throughput {
-    /// Bytes per iteration: the op is a byte.
-    Bytes(u64),
-    /// Bytes per iteration, which criterion prints in decimal units: the op is a byte.
-    BytesDecimal(u64),
-    /// Elements per iteration: the op is an element.
-    Elements(u64),
-    /// Both (criterion 0.6): the op is an element.
-    ElementsAndBytes {
-        /// Elements per iteration.
-        elements: u64,
-        /// Bytes per iteration.
-        bytes: u64,
-    },
-}
-
-/// The scenario's declared operations: the throughput's count and unit, else one iteration.
-/// A throughput of 0 would make every per-op figure infinite: it counts as one iteration.
-fn ops(t: Option<&Throughput>) -> costbench::Ops {
-    let (n, unit) = match t {
-        Some(Throughput::Bytes(n) | Throughput::BytesDecimal(n)) => (*n, "bytes"),
-        Some(Throughput::Elements(n) | Throughput::ElementsAndBytes { elements: n, .. }) => {
-            (*n, "elements")
-        }
-        None => (1, "iterations"),
-    };
-    if n == 0 {
-        costbench::ops(1, "iterations")
-    } else {
-        costbench::ops(n, unit)
-    }
-}
 
 /// A benchmark's id within its group: a function name, a parameter, or both.
 ///
@@ -279,6 +239,45 @@ impl<'a, M: Measurement> BenchmarkGroup<'a, M> {
                 f(&mut bencher, input);
             })
         });
+    }
+}
+
+/// The benchmarks declared on a [`Criterion`] itself: each is a group of one.
+impl<M: Measurement> Criterion<M> {
+    /// Starts a group of benchmarks named `group/...`.
+    pub fn benchmark_group<S: Into<String>>(&mut self, group_name: S) -> BenchmarkGroup<'_, M> {
+        BenchmarkGroup::new(self, group_name.into())
+    }
+
+    /// One benchmark with the id `id`.
+    pub fn bench_function<F>(&mut self, id: &str, mut f: F) -> &mut Criterion<M>
+    where
+        F: FnMut(&mut Bencher<'_, M>),
+    {
+        self.benchmark_group(id)
+            .run(Id::no_function(), None::<&()>, |b, _| f(b));
+        self
+    }
+
+    /// One benchmark with the id `function/parameter`, given `input`.
+    ///
+    /// # Panics
+    /// When `id` was made with [`BenchmarkId::from_parameter`], as criterion does: use
+    /// [`BenchmarkId::new`] here, or a group.
+    pub fn bench_with_input<F, I>(&mut self, id: BenchmarkId, input: &I, mut f: F) -> &mut Self
+    where
+        F: FnMut(&mut Bencher<'_, M>, &I),
+    {
+        let (function, parameter) = id.into_parts();
+        let group = function.expect(
+            "Cannot use BenchmarkId::from_parameter with Criterion::bench_with_input. \
+             Consider using a BenchmarkGroup or BenchmarkId::new instead.",
+        );
+        self.benchmark_group(group)
+            .run(Id::parameter_only(parameter), Some(input), |b, i| {
+                f(b, i.expect("given"))
+            });
+        self
     }
 }
 

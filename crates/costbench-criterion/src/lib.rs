@@ -69,25 +69,15 @@ mod bencher;
 mod criterion;
 mod group;
 pub mod measurement;
+mod throughput;
 
 pub use bencher::{async_executor, AsyncBencher, BatchSize, Bencher};
 pub use criterion::{AxisScale, Criterion, PlotConfiguration, PlottingBackend, SamplingMode};
-pub use group::{BenchmarkGroup, BenchmarkId, IntoBenchmarkId, Throughput};
+pub use group::{BenchmarkGroup, BenchmarkId, IntoBenchmarkId};
 pub use std::hint::black_box;
+pub use throughput::Throughput;
 
-/// Profilers criterion starts around a benchmark's samples (accepted, never started here).
-pub mod profiler {
-    use std::path::Path;
-
-    /// criterion's profiler hook. costbench never calls it: its profiles come from
-    /// callgrind (`callgrind/` in the output directory).
-    pub trait Profiler {
-        /// Would start profiling the benchmark `benchmark_id`.
-        fn start_profiling(&mut self, benchmark_id: &str, benchmark_dir: &Path);
-        /// Would stop profiling it.
-        fn stop_profiling(&mut self, benchmark_id: &str, benchmark_dir: &Path);
-    }
-}
+pub mod profiler;
 
 /// Glue the macros expand to; not part of the API.
 #[doc(hidden)]

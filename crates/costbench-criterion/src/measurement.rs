@@ -2,7 +2,7 @@
 //! [`WallTime`] (criterion's default) is honoured: a benchmark of a `Criterion` with another
 //! measurement is refused by name when measured (see the crate docs).
 
-use crate::Throughput;
+use crate::throughput::Throughput;
 use std::time::{Duration, Instant};
 
 /// Formats measured values for criterion's reports (kept so that custom measurements compile).

@@ -10,7 +10,7 @@
 //! get no budget check. The binary size is the bench target's, checked once, as `bench:NAME`.
 //! A budget's `complexity` is a family's, checked by [`crate::complexity::check_declared`].
 
-use crate::check::glob_match;
+use crate::glob::glob_match;
 pub use costbench_record::model::budget::Budget;
 use costbench_record::model::budget::{BudgetCheck, BudgetFigure, BudgetStatus};
 use costbench_record::model::{RunRecord, ScenarioResult};

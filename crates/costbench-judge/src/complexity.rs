@@ -246,7 +246,7 @@ pub fn check_declared(
         let names: Vec<&str> = if b.scenario.contains('*') {
             fits.iter()
                 .map(|f| f.family.as_str())
-                .filter(|f| crate::check::glob_match(&b.scenario, f))
+                .filter(|f| crate::glob::glob_match(&b.scenario, f))
                 .collect()
         } else {
             vec![b.scenario.as_str()]

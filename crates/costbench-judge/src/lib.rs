@@ -20,6 +20,7 @@ pub mod budget;
 pub mod check;
 pub mod compare;
 pub mod complexity;
+pub mod glob;
 pub mod variants;
 
 #[cfg(any(test, feature = "testing"))]

@@ -1,12 +1,11 @@
 //! Machine-code diffs as text: the changed stretches of a function's two listings with a few
 //! lines of context (the terminal, and a collapsed block of the PR comment), or the whole of it
-//! (the HTML page), each instruction with its offset, its executions per op on both sides and
+//! (the HTML page, drawn by `html::explain`), each instruction with its offset, its executions per op on both sides and
 //! its source line. Also the listing of one build (`costbench asm`). Pure: text from
 //! [`AsmDiff`] and [`Listing`].
 
 use crate::escape::clean;
-use crate::html::escape::escape;
-use crate::markdown::escape_cell;
+use crate::escape::escape_cell;
 use costbench_judge::compare::asm::{AsmDiff, AsmLine, Edit};
 use costbench_record::asm::Listing;
 use costbench_record::fmt::fmt_count;
@@ -40,7 +39,7 @@ fn counts(l: &AsmLine) -> String {
 }
 
 /// One line as a unified diff shows it: sign, offset, text, executions per op, source.
-fn line_text(l: &AsmLine) -> String {
+pub(crate) fn line_text(l: &AsmLine) -> String {
     let sign = match l.edit {
         Edit::Same => ' ',
         Edit::Added => '+',
@@ -144,30 +143,6 @@ pub fn markdown(out: &mut String, all: &[AsmDiff]) {
     }
 }
 
-/// The HTML page's section for one diff: the whole function, changed lines marked.
-pub fn html(page: &mut String, d: &AsmDiff) {
-    let _ = write!(
-        page,
-        "<details class=\"asm\"><summary>machine code of <code>{}</code>: {}</summary><pre class=\"asm\">",
-        escape(&d.function),
-        escape(&summary(d))
-    );
-    for l in &d.lines {
-        let class = match l.edit {
-            Edit::Added => "add",
-            Edit::Removed => "del",
-            Edit::Same if l.ran_differently() => "ran",
-            Edit::Same => "same",
-        };
-        let _ = writeln!(
-            page,
-            "<span class=\"{class}\">{}</span>",
-            escape(&line_text(l))
-        );
-    }
-    page.push_str("</pre></details>");
-}
-
 /// One build's listing (`costbench asm FUNCTION`): offset, text, executions when known, source.
 pub fn listing(l: &Listing) -> String {
     let mut out = format!("{}:\n", l.function);
@@ -244,7 +219,7 @@ mod tests {
         );
         assert!(md.contains("```diff\n"), "{md}");
         let mut page = String::new();
-        html(&mut page, &d);
+        crate::html::explain::asm(&mut page, &d);
         assert_eq!(page.matches("<span class=\"add\">").count(), 2, "{page}");
         assert_eq!(page.matches("<span class=\"same\">").count(), 11, "{page}");
         assert!(listing(&c).contains("jae .L2"));

@@ -146,9 +146,9 @@ pub fn complexity_markdown_rows(found: &[costbench_judge::check::ComplexityFindi
         let _ = writeln!(
             out,
             "| {} | complexity: {} | {} |",
-            crate::markdown::escape_cell(&c.family),
+            crate::escape::escape_cell(&c.family),
             c.kind,
-            crate::markdown::escape_cell(&c.message)
+            crate::escape::escape_cell(&c.message)
         );
     }
     out
@@ -161,9 +161,9 @@ pub fn markdown_rows(broken: &[BudgetCheck]) -> String {
         let _ = writeln!(
             out,
             "| {} | budget: {} | {} |",
-            crate::markdown::escape_cell(&b.id),
+            crate::escape::escape_cell(&b.id),
             b.figure,
-            crate::markdown::escape_cell(&b.message())
+            crate::escape::escape_cell(&b.message())
         );
     }
     out

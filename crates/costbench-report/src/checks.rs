@@ -1,17 +1,16 @@
-//! The census diff of a flagged scenario as the terminal, markdown and HTML reports show it: the
+//! The census diff of a flagged scenario as the terminal and markdown reports show it: the
 //! bounds and overflow checks that appeared or disappeared between the two sides, and those that
-//! ran a different number of times per op, each with its source line and executions per op.
-//! Pure: text from a [`CensusDiff`].
+//! ran a different number of times per op, each with its source line and executions per op (the HTML
+//! page's section is `html::explain`'s). Pure: text from a [`CensusDiff`].
 
 use crate::escape::clean;
-use crate::html::escape::escape;
-use crate::markdown::{escape_cell, truncate};
+use crate::escape::{escape_cell, truncate};
 use costbench_judge::compare::census::{CensusDiff, CheckDelta};
 use costbench_record::fmt::{fmt_count, fmt_delta};
 use std::fmt::Write as _;
 
 /// Rows of one diff: (what happened, the check).
-fn rows(d: &CensusDiff) -> impl Iterator<Item = (&'static str, &CheckDelta)> {
+pub(crate) fn rows(d: &CensusDiff) -> impl Iterator<Item = (&'static str, &CheckDelta)> {
     d.appeared
         .iter()
         .map(|c| ("appeared", c))
@@ -39,7 +38,7 @@ pub fn summary(d: &CensusDiff) -> String {
     parts.join(", ")
 }
 
-fn where_(c: &CheckDelta) -> String {
+pub(crate) fn where_(c: &CheckDelta) -> String {
     match &c.via {
         Some(via) => format!("{} via {via}", c.location()),
         None => c.location(),
@@ -105,41 +104,6 @@ pub fn markdown(out: &mut String, all: &[CensusDiff]) {
     }
 }
 
-/// The HTML page's section for one scenario.
-pub fn html(page: &mut String, d: &CensusDiff) {
-    let _ = write!(
-        page,
-        "<p>Checks (census) that moved: {}</p>",
-        escape(
-            &d.unavailable
-                .as_deref()
-                .map_or_else(|| summary(d), |why| format!("not available: {why}"))
-        )
-    );
-    if d.is_empty() {
-        return;
-    }
-    page.push_str(
-        "<table class=\"sortable checks\"><thead><tr><th>check</th><th>kind</th><th>line</th>\
-         <th>per op (baseline)</th><th>per op (candidate)</th><th>function</th></tr></thead><tbody>",
-    );
-    for (what, c) in rows(d) {
-        let _ = write!(
-            page,
-            "<tr><td>{what}</td><td>{}</td><td><code>{}</code></td><td data-v=\"{}\">{}</td>\
-             <td data-v=\"{}\">{}</td><td><code>{}</code></td></tr>",
-            escape(&c.kind),
-            escape(&where_(c)),
-            c.base_per_op,
-            escape(&fmt_count(c.base_per_op)),
-            c.cand_per_op,
-            escape(&fmt_count(c.cand_per_op)),
-            escape(&c.function)
-        );
-    }
-    page.push_str("</tbody></table>");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,7 +146,7 @@ mod tests {
             "{md}"
         );
         let mut page = String::new();
-        html(&mut page, &d);
+        crate::html::explain::checks(&mut page, &d);
         assert!(page.contains("<code>suite::sum&lt;T&gt;</code>"), "{page}");
         let none = CensusDiff {
             appeared: vec![],

@@ -6,51 +6,11 @@
 //! table it sits in nor inject HTML into the comment. The comment stays short: significant
 //! changes are shown, negligible ones are folded, so 100 scenarios fit in a few hundred lines.
 
+use crate::escape::{escape_cell, truncate};
 use costbench_judge::compare::{Comparison, NotCompared, Row, Side, Verdict};
 use costbench_record::fmt::{fmt_change, fmt_ci, fmt_threshold};
 use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
-
-/// Escapes untrusted text for a table cell or running text:
-/// - `&`, `<`, `>`, `|` and backticks become HTML entities: no tags, no cell splits, no code
-///   spans (GFM splits table rows on raw `|` before it reads entities, so `&#124;` stays inside
-///   its cell);
-/// - markdown punctuation that could start emphasis, links, strikethrough or math
-///   (`\ * _ [ ] ~ $`) is backslash-escaped;
-/// - newlines, carriage returns and tabs become spaces (a newline would end the table row);
-///   other control characters, bidirectional overrides and Unicode line separators become
-///   U+FFFD.
-///
-/// `@mentions` and bare URLs are left as they are: GitHub links them after rendering, whatever
-/// the escaping, and whoever can name a scenario can write them in the PR anyway.
-pub fn escape_cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '|' => out.push_str("&#124;"),
-            '`' => out.push_str("&#96;"),
-            '\\' | '*' | '_' | '[' | ']' | '~' | '$' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() || crate::escape::is_format_control(c) => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// At most `max` characters of `s`, with an ellipsis when cut.
-pub(crate) fn truncate(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

@@ -5,7 +5,7 @@
 //! Pure: text from a [`FunctionChanges`].
 
 use crate::escape::clean;
-use crate::markdown::{escape_cell, truncate};
+use crate::escape::{escape_cell, truncate};
 use costbench_judge::compare::{FunctionChanges, FunctionDelta};
 use costbench_record::fmt::{fmt_count, fmt_delta, fmt_ir};
 use std::fmt::Write as _;

@@ -3,7 +3,7 @@
 //! significant, `?` unresolved, `≈` placement) and each variant's price. Pure: the matrix comes
 //! in judged.
 
-use crate::markdown::escape_cell;
+use crate::escape::escape_cell;
 use crate::table::{Align, TextTable};
 use costbench_judge::compare::Verdict;
 use costbench_judge::variants::{Cell, Matrix, Price};

@@ -91,13 +91,13 @@ pub(crate) fn attach_explanations(
     (cand, cand_dir, cand_root): (&RunRecord, Option<&Path>, Option<&Path>),
 ) {
     let mut loader = costbench_measure::instrument::census::sites::SiteLoader::default();
-    costbench_judge::compare::census::attach(cmp, |id| {
+    costbench_judge::compare::explain::attach_census(cmp, |id| {
         let b = loader.load(base, base_dir, id, base_root)?;
         let c = loader.load(cand, cand_dir, id, cand_root)?;
         Some(b.and_then(|b| c.map(|c| (b, c))))
     });
     use costbench_judge::compare::Presence;
-    costbench_judge::compare::asm::attach(cmp, |id, function, presence| {
+    costbench_judge::compare::explain::attach_asm(cmp, |id, function, presence| {
         let side = |run, dir, root, present: bool| {
             present
                 .then(|| {

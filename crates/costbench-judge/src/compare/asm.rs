@@ -2,10 +2,10 @@
 //! (`costbench_record::asm`, normalised so that only real differences show) aligned by their
 //! instruction texts (a longest common subsequence), each line with its executions per op on
 //! both sides and its source line. Pure: the caller disassembles the two binaries that were
-//! measured (`costbench_measure::asm`) and passes the listings in; [`attach`] fills a
-//! comparison's diffs for the top movers of each explained scenario.
+//! measured (`costbench_measure::asm`) and passes the listings in; `explain::attach_asm`
+//! fills a comparison's diffs for the top movers of each explained scenario.
 
-use super::types::{Comparison, Presence};
+use super::presence::Presence;
 use costbench_record::asm::{AsmInsn, Listing};
 use serde::Serialize;
 
@@ -169,52 +169,6 @@ pub fn diff(
 /// run counted.
 pub type SideListings = (Option<(Listing, u64)>, Option<(Listing, u64)>);
 
-/// Fills `cmp.asm` with the diffs of the [`ASM_TOP`] largest movers (of those the binaries hold)
-/// of every scenario
-/// `cmp.functions` explains, from the listings `listings(id, function, presence)` gives, or why
-/// they cannot be had. A function neither binary holds (the C library's, in another object) is
-/// left out.
-pub fn attach(
-    cmp: &mut Comparison,
-    mut listings: impl FnMut(&str, &str, Presence) -> Result<SideListings, String>,
-) {
-    let scenarios: Vec<(String, Vec<(String, Presence)>)> = cmp
-        .functions
-        .iter()
-        .filter(|f| f.unavailable.is_none())
-        .map(|f| {
-            let movers = f.top.iter().map(|d| (d.name.clone(), d.presence)).collect();
-            (f.id.clone(), movers)
-        })
-        .collect();
-    for (id, movers) in scenarios {
-        let mut shown = 0;
-        for (function, presence) in movers {
-            if shown == ASM_TOP {
-                break;
-            }
-            let entry = match listings(&id, &function, presence) {
-                Ok((None, None)) => continue,
-                Ok((b, c)) => diff(
-                    id.clone(),
-                    function,
-                    b.as_ref().map(|(l, o)| (l, *o)),
-                    c.as_ref().map(|(l, o)| (l, *o)),
-                ),
-                Err(e) => AsmDiff {
-                    id: id.clone(),
-                    function,
-                    presence,
-                    lines: Vec::new(),
-                    unavailable: Some(e),
-                },
-            };
-            cmp.asm.push(entry);
-            shown += 1;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,47 +246,5 @@ mod tests {
             (new.presence, new.added_removed()),
             (Presence::CandidateOnly, (9, 0))
         );
-    }
-
-    /// Functions neither binary holds (the C library's) are passed over: the three shown are
-    /// the largest movers the binaries have.
-    #[test]
-    fn movers_outside_the_binaries_are_passed_over() {
-        use crate::compare::{FunctionChanges, FunctionDelta};
-        let mut cmp = crate::testing::every_verdict();
-        let mover = |name: &str| FunctionDelta {
-            name: name.into(),
-            base_self: 1.0,
-            cand_self: 2.0,
-            base_inclusive: 1.0,
-            cand_inclusive: 2.0,
-            base_calls: 1.0,
-            cand_calls: 1.0,
-            share: None,
-            presence: Presence::Both,
-        };
-        cmp.functions = vec![FunctionChanges {
-            id: "x".into(),
-            top: ["_int_malloc", "a", "memcpy", "b", "c", "d"]
-                .into_iter()
-                .map(mover)
-                .collect(),
-            change: 6.0,
-            omitted: None,
-            unavailable: None,
-            placement_note: None,
-            inlining_note: None,
-            codegen_note: None,
-        }];
-        let l = listing(&[("ret", 1)]);
-        attach(&mut cmp, |_, f, _| {
-            Ok(if f.starts_with(['_', 'm']) {
-                (None, None)
-            } else {
-                (Some((l.clone(), 1)), Some((l.clone(), 1)))
-            })
-        });
-        let shown: Vec<&str> = cmp.asm.iter().map(|d| d.function.as_str()).collect();
-        assert_eq!(shown, ["a", "b", "c"]);
     }
 }

@@ -2,7 +2,7 @@
 //! measured body on one side and not the other, and those whose executions per op changed,
 //! each with its source line. Pure: the caller joins each side's callgrind per-instruction counts
 //! with its binary's guards (the runner's `instrument::census::parse::load_sites`) and passes
-//! the executed sites in; [`attach`] fills a comparison's census diffs.
+//! the executed sites in; `explain::attach_census` fills a comparison's census diffs.
 //!
 //! A check is the same on both sides when its kind, function and source frames (file and line,
 //! innermost first) agree (files relative to each side's checkout; see `same_file`). Addresses never take part: the two binaries place code differently.
@@ -11,8 +11,6 @@
 //! often per op: counts are exact, so a check that moved down two lines and still runs 1,000
 //! times per op is the same check, while the one the pull request added has no partner.
 
-use super::types::Comparison;
-use costbench_record::instrument::Figure;
 use costbench_record::model::CensusSite;
 use serde::Serialize;
 
@@ -234,39 +232,6 @@ pub fn diff(
 
 /// Each side's executed checks of one id: every executed site and the ops its run counted.
 pub type SideSites = (Vec<CensusSite>, u64);
-
-/// Fills `cmp.census` for every id whose functions `cmp.functions` lists (significant or
-/// placement-labelled instruction-count changes) and whose runs both carry a census, from the
-/// sites `sites(id)` gives: (baseline, candidate), or why they cannot be had. Ids with no
-/// census on either side are skipped: the census is an instrument the run may not have measured.
-pub fn attach(
-    cmp: &mut Comparison,
-    mut sites: impl FnMut(&str) -> Option<Result<(SideSites, SideSites), String>>,
-) {
-    let ids: Vec<String> = cmp
-        .rows
-        .iter()
-        .filter(|r| {
-            r.instrument == Figure::Icount
-                && (r.verdict.is_significant() || r.verdict == super::Verdict::Placement)
-        })
-        .map(|r| r.id.clone())
-        .collect();
-    for id in ids {
-        let entry = match sites(&id) {
-            None => continue,
-            Some(Ok(((b, bo), (c, co)))) => diff(id, &b, bo, &c, co),
-            Some(Err(e)) => CensusDiff {
-                id,
-                appeared: Vec::new(),
-                disappeared: Vec::new(),
-                changed: Vec::new(),
-                unavailable: Some(e),
-            },
-        };
-        cmp.census.push(entry);
-    }
-}
 
 #[cfg(test)]
 mod tests {

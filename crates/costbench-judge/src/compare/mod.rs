@@ -13,12 +13,14 @@
 pub mod asm;
 pub(crate) mod bootstrap;
 pub mod census;
+pub mod explain;
 pub mod family;
 pub mod functions;
 mod judge;
 pub mod noise;
 pub mod paired;
 pub mod placement;
+mod presence;
 mod types;
 
 pub use bootstrap::RatioCi;

@@ -5,6 +5,7 @@
 
 use super::bootstrap::RatioCi;
 use super::family;
+pub use super::presence::Presence;
 use anyhow::{bail, Result};
 use costbench_record::fmt::fmt_threshold;
 use costbench_record::instrument::{Figure, Judged};
@@ -467,11 +468,11 @@ pub struct Comparison {
     pub functions: Vec<FunctionChanges>,
     /// For the same changes, when both runs measured the census: the checks that appeared,
     /// disappeared or ran a different number of times per op (filled by
-    /// [`census::attach`](super::census::attach)).
+    /// [`explain::attach_census`](super::explain::attach_census)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub census: Vec<super::census::CensusDiff>,
     /// The machine code of the largest movers of each explained scenario, both sides aligned
-    /// (filled by [`asm::attach`](super::asm::attach)).
+    /// (filled by [`explain::attach_asm`](super::explain::attach_asm)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asm: Vec<super::asm::AsmDiff>,
 }
@@ -594,31 +595,6 @@ pub struct FunctionDelta {
     /// Whether it has a cost of its own on both sides or on one only (renamed, inlined into its
     /// callers on the other side, new or removed).
     pub presence: Presence,
-}
-
-/// On which sides a function has a cost of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Presence {
-    /// In both profiles.
-    #[default]
-    Both,
-    /// In the baseline's profile only: removed, renamed, or inlined into its callers in the
-    /// candidate.
-    BaselineOnly,
-    /// In the candidate's profile only: new, renamed, or no longer inlined.
-    CandidateOnly,
-}
-
-impl Presence {
-    /// "baseline only", "candidate only", or `None` for both sides.
-    pub fn label(self) -> Option<&'static str> {
-        match self {
-            Presence::Both => None,
-            Presence::BaselineOnly => Some("baseline only"),
-            Presence::CandidateOnly => Some("candidate only"),
-        }
-    }
 }
 
 impl FunctionDelta {

@@ -17,6 +17,7 @@
 //! charts) and `provenance` (where every run came from).
 
 pub mod escape;
+pub(crate) mod explain;
 mod overview;
 mod provenance;
 mod scenario;

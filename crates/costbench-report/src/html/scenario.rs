@@ -218,10 +218,10 @@ pub(super) fn scenario(
         function_changes(page, f);
     }
     if let Some(d) = census {
-        crate::checks::html(page, d);
+        super::explain::checks(page, d);
     }
     for d in asm {
-        crate::asm::html(page, d);
+        super::explain::asm(page, d);
     }
     if let Some(c) = &r.counters.cache {
         page.push_str("<table><thead><tr><th>simulated counter</th><th>per op</th><th>per run</th></tr></thead><tbody>");

@@ -1,0 +1,154 @@
+//! Explaining a comparison: fills its census diffs and machine-code diffs from what the caller
+//! reads of the two sides (the callgrind profiles and binaries that were measured), with the pure
+//! diffs of [`census`](super::census) and [`asm`](super::asm). The data types live there; this
+//! file only walks the comparison.
+
+use super::asm::{self, SideListings, ASM_TOP};
+use super::census::{self, SideSites};
+use super::types::{Comparison, Presence, Verdict};
+use costbench_record::instrument::Figure;
+
+/// Fills `cmp.census` for every id whose functions `cmp.functions` lists (significant or
+/// placement-labelled instruction-count changes) and whose runs both carry a census, from the
+/// sites `sites(id)` gives: (baseline, candidate), or why they cannot be had. Ids with no
+/// census on either side are skipped: the census is an instrument the run may not have measured.
+pub fn attach_census(
+    cmp: &mut Comparison,
+    mut sites: impl FnMut(&str) -> Option<Result<(SideSites, SideSites), String>>,
+) {
+    let ids: Vec<String> = cmp
+        .rows
+        .iter()
+        .filter(|r| {
+            r.instrument == Figure::Icount
+                && (r.verdict.is_significant() || r.verdict == Verdict::Placement)
+        })
+        .map(|r| r.id.clone())
+        .collect();
+    for id in ids {
+        let entry = match sites(&id) {
+            None => continue,
+            Some(Ok(((b, bo), (c, co)))) => census::diff(id, &b, bo, &c, co),
+            Some(Err(e)) => census::CensusDiff {
+                id,
+                appeared: Vec::new(),
+                disappeared: Vec::new(),
+                changed: Vec::new(),
+                unavailable: Some(e),
+            },
+        };
+        cmp.census.push(entry);
+    }
+}
+
+/// Fills `cmp.asm` with the diffs of the [`ASM_TOP`] largest movers (of those the binaries hold)
+/// of every scenario
+/// `cmp.functions` explains, from the listings `listings(id, function, presence)` gives, or why
+/// they cannot be had. A function neither binary holds (the C library's, in another object) is
+/// left out.
+pub fn attach_asm(
+    cmp: &mut Comparison,
+    mut listings: impl FnMut(&str, &str, Presence) -> Result<SideListings, String>,
+) {
+    let scenarios: Vec<(String, Vec<(String, Presence)>)> = cmp
+        .functions
+        .iter()
+        .filter(|f| f.unavailable.is_none())
+        .map(|f| {
+            let movers = f.top.iter().map(|d| (d.name.clone(), d.presence)).collect();
+            (f.id.clone(), movers)
+        })
+        .collect();
+    for (id, movers) in scenarios {
+        let mut shown = 0;
+        for (function, presence) in movers {
+            if shown == ASM_TOP {
+                break;
+            }
+            let entry = match listings(&id, &function, presence) {
+                Ok((None, None)) => continue,
+                Ok((b, c)) => asm::diff(
+                    id.clone(),
+                    function,
+                    b.as_ref().map(|(l, o)| (l, *o)),
+                    c.as_ref().map(|(l, o)| (l, *o)),
+                ),
+                Err(e) => asm::AsmDiff {
+                    id: id.clone(),
+                    function,
+                    presence,
+                    lines: Vec::new(),
+                    unavailable: Some(e),
+                },
+            };
+            cmp.asm.push(entry);
+            shown += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costbench_record::asm::{AsmInsn, Listing};
+
+    fn listing(insns: &[(&str, u64)]) -> Listing {
+        Listing {
+            function: "f".into(),
+            insns: insns
+                .iter()
+                .enumerate()
+                .map(|(i, &(text, executions))| AsmInsn {
+                    offset: 4 * i as u64,
+                    text: text.into(),
+                    executions,
+                    file: Some("src/lib.rs".into()),
+                    line: Some(7),
+                })
+                .collect(),
+            counted: true,
+        }
+    }
+
+    /// Functions neither binary holds (the C library's) are passed over: the three shown are
+    /// the largest movers the binaries have.
+    #[test]
+    fn movers_outside_the_binaries_are_passed_over() {
+        use crate::compare::{FunctionChanges, FunctionDelta};
+        let mut cmp = crate::testing::every_verdict();
+        let mover = |name: &str| FunctionDelta {
+            name: name.into(),
+            base_self: 1.0,
+            cand_self: 2.0,
+            base_inclusive: 1.0,
+            cand_inclusive: 2.0,
+            base_calls: 1.0,
+            cand_calls: 1.0,
+            share: None,
+            presence: Presence::Both,
+        };
+        cmp.functions = vec![FunctionChanges {
+            id: "x".into(),
+            top: ["_int_malloc", "a", "memcpy", "b", "c", "d"]
+                .into_iter()
+                .map(mover)
+                .collect(),
+            change: 6.0,
+            omitted: None,
+            unavailable: None,
+            placement_note: None,
+            inlining_note: None,
+            codegen_note: None,
+        }];
+        let l = listing(&[("ret", 1)]);
+        attach_asm(&mut cmp, |_, f, _| {
+            Ok(if f.starts_with(['_', 'm']) {
+                (None, None)
+            } else {
+                (Some((l.clone(), 1)), Some((l.clone(), 1)))
+            })
+        });
+        let shown: Vec<&str> = cmp.asm.iter().map(|d| d.function.as_str()).collect();
+        assert_eq!(shown, ["a", "b", "c"]);
+    }
+}
