@@ -5,9 +5,14 @@ use costbench::CountingAlloc;
 use std::alloc::{GlobalAlloc, Layout, System};
 
 /// A global allocator that counts allocations, as divan's does: with it installed, `costbench
-/// run --instrument memory` reports allocations, bytes and peak heap per op.
+/// run --instrument memory` reports allocations, bytes and peak heap per op. It is the
+/// program's global allocator, so the costbench library's `count-alloc` feature (which installs
+/// one) must stay off where it is declared.
 ///
-/// ```no_run
+/// Not compiled as a doc test: in this workspace another member turns `count-alloc` on, and a
+/// program may have only one global allocator.
+///
+/// ```ignore
 /// # extern crate costbench_divan as divan;
 /// #[global_allocator]
 /// static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
