@@ -37,30 +37,6 @@ fn start_run(out: &Path, instruments: &str) -> Child {
         .spawn(Stdio::null(), Stdio::piped())
 }
 
-/// Processes of the run of `costbench` (pid `pid`) into `out`: any whose command line names the
-/// output directory (valgrind, scenario binaries, costbench itself), and its janitor.
-fn run_processes(out: &Path, pid: u32) -> Vec<String> {
-    let out = out.to_string_lossy().into_owned();
-    let janitor = format!("__costbench-janitor {pid} ");
-    let me = std::process::id().to_string();
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if !name.bytes().all(|b| b.is_ascii_digit()) || name == me {
-            continue;
-        }
-        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        // A zombie (killed, not yet reaped by init) has an empty command line and runs nothing.
-        if cmd.contains(&out) || cmd.contains(&janitor) {
-            found.push(format!("{name}: {cmd}"));
-        }
-    }
-    found
-}
-
 /// Waits (up to 10 minutes: the first run builds the suite) until `ready()`.
 fn wait_until(child: &mut Child, what: &str, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -98,7 +74,7 @@ fn stop(mut child: Child, out: &Path, signal: i32) -> (Option<i32>, String) {
     assert_eq!(unsafe { libc::kill(pid as libc::pid_t, signal) }, 0);
     let output = child_output(&mut child);
     std::thread::sleep(Duration::from_secs(2));
-    let left = run_processes(out, pid);
+    let left = common::run_processes(out, pid);
     assert!(
         left.is_empty(),
         "processes of the run left after 2 s: {left:#?}"
@@ -150,7 +126,7 @@ fn a_killed_run_leaves_no_process_and_no_temporary_file() {
     let pid = child.id();
     // A scenario process runs: its command line names its temporary output file.
     wait_until(&mut child, "a scenario process ran", || {
-        run_processes(out, pid)
+        common::run_processes(out, pid)
             .iter()
             .any(|p| p.contains(".costbench-tmp-") && !p.contains("__costbench-janitor"))
     });
@@ -183,7 +159,7 @@ fn an_interrupted_run_keeps_what_finished_and_says_so() {
                     .iter()
                     .any(|r| !r[figure].is_null())
             })
-            && run_processes(out, pid)
+            && common::run_processes(out, pid)
                 .iter()
                 .any(|p| p.contains(".costbench-tmp-") && !p.contains("__costbench-janitor"))
     });

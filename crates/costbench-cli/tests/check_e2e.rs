@@ -58,13 +58,7 @@ fn check_env(
             &["--filter", "^knob/"][..]
         })
         .output();
-    let json = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "check printed no JSON ({e}); exit {:?}; stderr:\n{}",
-            o.status.code(),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
+    let json = common::stdout_json(&o, "check");
     (o, json)
 }
 
@@ -605,12 +599,7 @@ fn changed_counts_are_measured_under_shifted_data_placements() {
         ])
         .arg(out.path())
         .output();
-    let json: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "check printed no JSON ({e}); stderr:\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
+    let json: Value = common::stdout_json(&o, "check");
     let base = run_json(&out.path().join("baseline"));
     let cand = run_json(&out.path().join("candidate"));
     let icount = |run: &Value, id: &str| -> (f64, Vec<f64>) {

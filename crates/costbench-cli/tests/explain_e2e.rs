@@ -39,13 +39,7 @@ fn check(repo: &Path, out: &Path, filter: &str, md: &Path) -> (Output, Value) {
         .arg("--output-dir")
         .arg(out)
         .output();
-    let json = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "check printed no JSON ({e}); exit {:?}; stderr:\n{}",
-            o.status.code(),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
+    let json = common::stdout_json(&o, "check");
     (o, json)
 }
 

@@ -44,29 +44,6 @@ fn run_cmd(out: &Path, instruments: &str, extra: &[&str]) -> Costbench {
         .args(extra)
 }
 
-/// Processes of the run into `out` (costbench `pid`): any whose command line names the output
-/// directory, and its janitor.
-fn run_processes(out: &Path, pid: u32) -> Vec<String> {
-    let out = out.to_string_lossy().into_owned();
-    let janitor = format!("__costbench-janitor {pid} ");
-    let me = std::process::id().to_string();
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if !name.bytes().all(|b| b.is_ascii_digit()) || name == me {
-            continue;
-        }
-        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if cmd.contains(&out) || cmd.contains(&janitor) {
-            found.push(format!("{name}: {cmd}"));
-        }
-    }
-    found
-}
-
 /// Hidden entries (temporary files and directories) anywhere in `dir`.
 fn hidden_entries(dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
@@ -98,7 +75,7 @@ fn settle(mut child: Child, out: &Path) -> (Option<i32>, String, Left) {
     }
     let code = child.wait().unwrap().code();
     std::thread::sleep(Duration::from_secs(2));
-    let left = run_processes(out, pid);
+    let left = common::run_processes(out, pid);
     assert!(left.is_empty(), "orphans 2 s later: {left:#?}\n{err}");
     let tmp = hidden_entries(out);
     assert!(tmp.is_empty(), "temporary files left: {tmp:?}");

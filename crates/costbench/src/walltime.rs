@@ -138,48 +138,18 @@ pub(crate) fn sample_batched<I, R>(
     body: &mut impl FnMut(I) -> R,
 ) -> WalltimeSamples {
     let clock_overhead_ns = clock_overhead(Instant::now);
-    let warm_start = Instant::now();
-    let mut batch = 1u64;
-    let mut warmup_iterations = 0u64;
-    let per_iter_ns = loop {
-        let t = run_batch(batch, setup, body);
-        warmup_iterations += batch;
-        let per_iter = (ns(t) as f64 / batch as f64).max(0.01);
-        if warm_start.elapsed() >= config.warmup {
-            break per_iter;
-        }
-        if t < config.sample_target {
-            batch = batch.saturating_mul(2);
-        }
-    };
-    let iterations_per_sample =
-        ((ns(config.sample_target) as f64 / per_iter_ns).round() as u64).max(1);
+    let mut timed = |n| run_batch(n, setup, body);
+    let sizing = warm_up(config, &mut timed);
     let mut samples = config.samples.max(1);
     if let Some(max) = config.max_time {
-        let per_sample = per_iter_ns * iterations_per_sample as f64;
+        let per_sample = sizing.per_iter_ns * sizing.iterations_per_sample as f64;
         let affordable = (ns(max) as f64 / per_sample) as u32;
         samples = samples.min(affordable.max(MIN_SAMPLES));
     }
     let sample_ns = (0..samples)
-        .map(|_| {
-            if let Some(l) = &config.lockstep {
-                l.wait();
-            }
-            let t = ns(run_batch(iterations_per_sample, setup, body));
-            if let Some(l) = &config.lockstep {
-                l.pass();
-            }
-            t
-        })
+        .map(|_| one_sample(config, sizing.iterations_per_sample, &mut timed))
         .collect();
-    WalltimeSamples {
-        party: None,
-        clock: Clock::Monotonic,
-        iterations_per_sample,
-        sample_ns,
-        warmup_iterations,
-        clock_overhead_ns,
-    }
+    sizing.samples(sample_ns, clock_overhead_ns)
 }
 
 /// Samples a body that times itself: `timed(n)` runs `n` iterations and returns how long the
@@ -190,6 +160,47 @@ pub(crate) fn sample_custom(
     timed: &mut impl FnMut(u64) -> Duration,
 ) -> WalltimeSamples {
     let clock_overhead_ns = clock_overhead(Instant::now);
+    let sizing = warm_up(config, timed);
+    let sampling_start = Instant::now();
+    let sample_ns = (0..config.samples.max(1))
+        .map_while(|i| {
+            // The user's durations may leave out most of the time an iteration takes (its setup):
+            // the cap is on the time that really passes.
+            if let Some(max) = config.max_time {
+                if i >= MIN_SAMPLES && sampling_start.elapsed() >= max {
+                    return None;
+                }
+            }
+            Some(one_sample(config, sizing.iterations_per_sample, timed))
+        })
+        .collect();
+    sizing.samples(sample_ns, clock_overhead_ns)
+}
+
+/// What the warm-up learnt: the time of one iteration and how many make a sample.
+struct Sizing {
+    per_iter_ns: f64,
+    warmup_iterations: u64,
+    iterations_per_sample: u64,
+}
+
+impl Sizing {
+    fn samples(self, sample_ns: Vec<u64>, clock_overhead_ns: f64) -> WalltimeSamples {
+        WalltimeSamples {
+            party: None,
+            clock: Clock::Monotonic,
+            iterations_per_sample: self.iterations_per_sample,
+            sample_ns,
+            warmup_iterations: self.warmup_iterations,
+            clock_overhead_ns,
+        }
+    }
+}
+
+/// Runs batches of `timed(n)` iterations, doubling `n` while a batch is shorter than a sample's
+/// target, until the warm-up time has passed; sizes a sample from the last batch's time per
+/// iteration.
+fn warm_up(config: &WalltimeConfig, timed: &mut impl FnMut(u64) -> Duration) -> Sizing {
     let warm_start = Instant::now();
     let mut batch = 1u64;
     let mut warmup_iterations = 0u64;
@@ -204,37 +215,24 @@ pub(crate) fn sample_custom(
             batch = batch.saturating_mul(2);
         }
     };
-    let iterations_per_sample =
-        ((ns(config.sample_target) as f64 / per_iter_ns).round() as u64).max(1);
-    let samples = config.samples.max(1);
-    let sampling_start = Instant::now();
-    let sample_ns = (0..samples)
-        .map_while(|i| {
-            // The user's durations may leave out most of the time an iteration takes (its setup):
-            // the cap is on the time that really passes.
-            if let Some(max) = config.max_time {
-                if i >= MIN_SAMPLES && sampling_start.elapsed() >= max {
-                    return None;
-                }
-            }
-            if let Some(l) = &config.lockstep {
-                l.wait();
-            }
-            let t = ns(timed(iterations_per_sample));
-            if let Some(l) = &config.lockstep {
-                l.pass();
-            }
-            Some(t)
-        })
-        .collect();
-    WalltimeSamples {
-        party: None,
-        clock: Clock::Monotonic,
-        iterations_per_sample,
-        sample_ns,
+    Sizing {
+        per_iter_ns,
         warmup_iterations,
-        clock_overhead_ns,
+        iterations_per_sample: ((ns(config.sample_target) as f64 / per_iter_ns).round() as u64)
+            .max(1),
     }
+}
+
+/// One sample of `n` iterations, in lockstep with the other side when there is one.
+fn one_sample(config: &WalltimeConfig, n: u64, timed: &mut impl FnMut(u64) -> Duration) -> u64 {
+    if let Some(l) = &config.lockstep {
+        l.wait();
+    }
+    let t = ns(timed(n));
+    if let Some(l) = &config.lockstep {
+        l.pass();
+    }
+    t
 }
 
 /// The clock a party's samples are taken with (see the module comment).

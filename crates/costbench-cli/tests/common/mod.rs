@@ -146,6 +146,18 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The JSON `what` printed on stdout; a test fails here with the exit code and stderr when
+/// there is none.
+pub fn stdout_json(o: &Output, what: &str) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{what} printed no JSON ({e}); exit {:?}; stderr:\n{}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
 /// The run record of an output directory.
 pub fn run_json(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
@@ -228,4 +240,28 @@ pub fn miri_available() -> bool {
         );
     }
     ok
+}
+
+/// Processes of the run of `costbench` (pid `pid`) into `out`: any whose command line names the
+/// output directory (valgrind, scenario binaries, costbench itself), and its janitor.
+pub fn run_processes(out: &Path, pid: u32) -> Vec<String> {
+    let out = out.to_string_lossy().into_owned();
+    let janitor = format!("__costbench-janitor {pid} ");
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) || name == me {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        // A zombie (killed, not yet reaped by init) has an empty command line and runs nothing.
+        if cmd.contains(&out) || cmd.contains(&janitor) {
+            found.push(format!("{name}: {cmd}"));
+        }
+    }
+    found
 }
