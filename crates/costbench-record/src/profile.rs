@@ -1,5 +1,6 @@
 //! A callgrind profile as plain data: each function's self and inclusive cost in the first
-//! event (instructions) and the calls into it. Reading callgrind's file format into a
+//! event (instructions), the calls into it, and the call graph's edges (caller to callee, with
+//! the calls' inclusive cost). Reading callgrind's file format into a
 //! [`Profile`] is the measuring layer's job (`instrument::icount::profile`); diffing two
 //! profiles is the judging layer's (`compare::functions`). Only the data they share lives here.
 
@@ -28,6 +29,20 @@ pub struct Profile {
     /// The source files each function's own instructions came from (its `fl=`, and the `fi=`
     /// and `fe=` of code inlined into it), as the profile names them.
     pub sources: HashMap<String, BTreeSet<String>>,
+    /// The call graph: for each caller, its callees with the calls it made into each and their
+    /// inclusive cost (the cost line after `calls=`). Callgrind without `--separate-callers`
+    /// keeps edges, not whole stacks: a callee's cost per call path is not in the file.
+    pub edges: HashMap<String, HashMap<String, CallEdge>>,
+}
+
+/// The calls from one function into another, summed over every call site.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallEdge {
+    /// How many calls.
+    pub calls: u64,
+    /// Their inclusive cost: the callee's instructions and those of everything it called, on
+    /// these calls only.
+    pub inclusive: u64,
 }
 
 /// One scenario's profile in one run, with the ops that run counted (costs per op are the

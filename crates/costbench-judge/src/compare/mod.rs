@@ -15,6 +15,7 @@ pub(crate) mod bootstrap;
 pub mod census;
 pub mod explain;
 pub mod family;
+pub mod flame;
 pub mod functions;
 mod judge;
 pub mod noise;
@@ -148,6 +149,7 @@ pub fn compare_with(
         functions: Vec::new(),
         census: Vec::new(),
         asm: Vec::new(),
+        flames: Vec::new(),
     };
     let mut pending = Vec::new();
     let mut seen = HashSet::new();

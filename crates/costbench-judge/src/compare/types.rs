@@ -475,6 +475,11 @@ pub struct Comparison {
     /// (filled by [`explain::attach_asm`](super::explain::attach_asm)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asm: Vec<super::asm::AsmDiff>,
+    /// The differential flame graph of each scenario `functions` explains (filled by
+    /// [`attach`](super::functions::attach) from the same profiles). Drawn by the HTML report
+    /// only: a tree of call paths is too large for the JSON document, which has the movers.
+    #[serde(skip)]
+    pub flames: Vec<super::flame::FlameDiff>,
 }
 
 impl Comparison {

@@ -139,7 +139,9 @@ pub fn diff(
 /// verdict ([`placement_note`]), and so does the wall-time change of its id while the instruction
 /// change is at most [`PLACEMENT_WALLTIME_BOUND_PCT`]. With `unchanged` (the caller knows both
 /// revisions), a change of inlining in code the pull request did not touch ([`codegen_note`])
-/// becomes a placement verdict the same way. The loading is the caller's, so this stays pure.
+/// becomes a placement verdict the same way. Each scenario's differential flame graph
+/// ([`flame::diff`](super::flame::diff)) goes into `cmp.flames` from the same profiles. The
+/// loading is the caller's, so this stays pure.
 ///
 /// [`PLACEMENT_WALLTIME_BOUND_PCT`]: crate::compare::placement::PLACEMENT_WALLTIME_BOUND_PCT
 pub fn attach(
@@ -161,6 +163,8 @@ pub fn attach(
     for id in ids {
         let entry = match profiles(&id) {
             Ok(((b, bo), (c, co))) => {
+                cmp.flames
+                    .push(super::flame::diff(id.clone(), &b, bo, &c, co));
                 let mut entry = diff(id, &b, bo, &c, co);
                 if let (Some(inlining), Some(unchanged)) = (&entry.inlining_note, unchanged) {
                     entry.codegen_note = codegen_note(&b, &c, bo, co, inlining, unchanged);

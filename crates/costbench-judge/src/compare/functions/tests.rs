@@ -134,6 +134,7 @@ fn profile(fns: Fns) -> Profile {
             .collect(),
         total: fns.iter().map(|f| f.1).sum(),
         sources: Default::default(),
+        edges: Default::default(),
     }
 }
 

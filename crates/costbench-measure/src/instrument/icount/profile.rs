@@ -11,7 +11,7 @@
 use super::super::callgrind::format::{Reader, Record};
 use anyhow::{bail, Context, Result};
 use costbench_record::model::RunRecord;
-use costbench_record::profile::{Profile, ScenarioProfile};
+use costbench_record::profile::{CallEdge, Profile, ScenarioProfile};
 use std::path::Path;
 
 /// Reads and parses the callgrind output at `path`.
@@ -99,6 +99,10 @@ pub fn parse(text: &str) -> Result<Profile> {
                         count,
                         &reader,
                     )?;
+                    if let Some(f) = reader.function() {
+                        let edge = edge_of(&mut profile, f, c);
+                        add(&mut edge.calls, count, &reader)?;
+                    }
                 }
             }
             Record::Cost(line) => {
@@ -107,6 +111,11 @@ pub fn parse(text: &str) -> Result<Profile> {
                 };
                 // The first event: the one the profile is of.
                 let cost = line.event(0)?;
+                if line.call {
+                    if let Some(c) = reader.callee() {
+                        add(&mut edge_of(&mut profile, f, c).inclusive, cost, &reader)?;
+                    }
+                }
                 let entry = profile.functions.entry(f.to_string()).or_default();
                 add(&mut entry.inclusive, cost, &reader)?;
                 // A call's cost line is the callee's inclusive cost: the caller's inclusive only.
@@ -128,6 +137,16 @@ pub fn parse(text: &str) -> Result<Profile> {
         bail!("no `events:` line: not a callgrind output file");
     }
     Ok(profile)
+}
+
+/// The edge from `caller` to `callee`, created empty.
+fn edge_of<'p>(profile: &'p mut Profile, caller: &str, callee: &str) -> &'p mut CallEdge {
+    profile
+        .edges
+        .entry(caller.to_string())
+        .or_default()
+        .entry(callee.to_string())
+        .or_default()
 }
 
 /// `sum += v`, or an error naming the line: costs that overflow 64 bits come from a damaged file,
