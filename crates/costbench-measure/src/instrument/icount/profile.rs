@@ -396,3 +396,77 @@ mod diff_tests {
         }
     }
 }
+
+/// The differential flame graph's call tree (`compare::flame`) over a real callgrind output read
+/// by [`parse`]: the edges this reader keeps are what the tree is built from.
+#[cfg(test)]
+mod flame_tests {
+    use super::parse;
+    use costbench_judge::compare::flame::{self, CallTree, FrameChange, ROOT};
+
+    #[test]
+    fn the_call_tree_of_a_real_output_holds_the_whole_region() {
+        let p = parse(include_str!("testdata/sort.callgrind.out")).unwrap();
+        // The edges as written: the region's one call, into the shim, with its inclusive cost.
+        let region = &p.edges[ROOT];
+        assert_eq!(region.len(), 1);
+        let shim = &region["costbench::region::shim"];
+        assert_eq!((shim.calls, shim.inclusive), (1, 1_226_145));
+        let t = CallTree::build(&p, ROOT).unwrap();
+        // The root is everything callgrind counted (its own instruction and the shim's call).
+        assert_eq!(t.nodes[0].inclusive, 1_226_146.0);
+        assert_eq!(p.total, 1_226_146);
+        // Every frame's own cost and its callees' add up to its width, so the folded stacks sum
+        // to the whole: nothing is lost or counted twice by splitting.
+        let folded = t.folded();
+        let sum: f64 = folded.iter().map(|f| f.1).sum();
+        assert!((sum - 1_226_146.0).abs() < 1e-6, "{sum}");
+        for n in &t.nodes {
+            let callees: f64 = n.children.iter().map(|&c| t.nodes[c].inclusive).sum();
+            assert!(callees <= n.inclusive * (1.0 + 1e-12), "{}", n.name);
+        }
+        // A function on one call path only keeps its profile's inclusive cost exactly.
+        let shim = t
+            .nodes
+            .iter()
+            .find(|n| n.name == "costbench::region::shim")
+            .unwrap();
+        assert_eq!(shim.inclusive, 1_226_145.0);
+        // The heaviest stack runs from the region through the shim to the sort.
+        let (heaviest, _) = folded.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+        assert!(
+            heaviest.starts_with("costbench_measured_region;costbench::region::shim;")
+                && heaviest.contains("sort"),
+            "{heaviest}"
+        );
+        // Each function's own cost over all its paths is at most the profile's: splitting
+        // among callers makes none (this output has no path too small to expand, whose cost
+        // would stay with its caller).
+        let mut own = std::collections::HashMap::<&str, f64>::new();
+        for n in &t.nodes {
+            *own.entry(n.name.as_str()).or_default() += n.self_cost(&t);
+        }
+        for (name, cost) in own {
+            assert!(
+                cost <= p.functions[name].self_cost as f64 * (1.0 + 1e-9) + 1e-6
+                    || t.nodes
+                        .iter()
+                        .any(|n| n.name == name && !n.children.is_empty()),
+                "{name}: {cost} > {}",
+                p.functions[name].self_cost
+            );
+        }
+    }
+
+    #[test]
+    fn a_real_output_against_itself_changes_nothing() {
+        let p = parse(include_str!("testdata/sort.callgrind.out")).unwrap();
+        let d = flame::diff("sort/10000".into(), &p, 10_000, &p, 10_000);
+        assert!(d.frames.len() > 10, "{}", d.frames.len());
+        assert!(d
+            .frames
+            .iter()
+            .all(|f| f.kind() == FrameChange::Same && f.change() == 0.0));
+        assert_eq!(d.frames[0].cand, 122.6146);
+    }
+}
