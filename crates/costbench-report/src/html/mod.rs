@@ -211,6 +211,9 @@ pub fn render(input: &Input) -> String {
             .comparison
             .map(|c| c.asm.iter().filter(|d| d.id == r.id).collect())
             .unwrap_or_default();
+        let flame = input
+            .comparison
+            .and_then(|c| c.flames.iter().find(|d| d.id == r.id));
         scenario(
             &mut page,
             k,
@@ -222,6 +225,7 @@ pub fn render(input: &Input) -> String {
                 functions,
                 census,
                 asm,
+                flame,
             },
             history.get(r.id.as_str()).map_or(&[][..], |v| &v[..]),
         );
@@ -347,6 +351,88 @@ mod tests {
             html.contains("commit 1&lt;/title&gt;"),
             "history tooltips escape commits"
         );
+    }
+
+    /// Issue 27: the flame graph of a flagged scenario sits in its own section, collapsed; a
+    /// scenario whose profiles had no tree says why; the others have none.
+    #[test]
+    fn flagged_scenarios_get_their_differential_flame_graph() {
+        use compare::flame::{FlameDiff, FlameFrame};
+        let runs = [
+            record(
+                "base",
+                vec![
+                    with_icount(scenario("slower"), 1000.0),
+                    with_icount(scenario("gone"), 5.0),
+                    with_icount(scenario("same"), 500.0),
+                ],
+            ),
+            record(
+                "cand",
+                vec![
+                    with_icount(scenario("slower"), 1200.0),
+                    with_icount(scenario("gone"), 6.0),
+                    with_icount(scenario("same"), 500.0),
+                ],
+            ),
+        ];
+        let mut cmp = compare::compare_with(
+            &runs[0],
+            &runs[1],
+            &compare::CompareOptions::default(),
+            &compare::noise::HistoricThresholds::default(),
+        );
+        let frame = |name: &str, depth, base: f64, cand: f64| FlameFrame {
+            name: name.into(),
+            depth,
+            base,
+            cand,
+            base_self: if depth == 0 { 0.0 } else { base },
+            cand_self: if depth == 0 { 0.0 } else { cand },
+        };
+        cmp.flames = vec![
+            FlameDiff {
+                id: "slower".into(),
+                frames: vec![
+                    frame(compare::flame::ROOT, 0, 1000.0, 1200.0),
+                    frame("<T as work>::run", 1, 1000.0, 1200.0),
+                ],
+                unavailable: None,
+            },
+            FlameDiff {
+                id: "gone".into(),
+                frames: Vec::new(),
+                unavailable: Some(
+                    "the baseline's callgrind profile has no costbench_measured_region".into(),
+                ),
+            },
+        ];
+        let html = page(&runs, Some(&cmp), &[]);
+        assert_eq!(
+            html.matches("<details class=\"flame\">").count(),
+            1,
+            "{html}"
+        );
+        assert_eq!(html.matches(r#"data-chart="flame""#).count(), 1);
+        let section = |id: &str| {
+            let start = html.find(&format!("data-scenario=\"{id}\"")).unwrap();
+            let end = start + html[start..].find("</section>").unwrap();
+            &html[start..end]
+        };
+        let slower = section("slower");
+        assert!(
+            slower.contains(r#"data-chart="flame" data-series="2" data-frames="2""#),
+            "{slower}"
+        );
+        assert!(
+            slower.contains(
+                "&lt;T as work&gt;::run\ninclusive per op: 1000 → 1200 (+200.00, +20.00 %)"
+            ),
+            "{slower}"
+        );
+        assert!(section("gone")
+            .contains("differential flame graph: the baseline&#39;s callgrind profile has no"));
+        assert!(!section("same").contains("flame"));
     }
 
     #[test]

@@ -52,6 +52,8 @@ pub(super) struct Changes<'a> {
     pub(super) census: Option<&'a compare::census::CensusDiff>,
     /// The machine code of its largest movers.
     pub(super) asm: Vec<&'a compare::asm::AsmDiff>,
+    /// Its differential flame graph.
+    pub(super) flame: Option<&'a compare::flame::FlameDiff>,
 }
 
 /// The section of measured id `r` (the `k`th of `run`), with its baseline `base`.
@@ -69,6 +71,7 @@ pub(super) fn scenario(
         functions,
         census,
         asm,
+        flame,
     } = changes;
     let _ = write!(
         page,
@@ -222,6 +225,9 @@ pub(super) fn scenario(
     }
     for d in asm {
         super::explain::asm(page, d);
+    }
+    if let Some(d) = flame {
+        super::explain::flame(page, d);
     }
     if let Some(c) = &r.counters.cache {
         page.push_str("<table><thead><tr><th>simulated counter</th><th>per op</th><th>per run</th></tr></thead><tbody>");
