@@ -6,6 +6,7 @@
 //! valgrind say so and pass when they are missing.
 
 mod common;
+use common::scratch::{scratch_repo, set_knob};
 use common::*;
 
 use serde_json::Value;
@@ -53,6 +54,10 @@ const PROBE_TAIL: &str = r#"<script>
     heatmap: charts('heatmap'),
     percentiles: charts('percentiles'),
     heatmapCells: all('svg[data-chart="heatmap"] g.cell').length,
+    flames: all('details.flame svg[data-chart="flame"]').map(function (s) {
+      return { frames: +s.getAttribute('data-frames'), drawn: s.querySelectorAll('g.frame > rect').length };
+    }),
+    flameTitles: all('svg[data-chart="flame"] g.frame > title').map(function (t) { return t.textContent; }),
     titles: all('section.scenario h3').map(function (h) { return h.textContent; }),
     injectedScripts: all('script').filter(function (s) { return s.textContent.indexOf('alert(1)') >= 0 && s.textContent.indexOf('window.__errors') < 0; }).length,
     elementsInTitles: all('section.scenario h3 *').length
@@ -275,6 +280,88 @@ fn report_renders_in_a_browser_with_charts_sorting_and_escaped_names() {
         "the name shows as text: {seen}"
     );
     assert_eq!(seen["history"], Value::Array(vec![]), "--no-history");
+}
+
+/// Issue 27: a real change (the selftest suite's knob turned in a scratch repository, checked
+/// with `check --baseline-rev HEAD`), and the report of the two output directories `check`
+/// kept: the changed scenario's section has its differential flame graph, whose widest red
+/// frame is the function that spins more, with both sides' cost per op in its tooltip; the
+/// unchanged scenario has none; Chromium renders it without errors.
+#[test]
+fn a_real_change_gets_its_differential_flame_graph() {
+    if !valgrind_available() {
+        return;
+    }
+    let repo = scratch_repo();
+    set_knob(repo.path(), 5);
+    let out = tempfile::tempdir().unwrap();
+    let o = costbench(["check", "--manifest-path"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .arg(repo.path().join("Cargo.toml"))
+        .args([
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "selftest",
+            "--baseline-rev",
+            "HEAD",
+            "--instrument",
+            "icount",
+            "--no-history",
+            "--quiet",
+            "--filter",
+            "^(knob/spin|calibrate/1000)$",
+            "--output-dir",
+        ])
+        .arg(out.path())
+        .output();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let page = out.path().join("report.html");
+    let o = costbench(["report"])
+        .arg(out.path().join("baseline"))
+        .arg(out.path().join("candidate"))
+        .args(["--no-history", "--output"])
+        .arg(&page)
+        .output();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches(r#"data-chart="flame""#).count(), 1, "{html}");
+    let start = html.find(r#"data-scenario="knob/spin""#).unwrap();
+    let section = &html[start..start + html[start..].find("</section>").unwrap()];
+    assert!(section.contains("<details class=\"flame\">"), "{section}");
+    // The frame with the largest change of its own cost is full red, and it is the spin (the
+    // knob adds 500 steps to 100,000: its own cost per op grew, the region's with it).
+    let red = section
+        .split("<g class=\"frame\"")
+        .find(|g| g.contains(r#"fill="rgb(255,0,0)""#))
+        .unwrap_or_else(|| panic!("no full-red frame: {section}"));
+    assert!(red.contains("spin"), "{red}");
+    assert!(red.contains("inclusive per op: "), "{red}");
+    let Some(browser) = chromium() else {
+        return;
+    };
+    let seen = probe(browser, &page, out.path());
+    assert_eq!(seen["errors"], Value::Array(vec![]), "{seen}");
+    let flames = seen["flames"].as_array().unwrap();
+    assert_eq!(flames.len(), 1, "{seen}");
+    assert!(flames[0]["frames"].as_u64().unwrap() >= 3, "{seen}");
+    assert_eq!(flames[0]["frames"], flames[0]["drawn"], "{seen}");
+    // The root's tooltip, as the browser reads it: both sides per op, the candidate's larger.
+    let root = seen["flameTitles"][0].as_str().unwrap();
+    assert!(
+        root.starts_with("costbench_measured_region\ninclusive per op: "),
+        "{root}"
+    );
+    let (base, cand) = root
+        .lines()
+        .nth(1)
+        .and_then(|l| l.strip_prefix("inclusive per op: "))
+        .and_then(|l| l.split_once(" → "))
+        .map(|(b, rest)| (b.to_string(), rest.split(' ').next().unwrap().to_string()))
+        .unwrap();
+    let num = |s: &str| s.replace(',', "").parse::<f64>().unwrap();
+    assert!(num(&cand) > num(&base), "{root}");
 }
 
 /// One service scenario under load from one client, the shortest load the options allow (about
