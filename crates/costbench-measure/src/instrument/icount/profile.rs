@@ -458,6 +458,25 @@ mod flame_tests {
         }
     }
 
+    /// The other committed outputs (a census run with `--dump-instr=yes`, so instruction
+    /// positions, and one with the cache simulation, so several events): each tree holds every
+    /// instruction of the region, in the first event.
+    #[test]
+    fn every_committed_output_folds_to_its_region() {
+        for text in [
+            include_str!("../census/testdata/indirect.callgrind.out"),
+            include_str!("../cache/testdata/callgrind-cache-sim.out"),
+        ] {
+            let p = parse(text).unwrap();
+            let t = CallTree::build(&p, ROOT).unwrap();
+            assert!(t.nodes.len() >= 2, "{t:?}");
+            let sum: f64 = t.folded().iter().map(|f| f.1).sum();
+            assert!((sum - t.nodes[0].inclusive).abs() < 1e-6 * sum, "{sum}");
+            // Collection is toggled on the region: everything counted is inside it.
+            assert_eq!(t.nodes[0].inclusive, p.total as f64);
+        }
+    }
+
     #[test]
     fn a_real_output_against_itself_changes_nothing() {
         let p = parse(include_str!("testdata/sort.callgrind.out")).unwrap();
