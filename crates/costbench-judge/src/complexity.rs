@@ -229,9 +229,21 @@ pub fn validate(b: &costbench_record::model::budget::Budget) -> Result<(), Strin
     }
 }
 
+/// Whether `record` holds any id of the family `family` (`family/N`, N a number), fitted or not.
+fn selected(record: &RunRecord, family: &str) -> bool {
+    record.results.iter().any(|r| {
+        r.id.rsplit_once('/')
+            .is_some_and(|(name, n)| name == family && n.parse::<u64>().is_ok())
+    })
+}
+
 /// Every declared class of `budgets` (in declaration order; for a family declared twice, the
-/// last) checked against `fits`. `scenario` names the family (a glob over family names).
+/// last) checked against `fits`, the fits of `record`. `scenario` names the family (a glob over
+/// family names). A family none of whose ids the run selected (`--filter`) is not checked, as a
+/// budget of an id that was not selected is not; one with ids but fewer than [`MIN_SIZES`]
+/// sizes measured fails, since its class could not be checked.
 pub fn check_declared(
+    record: &RunRecord,
     fits: &[Fit],
     budgets: &[(
         costbench_record::model::budget::Budget,
@@ -248,8 +260,10 @@ pub fn check_declared(
                 .map(|f| f.family.as_str())
                 .filter(|f| crate::glob::glob_match(&b.scenario, f))
                 .collect()
-        } else {
+        } else if selected(record, &b.scenario) {
             vec![b.scenario.as_str()]
+        } else {
+            Vec::new()
         };
         for family in names {
             let fitted = fits.iter().find(|f| f.family == family).map(|f| f.class);
@@ -266,6 +280,31 @@ pub fn check_declared(
         }
     }
     out
+}
+
+/// A run put together from shards (`costbench merge`) fitted again: a family may span
+/// shards, which none of them could fit alone. Its declared classes, as the shards checked
+/// them (one per family), are checked again against the new fits.
+pub fn refit(record: &mut RunRecord) {
+    record.complexity = fits(record);
+    let mut checks: Vec<ComplexityCheck> = Vec::new();
+    for c in std::mem::take(&mut record.complexity_checks) {
+        if checks.iter().any(|x| x.family == c.family) {
+            continue;
+        }
+        checks.push(c);
+    }
+    for c in &mut checks {
+        let why = expectation(&record.complexity, &c.family, c.declared);
+        c.fitted = record
+            .complexity
+            .iter()
+            .find(|f| f.family == c.family)
+            .map(|f| f.class);
+        c.passed = why.is_none();
+        c.message = why.unwrap_or_else(|| format!("fits O({}) as declared", c.declared));
+    }
+    record.complexity_checks = checks;
 }
 
 /// The disagreement of `fits` with a declared class for the family `family`: `None` when the
@@ -401,5 +440,58 @@ mod tests {
         );
         let e = expectation(&fits, "sort", Class::NLogN).unwrap();
         assert!(e.contains("no family sort/N"), "{e}");
+    }
+
+    fn declared(family: &str, class: &str) -> (costbench_record::model::budget::Budget, crate::budget::Source) {
+        let mut b = costbench_record::model::budget::Budget::new(family);
+        b.complexity = Some(class.into());
+        (b, crate::budget::Source::Library)
+    }
+
+    /// A family the run did not select (`--filter`) is not checked; one it selected too few
+    /// sizes of fails, since its class could not be checked.
+    #[test]
+    fn declared_classes_of_unselected_families_are_not_checked() {
+        let r = run(|n| 7.0 + 3.0 * n);
+        let f = fits(&r);
+        let budgets = [declared("scan", "n"), declared("sort", "n log n")];
+        let got = check_declared(&r, &f, &budgets);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].passed && got[0].family == "scan");
+        let mut two = r.clone();
+        two.results.retain(|x| x.id == "scan/100" || x.id == "scan/1000");
+        let got = check_declared(&two, &fits(&two), &budgets);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(!got[0].passed && got[0].message.contains("no family scan/N"), "{got:?}");
+    }
+
+    /// Issue 28: `merge` of shards that split a family fits it again, and checks its declared
+    /// class against the new fit rather than keeping each shard's failure.
+    #[test]
+    fn issue_28_a_family_split_across_shards_is_fitted_after_merge() {
+        let whole = run(|n| 7.0 + 3.0 * n);
+        let budgets = [declared("scan", "n")];
+        let shard = |keep: &[&str]| {
+            let mut s = whole.clone();
+            s.results.retain(|x| keep.contains(&x.id.as_str()));
+            s.complexity = fits(&s);
+            s.complexity_checks = check_declared(&s, &s.complexity, &budgets);
+            s
+        };
+        let (a, b) = (
+            shard(&["scan/100", "scan/1000"]),
+            shard(&["scan/3000", "scan/10000"]),
+        );
+        assert!(a.complexity.is_empty() && !a.complexity_checks[0].passed);
+        let mut merged = a.clone();
+        merged.results.extend(b.results.iter().cloned());
+        merged.complexity = Vec::new();
+        merged.complexity_checks = [a.complexity_checks, b.complexity_checks].concat();
+        refit(&mut merged);
+        assert_eq!(merged.complexity, fits(&whole));
+        assert_eq!(merged.complexity[0].class, Class::Linear);
+        assert_eq!(merged.complexity_checks.len(), 1);
+        let c = &merged.complexity_checks[0];
+        assert!(c.passed && c.fitted == Some(Class::Linear), "{c:?}");
     }
 }

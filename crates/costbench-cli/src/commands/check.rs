@@ -120,7 +120,8 @@ fn measure_with_baseline_rev(
         costbench_record::output::OutputDir::prepare(&root.join(side))?;
     }
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
-    let cand_exe = session.build(target, costbench_measure::cargo::DEFAULT_BUILD)?;
+    let (cand_exe, cand_build) =
+        session.build_timed(target, costbench_measure::cargo::DEFAULT_BUILD)?;
     session.check_filter(&cand_exe)?;
     // Which files the pull request changed, so that a change of inlining in code it did not
     // touch is labelled, not gated. Without it (git cannot tell) every such change is gated.
@@ -142,7 +143,7 @@ fn measure_with_baseline_rev(
     // so two checkouts built in one directory overwrite each other's binaries.
     // Both sides with the user's cargo flags: the same features and profile, so that only the
     // source differs.
-    let base_exe = session.build(
+    let (base_exe, base_build) = session.build_timed(
         &base_target,
         costbench_measure::run::baseline::BUILD_VARIANT,
     )?;
@@ -152,14 +153,14 @@ fn measure_with_baseline_rev(
             exe: base_exe,
             output_dir: root.join("baseline"),
             target: Some(base_target),
-            build: None,
+            build: Some(base_build),
         },
         costbench_measure::run::SideSpec {
             label: "default".into(),
             exe: cand_exe,
             output_dir: root.join("candidate"),
             target: None,
-            build: None,
+            build: Some(cand_build),
         },
     ];
     let mut together = Vec::new();
@@ -255,13 +256,14 @@ fn candidate_run(session: &Session) -> Result<Side> {
     let out = session.output_dir(|p| p.results());
     // Checked before building: a wrong output directory should not cost a build.
     costbench_record::output::OutputDir::prepare(&out)?;
-    let exe = session.build(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
+    let (exe, build) =
+        session.build_timed(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
     let side = costbench_measure::run::SideSpec {
         label: "default".into(),
         exe,
         output_dir: out.clone(),
         target: None,
-        build: None,
+        build: Some(build),
     };
     let cand = session.measure_and_record(vec![side])?.remove(0);
     session.status(
@@ -321,7 +323,11 @@ fn candidate_classes(
     use costbench_judge::budget::Source;
     let now: Vec<_> = config.iter().map(|b| (b.clone(), Source::Config)).collect();
     let now =
-        costbench_judge::complexity::check_declared(&costbench_judge::complexity::fits(cand), &now);
+        costbench_judge::complexity::check_declared(
+        cand,
+        &costbench_judge::complexity::fits(cand),
+        &now,
+    );
     let mut all: Vec<_> = cand
         .complexity_checks
         .iter()

@@ -51,11 +51,13 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
     if variants {
         return merge_variants(&m, &out);
     }
+    // A family of sized ids may span shards: fitted again over the merged rows (issue 28).
     let record = costbench_record::merge::merge_dirs(
         &m.dirs,
         &out,
         &costbench_measure::environment::new_run_id(),
         m.allow_unfinished,
+        costbench_judge::complexity::refit,
     )?;
     match record.unfinished_note() {
         // History keeps finished runs only (a baseline or the noise model would take what it

@@ -23,13 +23,14 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     let out_root = session.output_dir(|p| p.results());
     // Checked before building: a wrong output directory should not cost a build.
     OutputDir::prepare(&out_root)?;
-    let exe = session.build(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
+    let (exe, build) =
+        session.build_timed(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
     let side = SideSpec {
         label: "default".into(),
         exe,
         output_dir: out_root.clone(),
         target: None,
-        build: None,
+        build: Some(build),
     };
     let start = std::time::Instant::now();
     session.status(

@@ -92,8 +92,18 @@ impl Session {
     /// Builds the bench target (`variant` names its build directory), with cargo's output
     /// unless `--quiet`.
     pub(crate) fn build(&self, target: &BenchTarget, variant: &str) -> Result<PathBuf> {
+        self.build_timed(target, variant).map(|(exe, _)| exe)
+    }
+
+    /// [`Session::build`], and how the build went (its time, units compiled and fresh), which
+    /// the run record of what it built keeps.
+    pub(crate) fn build_timed(
+        &self,
+        target: &BenchTarget,
+        variant: &str,
+    ) -> Result<(PathBuf, costbench_record::model::BuildInfo)> {
         self.say_choice();
-        cargo::build(
+        cargo::build_timed(
             target,
             variant,
             &self.cmd.measure.cargo,

@@ -176,6 +176,18 @@ pub fn build(
     quiet: bool,
     code_align: CodeAlign,
 ) -> Result<PathBuf> {
+    build_timed(target, variant, flags, quiet, code_align).map(|(exe, _)| exe)
+}
+
+/// [`build`], and how the build went: its wall time and how many units cargo compiled and
+/// found fresh (what a run record keeps as `build`).
+pub fn build_timed(
+    target: &BenchTarget,
+    variant: &str,
+    flags: &CargoFlags,
+    quiet: bool,
+    code_align: CodeAlign,
+) -> Result<(PathBuf, costbench_record::model::BuildInfo)> {
     if !quiet {
         let mut how = format!("profile {}", flags.profile());
         if flags.all_features {
@@ -207,8 +219,16 @@ pub fn build(
         code_align,
         ..BuildSettings::default()
     };
+    let start = std::time::Instant::now();
     match build_with(target, &settings) {
-        Ok(b) => Ok(b.exe),
+        Ok(b) => Ok((
+            b.exe,
+            costbench_record::model::BuildInfo {
+                seconds: start.elapsed().as_secs_f64(),
+                compiled: b.compiled,
+                fresh: b.fresh,
+            },
+        )),
         Err(e) => match e.downcast::<BuildError>() {
             Ok(be) => Err(anyhow!(
                 "building bench target {} of package {} failed ({}){}{}{}",

@@ -21,7 +21,7 @@ mod build;
 mod metadata;
 
 pub use build::{
-    build, build_with, cargo_for, BuildError, BuildSettings, Built, CargoFlags, CodeAlign,
+    build, build_timed, build_with, cargo_for, BuildError, BuildSettings, Built, CargoFlags, CodeAlign,
     DEFAULT_BUILD, DEFAULT_PROFILE,
 };
 pub use metadata::{

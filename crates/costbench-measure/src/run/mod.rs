@@ -450,7 +450,7 @@ fn check_contracts(
         .collect();
     record.budgets = costbench_judge::budget::evaluate(record, &budgets);
     record.complexity = complexity::fits(record);
-    record.complexity_checks = complexity::check_declared(&record.complexity, &budgets);
+    record.complexity_checks = complexity::check_declared(record, &record.complexity, &budgets);
     Ok(())
 }
 

@@ -347,7 +347,8 @@ pub fn merge(
             }
             all
         },
-        // Recomputed by whoever reads the merged run: a family may span shards.
+        // A family may span shards: fitted by the caller of `merge_dirs` (its `finish`), the
+        // judge's to do.
         complexity: Vec::new(),
         complexity_checks: by_index
             .values()
@@ -359,12 +360,15 @@ pub fn merge(
 /// Reads the shards' output directories `dirs`, merges them ([`merge`]) and writes the merged
 /// run into `out` (run.json, the CSV files, and every file of the instruments' subdirectories,
 /// copied; a file name in several shards, such as the harness's residual scenario that every
-/// shard measures, keeps the first shard's). Returns the merged record.
+/// shard measures, keeps the first shard's). `finish` completes the merged record before it is
+/// written (the CLI fits its families of sized ids again: judging is not this crate's).
+/// Returns the merged record.
 pub fn merge_dirs(
     dirs: &[PathBuf],
     out: &Path,
     run_id: &str,
     allow_unfinished: bool,
+    finish: impl FnOnce(&mut RunRecord),
 ) -> Result<RunRecord> {
     let out_abs = std::fs::canonicalize(out).ok();
     let mut parts = Vec::new();
@@ -377,7 +381,8 @@ pub fn merge_dirs(
         }
         parts.push((d.clone(), load_run(d)?));
     }
-    let merged = merge(&parts, run_id, allow_unfinished)?;
+    let mut merged = merge(&parts, run_id, allow_unfinished)?;
+    finish(&mut merged);
     let dir = OutputDir::prepare(out)?;
     let mut order: Vec<&(PathBuf, RunRecord)> = parts.iter().collect();
     order.sort_by_key(|(_, r)| r.shard.as_ref().map_or(0, |s| s.index));
@@ -584,7 +589,7 @@ mod tests {
             dirs.push(d);
         }
         let out = tmp.path().join("merged");
-        let m = merge_dirs(&dirs, &out, "m1", false).unwrap();
+        let m = merge_dirs(&dirs, &out, "m1", false, |_| {}).unwrap();
         assert_eq!(load_run(&out).unwrap(), m.settled());
         assert_eq!(
             std::fs::read_to_string(out.join("icounts.csv")).unwrap(),
@@ -611,7 +616,7 @@ mod tests {
         );
         let e = format!(
             "{:#}",
-            merge_dirs(&dirs, &dirs[0], "m2", false).unwrap_err()
+            merge_dirs(&dirs, &dirs[0], "m2", false, |_| {}).unwrap_err()
         );
         assert!(e.contains("is one of the shards' directories"), "{e}");
     }

@@ -57,8 +57,10 @@ pub struct RunRecord {
     /// count. Reported, never subtracted.
     pub harness_residual_ir: Option<u64>,
     pub results: Vec<ScenarioResult>,
-    /// How costbench's build of this run's binary went, when it built it as a build variant
-    /// (`variants`): `--shard` balances whole variants by their cold build times in history.
+    /// How costbench's build of this run's binary went: a build variant's (`variants`), a
+    /// plain `run`'s and each side's of `check` (absent in records of older costbench and of
+    /// commands that measure a binary they did not build). `--shard` balances whole variants
+    /// by their cold build times in history; the history charts it (`build-seconds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<BuildInfo>,
     /// Present when this run measured one shard of the suite (`--shard K/N`): which shard, and
