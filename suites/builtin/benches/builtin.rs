@@ -326,6 +326,63 @@ fn client_server(suite: &mut Suite) {
         });
 }
 
+/// Families of sized scenarios (`growth/WORK/N`, registered with `bench_params`), whose per-op
+/// instruction counts `costbench run` fits against the classes of growth (docs/contracts.md):
+/// a binary search (log n), a linear scan for an absent key (n) and a sort (n log n). Registered
+/// last, so that adding them moved no other scenario's place in the registry.
+fn growth(suite: &mut Suite) {
+    const SIZES: [usize; 4] = [
+        miri_size(256, 16),
+        miri_size(1024, 32),
+        miri_size(4096, 64),
+        miri_size(16_384, 128),
+    ];
+    // Even keys, so that an odd needle is absent: a search that runs to the end, the same
+    // number of steps at every run.
+    let even = |n: usize, seed: u64| -> Vec<u64> {
+        data::words(n, seed).iter().map(|w| w & !1).collect()
+    };
+    let sorted = move |n: usize| {
+        let mut h = even(n, 21);
+        h.sort_unstable();
+        h
+    };
+    suite.bench_params(
+        "growth/binary_search",
+        SIZES,
+        |_| ops(1, "searches"),
+        move |b, &n| {
+            let hay = sorted(n);
+            let needle = hay[n / 3] | 1;
+            b.iter(|| index::binary_search_checked(black_box(&hay), black_box(needle)))
+        },
+    );
+    suite.bench_params(
+        "growth/scan",
+        SIZES,
+        |_| ops(1, "scans"),
+        move |b, &n| {
+            let hay = even(n, 22);
+            b.iter(|| index::linear_search(black_box(&hay), black_box(1)))
+        },
+    );
+    suite.bench_params(
+        "growth/sort",
+        SIZES,
+        |_| ops(1, "sorts"),
+        |b, &n| {
+            let xs = data::words(n, 23);
+            b.iter_with_setup(
+                || xs.clone(),
+                |mut v| {
+                    v.sort_unstable();
+                    v
+                },
+            )
+        },
+    );
+}
+
 fn main() {
     let mut suite = Suite::new();
     indexing(&mut suite);
@@ -335,5 +392,6 @@ fn main() {
     file_io(&mut suite);
     ownership(&mut suite);
     client_server(&mut suite);
+    growth(&mut suite);
     suite.main();
 }

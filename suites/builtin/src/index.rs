@@ -71,6 +71,13 @@ pub fn binary_search_unchecked(hay: &[u64], needle: u64) -> Option<usize> {
     None
 }
 
+/// The position of `needle` in `hay`, looked for element after element from the front: `n`
+/// comparisons when it is absent.
+#[inline(never)]
+pub fn linear_search(hay: &[u64], needle: u64) -> Option<usize> {
+    hay.iter().position(|&x| x == needle)
+}
+
 /// The standard library's `binary_search`.
 #[inline(never)]
 pub fn binary_search_std(hay: &[u64], needle: u64) -> Option<usize> {
