@@ -17,7 +17,13 @@ fn growth_run(dir: &Path, extra: &[&str]) -> Value {
     let db = dir.with_extension("history.sqlite");
     let out = costbench(["run", "--manifest-path"])
         .arg(selftest_manifest())
-        .args(["--bench", "growth", "--instrument", "icount", "--no-history"])
+        .args([
+            "--bench",
+            "growth",
+            "--instrument",
+            "icount",
+            "--no-history",
+        ])
         .args(["--quiet", "--output-dir"])
         .arg(dir)
         // A history of its own that does not exist: shards split by count.
@@ -106,7 +112,10 @@ fn issue_28_merge_fits_a_family_split_across_shards() {
     for (k, d) in dirs.iter().enumerate() {
         let shard = growth_run(d, &["--shard", &format!("{}/2", k + 1)]);
         assert_eq!(shard["results"].as_array().unwrap().len(), 2, "{shard}");
-        assert!(shard.get("complexity").is_none(), "two sizes are not fitted");
+        assert!(
+            shard.get("complexity").is_none(),
+            "two sizes are not fitted"
+        );
     }
     let out = tmp.path().join("merged");
     let o = costbench(["merge", "--no-history", "--quiet", "--output"])

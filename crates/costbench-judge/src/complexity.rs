@@ -442,7 +442,13 @@ mod tests {
         assert!(e.contains("no family sort/N"), "{e}");
     }
 
-    fn declared(family: &str, class: &str) -> (costbench_record::model::budget::Budget, crate::budget::Source) {
+    fn declared(
+        family: &str,
+        class: &str,
+    ) -> (
+        costbench_record::model::budget::Budget,
+        crate::budget::Source,
+    ) {
         let mut b = costbench_record::model::budget::Budget::new(family);
         b.complexity = Some(class.into());
         (b, crate::budget::Source::Library)
@@ -459,10 +465,14 @@ mod tests {
         assert_eq!(got.len(), 1, "{got:?}");
         assert!(got[0].passed && got[0].family == "scan");
         let mut two = r.clone();
-        two.results.retain(|x| x.id == "scan/100" || x.id == "scan/1000");
+        two.results
+            .retain(|x| x.id == "scan/100" || x.id == "scan/1000");
         let got = check_declared(&two, &fits(&two), &budgets);
         assert_eq!(got.len(), 1, "{got:?}");
-        assert!(!got[0].passed && got[0].message.contains("no family scan/N"), "{got:?}");
+        assert!(
+            !got[0].passed && got[0].message.contains("no family scan/N"),
+            "{got:?}"
+        );
     }
 
     /// Issue 28: `merge` of shards that split a family fits it again, and checks its declared

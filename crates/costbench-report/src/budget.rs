@@ -88,7 +88,7 @@ pub fn complexity(record: &RunRecord) -> String {
 }
 
 /// A fitted coefficient with four significant digits, trailing zeros dropped.
-fn trim(v: f64) -> String {
+pub(crate) fn trim(v: f64) -> String {
     let s = if v.abs() >= 100.0 {
         format!("{v:.1}")
     } else {

@@ -339,9 +339,8 @@ fn growth(suite: &mut Suite) {
     ];
     // Even keys, so that an odd needle is absent: a search that runs to the end, the same
     // number of steps at every run.
-    let even = |n: usize, seed: u64| -> Vec<u64> {
-        data::words(n, seed).iter().map(|w| w & !1).collect()
-    };
+    let even =
+        |n: usize, seed: u64| -> Vec<u64> { data::words(n, seed).iter().map(|w| w & !1).collect() };
     let sorted = move |n: usize| {
         let mut h = even(n, 21);
         h.sort_unstable();

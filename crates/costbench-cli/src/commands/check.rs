@@ -322,8 +322,7 @@ fn candidate_classes(
 ) -> Vec<costbench_record::model::complexity::ComplexityCheck> {
     use costbench_judge::budget::Source;
     let now: Vec<_> = config.iter().map(|b| (b.clone(), Source::Config)).collect();
-    let now =
-        costbench_judge::complexity::check_declared(
+    let now = costbench_judge::complexity::check_declared(
         cand,
         &costbench_judge::complexity::fits(cand),
         &now,

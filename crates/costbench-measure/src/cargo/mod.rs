@@ -21,8 +21,8 @@ mod build;
 mod metadata;
 
 pub use build::{
-    build, build_timed, build_with, cargo_for, BuildError, BuildSettings, Built, CargoFlags, CodeAlign,
-    DEFAULT_BUILD, DEFAULT_PROFILE,
+    build, build_timed, build_with, cargo_for, BuildError, BuildSettings, Built, CargoFlags,
+    CodeAlign, DEFAULT_BUILD, DEFAULT_PROFILE,
 };
 pub use metadata::{
     costbench_dir, dependency_features, features, resolve, target_directory, BenchTarget, Features,

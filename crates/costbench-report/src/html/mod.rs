@@ -11,11 +11,14 @@
 //! This file assembles the page and holds the cells every section shares. Sections, one file
 //! each: `overview` (every measured id's per-op figures, changes against the baseline coloured
 //! when significant), `variants` (a heat map when the runs are of several variants),
+//! `contracts` (budgets, declared classes, the bench binary's size and build time, the
+//! log-log plots of the complexity fits; only for runs that carry any of them),
 //! `throughput` (service scenarios under load: latency percentile charts, ops/s and latency per
 //! number of clients and build), `scenario` (one section per measured id: wall-time
 //! distribution, instruction count and its change, counters, memory, census, failures, history
 //! charts) and `provenance` (where every run came from).
 
+mod contracts;
 pub mod escape;
 pub(crate) mod explain;
 mod overview;
@@ -143,6 +146,28 @@ pub fn render(input: &Input) -> String {
         .position(|(_, r)| std::ptr::eq(*r, main))
         .unwrap_or(builds.len() - 1);
     let loads = throughput::any(&builds);
+    // The contracts section's runs: every variant, else the baseline and the candidate, else
+    // the run shown; the changes of growth judged between the first and the last of a
+    // comparison, as `check` judges them.
+    let sides: Vec<(&str, &RunRecord)> = if !variants.is_empty() {
+        variants
+            .iter()
+            .map(|v| (v.run.variant.as_str(), v.run))
+            .collect()
+    } else if let Some(b) = base.filter(|b| !std::ptr::eq(*b, main)) {
+        vec![("baseline", b), ("candidate", main)]
+    } else {
+        vec![(main.variant.as_str(), main)]
+    };
+    let contracts = contracts::any(&sides);
+    let growth_changes = match base.filter(|b| !std::ptr::eq(*b, main)) {
+        Some(b) if contracts && variants.is_empty() => costbench_judge::complexity::changes(
+            b,
+            main,
+            costbench_judge::complexity::DEFAULT_EXPONENT_TOLERANCE,
+        ),
+        _ => Vec::new(),
+    };
     let title = format!("costbench: {} / {}", main.suite.package, main.suite.bench);
     let _ = write!(
         page,
@@ -177,6 +202,9 @@ pub fn render(input: &Input) -> String {
     if !variants.is_empty() {
         page.push_str("<a href=\"#variants\">Variants</a>");
     }
+    if contracts {
+        page.push_str("<a href=\"#contracts\">Contracts</a>");
+    }
     if loads {
         page.push_str("<a href=\"#throughput\">Throughput</a>");
     }
@@ -186,6 +214,9 @@ pub fn render(input: &Input) -> String {
     overview(&mut page, main, input.comparison, &rows);
     if !variants.is_empty() {
         variants_section(&mut page, variants);
+    }
+    if contracts {
+        contracts::contracts_section(&mut page, &sides, &growth_changes);
     }
     if loads {
         throughput::throughput_section(&mut page, &builds, shown, &rows);

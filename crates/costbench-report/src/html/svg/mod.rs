@@ -1,7 +1,8 @@
 //! The report's charts, as plain SVG generated here: a wall-time distribution (box plot with
 //! every sample as a dot), a history line chart with its significance band, a heat map of
-//! ratios, latency percentile lines of service scenarios under load, and the differential flame
-//! graph of a flagged scenario's call paths, one file each, on the
+//! ratios, latency percentile lines of service scenarios under load, the differential flame
+//! graph of a flagged scenario's call paths, and the log-log plot of a family of sized
+//! scenarios with its fitted curve, one file each, on the
 //! scale and axis they share (`scale`). No plotting library: the charts are simple, and plain
 //! SVG keeps the binary small and the page free of scripts and fonts from elsewhere.
 //!
@@ -13,6 +14,7 @@ mod distribution;
 mod flame;
 mod heatmap;
 mod history;
+mod loglog;
 mod percentiles;
 mod scale;
 
@@ -20,4 +22,5 @@ pub use distribution::{distribution, Distribution};
 pub use flame::{flame, Flame, FLAME_W, MIN_PX};
 pub use heatmap::{heatmap, Cell};
 pub use history::{history, HistoryPoint};
+pub use loglog::{loglog, LogLogSeries};
 pub use percentiles::{percentiles, PercentileLine};
