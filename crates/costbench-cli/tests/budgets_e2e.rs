@@ -237,3 +237,44 @@ fn issue_28_complexity_classes_fit_and_wrong_declarations_fail() {
         "{found}"
     );
 }
+
+/// Issue 28: `variants` holds every variant's run to the suite's budgets as `run` does: the
+/// calibrated loop's whole-op budget is broken in each variant, named on stderr, exit code 3.
+#[test]
+fn issue_28_variants_fail_on_a_broken_budget() {
+    if !valgrind_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = costbench(["variants", "--manifest-path"])
+        .arg(selftest_manifest())
+        .args(["--bench", "budgets", "--output-dir"])
+        .arg(dir.path())
+        .args([
+            "--variant",
+            "e2e-release:",
+            "--variant",
+            "e2e-oc:overflow-checks=true",
+            "--filter",
+            "^loop/whole$",
+            "--instrument",
+            "icount",
+            "--no-history",
+            "--quiet",
+        ])
+        .output();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    for variant in ["e2e-release", "e2e-oc"] {
+        assert!(
+            err.contains(&format!(
+                "BUDGET in variant {variant}: loop/whole (instructions): "
+            )),
+            "{err}"
+        );
+    }
+    assert!(
+        err.contains("above the budget of 2000 Ir/op (library)"),
+        "{err}"
+    );
+}

@@ -1,11 +1,13 @@
 //! What the history of runs hands back, as plain data: a run's summary ([`RunSummary`]), the
-//! metrics a series can follow ([`Metric`], each recorded by one instrument of
-//! [`crate::instrument`], whose descriptor lists it) and one value of a series ([`SeriesPoint`]).
+//! metrics a series can follow ([`Metric`]: each of a measured id recorded by one instrument of
+//! [`crate::instrument`], whose descriptor lists it, and the run's own, the bench binary's size
+//! and build time, recorded under the id `bench:NAME`) and one value of a series
+//! ([`SeriesPoint`]).
 //!
 //! Data only: keeping and querying history is `costbench-store`'s job, judging it
 //! `costbench-judge`'s and rendering it `costbench-report`'s.
 
-use crate::model::ScenarioResult;
+use crate::model::{RunRecord, ScenarioResult};
 
 /// One run, as a store lists it (`costbench-store`'s `Store::runs`).
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +37,8 @@ pub struct RunSummary {
     pub unfinished: Option<String>,
 }
 
-/// A metric of one measured id: instructions per op, or median wall time per op.
+/// A metric of one measured id (instructions per op, median wall time per op ...), or of the
+/// run's bench binary (its size, its build time: [`Metric::RUN`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
     /// Instructions per op.
@@ -52,11 +55,16 @@ pub enum Metric {
     PeakBytes,
     /// The process's max RSS, KiB.
     MaxRss,
+    /// Bytes the bench binary loads (`text + data`), under the id `bench:NAME`.
+    BinarySize,
+    /// Seconds costbench's build of the bench binary took, under the id `bench:NAME`.
+    BuildSeconds,
 }
 
 impl Metric {
-    /// Every metric, in the order of the instruments that record them (`--metric` lists them so).
-    pub const ALL: [Metric; 7] = [
+    /// Every metric, in the order of the instruments that record them, then the run's own
+    /// (`--metric` lists them so).
+    pub const ALL: [Metric; 9] = [
         Metric::Icount,
         Metric::Walltime,
         Metric::Cycles,
@@ -64,7 +72,28 @@ impl Metric {
         Metric::Allocs,
         Metric::PeakBytes,
         Metric::MaxRss,
+        Metric::BinarySize,
+        Metric::BuildSeconds,
     ];
+
+    /// The metrics of the run's bench binary rather than of a measured id: one value per run,
+    /// recorded under [`Metric::run_id`].
+    pub const RUN: [Metric; 2] = [Metric::BinarySize, Metric::BuildSeconds];
+
+    /// The id a run's own metrics are recorded under: `bench:NAME`, as the binary-size budget
+    /// names the bench target.
+    pub fn run_id(run: &RunRecord) -> String {
+        format!("bench:{}", run.suite.bench)
+    }
+
+    /// Its value in `run`, for the run's own metrics ([`Metric::RUN`]) when the run recorded it.
+    pub fn of_run(self, run: &RunRecord) -> Option<f64> {
+        match self {
+            Metric::BinarySize => run.binary.as_ref().map(|b| b.total as f64),
+            Metric::BuildSeconds => run.build.as_ref().map(|b| b.seconds),
+            _ => None,
+        }
+    }
 
     /// The metric's name in the database.
     pub fn as_str(self) -> &'static str {
@@ -76,6 +105,8 @@ impl Metric {
             Metric::Allocs => "allocs",
             Metric::PeakBytes => "peak_bytes",
             Metric::MaxRss => "max_rss_kib",
+            Metric::BinarySize => "binary_size",
+            Metric::BuildSeconds => "build_seconds",
         }
     }
 
@@ -89,6 +120,8 @@ impl Metric {
             Metric::Allocs => "allocs",
             Metric::PeakBytes => "peak-bytes",
             Metric::MaxRss => "max-rss",
+            Metric::BinarySize => "binary-size",
+            Metric::BuildSeconds => "build-time",
         }
     }
 
@@ -104,6 +137,10 @@ impl Metric {
                 "Peak live heap bytes of one run of the body (--instrument memory)"
             }
             Metric::MaxRss => "The scenario process's max RSS in KiB (--instrument memory)",
+            Metric::BinarySize => {
+                "Bytes the bench binary loads, text + data (--scenario bench:NAME)"
+            }
+            Metric::BuildSeconds => "Seconds the bench binary's build took (--scenario bench:NAME)",
         }
     }
 
@@ -112,7 +149,8 @@ impl Metric {
         Metric::ALL.into_iter().find(|m| m.arg() == arg)
     }
 
-    /// Its value in `r`, if `r` measured it: where it sits in a result.
+    /// Its value in `r`, if `r` measured it: where it sits in a result (`None` for the run's
+    /// own metrics, [`Metric::of_run`]'s).
     pub fn per_op(self, r: &ScenarioResult) -> Option<f64> {
         let c = &r.counters;
         let allocations = c.memory.as_ref().and_then(|m| m.allocations.as_ref());
@@ -127,6 +165,7 @@ impl Metric {
             Metric::Allocs => allocations.map(|a| a.allocs_per_op),
             Metric::PeakBytes => allocations.map(|a| a.peak_live_bytes as f64),
             Metric::MaxRss => c.memory.as_ref().map(|m| m.max_rss_kib as f64),
+            Metric::BinarySize | Metric::BuildSeconds => None,
         }
     }
 }
@@ -166,5 +205,36 @@ mod tests {
         );
         assert_eq!(Metric::counters(&scenario("y")), []);
         assert_eq!(Metric::Icount.per_op(&r), Some(100.0));
+    }
+
+    /// Issue 28: the bench binary's size and build time are series of the run, under
+    /// `bench:NAME`; a run without them has neither.
+    #[test]
+    fn the_runs_own_metrics_come_from_its_binary_and_build() {
+        use crate::model::budget::BinarySize;
+        use crate::model::BuildInfo;
+        let mut run = crate::testing::record("r", vec![scenario("x")]);
+        assert_eq!(Metric::BinarySize.of_run(&run), None);
+        run.binary = Some(BinarySize {
+            text: 10,
+            data: 5,
+            bss: 1,
+            total: 15,
+            file: 99,
+            top_crates: Vec::new(),
+        });
+        run.build = Some(BuildInfo {
+            seconds: 2.5,
+            compiled: 1,
+            fresh: 0,
+        });
+        assert_eq!(Metric::BinarySize.of_run(&run), Some(15.0));
+        assert_eq!(Metric::BuildSeconds.of_run(&run), Some(2.5));
+        assert_eq!(Metric::Icount.of_run(&run), None);
+        assert_eq!(Metric::run_id(&run), format!("bench:{}", run.suite.bench));
+        for m in Metric::RUN {
+            assert_eq!(Metric::from_arg(m.arg()), Some(m));
+            assert_eq!(m.per_op(&run.results[0]), None);
+        }
     }
 }

@@ -56,6 +56,8 @@ pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
         Metric::Allocs => "allocations/op",
         Metric::PeakBytes => "peak live bytes (run)",
         Metric::MaxRss => "max RSS KiB (process)",
+        Metric::BinarySize => "bench binary bytes (text + data)",
+        Metric::BuildSeconds => "bench binary build time, s",
     };
     let _ = writeln!(s, "{id}: {what}");
     let mut prev: Option<f64> = None;
@@ -63,6 +65,8 @@ pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
         let value = match metric {
             Metric::Icount => fmt_ir(p.per_op),
             Metric::Walltime => fmt_ns(p.per_op),
+            Metric::BinarySize => crate::budget::thousands(p.per_op as u64),
+            Metric::BuildSeconds => format!("{:.1} s", p.per_op),
             _ => fmt_ir(p.per_op),
         };
         let change = match prev {

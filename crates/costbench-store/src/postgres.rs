@@ -264,7 +264,8 @@ impl Store for PostgresStore {
                  VALUES ($1, $2, $3, $4, $5, $6)",
             )?;
             for (id, metric, value, ops, unit) in &rows {
-                tx.execute(&res, &[&run.run_id, id, metric, value, ops, unit])?;
+                let id: &str = id;
+                tx.execute(&res, &[&run.run_id, &id, metric, value, ops, unit])?;
             }
             let ins = tx.prepare(
                 "INSERT INTO samples (run_id, scenario_id, iteration_ns) VALUES ($1, $2, $3)",

@@ -268,6 +268,7 @@ impl Store for SqliteStore {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 )?;
                 for (id, metric, value, ops, unit) in &rows {
+                    let id: &str = id;
                     res.execute(params![run.run_id, id, metric, value, ops, unit])?;
                 }
                 let mut ins = tx.prepare(

@@ -98,28 +98,50 @@ pub(crate) fn summary_counts(summary: &mut RunSummary, record: &str) {
 }
 
 /// The rows of the `results` index for one run: (scenario id, metric, per-op value, ops, unit),
-/// and the walltime samples as (scenario id, JSON array). Shared so that both backends index
+/// and the walltime samples as (scenario id, JSON array); the run's own metrics (its bench
+/// binary's size and build time) under the id `bench:NAME`. Shared so that both backends index
 /// exactly the same figures.
 #[allow(clippy::type_complexity)]
 pub(crate) fn index_rows(
     run: &RunRecord,
 ) -> (
-    Vec<(&str, &'static str, f64, i64, &str)>,
+    Vec<(std::borrow::Cow<'_, str>, &'static str, f64, i64, &str)>,
     Vec<(&str, String)>,
 ) {
     let mut rows = Vec::new();
     let mut samples = Vec::new();
+    for metric in Metric::RUN {
+        if let Some(v) = metric.of_run(run) {
+            let unit = match metric {
+                Metric::BuildSeconds => "seconds",
+                _ => "bytes",
+            };
+            rows.push((Metric::run_id(run).into(), metric.as_str(), v, 1, unit));
+        }
+    }
     for r in &run.results {
         let ops = i64::try_from(r.ops).unwrap_or(i64::MAX);
         for (metric, value) in Metric::counters(r) {
-            rows.push((r.id.as_str(), metric.as_str(), value, ops, r.unit.as_str()));
+            rows.push((
+                r.id.as_str().into(),
+                metric.as_str(),
+                value,
+                ops,
+                r.unit.as_str(),
+            ));
         }
         if let Some(i) = &r.icount {
-            rows.push((r.id.as_str(), "icount", i.ir_per_op, ops, r.unit.as_str()));
+            rows.push((
+                r.id.as_str().into(),
+                "icount",
+                i.ir_per_op,
+                ops,
+                r.unit.as_str(),
+            ));
         }
         if let Some(w) = &r.walltime {
             rows.push((
-                r.id.as_str(),
+                r.id.as_str().into(),
                 "walltime",
                 w.ns_per_op.median,
                 ops,

@@ -187,9 +187,51 @@ fn same_schema_version(at: &Location) {
     assert_eq!(v.unwrap(), crate::migrations::LATEST);
 }
 
+/// Issue 28: a run's bench binary size and build time are series of their own, under
+/// `bench:NAME`; a run without them (an older record) adds no point.
+fn binary_size_and_build_time_are_series(at: &Location) {
+    let db = at.open().unwrap();
+    for (k, (total, seconds)) in [(1000u64, 20.5), (1200, 3.25)].into_iter().enumerate() {
+        let mut r = record(
+            &format!("r{k}"),
+            &format!("2026-01-0{}T00:00:00Z", k + 1),
+            "main",
+            100,
+        );
+        r.binary = Some(budget::BinarySize {
+            text: total - 100,
+            data: 100,
+            bss: 0,
+            total,
+            file: 4 * total,
+            top_crates: Vec::new(),
+        });
+        r.build = Some(BuildInfo {
+            seconds,
+            compiled: 3,
+            fresh: 1,
+        });
+        db.record(&r).unwrap();
+    }
+    db.record(&record("r9", "2026-01-09T00:00:00Z", "main", 100))
+        .unwrap();
+    let id = Metric::run_id(&record("x", "", "main", 1));
+    let q = RunQuery::default();
+    let values = |m| -> Vec<f64> {
+        db.series(&id, m, &q)
+            .unwrap()
+            .iter()
+            .map(|p| p.per_op)
+            .collect()
+    };
+    assert_eq!(values(Metric::BinarySize), [1000.0, 1200.0]);
+    assert_eq!(values(Metric::BuildSeconds), [20.5, 3.25]);
+}
+
 /// The suite, against one backend.
 fn suite(fresh: &mut dyn FnMut() -> Location) {
     records_lists_loads_and_queries_series(&fresh());
+    binary_size_and_build_time_are_series(&fresh());
     concurrent_writers_lose_and_double_nothing(&fresh());
     same_schema_version(&fresh());
     for _ in 0..5 {

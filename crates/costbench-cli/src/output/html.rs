@@ -160,8 +160,9 @@ pub fn judged_history(id: String, metric: Metric, points: Vec<SeriesPoint>) -> H
     h
 }
 
-/// Every metric the last run measured, per measured id, over the runs of its variant and branch:
-/// series of at least two points only (one point is no history).
+/// Every metric the last run measured, per measured id, and its bench binary's size and build
+/// time, over the runs of its variant and branch: series of at least two points only (one point
+/// is no history).
 fn history(store: &dyn Store, run: &RunRecord, limit: usize) -> Result<Vec<History>> {
     let q = RunQuery {
         branch: run.environment.git.as_ref().and_then(|g| g.branch.clone()),
@@ -185,6 +186,19 @@ fn history(store: &dyn Store, run: &RunRecord, limit: usize) -> Result<Vec<Histo
             if points.len() >= 2 {
                 out.push(judged_history(r.id.clone(), metric, points));
             }
+        }
+    }
+    // The bench binary's size and build time, recorded under `bench:NAME` (issue 28).
+    let id = Metric::run_id(run);
+    for metric in Metric::RUN {
+        if metric.of_run(run).is_none() {
+            continue;
+        }
+        let points = store
+            .series(&id, metric, &q)
+            .with_context(|| format!("reading the history of {id}"))?;
+        if points.len() >= 2 {
+            out.push(judged_history(id.clone(), metric, points));
         }
     }
     Ok(out)

@@ -251,19 +251,27 @@ impl Metric {
             .collect()
     }
 
-    /// The instrument that records it: the one whose descriptor lists it.
-    pub fn instrument(self) -> Instrument {
+    /// The instrument that records it: the one whose descriptor lists it; `None` for the run's
+    /// own metrics ([`Metric::RUN`]), which every run records.
+    pub fn instrument(self) -> Option<Instrument> {
         Instrument::ALL
             .into_iter()
             .find(|i| i.descriptor().metrics.contains(&self))
-            .expect("every metric is listed by its instrument's descriptor")
     }
 
     /// The compared figure whose threshold applies to a series of this metric: the figure that
     /// follows this series, else its instrument's first figure (allocation counts and peak
-    /// bytes take the threshold of bytes allocated).
+    /// bytes take the threshold of bytes allocated). The run's own metrics take the threshold
+    /// of a figure like them: the binary's size is exact, as instruction counts are; a build's
+    /// time is a time between runs, as wall time is.
     pub fn figure(self) -> Figure {
-        let figures = self.instrument().descriptor().figures;
+        let Some(instrument) = self.instrument() else {
+            return match self {
+                Metric::BuildSeconds => Figure::Walltime,
+                _ => Figure::Icount,
+            };
+        };
+        let figures = instrument.descriptor().figures;
         figures
             .iter()
             .copied()
@@ -370,7 +378,7 @@ mod tests {
                 assert_eq!(f.instrument(), i, "{f}");
             }
             for m in i.descriptor().metrics {
-                assert_eq!(m.instrument(), i, "{}", m.as_str());
+                assert_eq!(m.instrument(), Some(i), "{}", m.as_str());
             }
         }
         let figures: Vec<Figure> = Instrument::ALL
@@ -381,8 +389,12 @@ mod tests {
         let metrics: Vec<Metric> = Instrument::ALL
             .iter()
             .flat_map(|i| i.descriptor().metrics.iter().copied())
+            .chain(Metric::RUN)
             .collect();
         assert_eq!(metrics, Metric::ALL);
+        for m in Metric::RUN {
+            assert_eq!(m.instrument(), None);
+        }
     }
 
     #[test]
@@ -397,7 +409,7 @@ mod tests {
     fn each_charted_figure_follows_a_series_of_its_own_instrument() {
         for f in Figure::ALL {
             if let Some(m) = f.history() {
-                assert_eq!(m.instrument(), f.instrument(), "{f}");
+                assert_eq!(m.instrument(), Some(f.instrument()), "{f}");
                 assert_eq!(m.figure(), f, "{f}");
             }
         }

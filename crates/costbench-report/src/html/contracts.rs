@@ -1,13 +1,16 @@
 //! The contracts section (issue 28): every budget checked with its figure against its limit,
 //! the declared classes of growth, the bench binary's size and build time of each run shown
-//! (the baseline's and the candidate's when comparing), and the fit of every family of sized
+//! (the baseline's and the candidate's when comparing) with their history charts, and the fit
+//! of every family of sized
 //! scenarios as a log-log plot of its per-op instruction counts with the fitted curve. Absent
 //! when the runs carry none of these (records of older costbench, runs that built nothing).
 //! Renders only: the fits, checks and sizes come in the run records, the changes of growth
 //! judged by the page.
 
 use super::escape::escape;
+use super::scenario::history_chart;
 use super::svg::{loglog, LogLogSeries};
+use super::History;
 use crate::budget::{thousands, trim};
 use costbench_judge::complexity::Change;
 use costbench_record::fmt::{fmt_change, fmt_ir_grouped};
@@ -30,9 +33,15 @@ pub(super) fn any(sides: &Sides) -> bool {
 }
 
 /// The section: budgets and declared classes of the shown run (the last side), the binary and
-/// build of every side, and each family's fit, both sides in one plot; `changes` are the
-/// families whose growth changed from the first side to the last.
-pub(super) fn contracts_section(page: &mut String, sides: &Sides, changes: &[Change]) {
+/// build of every side with the history of the shown run's (`history`: its series of the run's
+/// own metrics), and each family's fit, both sides in one plot; `changes` are the families
+/// whose growth changed from the first side to the last.
+pub(super) fn contracts_section(
+    page: &mut String,
+    sides: &Sides,
+    changes: &[Change],
+    history: &[&History],
+) {
     let Some(&(_, shown)) = sides.last() else {
         return;
     };
@@ -45,6 +54,13 @@ pub(super) fn contracts_section(page: &mut String, sides: &Sides, changes: &[Cha
     budgets(page, shown);
     declared(page, shown);
     binaries(page, sides);
+    if !history.is_empty() {
+        page.push_str("<div class=\"charts\">");
+        for h in history {
+            history_chart(page, h);
+        }
+        page.push_str("</div>");
+    }
     growth(page, sides, changes);
 }
 
@@ -335,7 +351,7 @@ mod tests {
         let run = record("r", vec![with_icount(scenario("a"), 5.0)]);
         assert!(!any(&[("run", &run)]));
         let mut page = String::new();
-        contracts_section(&mut page, &[("run", &run)], &[]);
+        contracts_section(&mut page, &[("run", &run)], &[], &[]);
         assert!(!page.contains("<h3>"), "{page}");
     }
 
@@ -463,5 +479,50 @@ mod tests {
             "{html}"
         );
         assert!(html.find("id=\"contracts\"") < html.find("id=\"scenarios\""));
+    }
+
+    /// The bench binary's size and build time over past runs are charted in this section, not
+    /// in a scenario's.
+    #[test]
+    fn the_binarys_history_is_charted_here() {
+        use costbench_record::history::Metric;
+        use costbench_record::testing::series_point;
+        let run = record("r", vec![with_icount(scenario("a"), 5.0)]);
+        let h = [
+            History {
+                id: Metric::run_id(&run),
+                metric: Metric::BinarySize,
+                points: vec![series_point("1", 1000.0), series_point("2", 1300.0)],
+                threshold_pct: 0.2,
+                threshold_from: "default; history too short to learn one",
+                crossed: vec![1],
+            },
+            // Another id's series of the same metric is not this run's binary.
+            History {
+                id: "bench:other".into(),
+                metric: Metric::BinarySize,
+                points: vec![series_point("1", 1.0), series_point("2", 2.0)],
+                threshold_pct: 0.2,
+                threshold_from: "",
+                crossed: vec![],
+            },
+        ];
+        let html = crate::html::render(&crate::html::Input {
+            runs: std::slice::from_ref(&run),
+            comparison: None,
+            variants: &[],
+            history: &h,
+            generated_at: "2026-01-01T00:00:00Z",
+        });
+        let section = &html[html.find("id=\"contracts\"").expect("a contracts section")..];
+        assert_eq!(
+            html.matches("History of bench binary bytes (text + data) over 2 runs")
+                .count(),
+            1,
+            "{html}"
+        );
+        assert!(section
+            .contains(r#"data-chart="history" data-series="1" data-points="2" data-crossed="1""#));
+        assert!(section.contains("1,300"), "{section}");
     }
 }

@@ -159,7 +159,13 @@ pub fn render(input: &Input) -> String {
     } else {
         vec![(main.variant.as_str(), main)]
     };
-    let contracts = contracts::any(&sides);
+    // The history of the shown run's own metrics (binary size, build time), under `bench:NAME`.
+    let run_history: Vec<&History> = input
+        .history
+        .iter()
+        .filter(|h| Metric::RUN.contains(&h.metric) && h.id == Metric::run_id(main))
+        .collect();
+    let contracts = contracts::any(&sides) || !run_history.is_empty();
     let growth_changes = match base.filter(|b| !std::ptr::eq(*b, main)) {
         Some(b) if contracts && variants.is_empty() => costbench_judge::complexity::changes(
             b,
@@ -216,7 +222,7 @@ pub fn render(input: &Input) -> String {
         variants_section(&mut page, variants);
     }
     if contracts {
-        contracts::contracts_section(&mut page, &sides, &growth_changes);
+        contracts::contracts_section(&mut page, &sides, &growth_changes, &run_history);
     }
     if loads {
         throughput::throughput_section(&mut page, &builds, shown, &rows);

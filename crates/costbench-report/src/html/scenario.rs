@@ -24,12 +24,16 @@ fn metric_title(m: Metric) -> &'static str {
         Metric::Allocs => "allocations per op",
         Metric::PeakBytes => "peak live heap bytes (run)",
         Metric::MaxRss => "max RSS, KiB (process)",
+        Metric::BinarySize => "bench binary bytes (text + data)",
+        Metric::BuildSeconds => "bench binary build time",
     }
 }
 
 fn metric_fmt(m: Metric) -> fn(f64) -> String {
     match m {
         Metric::Walltime => fmt_ns,
+        Metric::BinarySize => |v| crate::budget::thousands(v as u64),
+        Metric::BuildSeconds => |v| format!("{v:.1} s"),
         _ => fmt_ir,
     }
 }
@@ -384,7 +388,7 @@ fn function_changes(page: &mut String, f: &compare::FunctionChanges) {
     }
 }
 
-fn history_chart(page: &mut String, h: &History) {
+pub(super) fn history_chart(page: &mut String, h: &History) {
     let (t, from, crossed) = (h.threshold_pct, h.threshold_from, &h.crossed);
     let fmt = metric_fmt(h.metric);
     let points: Vec<svg::HistoryPoint> = h
