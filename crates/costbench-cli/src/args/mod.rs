@@ -140,7 +140,7 @@ pub enum Command {
     /// GOOD's value. Exit 0 when found, 1 when GOOD and BAD count alike.
     Bisect(BisectCmd),
     /// Write one self-contained HTML report of runs: per-op figures, changes, distributions,
-    /// variants and history.
+    /// variants, contracts (budgets, binary size, complexity fits) and history.
     ///
     /// The page needs no network (inline CSS and SVG charts, a few lines of inline JavaScript to
     /// sort tables). With two or more runs of the same variant, the first is the baseline and the

@@ -52,19 +52,27 @@ impl LogScale {
     }
 
     /// Round values inside the axis: 1, 2 and 5 times powers of ten, or powers of ten alone
-    /// when those are too many.
+    /// when those are too many, or every digit times a power of ten when the axis spans less
+    /// than two of them.
     fn ticks(&self) -> Vec<f64> {
         let (lo, hi) = (10f64.powf(self.l0), 10f64.powf(self.l1));
-        let mut all = Vec::new();
-        let mut decade = 10f64.powf(self.l0.floor());
-        while decade <= hi && all.len() < 60 {
-            for m in [1.0, 2.0, 5.0] {
-                let t = m * decade;
-                if t >= lo && t <= hi {
-                    all.push((t, m == 1.0));
+        let within = |digits: &[f64]| {
+            let mut all = Vec::new();
+            let mut decade = 10f64.powf(self.l0.floor());
+            while decade <= hi && all.len() < 60 {
+                for &m in digits {
+                    let t = m * decade;
+                    if t >= lo && t <= hi {
+                        all.push((t, m == 1.0));
+                    }
                 }
+                decade *= 10.0;
             }
-            decade *= 10.0;
+            all
+        };
+        let mut all = within(&[1.0, 2.0, 5.0]);
+        if all.len() < 2 {
+            all = within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
         }
         if all.len() > 6 {
             all.retain(|t| t.1);
@@ -150,7 +158,7 @@ pub fn loglog(series: &[LogLogSeries], y_label: &str, fmt: fn(f64) -> String) ->
         for &(n, v) in ser.points.iter().filter(|p| p.0 > 0.0 && p.1 > 0.0) {
             let _ = write!(
                 s,
-                r#"<circle class="point" fill="{colour}" cx="{:.1}" cy="{:.1}" r="3.5"><title>{}: n = {n}, {}</title></circle>"#,
+                r#"<circle class="point" style="fill:{colour}" cx="{:.1}" cy="{:.1}" r="3.5"><title>{}: n = {n}, {}</title></circle>"#,
                 x.at(n),
                 y.at(v),
                 escape(&ser.label),
@@ -200,7 +208,7 @@ mod tests {
         assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;base"));
         // Equal ratios of n are equal steps along x, and along y for a power law.
         let xs: Vec<f64> = svg
-            .split(r##"<circle class="point" fill="#2f5d9b" cx=""##)
+            .split(r##"<circle class="point" style="fill:#2f5d9b" cx=""##)
             .skip(1)
             .map(|t| t[..t.find('"').unwrap()].parse().unwrap())
             .collect();
@@ -216,6 +224,9 @@ mod tests {
         let t = y.ticks();
         assert!(t.contains(&10_000.0) && t.contains(&100_000.0), "{t:?}");
         assert!(t.len() <= 6, "{t:?}");
+        // Less than one 1-2-5 step: every digit.
+        let narrow = LogScale::new(80.0, 134.0, 100.0, 0.0).ticks();
+        assert_eq!(narrow, [80.0, 90.0, 100.0], "{narrow:?}");
         let empty = loglog(&[], "Ir/op", fmt);
         assert!(empty.ends_with("</svg>") && !empty.contains("<circle"));
     }
