@@ -6,13 +6,24 @@
 #            budget checks with their exact figures.
 #   complexity  `costbench run` of the selftest suite's `complexity` bench target: the fitted
 #            class of each family of sized scenarios (log n, n, n log n, n², each declared).
+#   builtin  `costbench run` of the built-in suite's sized families (`growth/*`): the fitted
+#            class of each (log n, n, n log n).
+#   growth   the selftest suite's `growth` target built plain and with the feature `quadratic`
+#            (a duplicate check that adds less than 0.2 % at every size but grows as n²), then
+#            `costbench check` of the two runs: every row unchanged, exit code 3 on the growth.
+#   merge    the same target run as two shards (two sizes each), merged: the merged run's fit.
+#   variants `costbench variants` of the `budgets` target, two variants, `loop/whole` only: the
+#            broken budget named per variant, exit code 3.
+#   history  the two `growth` runs imported into a fresh history: the series of the bench
+#            binary's size and build time (`bench:growth`).
 #   sizes    `costbench variants --preset build-choices` of the built-in suite, measuring one
 #            cheap scenario by instruction count: the matrix's binary size and build time of
 #            every variant (each is a full build of its own).
 #
-# Usage: scripts/contracts.sh [PARTS...]   (default: budgets complexity sizes). Needs valgrind.
+# Usage: scripts/contracts.sh [PARTS...]
+#   (default: budgets complexity builtin growth merge variants history sizes). Needs valgrind.
 set -euo pipefail
-parts=("${@:-budgets complexity sizes}")
+parts=("${@:-budgets complexity builtin growth merge variants history sizes}")
 repo=$(git rev-parse --show-toplevel)
 cd "$repo"
 cargo build --locked -p costbench-cli
@@ -44,12 +55,81 @@ PY
       "$cb" run --manifest-path suites/selftest/Cargo.toml --bench complexity \
         --instrument icount --no-history --output-dir "$out/complexity"
       ;;
+    builtin)
+      echo "== builtin: costbench run --filter '^growth/' (built-in suite)"
+      "$cb" run -p costbench-suite --bench builtin --filter '^growth/' --instrument icount \
+        --no-history --output-dir "$out/builtin"
+      ;;
+    growth | history)
+      if [ ! -f "$out/growth-cand/run.json" ]; then
+        echo "== growth: the selftest suite's growth target, plain and with --features quadratic"
+        "$cb" run --manifest-path suites/selftest/Cargo.toml --bench growth --instrument icount \
+          --no-history --quiet --output-dir "$out/growth-base"
+        "$cb" run --manifest-path suites/selftest/Cargo.toml --bench growth --instrument icount \
+          --features quadratic --no-history --quiet --output-dir "$out/growth-cand"
+        python3 - "$out/growth-base/run.json" "$out/growth-cand/run.json" <<'PY'
+import json, sys
+b, c = (json.load(open(p)) for p in sys.argv[1:3])
+ir = lambda run: {r["id"]: r["icount"]["ir_per_op"] for r in run["results"]}
+bi, ci = ir(b), ir(c)
+for id in bi:
+    print(f"{id:<10} {bi[id]:>12,.0f} {ci[id]:>12,.0f} {ci[id] - bi[id]:>+8,.0f} {100 * (ci[id] / bi[id] - 1):+.3f} %")
+for side, run in (("baseline", b), ("candidate", c)):
+    for f in run["complexity"]:
+        print(f"{side}: {f['family']} O({f['class']}) {f['offset']:.1f} + {f['constant']:.4f} x f(n), error {f['rms_rel_error']:.3%}, n^{f['exponent']:.2f}")
+    print(f"{side}: binary {run['binary']['total']} B, build {run['build']['seconds']:.1f} s ({run['build']['compiled']} compiled, {run['build']['fresh']} fresh)")
+PY
+      fi
+      if [ "$part" = growth ]; then
+        echo "== growth: costbench check --baseline BASE --candidate CAND"
+        set +e
+        "$cb" check --manifest-path suites/selftest/Cargo.toml --bench growth --github off \
+          --baseline "$out/growth-base" --candidate "$out/growth-cand"
+        echo "exit code: $?"
+        set -e
+      else
+        echo "== history: both growth runs imported into a fresh history"
+        for side in base cand; do
+          "$cb" import "$out/growth-$side" --db "$out/history.sqlite"
+        done
+        "$cb" history --db "$out/history.sqlite" --scenario bench:growth --metric binary-size
+        "$cb" history --db "$out/history.sqlite" --scenario bench:growth --metric build-time
+      fi
+      ;;
+    merge)
+      echo "== merge: the growth target as two shards, merged"
+      for k in 1 2; do
+        "$cb" run --manifest-path suites/selftest/Cargo.toml --bench growth --instrument icount \
+          --no-history --db "$out/none.sqlite" --quiet --shard "$k/2" --output-dir "$out/shard$k"
+      done
+      "$cb" merge --no-history --quiet --output "$out/merged" "$out/shard1" "$out/shard2"
+      python3 - "$out/shard1/run.json" "$out/shard2/run.json" "$out/merged/run.json" <<'PY'
+import json, sys
+for p in sys.argv[1:]:
+    run = json.load(open(p))
+    ids = [r["id"] for r in run["results"]]
+    fits = [f"{f['family']} O({f['class']}) {f['offset']:.1f} + {f['constant']:.1f} x f(n)" for f in run.get("complexity", [])]
+    print(f"{p.rsplit('/', 2)[-2]}: {', '.join(ids)}; fits: {'; '.join(fits) or 'none'}")
+PY
+      ;;
+    variants)
+      echo "== variants: a broken budget in every variant (selftest suite, budgets target)"
+      set +e
+      "$cb" variants --manifest-path suites/selftest/Cargo.toml --bench budgets \
+        --variant e2e-release: --variant e2e-oc:overflow-checks=true --filter '^loop/whole$' \
+        --instrument icount --no-history --quiet --output-dir "$out/variants"
+      echo "exit code: $?"
+      set -e
+      ;;
     sizes)
       echo "== sizes: costbench variants --preset build-choices (built-in suite)"
       "$cb" variants --preset build-choices -p costbench-suite --bench builtin \
         --filter '^index/sum_indirect/iter$' --instrument icount --no-history \
         --output-dir "$out/sizes"
       ;;
-    *) echo "unknown part $part (budgets, complexity, sizes)" >&2; exit 2 ;;
+    *)
+      echo "unknown part $part (budgets, complexity, builtin, growth, merge, variants, history, sizes)" >&2
+      exit 2
+      ;;
   esac
 done

@@ -101,18 +101,32 @@ fn issue_28_a_quadratic_pull_request_under_the_threshold_fails_check() {
     // Both sides' binaries and builds are recorded, and become history series of the bench
     // target; the HTML report plots both fits in one log-log chart with the change of growth.
     for run in [&base, &cand] {
-        assert!(run["binary"]["total"].as_u64().unwrap() > 0, "{}", run["binary"]);
-        assert!(run["build"]["seconds"].as_f64().unwrap() > 0.0, "{}", run["build"]);
+        assert!(
+            run["binary"]["total"].as_u64().unwrap() > 0,
+            "{}",
+            run["binary"]
+        );
+        assert!(
+            run["build"]["seconds"].as_f64().unwrap() > 0.0,
+            "{}",
+            run["build"]
+        );
     }
     let db = tmp.path().join("h.sqlite");
     for d in [&base_dir, &cand_dir] {
         let o = costbench(["import"]).arg(d).arg("--db").arg(&db).output();
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    let o = costbench(["history", "--scenario", "bench:growth", "--metric", "binary-size"])
-        .arg("--db")
-        .arg(&db)
-        .output();
+    let o = costbench([
+        "history",
+        "--scenario",
+        "bench:growth",
+        "--metric",
+        "binary-size",
+    ])
+    .arg("--db")
+    .arg(&db)
+    .output();
     assert!(o.status.success(), "{}", stderr(&o));
     let lines = stdout(&o);
     let total = |run: &Value| {
@@ -126,7 +140,10 @@ fn issue_28_a_quadratic_pull_request_under_the_threshold_fails_check() {
         }
         out
     };
-    assert!(lines.contains(&total(&base)) && lines.contains(&total(&cand)), "{lines}");
+    assert!(
+        lines.contains(&total(&base)) && lines.contains(&total(&cand)),
+        "{lines}"
+    );
     let page = tmp.path().join("report.html");
     let o = costbench(["report", "--no-history", "-o"])
         .arg(&page)
@@ -135,7 +152,11 @@ fn issue_28_a_quadratic_pull_request_under_the_threshold_fails_check() {
         .output();
     assert!(o.status.success(), "{}", stderr(&o));
     let html = std::fs::read_to_string(&page).unwrap();
-    assert_eq!(html.matches(r#"data-chart="loglog" data-series="2""#).count(), 1);
+    assert_eq!(
+        html.matches(r#"data-chart="loglog" data-series="2""#)
+            .count(),
+        1
+    );
     assert!(html.contains("Growth changed:</strong> the added cost grows as n^1.9"));
 }
 

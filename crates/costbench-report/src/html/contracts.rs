@@ -525,4 +525,48 @@ mod tests {
             .contains(r#"data-chart="history" data-series="1" data-points="2" data-crossed="1""#));
         assert!(section.contains("1,300"), "{section}");
     }
+
+    /// A variants page lists every variant's binary, each against the baseline variant's.
+    #[test]
+    fn every_variant_has_its_binary_row() {
+        use costbench_record::model::budget::BinarySize;
+        let run = |variant: &str, total: u64| {
+            let mut r = record(variant, vec![with_icount(scenario("a"), 5.0)]);
+            r.variant = variant.into();
+            r.binary = Some(BinarySize {
+                text: total,
+                data: 0,
+                bss: 0,
+                total,
+                file: total,
+                top_crates: Vec::new(),
+            });
+            r
+        };
+        let runs = [run("release", 2000), run("lto-fat", 1500)];
+        let opts = costbench_judge::compare::CompareOptions::default();
+        let none = costbench_judge::compare::noise::HistoricThresholds::default();
+        let variants: Vec<crate::html::VariantRun> = runs
+            .iter()
+            .map(|r| crate::html::VariantRun {
+                run: r,
+                comparison: costbench_judge::compare::compare_with(&runs[0], r, &opts, &none),
+            })
+            .collect();
+        let html = crate::html::render(&crate::html::Input {
+            runs: &runs,
+            comparison: None,
+            variants: &variants,
+            history: &[],
+            generated_at: "2026-01-01T00:00:00Z",
+        });
+        assert!(
+            html.contains("<tr><td class=\"text\">release</td><td>2,000</td><td>–</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<tr><td class=\"text\">lto-fat</td><td>1,500</td><td>-25.00 %</td>"),
+            "{html}"
+        );
+    }
 }
