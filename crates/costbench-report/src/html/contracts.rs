@@ -8,7 +8,7 @@
 //! judged by the page.
 
 use super::escape::escape;
-use super::scenario::history_chart;
+use super::history_chart::history_chart;
 use super::svg::{loglog, LogLogSeries};
 use super::History;
 use crate::budget::{thousands, trim};

@@ -16,11 +16,13 @@
 //! `throughput` (service scenarios under load: latency percentile charts, ops/s and latency per
 //! number of clients and build), `scenario` (one section per measured id: wall-time
 //! distribution, instruction count and its change, counters, memory, census, failures, history
-//! charts) and `provenance` (where every run came from).
+//! charts) and `provenance` (where every run came from); `history_chart` is the history chart
+//! with its caption that the scenario and contracts sections share.
 
 mod contracts;
 pub mod escape;
 pub(crate) mod explain;
+mod history_chart;
 mod overview;
 mod provenance;
 mod scenario;

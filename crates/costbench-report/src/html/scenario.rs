@@ -4,39 +4,14 @@
 //! history bands come in judged.
 
 use super::escape::escape;
-use super::{cell, git_label, short_commit, svg, History};
+use super::history_chart::history_chart;
+use super::{cell, git_label, svg, History};
 use costbench_judge::compare::{self};
-use costbench_record::fmt::{
-    fmt_change, fmt_count, fmt_delta, fmt_ir, fmt_ns, fmt_percent, fmt_threshold,
-};
-use costbench_record::history::Metric;
+use costbench_record::fmt::{fmt_change, fmt_count, fmt_delta, fmt_ir, fmt_ns, fmt_percent};
 use costbench_record::instrument::Figure;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-
-fn metric_title(m: Metric) -> &'static str {
-    match m {
-        Metric::Icount => "instructions per op",
-        Metric::Walltime => "median time per op",
-        Metric::Cycles => "estimated cycles per op (simulated)",
-        Metric::AllocBytes => "bytes allocated per op",
-        Metric::Allocs => "allocations per op",
-        Metric::PeakBytes => "peak live heap bytes (run)",
-        Metric::MaxRss => "max RSS, KiB (process)",
-        Metric::BinarySize => "bench binary bytes (text + data)",
-        Metric::BuildSeconds => "bench binary build time",
-    }
-}
-
-fn metric_fmt(m: Metric) -> fn(f64) -> String {
-    match m {
-        Metric::Walltime => fmt_ns,
-        Metric::BinarySize => |v| crate::budget::thousands(v as u64),
-        Metric::BuildSeconds => |v| format!("{v:.1} s"),
-        _ => fmt_ir,
-    }
-}
 
 /// One fact of a scenario section: a name and its value.
 fn fact(page: &mut String, name: &str, value: &str) {
@@ -386,53 +361,6 @@ fn function_changes(page: &mut String, f: &compare::FunctionChanges) {
             escape(&fmt_delta(o.change))
         );
     }
-}
-
-pub(super) fn history_chart(page: &mut String, h: &History) {
-    let (t, from, crossed) = (h.threshold_pct, h.threshold_from, &h.crossed);
-    let fmt = metric_fmt(h.metric);
-    let points: Vec<svg::HistoryPoint> = h
-        .points
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let change = if i > 0 && h.points[i - 1].per_op > 0.0 {
-                let prev = h.points[i - 1].per_op;
-                format!(" ({})", fmt_change(100.0 * (p.per_op - prev) / prev))
-            } else {
-                String::new()
-            };
-            svg::HistoryPoint {
-                value: p.per_op,
-                title: format!(
-                    "{} · {} · commit {} · {}{}",
-                    p.run_id,
-                    p.started_at,
-                    p.commit.as_deref().map_or("-", short_commit),
-                    fmt(p.per_op),
-                    change
-                ),
-                crossed: crossed.contains(&i),
-            }
-        })
-        .collect();
-    let first = h.points.first().map_or("", |p| p.started_at.as_str());
-    let last = h.points.last().map_or("", |p| p.started_at.as_str());
-    let band = if t.is_finite() {
-        format!("±{}", fmt_threshold(t))
-    } else {
-        "none".to_string()
-    };
-    let _ = write!(
-        page,
-        "<figure><figcaption>History of {} over {} runs; band: {band} around the previous run ({}); {} crossed it</figcaption>{}</figure>",
-        metric_title(h.metric),
-        h.points.len(),
-        from,
-        crossed.len(),
-        // No band to draw without a threshold.
-        svg::history(&points, if t.is_finite() { t } else { 0.0 }, first, last, fmt)
-    );
 }
 
 #[cfg(test)]
