@@ -33,6 +33,9 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     }
     let _ = writeln!(out, "baseline:  {}", clean(&c.base.describe()));
     let _ = writeln!(out, "candidate: {}", clean(&c.cand.describe()));
+    if let Some(line) = costbench_judge::compare::RunLabel::binaries(&c.base, &c.cand) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out, "{}", c.summary());
     for n in &c.not_measured {
         let _ = writeln!(out, "{}", clean(&n.sentence()));

@@ -281,9 +281,12 @@ fn unfinished(out: &mut String, c: &Comparison) {
 fn comparison_body(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "**costbench**: {}\n", c.summary());
+    // The binaries' sizes and builds, when the runs recorded them, on a line of their own.
+    let binaries = costbench_judge::compare::RunLabel::binaries(&c.base, &c.cand)
+        .map_or(String::new(), |l| format!("  \n{}", escape_cell(&l)));
     let _ = writeln!(
         out,
-        "Baseline: {}  \nCandidate: {}",
+        "Baseline: {}  \nCandidate: {}{binaries}",
         escape_cell(&c.base.describe()),
         escape_cell(&c.cand.describe())
     );

@@ -391,6 +391,12 @@ pub struct RunLabel {
     pub branch: Option<String>,
     /// Whether the work tree had uncommitted changes (shown as `+` after the commit).
     pub dirty: bool,
+    /// Bytes the run's bench binary loads (`text + data`), when the run recorded its size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binary_bytes: Option<u64>,
+    /// How costbench's build of the run's bench binary went, when the run recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<costbench_record::model::BuildInfo>,
 }
 
 impl RunLabel {
@@ -402,7 +408,46 @@ impl RunLabel {
             commit: git.map(|g| g.commit.clone()),
             branch: git.and_then(|g| g.branch.clone()),
             dirty: git.is_some_and(|g| g.dirty),
+            binary_bytes: run.binary.as_ref().map(|b| b.total),
+            build: run.build.clone(),
         }
+    }
+
+    /// The bench binaries' sizes and builds of `base` and `cand`, in one line: "bench binary:
+    /// 3,474,128 B → 3,515,188 B (+1.18 %); build: 230.9 s (43 units compiled) → 0.2 s (0 units
+    /// compiled)"; `None` when neither run recorded either.
+    pub fn binaries(base: &RunLabel, cand: &RunLabel) -> Option<String> {
+        use costbench_record::fmt::{fmt_change, fmt_whole};
+        let mut parts = Vec::new();
+        if base.binary_bytes.is_some() || cand.binary_bytes.is_some() {
+            let size = |b: Option<u64>| {
+                b.map_or("–".to_string(), |b| format!("{} B", fmt_whole(b as f64)))
+            };
+            let change = match (base.binary_bytes, cand.binary_bytes) {
+                (Some(b), Some(c)) if b > 0 => {
+                    format!(" ({})", fmt_change(100.0 * (c as f64 / b as f64 - 1.0)))
+                }
+                _ => String::new(),
+            };
+            parts.push(format!(
+                "bench binary: {} → {}{change}",
+                size(base.binary_bytes),
+                size(cand.binary_bytes)
+            ));
+        }
+        if base.build.is_some() || cand.build.is_some() {
+            let build = |b: &Option<costbench_record::model::BuildInfo>| {
+                b.as_ref().map_or("–".to_string(), |b| {
+                    format!("{:.1} s ({} units compiled)", b.seconds, b.compiled)
+                })
+            };
+            parts.push(format!(
+                "build: {} → {}",
+                build(&base.build),
+                build(&cand.build)
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     /// "run R (commit abcdef1234+, branch main, variant release)" without the untrusted parts
@@ -665,4 +710,56 @@ pub struct Omitted {
     pub functions: usize,
     /// Their summed self-cost change per op, instructions.
     pub change: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costbench_record::model::budget::BinarySize;
+    use costbench_record::model::BuildInfo;
+    use costbench_record::testing::{record, scenario};
+
+    /// Issue 28: `compare` and `check` say both binaries' sizes and builds when the runs
+    /// recorded them, and nothing when neither did (older records).
+    #[test]
+    fn binaries_line_of_both_sides() {
+        let mut base = record("b", vec![scenario("a")]);
+        let mut cand = record("c", vec![scenario("a")]);
+        assert_eq!(
+            RunLabel::binaries(&RunLabel::of(&base), &RunLabel::of(&cand)),
+            None
+        );
+        for (run, total, seconds, compiled) in [
+            (&mut base, 3_474_128, 230.886, 43),
+            (&mut cand, 3_515_188, 0.19, 0),
+        ] {
+            run.binary = Some(BinarySize {
+                text: total,
+                data: 0,
+                bss: 0,
+                total,
+                file: total,
+                top_crates: Vec::new(),
+            });
+            run.build = Some(BuildInfo {
+                seconds,
+                compiled,
+                fresh: 43 - compiled,
+            });
+        }
+        assert_eq!(
+            RunLabel::binaries(&RunLabel::of(&base), &RunLabel::of(&cand)).as_deref(),
+            Some(
+                "bench binary: 3,474,128 B → 3,515,188 B (+1.18 %); build: 230.9 s (43 units \
+                 compiled) → 0.2 s (0 units compiled)"
+            )
+        );
+        cand.binary = None;
+        base.build = None;
+        cand.build = None;
+        assert_eq!(
+            RunLabel::binaries(&RunLabel::of(&base), &RunLabel::of(&cand)).as_deref(),
+            Some("bench binary: 3,474,128 B → –")
+        );
+    }
 }
