@@ -131,7 +131,7 @@ pub struct Gate {
     /// [`crate::budget`]. Filled by [`Gate::with_budgets`].
     pub budgets: Vec<costbench_record::model::budget::BudgetCheck>,
     /// Families of sized ids whose growth changed from the baseline, or that disagree with their
-    /// declared class: see [`crate::complexity`]. Filled by [`Gate::with_complexity`].
+    /// declared class: see [`crate::complexity`]. Filled by [`Gate::with_complexity`] from [`complexity_findings`].
     pub complexity: Vec<ComplexityFinding>,
     /// Rows of a side that did not finish (`check --allow-unfinished`) that were never measured,
     /// as "ID (baseline)": the gate never passes them. Absent from JSON when there are none.
@@ -185,31 +185,10 @@ impl Gate {
         self.missing_allowed = true;
     }
 
-    /// This gate with the growth `changes` and the declared classes of `checks` that failed.
+    /// This gate with the complexity `findings` ([`complexity_findings`]).
     #[must_use]
-    pub fn with_complexity(
-        mut self,
-        changes: &[crate::complexity::Change],
-        checks: &[costbench_record::model::complexity::ComplexityCheck],
-    ) -> Gate {
-        self.complexity = changes
-            .iter()
-            .map(|c| ComplexityFinding {
-                family: c.family.clone(),
-                kind: "growth",
-                message: c.message.clone(),
-            })
-            .chain(
-                checks
-                    .iter()
-                    .filter(|c| !c.passed)
-                    .map(|c| ComplexityFinding {
-                        family: c.family.clone(),
-                        kind: "declared",
-                        message: format!("{} ({})", c.message, c.source),
-                    }),
-            )
-            .collect();
+    pub fn with_complexity(mut self, findings: Vec<ComplexityFinding>) -> Gate {
+        self.complexity = findings;
         self
     }
 
@@ -219,6 +198,33 @@ impl Gate {
         self.budgets = checks.iter().filter(|c| c.failed()).cloned().collect();
         self
     }
+}
+
+/// The families a gate fails: the growth `changes` from the baseline, then the declared classes
+/// of `checks` that failed. Worked out before the limits are applied ([`evaluate`]), since it
+/// needs only the two records.
+pub fn complexity_findings(
+    changes: &[crate::complexity::Change],
+    checks: &[costbench_record::model::complexity::ComplexityCheck],
+) -> Vec<ComplexityFinding> {
+    changes
+        .iter()
+        .map(|c| ComplexityFinding {
+            family: c.family.clone(),
+            kind: "growth",
+            message: c.message.clone(),
+        })
+        .chain(
+            checks
+                .iter()
+                .filter(|c| !c.passed)
+                .map(|c| ComplexityFinding {
+                    family: c.family.clone(),
+                    kind: "declared",
+                    message: format!("{} ({})", c.message, c.source),
+                }),
+        )
+        .collect()
 }
 
 /// The soft and hard limits in force for `id` and `inst`: later entries override earlier ones.

@@ -24,6 +24,7 @@ pub mod census;
 pub mod config;
 pub mod ending;
 pub mod environment;
+pub mod explain;
 pub mod instrument;
 pub mod miri;
 pub mod run;

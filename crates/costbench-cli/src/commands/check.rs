@@ -358,16 +358,18 @@ fn gate_and_emit(
         sources,
     );
     let budgets = &config.budget;
+    // What the two records say of growth first; the limits then judge the comparison's rows.
+    let complexity = costbench_judge::check::complexity_findings(
+        &costbench_judge::complexity::changes(
+            &base,
+            &cand,
+            costbench_judge::complexity::DEFAULT_EXPONENT_TOLERANCE,
+        ),
+        &candidate_classes(&cand, budgets),
+    );
     let mut gate = costbench_judge::check::evaluate(&cmp, &cand, &config.check)
         .with_budgets(&candidate_budgets(&cand, budgets))
-        .with_complexity(
-            &costbench_judge::complexity::changes(
-                &base,
-                &cand,
-                costbench_judge::complexity::DEFAULT_EXPONENT_TOLERANCE,
-            ),
-            &candidate_classes(&cand, budgets),
-        );
+        .with_complexity(complexity);
     if out.allow_missing_instrument {
         gate.allow_missing();
     }

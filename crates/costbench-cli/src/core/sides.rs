@@ -82,46 +82,29 @@ pub(crate) fn judge_sides(
 }
 
 /// Attaches what explains each change whose functions `cmp` lists: the census diff (when both
-/// runs measured the census) and the machine code of the largest movers, from the callgrind
-/// outputs in the runs' directories and the binaries they name; source files under a side's
-/// checkout (when known) are named relative to it.
+/// runs measured the census) and the machine code of the largest movers, read first from the
+/// callgrind outputs in the runs' directories and the binaries they name; source files under a
+/// side's checkout (when known) are named relative to it.
 pub(crate) fn attach_explanations(
     cmp: &mut costbench_judge::compare::Comparison,
     (base, base_dir, base_root): (&RunRecord, Option<&Path>, Option<&Path>),
     (cand, cand_dir, cand_root): (&RunRecord, Option<&Path>, Option<&Path>),
 ) {
-    let mut loader = costbench_measure::instrument::census::sites::SiteLoader::default();
-    costbench_judge::compare::explain::attach_census(cmp, |id| {
-        let b = loader.load(base, base_dir, id, base_root)?;
-        let c = loader.load(cand, cand_dir, id, cand_root)?;
-        Some(b.and_then(|b| c.map(|c| (b, c))))
-    });
-    use costbench_judge::compare::Presence;
-    costbench_judge::compare::explain::attach_asm(cmp, |id, function, presence| {
-        let side = |run, dir, root, present: bool| {
-            present
-                .then(|| {
-                    costbench_measure::asm::measured_listing(run, dir, id, function, root, true)
-                })
-                .transpose()
-                .map(Option::flatten)
-                .map_err(|e| format!("{e:#}"))
-        };
-        Ok((
-            side(
-                base,
-                base_dir,
-                base_root,
-                presence != Presence::CandidateOnly,
-            )?,
-            side(
-                cand,
-                cand_dir,
-                cand_root,
-                presence != Presence::BaselineOnly,
-            )?,
-        ))
-    });
+    use costbench_measure::explain::{read, Side};
+    let evidence = read(
+        cmp,
+        Side {
+            run: base,
+            dir: base_dir,
+            root: base_root,
+        },
+        Side {
+            run: cand,
+            dir: cand_dir,
+            root: cand_root,
+        },
+    );
+    costbench_judge::compare::explain::attach_evidence(cmp, evidence);
 }
 
 /// Per-id thresholds from the history of `branch` (runs of `base`'s variant) in the database at

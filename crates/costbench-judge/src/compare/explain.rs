@@ -1,18 +1,50 @@
 //! Explaining a comparison: fills its census diffs and machine-code diffs from what the caller
-//! reads of the two sides (the callgrind profiles and binaries that were measured), with the pure
+//! read of the two sides (the callgrind profiles and binaries that were measured), with the pure
 //! diffs of [`census`](super::census) and [`asm`](super::asm). The data types live there; this
-//! file only walks the comparison.
+//! file only walks the comparison. The reading is the measuring crate's (`explain::read`), done
+//! before [`attach_evidence`] is called: the judge is handed plain data, never a loader.
 
 use super::asm::{self, SideListings, ASM_TOP};
 use super::census::{self, SideSites};
 use super::types::{Comparison, Presence, Verdict};
 use costbench_record::instrument::Figure;
+use std::collections::HashMap;
+
+/// What was read of both sides to explain a comparison's changes, for [`attach_evidence`].
+///
+/// The rows explained are those `cmp.functions` lists (significant or placement-labelled
+/// instruction-count changes); a reader fills, for each of them:
+#[derive(Debug, Default)]
+pub struct Evidence {
+    /// By id: both sides' executed checks with the ops each run counted, or why they cannot be
+    /// had. An id with no census on either side has no entry: the census is an instrument the
+    /// run may not have measured.
+    pub census: HashMap<String, Result<(SideSites, SideSites), String>>,
+    /// By (id, function), for the movers of each id in `cmp.functions` order until [`ASM_TOP`]
+    /// of them had a listing on either side: both sides' listings (`None` for a side whose
+    /// binary holds no function of that name), or why they cannot be had.
+    pub asm: HashMap<(String, String), Result<SideListings, String>>,
+}
+
+/// Fills `cmp.census` and `cmp.asm` from `evidence`: the census diff of every explained id
+/// whose runs both carry a census, and the machine-code diffs of its largest movers.
+pub fn attach_evidence(cmp: &mut Comparison, evidence: Evidence) {
+    let Evidence {
+        mut census,
+        mut asm,
+    } = evidence;
+    attach_census(cmp, |id| census.remove(id));
+    attach_asm(cmp, |id, function, _| {
+        asm.remove(&(id.to_string(), function.to_string()))
+            .unwrap_or_else(|| Err(format!("no machine code was read for {function}")))
+    });
+}
 
 /// Fills `cmp.census` for every id whose functions `cmp.functions` lists (significant or
 /// placement-labelled instruction-count changes) and whose runs both carry a census, from the
 /// sites `sites(id)` gives: (baseline, candidate), or why they cannot be had. Ids with no
 /// census on either side are skipped: the census is an instrument the run may not have measured.
-pub fn attach_census(
+fn attach_census(
     cmp: &mut Comparison,
     mut sites: impl FnMut(&str) -> Option<Result<(SideSites, SideSites), String>>,
 ) {
@@ -46,7 +78,7 @@ pub fn attach_census(
 /// `cmp.functions` explains, from the listings `listings(id, function, presence)` gives, or why
 /// they cannot be had. A function neither binary holds (the C library's, in another object) is
 /// left out.
-pub fn attach_asm(
+fn attach_asm(
     cmp: &mut Comparison,
     mut listings: impl FnMut(&str, &str, Presence) -> Result<SideListings, String>,
 ) {
