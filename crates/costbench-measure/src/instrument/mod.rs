@@ -5,51 +5,36 @@
 //! [`shape`]'s; [`callgrind`] is not an instrument but what icount, census and cache share:
 //! finding valgrind, callgrind's command line and the one reader of its output format.
 //!
-//! This file is the registry: [`phase`] says, one line per instrument, how the scheduler
-//! (`run`) runs it. What an instrument is called, needs and yields is the record crate's
-//! (`costbench_record::instrument`). Nothing here schedules, and no instrument imports another
-//! (census rides on icount's run, but reads the file through its own parser).
+//! This file is the registry's other half: the record crate's list of instruments
+//! (`costbench_record::for_each_instrument!`, one entry each) expands here into one `mod` line
+//! per instrument, whose folder is named like the instrument, and into [`phase`], which says how
+//! the scheduler (`run`) runs each: what its folder's `PHASE` says. A new instrument's folder is
+//! found by its name, so this file needs no edit. What an instrument is called, needs and yields
+//! is the record crate's (`costbench_record::instrument`). Nothing here schedules, and no
+//! instrument imports another (census rides on icount's run, but reads the file through its
+//! own parser).
 
-pub mod cache;
 pub mod callgrind;
-pub mod census;
-pub mod dhat;
-pub mod icount;
-pub mod memory;
-pub mod perf;
 pub(crate) mod shape;
-pub mod throughput;
-pub mod walltime;
 
 use costbench_record::instrument::Instrument;
-use shape::Party;
+pub(crate) use shape::Phase;
 
-/// How the scheduler runs an instrument.
-pub(crate) enum Phase {
-    /// By a phase of its own in `run`: icount (with the harness residual, and the census riding
-    /// on it), wall time (one scenario at a time, or interleaved with other builds) and
-    /// throughput (a server and load processes per round).
-    Own,
-    /// One process per party of each scenario, `--measure-jobs` scenarios at once.
-    Parallel(&'static dyn Party),
-    /// One process per party, one scenario at a time (its figures depend on what else runs),
-    /// after a probe on the library's empty scenario says whether it can run here at all.
-    Probed(&'static dyn Party),
+/// One `mod` line per instrument of the registry, and the table of how each runs.
+macro_rules! folders {
+    ($( $(#[$doc:meta])* $variant:ident($name:ident) { $($field:tt)* } ),* $(,)?) => {
+        $( pub mod $name; )*
+
+        /// The registry: how each instrument runs (its folder's `PHASE`).
+        pub(crate) fn phase(i: Instrument) -> Phase {
+            match i {
+                $( Instrument::$variant => $name::PHASE, )*
+            }
+        }
+    };
 }
 
-/// The registry: how each instrument runs.
-pub(crate) fn phase(i: Instrument) -> Phase {
-    match i {
-        Instrument::Icount => Phase::Own,
-        Instrument::Walltime => Phase::Own,
-        Instrument::Cache => Phase::Parallel(&cache::Cache),
-        Instrument::Memory => Phase::Parallel(&memory::Memory),
-        Instrument::Perf => Phase::Probed(&perf::Perf),
-        Instrument::Dhat => Phase::Parallel(&dhat::Dhat),
-        Instrument::Census => Phase::Own,
-        Instrument::Throughput => Phase::Own,
-    }
-}
+costbench_record::for_each_instrument!(folders);
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,19 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+/// How the scheduler runs an instrument: each instrument's folder says it in its `PHASE`.
+pub(crate) enum Phase {
+    /// By a phase of its own in `run`: icount (with the harness residual, and the census riding
+    /// on it), wall time (one scenario at a time, or interleaved with other builds) and
+    /// throughput (a server and load processes per round).
+    Own,
+    /// One process per party of each scenario, `--measure-jobs` scenarios at once.
+    Parallel(&'static dyn Party),
+    /// One process per party, one scenario at a time (its figures depend on what else runs),
+    /// after a probe on the library's empty scenario says whether it can run here at all.
+    Probed(&'static dyn Party),
+}
+
 /// What one child of an instrument left behind, as its parser reads it.
 pub(crate) struct Output<'a> {
     /// How the child ended.

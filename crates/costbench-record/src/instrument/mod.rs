@@ -1,9 +1,13 @@
-//! The instruments costbench knows, as one enum ([`Instrument`]) and one const [`Descriptor`]
-//! each: its name on the command line and in run records, the line `--instrument` shows for it,
-//! what it needs to run, the figures a comparison judges from it ([`Figure`]) and the series it
-//! adds to the history ([`Metric`]). Every other vocabulary of instruments derives from this
-//! table: the set asked for ([`InstrumentSet`]), the judge's compared figures, the history's
-//! metrics and the command line's values.
+//! The instruments costbench knows: one registry, [`for_each_instrument!`] (in this file), with
+//! one entry per instrument: its variant of [`Instrument`] with its doc line, its name on the
+//! command line and in run records (which is also the name of its folder in the measuring
+//! crate), and the fields of its [`Descriptor`]: the line `--instrument` shows for it, what it
+//! needs to run, the figures a comparison judges from it ([`Figure`]), the series it adds to the
+//! history ([`Metric`]) and where it runs among the others. The enum, its descriptors,
+//! [`Instrument::ALL`] and [`Instrument::RUN_ORDER`] derive from that list here, and every other
+//! vocabulary of instruments derives from them: the set asked for ([`InstrumentSet`]), the
+//! judge's compared figures, the history's metrics and the command line's values. The measuring
+//! crate expands the same list into its folders' `mod` lines and its `phase` table.
 //!
 //! Data only, like the rest of this crate: how an instrument's process is started and its output
 //! read is `costbench-measure`'s (`src/instrument/`, one folder per instrument), how its figures
@@ -15,30 +19,145 @@ pub use figure::{Figure, Judged};
 
 use crate::history::Metric;
 
-/// One instrument: one kind of measurement of every selected scenario.
+/// The registry of instruments: one entry per instrument, in the order `--instrument` lists them
+/// (and the order of the compared figures they yield, [`Figure::ALL`]). Each entry is
+/// `/// doc` `Variant(name) { descriptor fields }`: the variant of [`Instrument`], its name (on the
+/// command line, in run records, and the folder `costbench-measure/src/instrument/NAME/` that
+/// runs it), and the [`Descriptor`]'s other fields.
 ///
-/// The order of the variants is the order `--instrument` lists them in and the order of the
-/// compared figures they yield ([`Figure::ALL`]); the order they run in is
-/// [`Instrument::RUN_ORDER`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Instrument {
-    /// Instruction counts under callgrind.
-    Icount,
-    /// Wall time, in process.
-    Walltime,
-    /// Simulated caches and branches under callgrind.
-    Cache,
-    /// Allocation counts and max RSS, in process.
-    Memory,
-    /// Hardware counters, in process.
-    Perf,
-    /// Valgrind's DHAT heap profile.
-    Dhat,
-    /// Bounds and overflow checks executed per op, riding on the icount run.
-    Census,
-    /// Operations per second and latency of service scenarios under load.
-    Throughput,
+/// It calls back the macro it is given with the list: this crate derives [`Instrument`], its
+/// descriptors, [`Instrument::ALL`] and [`Instrument::RUN_ORDER`] from it; the measuring crate
+/// its `mod` lines and its table of phases (each folder exports `PHASE`). Adding an instrument is
+/// one entry here and its folder there.
+#[macro_export]
+macro_rules! for_each_instrument {
+    ($callback:ident) => {
+        $callback! {
+            /// Instruction counts under callgrind.
+            Icount(icount) {
+                help: "Instruction counts under valgrind callgrind: exact and repeatable",
+                needs: &[Need::Valgrind],
+                machine_bound: false,
+                figures: &[Figure::Icount],
+                metrics: &[Metric::Icount],
+                run_rank: 10,
+            },
+            /// Wall time, in process.
+            Walltime(walltime) {
+                help: "Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR \
+                       per op",
+                needs: &[],
+                machine_bound: true,
+                figures: &[Figure::Walltime],
+                metrics: &[Metric::Walltime],
+                run_rank: 70,
+            },
+            /// Simulated caches and branches under callgrind.
+            Cache(cache) {
+                help: "Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, \
+                       writes, I1/D1/LL misses, branches and mispredicts, estimated cycles (L1 + \
+                       5·LL + 35·RAM), per op",
+                needs: &[Need::Valgrind],
+                machine_bound: false,
+                figures: &[Figure::Cache],
+                metrics: &[Metric::Cycles],
+                run_rank: 30,
+            },
+            /// Allocation counts and max RSS, in process.
+            Memory(memory) {
+                help: "Allocations, deallocations, reallocations, bytes allocated per op and peak \
+                       live bytes of the body (needs the library's `count-alloc` feature), and \
+                       the process's max RSS",
+                needs: &[Need::CountAlloc],
+                machine_bound: false,
+                figures: &[Figure::Memory, Figure::Rss],
+                metrics: &[
+                    Metric::AllocBytes,
+                    Metric::Allocs,
+                    Metric::PeakBytes,
+                    Metric::MaxRss,
+                ],
+                run_rank: 50,
+            },
+            /// Hardware counters, in process.
+            Perf(perf) {
+                help: "Hardware counters (perf_event_open) around the body: cycles, instructions, \
+                       IPC, branches, misses, cache and L1d figures, per op; skipped with the \
+                       reason where the kernel refuses them",
+                needs: &[Need::HardwareCounters],
+                machine_bound: true,
+                figures: &[],
+                metrics: &[],
+                run_rank: 60,
+            },
+            /// Valgrind's DHAT heap profile.
+            Dhat(dhat) {
+                help: "Valgrind DHAT: total and peak heap bytes and blocks of the whole process",
+                needs: &[Need::Valgrind],
+                machine_bound: false,
+                figures: &[],
+                metrics: &[],
+                run_rank: 40,
+            },
+            /// Bounds and overflow checks executed per op, riding on the icount run.
+            Census(census) {
+                help: "Instruction counts plus the census: bounds and overflow checks executed \
+                       per op, from the same callgrind run with per-instruction counts \
+                       (`--dump-instr=yes`)",
+                needs: &[Need::Valgrind],
+                machine_bound: false,
+                figures: &[],
+                metrics: &[],
+                run_rank: 20,
+            },
+            /// Operations per second and latency of service scenarios under load.
+            Throughput(throughput) {
+                help: "Service scenarios under load (loopback TCP, --clients N): operations per \
+                       second and latency p50, p90, p99, p99.9 and max from an HDR histogram, in \
+                       rounds of time slices",
+                needs: &[Need::Services],
+                machine_bound: true,
+                figures: &[Figure::Throughput, Figure::P99],
+                metrics: &[],
+                run_rank: 80,
+            },
+        }
+    };
 }
+
+/// What this crate derives from the registry: the enum, one descriptor per variant (at its
+/// variant's index), and the instruments in `--instrument`'s order.
+macro_rules! derive_instruments {
+    ($( $(#[$doc:meta])* $variant:ident($name:ident) { $($field:ident: $value:expr),* $(,)? } ),* $(,)?) => {
+        /// One instrument: one kind of measurement of every selected scenario.
+        ///
+        /// The order of the variants is the order `--instrument` lists them in and the order of
+        /// the compared figures they yield ([`Figure::ALL`]); the order they run in is
+        /// [`Instrument::RUN_ORDER`]. Declared by [`for_each_instrument!`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Instrument {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        const DESCRIPTORS: &[Descriptor] = &[
+            $( Descriptor {
+                instrument: Instrument::$variant,
+                name: stringify!($name),
+                $($field: $value,)*
+            }, )*
+        ];
+
+        impl Instrument {
+            /// Every instrument, in the order `--instrument` lists them.
+            pub const ALL: [Instrument; COUNT] = [ $( Instrument::$variant, )* ];
+        }
+    };
+}
+
+for_each_instrument!(derive_instruments);
+
+/// How many instruments there are.
+const COUNT: usize = DESCRIPTORS.len();
 
 /// Something an instrument cannot run without; where it is missing, the instrument is skipped
 /// (valgrind, hardware counters) or has no figures (the feature, services).
@@ -76,123 +195,31 @@ pub struct Descriptor {
     pub figures: &'static [Figure],
     /// The series it adds to the history of runs, charted in the HTML report.
     pub metrics: &'static [Metric],
+    /// Where it runs among the others: [`Instrument::RUN_ORDER`] sorts by it, lowest first (in
+    /// tens, so that a new instrument finds room between two).
+    pub run_rank: u16,
 }
 
-const DESCRIPTORS: [Descriptor; 8] = [
-    Descriptor {
-        instrument: Instrument::Icount,
-        name: "icount",
-        help: "Instruction counts under valgrind callgrind: exact and repeatable",
-        needs: &[Need::Valgrind],
-        machine_bound: false,
-        figures: &[Figure::Icount],
-        metrics: &[Metric::Icount],
-    },
-    Descriptor {
-        instrument: Instrument::Walltime,
-        name: "walltime",
-        help: "Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR per op",
-        needs: &[],
-        machine_bound: true,
-        figures: &[Figure::Walltime],
-        metrics: &[Metric::Walltime],
-    },
-    Descriptor {
-        instrument: Instrument::Cache,
-        name: "cache",
-        help: "Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, writes, \
-               I1/D1/LL misses, branches and mispredicts, estimated cycles (L1 + 5·LL + 35·RAM), \
-               per op",
-        needs: &[Need::Valgrind],
-        machine_bound: false,
-        figures: &[Figure::Cache],
-        metrics: &[Metric::Cycles],
-    },
-    Descriptor {
-        instrument: Instrument::Memory,
-        name: "memory",
-        help: "Allocations, deallocations, reallocations, bytes allocated per op and peak live \
-               bytes of the body (needs the library's `count-alloc` feature), and the process's \
-               max RSS",
-        needs: &[Need::CountAlloc],
-        machine_bound: false,
-        figures: &[Figure::Memory, Figure::Rss],
-        metrics: &[
-            Metric::AllocBytes,
-            Metric::Allocs,
-            Metric::PeakBytes,
-            Metric::MaxRss,
-        ],
-    },
-    Descriptor {
-        instrument: Instrument::Perf,
-        name: "perf",
-        help: "Hardware counters (perf_event_open) around the body: cycles, instructions, IPC, \
-               branches, misses, cache and L1d figures, per op; skipped with the reason where \
-               the kernel refuses them",
-        needs: &[Need::HardwareCounters],
-        machine_bound: true,
-        figures: &[],
-        metrics: &[],
-    },
-    Descriptor {
-        instrument: Instrument::Dhat,
-        name: "dhat",
-        help: "Valgrind DHAT: total and peak heap bytes and blocks of the whole process",
-        needs: &[Need::Valgrind],
-        machine_bound: false,
-        figures: &[],
-        metrics: &[],
-    },
-    Descriptor {
-        instrument: Instrument::Census,
-        name: "census",
-        help: "Instruction counts plus the census: bounds and overflow checks executed per op, \
-               from the same callgrind run with per-instruction counts (`--dump-instr=yes`)",
-        needs: &[Need::Valgrind],
-        machine_bound: false,
-        figures: &[],
-        metrics: &[],
-    },
-    Descriptor {
-        instrument: Instrument::Throughput,
-        name: "throughput",
-        help: "Service scenarios under load (loopback TCP, --clients N): operations per second \
-               and latency p50, p90, p99, p99.9 and max from an HDR histogram, in rounds of time \
-               slices",
-        needs: &[Need::Services],
-        machine_bound: true,
-        figures: &[Figure::Throughput, Figure::P99],
-        metrics: &[],
-    },
-];
-
 impl Instrument {
-    /// Every instrument, in the order `--instrument` lists them.
-    pub const ALL: [Instrument; 8] = [
-        Instrument::Icount,
-        Instrument::Walltime,
-        Instrument::Cache,
-        Instrument::Memory,
-        Instrument::Perf,
-        Instrument::Dhat,
-        Instrument::Census,
-        Instrument::Throughput,
-    ];
-
-    /// The order the phases of a run measure them in: everything under valgrind first (counts
-    /// do not depend on load, so those run in parallel), the census right after the icount run
-    /// it rides on, then the in-process instruments, and last what needs a quiet machine.
-    pub const RUN_ORDER: [Instrument; 8] = [
-        Instrument::Icount,
-        Instrument::Census,
-        Instrument::Cache,
-        Instrument::Dhat,
-        Instrument::Memory,
-        Instrument::Perf,
-        Instrument::Walltime,
-        Instrument::Throughput,
-    ];
+    /// The order the phases of a run measure them in (their descriptors' `run_rank`):
+    /// everything under valgrind first (counts do not depend on load, so those run in
+    /// parallel), the census right after the icount run it rides on, then the in-process
+    /// instruments, and last what needs a quiet machine.
+    pub const RUN_ORDER: [Instrument; COUNT] = {
+        let mut order = Instrument::ALL;
+        let mut i = 1;
+        while i < COUNT {
+            let mut j = i;
+            while j > 0 && order[j - 1].descriptor().run_rank > order[j].descriptor().run_rank {
+                let t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+                j -= 1;
+            }
+            i += 1;
+        }
+        order
+    };
 
     /// Everything costbench knows about it.
     pub const fn descriptor(self) -> &'static Descriptor {
@@ -369,6 +396,13 @@ mod tests {
         let mut run = Instrument::RUN_ORDER;
         run.sort();
         assert_eq!(run, Instrument::ALL, "every instrument runs once");
+        let mut ranks: Vec<u16> = Instrument::ALL
+            .iter()
+            .map(|i| i.descriptor().run_rank)
+            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        assert_eq!(ranks.len(), Instrument::ALL.len(), "no two run ranks alike");
     }
 
     #[test]

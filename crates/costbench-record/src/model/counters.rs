@@ -1,11 +1,15 @@
 //! The counter instruments' figures for one measured id: callgrind's cache and branch
 //! simulation (`cache`), hardware counters (`perf`), allocation counts and peak RSS (`memory`)
 //! and DHAT's heap totals (`dhat`), gathered in [`Counters`], which is flattened into the
-//! result. Plain serde types; the instruments that fill them live in `costbench-measure`.
+//! result, beside the figures of instruments that have no typed field of their own
+//! ([`Counters::figures`]). Plain serde types; the instruments that fill them live in
+//! `costbench-measure`.
 
 #![warn(missing_docs)]
 
+use crate::instrument::Instrument;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The counter instruments' figures for one measured id. Flattened into [`ScenarioResult`](super::ScenarioResult), so
 /// each is an optional key of the result (run.json schema 1 stays readable both ways).
@@ -23,6 +27,59 @@ pub struct Counters {
     /// `--instrument dhat`: valgrind DHAT's heap totals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dhat: Option<Dhat>,
+    /// The figure of each instrument that has no typed field here, by instrument name: one
+    /// number, a count or a measurement (`"figures": {"nulgrind": 7}`). An instrument whose
+    /// figure is one number stores it here ([`Counters::set`]) and needs no field of its own.
+    /// Absent when empty: records without it read as before, and records of the instruments
+    /// above are written as before. A key of its own, not a catch-all for unknown keys.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub figures: BTreeMap<String, FigureValue>,
+}
+
+impl Counters {
+    /// Stores `value` as the figure of `instrument` in [`Counters::figures`].
+    pub fn set(&mut self, instrument: Instrument, value: impl Into<FigureValue>) {
+        self.figures
+            .insert(instrument.name().to_string(), value.into());
+    }
+
+    /// The figure of `instrument` in [`Counters::figures`], if it stored one.
+    pub fn figure(&self, instrument: Instrument) -> Option<FigureValue> {
+        self.figures.get(instrument.name()).copied()
+    }
+}
+
+/// One instrument's figure in [`Counters::figures`]: a count (exact, written as an integer) or
+/// a measurement.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum FigureValue {
+    /// A count: instructions, lines, checks.
+    Count(u64),
+    /// A measurement or a ratio.
+    Measure(f64),
+}
+
+impl FigureValue {
+    /// The figure as a float, whichever it is.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            FigureValue::Count(n) => n as f64,
+            FigureValue::Measure(x) => x,
+        }
+    }
+}
+
+impl From<u64> for FigureValue {
+    fn from(n: u64) -> Self {
+        FigureValue::Count(n)
+    }
+}
+
+impl From<f64> for FigureValue {
+    fn from(x: f64) -> Self {
+        FigureValue::Measure(x)
+    }
 }
 
 /// The events of [`CacheSim`] that the counters table and `counters.csv` show: (event key,
@@ -146,4 +203,37 @@ pub struct Dhat {
     pub peak_blocks: u64,
     /// DHAT's JSON output for this id, relative to the output directory.
     pub dhat_out: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ScenarioResult;
+
+    /// The generic figures are one optional key: a result without them is written without it
+    /// (byte for byte as before), one with them round-trips, and a record without the key reads.
+    #[test]
+    fn figures_are_an_optional_key_of_the_result() {
+        let plain = crate::testing::scenario("a");
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(!json.contains("figures"), "{json}");
+
+        let mut r = plain.clone();
+        r.counters.set(Instrument::Dhat, 7u64);
+        r.counters.set(Instrument::Perf, 0.5);
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(
+            json.contains(r#""figures":{"dhat":7,"perf":0.5}"#),
+            "{json}"
+        );
+        let back: ScenarioResult = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(back.counters.figure(Instrument::Dhat), Some(FigureValue::Count(7)));
+        assert_eq!(back.counters.figure(Instrument::Perf).map(FigureValue::as_f64), Some(0.5));
+        assert_eq!(back.counters.figure(Instrument::Cache), None);
+
+        let old: ScenarioResult =
+            serde_json::from_str(&serde_json::to_string(&plain).unwrap()).unwrap();
+        assert!(old.counters.figures.is_empty());
+    }
 }

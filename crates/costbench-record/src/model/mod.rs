@@ -16,7 +16,9 @@ mod counters;
 pub mod miri;
 
 pub use completion::{Completion, RowState, StopReason, Unfinished};
-pub use counters::{Allocations, CacheSim, Counters, Dhat, Memory, Perf, PerfCounter, CACHE_ROWS};
+pub use counters::{
+    Allocations, CacheSim, Counters, Dhat, FigureValue, Memory, Perf, PerfCounter, CACHE_ROWS,
+};
 
 use serde::{Deserialize, Serialize};
 

@@ -9,10 +9,13 @@
 pub mod parse;
 
 use super::callgrind::{self, Valgrind};
-use super::shape::{PerParty, Stored};
+use super::shape::{Phase, PerParty, Stored};
 use costbench_record::model::{CacheSim, ScenarioResult};
 use std::path::Path;
 use std::process::Command;
+
+/// How the scheduler runs it: one process per party, `--measure-jobs` scenarios at once.
+pub(crate) const PHASE: Phase = Phase::Parallel(&Cache);
 
 /// Callgrind options that switch the simulations on, with a fixed, common geometry: 32 KiB
 /// 8-way L1 instruction and data caches and an 8 MiB 16-way last level, 64-byte lines.

@@ -9,10 +9,13 @@
 pub mod parse;
 
 use super::callgrind::Valgrind;
-use super::shape::{PerParty, Stored};
+use super::shape::{Phase, PerParty, Stored};
 use costbench_record::model::{self, ScenarioResult};
 use std::path::Path;
 use std::process::Command;
+
+/// How the scheduler runs it: one process per party, `--measure-jobs` scenarios at once.
+pub(crate) const PHASE: Phase = Phase::Parallel(&Dhat);
 
 /// `valgrind --tool=dhat` running `exe args`, writing its JSON to `out_file` (no `%` in it).
 pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]) -> Command {

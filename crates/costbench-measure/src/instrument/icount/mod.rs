@@ -13,8 +13,11 @@ pub mod profile;
 
 pub(crate) use parse::Ir;
 
-use super::shape::Stored;
+use super::shape::{Phase, Stored};
 use costbench_record::model::{self, ScenarioResult};
+
+/// How the scheduler runs it: by a phase of its own (`run::phases`), with the harness residual and the census riding on it.
+pub(crate) const PHASE: Phase = Phase::Own;
 
 impl Stored for model::Icount {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {

@@ -5,8 +5,11 @@
 
 pub mod parse;
 
-use super::shape::{PerParty, Stored};
+use super::shape::{Phase, PerParty, Stored};
 use costbench_record::model::{self, ScenarioResult};
+
+/// How the scheduler runs it: one process per party, `--measure-jobs` scenarios at once.
+pub(crate) const PHASE: Phase = Phase::Parallel(&Memory);
 
 /// The memory instrument, as the registry runs it.
 pub(crate) struct Memory;

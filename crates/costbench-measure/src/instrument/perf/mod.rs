@@ -5,8 +5,11 @@
 
 pub mod parse;
 
-use super::shape::{PerParty, Stored};
+use super::shape::{Phase, PerParty, Stored};
 use costbench_record::model::{self, ScenarioResult};
+
+/// How the scheduler runs it: one process per party, one scenario at a time, after a probe on the library's empty scenario.
+pub(crate) const PHASE: Phase = Phase::Probed(&Perf);
 
 /// The perf instrument, as the registry runs it.
 pub(crate) struct Perf;

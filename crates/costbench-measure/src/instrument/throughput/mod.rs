@@ -5,8 +5,11 @@
 
 pub mod parse;
 
-use super::shape::Stored;
+use super::shape::{Phase, Stored};
 use costbench_record::model::{self, ScenarioResult};
+
+/// How the scheduler runs it: by a phase of its own: a server and load processes per round.
+pub(crate) const PHASE: Phase = Phase::Own;
 
 impl Stored for model::Throughput {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {
