@@ -45,7 +45,7 @@ macro_rules! for_each_instrument {
             /// Wall time, in process.
             Walltime(walltime) {
                 help: "Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR \
-                       per op",
+       per op",
                 needs: &[],
                 machine_bound: true,
                 figures: &[Figure::Walltime],
@@ -55,8 +55,8 @@ macro_rules! for_each_instrument {
             /// Simulated caches and branches under callgrind.
             Cache(cache) {
                 help: "Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, \
-                       writes, I1/D1/LL misses, branches and mispredicts, estimated cycles (L1 + \
-                       5·LL + 35·RAM), per op",
+       writes, I1/D1/LL misses, branches and mispredicts, estimated cycles (L1 + \
+       5·LL + 35·RAM), per op",
                 needs: &[Need::Valgrind],
                 machine_bound: false,
                 figures: &[Figure::Cache],
@@ -66,8 +66,8 @@ macro_rules! for_each_instrument {
             /// Allocation counts and max RSS, in process.
             Memory(memory) {
                 help: "Allocations, deallocations, reallocations, bytes allocated per op and peak \
-                       live bytes of the body (needs the library's `count-alloc` feature), and \
-                       the process's max RSS",
+       live bytes of the body (needs the library's `count-alloc` feature), and \
+       the process's max RSS",
                 needs: &[Need::CountAlloc],
                 machine_bound: false,
                 figures: &[Figure::Memory, Figure::Rss],
@@ -82,8 +82,8 @@ macro_rules! for_each_instrument {
             /// Hardware counters, in process.
             Perf(perf) {
                 help: "Hardware counters (perf_event_open) around the body: cycles, instructions, \
-                       IPC, branches, misses, cache and L1d figures, per op; skipped with the \
-                       reason where the kernel refuses them",
+       IPC, branches, misses, cache and L1d figures, per op; skipped with the \
+       reason where the kernel refuses them",
                 needs: &[Need::HardwareCounters],
                 machine_bound: true,
                 figures: &[],
@@ -102,8 +102,8 @@ macro_rules! for_each_instrument {
             /// Bounds and overflow checks executed per op, riding on the icount run.
             Census(census) {
                 help: "Instruction counts plus the census: bounds and overflow checks executed \
-                       per op, from the same callgrind run with per-instruction counts \
-                       (`--dump-instr=yes`)",
+       per op, from the same callgrind run with per-instruction counts \
+       (`--dump-instr=yes`)",
                 needs: &[Need::Valgrind],
                 machine_bound: false,
                 figures: &[],
@@ -113,8 +113,8 @@ macro_rules! for_each_instrument {
             /// Operations per second and latency of service scenarios under load.
             Throughput(throughput) {
                 help: "Service scenarios under load (loopback TCP, --clients N): operations per \
-                       second and latency p50, p90, p99, p99.9 and max from an HDR histogram, in \
-                       rounds of time slices",
+       second and latency p50, p90, p99, p99.9 and max from an HDR histogram, in \
+       rounds of time slices",
                 needs: &[Need::Services],
                 machine_bound: true,
                 figures: &[Figure::Throughput, Figure::P99],
@@ -307,6 +307,21 @@ impl Metric {
     }
 }
 
+/// Where the run record keeps the figure of an instrument that has no typed field of its own:
+/// [`Counters::figures`](crate::model::Counters::figures), by the instrument's name.
+impl crate::model::Counters {
+    /// Stores `value` as the figure of `instrument`.
+    pub fn set(&mut self, instrument: Instrument, value: impl Into<crate::model::FigureValue>) {
+        self.figures
+            .insert(instrument.name().to_string(), value.into());
+    }
+
+    /// The figure `instrument` stored, if any.
+    pub fn figure(&self, instrument: Instrument) -> Option<crate::model::FigureValue> {
+        self.figures.get(instrument.name()).copied()
+    }
+}
+
 /// A set of instruments, as asked for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct InstrumentSet(u16);
@@ -492,5 +507,40 @@ mod tests {
             .filter(|i| i.needs(Need::Valgrind))
             .collect();
         assert_eq!(listed, needing);
+    }
+
+    /// The generic figures are one optional key: a result without them is written without it
+    /// (byte for byte as before), one with them round-trips, and a record without the key reads.
+    #[test]
+    fn figures_are_an_optional_key_of_the_result() {
+        let plain = crate::testing::scenario("a");
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(!json.contains("figures"), "{json}");
+
+        let mut r = plain.clone();
+        r.counters.set(Instrument::Dhat, 7u64);
+        r.counters.set(Instrument::Perf, 0.5);
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(
+            json.contains(r#""figures":{"dhat":7,"perf":0.5}"#),
+            "{json}"
+        );
+        let back: crate::model::ScenarioResult = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(
+            back.counters.figure(Instrument::Dhat),
+            Some(crate::model::FigureValue::Count(7))
+        );
+        assert_eq!(
+            back.counters
+                .figure(Instrument::Perf)
+                .map(crate::model::FigureValue::as_f64),
+            Some(0.5)
+        );
+        assert_eq!(back.counters.figure(Instrument::Cache), None);
+
+        let old: crate::model::ScenarioResult =
+            serde_json::from_str(&serde_json::to_string(&plain).unwrap()).unwrap();
+        assert!(old.counters.figures.is_empty());
     }
 }

@@ -7,7 +7,6 @@
 
 #![warn(missing_docs)]
 
-use crate::instrument::Instrument;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -29,24 +28,12 @@ pub struct Counters {
     pub dhat: Option<Dhat>,
     /// The figure of each instrument that has no typed field here, by instrument name: one
     /// number, a count or a measurement (`"figures": {"nulgrind": 7}`). An instrument whose
-    /// figure is one number stores it here ([`Counters::set`]) and needs no field of its own.
+    /// figure is one number stores it here (`Counters::set`, beside the registry of instruments)
+    /// and needs no field of its own.
     /// Absent when empty: records without it read as before, and records of the instruments
     /// above are written as before. A key of its own, not a catch-all for unknown keys.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub figures: BTreeMap<String, FigureValue>,
-}
-
-impl Counters {
-    /// Stores `value` as the figure of `instrument` in [`Counters::figures`].
-    pub fn set(&mut self, instrument: Instrument, value: impl Into<FigureValue>) {
-        self.figures
-            .insert(instrument.name().to_string(), value.into());
-    }
-
-    /// The figure of `instrument` in [`Counters::figures`], if it stored one.
-    pub fn figure(&self, instrument: Instrument) -> Option<FigureValue> {
-        self.figures.get(instrument.name()).copied()
-    }
 }
 
 /// One instrument's figure in [`Counters::figures`]: a count (exact, written as an integer) or
@@ -203,37 +190,4 @@ pub struct Dhat {
     pub peak_blocks: u64,
     /// DHAT's JSON output for this id, relative to the output directory.
     pub dhat_out: String,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::ScenarioResult;
-
-    /// The generic figures are one optional key: a result without them is written without it
-    /// (byte for byte as before), one with them round-trips, and a record without the key reads.
-    #[test]
-    fn figures_are_an_optional_key_of_the_result() {
-        let plain = crate::testing::scenario("a");
-        let json = serde_json::to_string(&plain).unwrap();
-        assert!(!json.contains("figures"), "{json}");
-
-        let mut r = plain.clone();
-        r.counters.set(Instrument::Dhat, 7u64);
-        r.counters.set(Instrument::Perf, 0.5);
-        let json = serde_json::to_string(&r).unwrap();
-        assert!(
-            json.contains(r#""figures":{"dhat":7,"perf":0.5}"#),
-            "{json}"
-        );
-        let back: ScenarioResult = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, r);
-        assert_eq!(back.counters.figure(Instrument::Dhat), Some(FigureValue::Count(7)));
-        assert_eq!(back.counters.figure(Instrument::Perf).map(FigureValue::as_f64), Some(0.5));
-        assert_eq!(back.counters.figure(Instrument::Cache), None);
-
-        let old: ScenarioResult =
-            serde_json::from_str(&serde_json::to_string(&plain).unwrap()).unwrap();
-        assert!(old.counters.figures.is_empty());
-    }
 }
