@@ -44,8 +44,10 @@ macro_rules! for_each_instrument {
             },
             /// Wall time, in process.
             Walltime(walltime) {
-                help: "Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR \
-       per op",
+                help: concat!(
+                    "Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR ",
+                    "per op",
+                ),
                 needs: &[],
                 machine_bound: true,
                 figures: &[Figure::Walltime],
@@ -54,9 +56,11 @@ macro_rules! for_each_instrument {
             },
             /// Simulated caches and branches under callgrind.
             Cache(cache) {
-                help: "Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, \
-       writes, I1/D1/LL misses, branches and mispredicts, estimated cycles (L1 + \
-       5·LL + 35·RAM), per op",
+                help: concat!(
+                    "Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, ",
+                    "writes, I1/D1/LL misses, branches and mispredicts, estimated cycles (L1 + ",
+                    "5·LL + 35·RAM), per op",
+                ),
                 needs: &[Need::Valgrind],
                 machine_bound: false,
                 figures: &[Figure::Cache],
@@ -65,9 +69,11 @@ macro_rules! for_each_instrument {
             },
             /// Allocation counts and max RSS, in process.
             Memory(memory) {
-                help: "Allocations, deallocations, reallocations, bytes allocated per op and peak \
-       live bytes of the body (needs the library's `count-alloc` feature), and \
-       the process's max RSS",
+                help: concat!(
+                    "Allocations, deallocations, reallocations, bytes allocated per op and peak ",
+                    "live bytes of the body (needs the library's `count-alloc` feature), and ",
+                    "the process's max RSS",
+                ),
                 needs: &[Need::CountAlloc],
                 machine_bound: false,
                 figures: &[Figure::Memory, Figure::Rss],
@@ -81,9 +87,11 @@ macro_rules! for_each_instrument {
             },
             /// Hardware counters, in process.
             Perf(perf) {
-                help: "Hardware counters (perf_event_open) around the body: cycles, instructions, \
-       IPC, branches, misses, cache and L1d figures, per op; skipped with the \
-       reason where the kernel refuses them",
+                help: concat!(
+                    "Hardware counters (perf_event_open) around the body: cycles, instructions, ",
+                    "IPC, branches, misses, cache and L1d figures, per op; skipped with the ",
+                    "reason where the kernel refuses them",
+                ),
                 needs: &[Need::HardwareCounters],
                 machine_bound: true,
                 figures: &[],
@@ -101,9 +109,11 @@ macro_rules! for_each_instrument {
             },
             /// Bounds and overflow checks executed per op, riding on the icount run.
             Census(census) {
-                help: "Instruction counts plus the census: bounds and overflow checks executed \
-       per op, from the same callgrind run with per-instruction counts \
-       (`--dump-instr=yes`)",
+                help: concat!(
+                    "Instruction counts plus the census: bounds and overflow checks executed ",
+                    "per op, from the same callgrind run with per-instruction counts ",
+                    "(`--dump-instr=yes`)",
+                ),
                 needs: &[Need::Valgrind],
                 machine_bound: false,
                 figures: &[],
@@ -112,9 +122,11 @@ macro_rules! for_each_instrument {
             },
             /// Operations per second and latency of service scenarios under load.
             Throughput(throughput) {
-                help: "Service scenarios under load (loopback TCP, --clients N): operations per \
-       second and latency p50, p90, p99, p99.9 and max from an HDR histogram, in \
-       rounds of time slices",
+                help: concat!(
+                    "Service scenarios under load (loopback TCP, --clients N): operations per ",
+                    "second and latency p50, p90, p99, p99.9 and max from an HDR histogram, in ",
+                    "rounds of time slices",
+                ),
                 needs: &[Need::Services],
                 machine_bound: true,
                 figures: &[Figure::Throughput, Figure::P99],
