@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Issue 25's target "adding a (toy) instrument touches one folder plus one registry line",
+# measured (figures in docs/extending.md, "What it touched, measured"): adds the toy instrument
+# `nulgrind` of docs/extending.md ("Walkthrough: a toy instrument") to a scratch worktree of REV
+# and prints `git diff --stat` of that change: the files a new instrument touches.
+#
+# With --test it also runs the toy's unit test and the selftest suite's `calibrate/1000` with
+# `--instrument nulgrind,icount` (needs valgrind), and prints the figure run.json recorded
+# (`"figures": {"nulgrind": N}`). The scratch worktree is removed at the end; nothing is
+# committed.
+#
+# Usage: scripts/toy-instrument.sh [--test] [REV]   (REV defaults to HEAD)
+set -euo pipefail
+test=0
+if [ "${1:-}" = "--test" ]; then
+    test=1
+    shift
+fi
+rev=${1:-HEAD}
+repo=$(git rev-parse --show-toplevel)
+scratch=$(mktemp -d)
+cleanup() { git -C "$repo" worktree remove --force "$scratch/tree" >/dev/null 2>&1 || true; rm -rf "$scratch"; }
+trap cleanup EXIT
+git -C "$repo" worktree add --detach "$scratch/tree" "$rev" >/dev/null 2>&1
+cd "$scratch/tree"
+
+# 1. The registry entry, last in the list (and in the test of the run order of every instrument).
+python3 - <<'EOF'
+p = "crates/costbench-record/src/instrument/mod.rs"
+s = open(p).read()
+end = "        }\n    };\n}\n"
+at = s.index("macro_rules! for_each_instrument")
+cut = s.index(end, at)
+entry = '''            /// A toy: valgrind's core alone, counting the lines of its log.
+            Nulgrind(nulgrind) {
+                help: "A toy: valgrind's core alone (--tool=none), counting the lines of its log",
+                needs: &[Need::Valgrind],
+                machine_bound: false,
+                figures: &[],
+                metrics: &[],
+                run_rank: 45,
+            },
+'''
+s = s[:cut] + entry + s[cut:]
+s = s.replace('                "dhat",\n                "memory",',
+              '                "dhat",\n                "nulgrind",\n                "memory",')
+s = s.replace('["census", "icount", "cache", "dhat"]', '["census", "icount", "cache", "dhat", "nulgrind"]')
+open(p, "w").write(s)
+EOF
+
+# 2. The folder.
+d=crates/costbench-measure/src/instrument/nulgrind
+mkdir -p "$d/testdata"
+cat > "$d/mod.rs" <<'EOF'
+//! A toy instrument (docs/extending.md): every party under valgrind's core alone
+//! (`valgrind --tool=none`), its log written to a file; [`parse`] counts the log's lines.
+
+pub mod parse;
+
+use super::callgrind::Valgrind;
+use super::shape::{Phase, PerParty, Stored};
+use costbench_record::instrument::Instrument;
+use costbench_record::model::ScenarioResult;
+use std::path::Path;
+use std::process::Command;
+
+/// How the scheduler runs it: one process per party, `--measure-jobs` scenarios at once.
+pub(crate) const PHASE: Phase = Phase::Parallel(&Nulgrind);
+
+/// The instrument, as the registry runs it.
+pub(crate) struct Nulgrind;
+
+/// Its figure: the lines of the log.
+#[derive(Debug)]
+pub(crate) struct LogLines(pub u64);
+
+impl PerParty for Nulgrind {
+    fn command(
+        &self,
+        valgrind: Option<&Valgrind>,
+        exe: &Path,
+        args: Vec<String>,
+        out_file: &Path,
+    ) -> Command {
+        let vg = valgrind.expect("nulgrind runs only with valgrind");
+        let mut cmd = Command::new(&vg.path);
+        cmd.arg("--tool=none")
+            .arg(format!("--log-file={}", out_file.display()))
+            .arg(exe)
+            .args(args);
+        cmd
+    }
+}
+
+impl Stored for LogLines {
+    fn store(self: Box<Self>, r: &mut ScenarioResult) {
+        r.counters.set(Instrument::Nulgrind, self.0);
+    }
+}
+EOF
+cat > "$d/parse.rs" <<'EOF'
+//! Reading valgrind's log into its number of lines. Pure.
+
+use super::super::shape::{Output, Parser};
+use super::{LogLines, Nulgrind};
+use costbench_record::instrument::Instrument;
+use costbench_record::model::Failure;
+
+impl Parser for Nulgrind {
+    const INSTRUMENT: Instrument = Instrument::Nulgrind;
+    type Figure = LogLines;
+
+    fn parse(&self, out: Output<'_>) -> Result<LogLines, Failure> {
+        out.ended_well(Self::INSTRUMENT)?;
+        let text = out
+            .text("nulgrind")
+            .map_err(|e| out.failure(Self::INSTRUMENT, "no-measurement", format!("{e:#}")))?;
+        Ok(LogLines(text.lines().count() as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::shape::testing::*;
+    use super::*;
+
+    /// A real log of `valgrind --tool=none /bin/true`.
+    #[test]
+    fn counts_the_lines_of_a_real_log() {
+        let ok = ok();
+        let text = include_str!("testdata/none.log");
+        let lines = Nulgrind.parse(file(&ok, 1, text)).unwrap();
+        assert_eq!(lines.0, text.lines().count() as u64);
+        let f = Nulgrind.parse(output(&ok, 1, missing())).unwrap_err();
+        assert_eq!(f.message, "cannot read nulgrind output out/.tmp: gone");
+    }
+}
+EOF
+# A real log: this machine's valgrind, or valgrind 3.19's of `/bin/true` where there is none.
+if command -v valgrind >/dev/null; then
+    valgrind --tool=none --log-file="$d/testdata/none.log" /bin/true
+else
+    printf '==1== Nulgrind, the minimal Valgrind tool\n==1== Copyright (C) 2002-2017, and GNU GPL'"'"'d, by Nicholas Nethercote.\n==1== Using Valgrind-3.19.0 and LibVEX; rerun with -h for copyright info\n==1== Command: /bin/true\n==1== Parent PID: 1\n==1== \n==1== \n' > "$d/testdata/none.log"
+fi
+
+git add -A
+echo "Files the toy instrument touched (against $(git rev-parse --short "$rev")):"
+git diff --cached --stat
+
+if [ "$test" = 1 ]; then
+    # The repository's own build directory, for these commands only: only the changed crates
+    # rebuild.
+    export CARGO_TARGET_DIR="$repo/target"
+    cargo test -q -p costbench-record --lib instrument
+    cargo test -q -p costbench-measure --lib nulgrind
+    cargo build -q -p costbench-cli
+    out="$scratch/run"
+    "$CARGO_TARGET_DIR/debug/costbench" run --manifest-path suites/selftest/Cargo.toml \
+        --bench selftest --instrument nulgrind,icount --filter 'calibrate/1000$' \
+        --output-dir "$out" --quiet
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["id"], "figures:", json.dumps(r.get("figures")), "Ir/op:", r["icount"]["ir_per_op"])' "$out/run.json"
+fi
