@@ -20,9 +20,9 @@ use std::time::Duration;
 
 /// How the scheduler runs an instrument: each instrument's folder says it in its `PHASE`.
 pub(crate) enum Phase {
-    /// By a phase of its own in `run`: icount (with the harness residual, and the census riding
-    /// on it), wall time (one scenario at a time, or interleaved with other builds) and
-    /// throughput (a server and load processes per round).
+    /// By a phase of its own in `run` (`run::phases`): an instrument that is not one process
+    /// per party writing one file (a run another instrument rides on, rounds interleaved with
+    /// other builds, servers under load).
     Own,
     /// One process per party of each scenario, `--measure-jobs` scenarios at once.
     Parallel(&'static dyn Party),
