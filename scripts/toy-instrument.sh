@@ -33,6 +33,7 @@ at = s.index("macro_rules! for_each_instrument")
 cut = s.index(end, at)
 entry = '''            /// A toy: valgrind's core alone, counting the lines of its log.
             Nulgrind(nulgrind) {
+                name: "nulgrind",
                 help: "A toy: valgrind's core alone (--tool=none), counting the lines of its log",
                 needs: &[Need::Valgrind],
                 machine_bound: false,

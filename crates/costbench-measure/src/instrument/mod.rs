@@ -7,9 +7,9 @@
 //!
 //! This file is the registry's other half: the record crate's list of instruments
 //! (`costbench_record::for_each_instrument!`, one entry each) expands here into one `mod` line
-//! per instrument, whose folder is named like the instrument, and into [`phase`], which says how
+//! per instrument's folder (named in its entry), and into [`phase`], which says how
 //! the scheduler (`run`) runs each: what its folder's `PHASE` says. A new instrument's folder is
-//! found by its name, so this file needs no edit. What an instrument is called, needs and yields
+//! found through its entry, so this file needs no edit. What an instrument is called, needs and yields
 //! is the record crate's (`costbench_record::instrument`). Nothing here schedules, and no
 //! instrument imports another (census rides on icount's run, but reads the file through its
 //! own parser).
@@ -22,13 +22,13 @@ pub(crate) use shape::Phase;
 
 /// One `mod` line per instrument of the registry, and the table of how each runs.
 macro_rules! folders {
-    ($( $(#[$doc:meta])* $variant:ident($name:ident) { $($field:tt)* } ),* $(,)?) => {
-        $( pub mod $name; )*
+    ($( $(#[$doc:meta])* $variant:ident($folder:ident) { $($field:tt)* } ),* $(,)?) => {
+        $( pub mod $folder; )*
 
         /// The registry: how each instrument runs (its folder's `PHASE`).
         pub(crate) fn phase(i: Instrument) -> Phase {
             match i {
-                $( Instrument::$variant => $name::PHASE, )*
+                $( Instrument::$variant => $folder::PHASE, )*
             }
         }
     };

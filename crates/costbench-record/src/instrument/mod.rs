@@ -21,9 +21,10 @@ use crate::history::Metric;
 
 /// The registry of instruments: one entry per instrument, in the order `--instrument` lists them
 /// (and the order of the compared figures they yield, [`Figure::ALL`]). Each entry is
-/// `/// doc` `Variant(name) { descriptor fields }`: the variant of [`Instrument`], its name (on the
-/// command line, in run records, and the folder `costbench-measure/src/instrument/NAME/` that
-/// runs it), and the [`Descriptor`]'s other fields.
+/// `/// doc` `Variant(folder) { descriptor fields }`: the variant of [`Instrument`] with its doc
+/// line, the folder `costbench-measure/src/instrument/FOLDER/` that runs it (named like the
+/// instrument where its name is a Rust identifier), and the [`Descriptor`]'s fields but
+/// `instrument`.
 ///
 /// It calls back the macro it is given with the list: this crate derives [`Instrument`], its
 /// descriptors, [`Instrument::ALL`] and [`Instrument::RUN_ORDER`] from it; the measuring crate
@@ -35,6 +36,7 @@ macro_rules! for_each_instrument {
         $callback! {
             /// Instruction counts under callgrind.
             Icount(icount) {
+                name: "icount",
                 help: "Instruction counts under valgrind callgrind: exact and repeatable",
                 needs: &[Need::Valgrind],
                 machine_bound: false,
@@ -44,6 +46,7 @@ macro_rules! for_each_instrument {
             },
             /// Wall time, in process.
             Walltime(walltime) {
+                name: "walltime",
                 help: concat!(
                     "Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR ",
                     "per op",
@@ -56,6 +59,7 @@ macro_rules! for_each_instrument {
             },
             /// Simulated caches and branches under callgrind.
             Cache(cache) {
+                name: "cache",
                 help: concat!(
                     "Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, ",
                     "writes, I1/D1/LL misses, branches and mispredicts, estimated cycles (L1 + ",
@@ -69,6 +73,7 @@ macro_rules! for_each_instrument {
             },
             /// Allocation counts and max RSS, in process.
             Memory(memory) {
+                name: "memory",
                 help: concat!(
                     "Allocations, deallocations, reallocations, bytes allocated per op and peak ",
                     "live bytes of the body (needs the library's `count-alloc` feature), and ",
@@ -87,6 +92,7 @@ macro_rules! for_each_instrument {
             },
             /// Hardware counters, in process.
             Perf(perf) {
+                name: "perf",
                 help: concat!(
                     "Hardware counters (perf_event_open) around the body: cycles, instructions, ",
                     "IPC, branches, misses, cache and L1d figures, per op; skipped with the ",
@@ -100,6 +106,7 @@ macro_rules! for_each_instrument {
             },
             /// Valgrind's DHAT heap profile.
             Dhat(dhat) {
+                name: "dhat",
                 help: "Valgrind DHAT: total and peak heap bytes and blocks of the whole process",
                 needs: &[Need::Valgrind],
                 machine_bound: false,
@@ -109,6 +116,7 @@ macro_rules! for_each_instrument {
             },
             /// Bounds and overflow checks executed per op, riding on the icount run.
             Census(census) {
+                name: "census",
                 help: concat!(
                     "Instruction counts plus the census: bounds and overflow checks executed ",
                     "per op, from the same callgrind run with per-instruction counts ",
@@ -122,6 +130,7 @@ macro_rules! for_each_instrument {
             },
             /// Operations per second and latency of service scenarios under load.
             Throughput(throughput) {
+                name: "throughput",
                 help: concat!(
                     "Service scenarios under load (loopback TCP, --clients N): operations per ",
                     "second and latency p50, p90, p99, p99.9 and max from an HDR histogram, in ",
@@ -140,7 +149,7 @@ macro_rules! for_each_instrument {
 /// What this crate derives from the registry: the enum, one descriptor per variant (at its
 /// variant's index), and the instruments in `--instrument`'s order.
 macro_rules! derive_instruments {
-    ($( $(#[$doc:meta])* $variant:ident($name:ident) { $($field:ident: $value:expr),* $(,)? } ),* $(,)?) => {
+    ($( $(#[$doc:meta])* $variant:ident($folder:ident) { $($field:ident: $value:expr),* $(,)? } ),* $(,)?) => {
         /// One instrument: one kind of measurement of every selected scenario.
         ///
         /// The order of the variants is the order `--instrument` lists them in and the order of
@@ -154,7 +163,6 @@ macro_rules! derive_instruments {
         const DESCRIPTORS: &[Descriptor] = &[
             $( Descriptor {
                 instrument: Instrument::$variant,
-                name: stringify!($name),
                 $($field: $value,)*
             }, )*
         ];
