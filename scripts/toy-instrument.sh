@@ -149,9 +149,10 @@ echo "Files the toy instrument touched (against $(git rev-parse --short "$rev"))
 git diff --cached --stat
 
 if [ "$test" = 1 ]; then
-    # The repository's own build directory, for these commands only: only the changed crates
-    # rebuild.
-    export CARGO_TARGET_DIR="$repo/target"
+    # A build directory of the script's own, for these commands only: sharing the repository's
+    # would leave it holding the toy's build of the crates (cargo keys path crates by name, not
+    # by checkout). Kept between runs, so only the first one builds everything.
+    export CARGO_TARGET_DIR="$repo/target/toy-instrument"
     cargo test -q -p costbench-record --lib instrument
     cargo test -q -p costbench-measure --lib nulgrind
     cargo build -q -p costbench-cli
