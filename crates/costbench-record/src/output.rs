@@ -118,6 +118,7 @@ impl OutputDir {
     pub fn instrument_paths(&self, kind: &str, id: &str) -> Result<(PathBuf, String)> {
         let (dir, ext) = match kind {
             "cache" => ("callgrind-cache", "out"),
+            "constant-time" => ("memcheck", "xml"),
             _ => (kind, "json"),
         };
         std::fs::create_dir_all(self.root.join(dir))

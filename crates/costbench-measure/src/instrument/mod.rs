@@ -55,5 +55,6 @@ mod tests {
         assert_eq!(party(Instrument::Dhat), ("icount", true, true));
         assert_eq!(party(Instrument::Memory), ("memory", false, true));
         assert_eq!(party(Instrument::Perf), ("perf", false, false));
+        assert_eq!(party(Instrument::ConstantTime), ("icount", true, true));
     }
 }

@@ -414,8 +414,10 @@ pub fn measure_sides(
     }
     costbench_record::fault::point("after-measuring");
     let mut records = Vec::new();
-    for ((s, out), listing) in sessions.iter().zip(&outs).zip(&listings) {
+    for (((s, out), listing), side) in sessions.iter().zip(&outs).zip(&listings).zip(sides) {
         let mut record = s.record.lock().expect("no worker panicked");
+        let root = &side.target.as_ref().unwrap_or(target).workspace_root;
+        crate::instrument::consttime::relative_to(&mut record, root);
         check_contracts(&mut record, listing, &opts.budgets)?;
         record.finished_at = Some(environment::now_rfc3339());
         if let Err(e) = out.write_all(&record) {

@@ -142,6 +142,20 @@ macro_rules! for_each_instrument {
                 metrics: &[],
                 run_rank: 80,
             },
+            /// Secret-dependent branches and addresses, under valgrind's memcheck.
+            ConstantTime(consttime) {
+                name: "constant-time",
+                help: concat!(
+                    "Valgrind memcheck on the secrets a scenario marks (costbench::secret): ",
+                    "every branch and memory address that depends on them, with its source ",
+                    "line; any finding fails run and check (exit 3)",
+                ),
+                needs: &[Need::Valgrind],
+                machine_bound: false,
+                figures: &[],
+                metrics: &[],
+                run_rank: 45,
+            },
         }
     };
 }
@@ -500,6 +514,7 @@ mod tests {
                 "census",
                 "cache",
                 "dhat",
+                "constant-time",
                 "memory",
                 "perf",
                 "walltime",
@@ -508,7 +523,7 @@ mod tests {
         );
         assert_eq!(
             InstrumentSet::ALL.valgrind(),
-            ["census", "icount", "cache", "dhat"]
+            ["census", "icount", "cache", "dhat", "constant-time"]
         );
         let in_process = InstrumentSet::of(Instrument::Memory).with(Instrument::Perf);
         assert!(in_process.valgrind().is_empty());

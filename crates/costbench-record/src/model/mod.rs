@@ -12,6 +12,7 @@
 pub mod budget;
 mod completion;
 pub mod complexity;
+pub mod consttime;
 mod counters;
 pub mod miri;
 
@@ -600,6 +601,7 @@ impl RunRecord {
                         "memory" => r.counters.memory.is_some(),
                         "perf" => r.counters.perf.is_some(),
                         "dhat" => r.counters.dhat.is_some(),
+                        "constant-time" => r.counters.constant_time.is_some(),
                         _ => true,
                     };
                     figure || r.failures.iter().any(|f| &f.instrument == inst)

@@ -1,0 +1,88 @@
+//! Constant time: every party of a scenario under valgrind's memcheck, with the bytes the
+//! scenario marked secret (`costbench::secret`, a memcheck client request) undefined; memcheck
+//! reports each conditional jump and each memory address computed from them. [`parse`] reads
+//! its XML into findings with their source lines and inline chains.
+//!
+//! Memcheck tracks definedness, not time: it sees branches and addresses that depend on a
+//! secret, not instructions whose duration depends on their operands (division), nor what the
+//! cache does with addresses that do not. Those limits are documented in docs/contracts.md.
+
+pub mod parse;
+
+use super::callgrind::Valgrind;
+use super::shape::{PerParty, Phase, Stored};
+use costbench_record::model::consttime::ConstantTime;
+use costbench_record::model::{RunRecord, ScenarioResult};
+use std::path::Path;
+use std::process::Command;
+
+/// Memcheck's options: XML to a file, inline frames for the source lines, origins to tell a
+/// secret (a client request) from uninitialised memory, no leak checking, every error reported
+/// and stacks deep enough to reach the measured region.
+pub const TOOL_ARGS: &[&str] = &[
+    "--tool=memcheck",
+    "--xml=yes",
+    "--read-inline-info=yes",
+    "--track-origins=yes",
+    "--leak-check=no",
+    "--error-limit=no",
+    "--num-callers=64",
+    "--expensive-definedness-checks=yes",
+];
+
+/// How the scheduler runs it: one process per party, `--measure-jobs` scenarios at once.
+pub(crate) const PHASE: Phase = Phase::Parallel(&ConstantTimeCheck);
+
+/// The constant-time instrument, as the registry runs it.
+pub(crate) struct ConstantTimeCheck;
+
+impl PerParty for ConstantTimeCheck {
+    fn command(
+        &self,
+        valgrind: Option<&Valgrind>,
+        exe: &Path,
+        args: Vec<String>,
+        out_file: &Path,
+    ) -> Command {
+        let vg = valgrind.expect("the constant-time instrument runs only with valgrind");
+        debug_assert!(!out_file.to_string_lossy().contains('%'));
+        let mut cmd = Command::new(&vg.path);
+        cmd.args(TOOL_ARGS)
+            .arg(format!("--xml-file={}", out_file.display()))
+            .arg(exe)
+            .args(args);
+        cmd
+    }
+}
+
+impl Stored for ConstantTime {
+    fn store(self: Box<Self>, r: &mut ScenarioResult) {
+        r.counters.constant_time = Some(*self);
+    }
+}
+
+/// Names the source files of every finding of `record` under `root` (the workspace that was
+/// built) relative to it, as the library names the places secrets were marked.
+pub fn relative_to(record: &mut RunRecord, root: &Path) {
+    let rel = |f: &mut Option<String>| {
+        if let Some(r) = f
+            .as_deref()
+            .and_then(|f| Path::new(f).strip_prefix(root).ok())
+        {
+            *f = Some(r.to_string_lossy().into_owned());
+        }
+    };
+    for r in &mut record.results {
+        for f in r
+            .counters
+            .constant_time
+            .iter_mut()
+            .flat_map(|c| c.findings.iter_mut())
+        {
+            rel(&mut f.at.file);
+            for fr in &mut f.frames {
+                rel(&mut fr.file);
+            }
+        }
+    }
+}

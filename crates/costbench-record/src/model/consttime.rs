@@ -1,0 +1,262 @@
+//! What `--instrument constant-time` found in one measured id: the secrets its process marked
+//! (`costbench::secret`) and memcheck's findings ([`ConstantTime`], [`CtFinding`]), with the
+//! verdict they give ([`CtVerdict`]) and the findings that fail the gate. Plain serde types and
+//! pure functions over them; the instrument that fills them is `costbench-measure`'s
+//! (`src/instrument/consttime/`).
+
+use serde::{Deserialize, Serialize};
+
+/// What memcheck reported for one party's process under `--instrument constant-time`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ConstantTime {
+    /// How many times the process marked memory secret (`costbench::secret`, `secret_bytes`).
+    pub secret_marks: u64,
+    /// Bytes marked secret, summed over the marks.
+    pub secret_bytes: u64,
+    /// Where the marks were made (`file:line`, as the library's caller location says), distinct,
+    /// in the order they were first made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marked_at: Vec<String>,
+    /// The findings, one per kind and source line, in the order memcheck first reported them.
+    #[serde(default)]
+    pub findings: Vec<CtFinding>,
+    /// Memcheck's XML for this id, relative to the output directory.
+    pub memcheck_out: String,
+}
+
+/// What a finding is.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum CtKind {
+    /// A conditional jump or move that depends on undefined (secret) data: memcheck's
+    /// `UninitCondition`.
+    Branch,
+    /// A memory address computed from undefined (secret) data: memcheck's `UninitValue`
+    /// ("Use of uninitialised value of size N").
+    Address,
+    /// Undefined (secret) bytes passed to a system call (`SyscallParam`): reported, never
+    /// gating, since writing a ciphertext or a secret to a file is no branch and no address.
+    Syscall,
+    /// Any other memcheck error (an invalid read or write, an invalid free, ...): a memory bug.
+    Memory,
+}
+
+impl CtKind {
+    /// How reports name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            CtKind::Branch => "secret-dependent branch",
+            CtKind::Address => "secret-dependent address",
+            CtKind::Syscall => "reaches a system call",
+            CtKind::Memory => "memory error",
+        }
+    }
+
+    /// Whether a finding of this kind fails `run` and `check`.
+    pub fn gates(self) -> bool {
+        !matches!(self, CtKind::Syscall)
+    }
+}
+
+/// Where the undefined data of a finding came from, as memcheck's `--track-origins` says.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum CtOrigin {
+    /// A client request: a `costbench::secret` mark.
+    Secret,
+    /// A heap or stack allocation never written: uninitialised memory, a bug of its own.
+    Uninitialised,
+    /// Memcheck named no origin (errors that are not about undefined data, or an origin lost).
+    Unknown,
+}
+
+/// One source frame of a finding's stack: a function, and its file and line where the binary
+/// has debug info. Inlined frames are frames of their own (`--read-inline-info=yes`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CtFrame {
+    /// The function (demangled, as memcheck names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// The source file: relative to the workspace root when it is under it, `library/...` for
+    /// the standard library, else as the debug info says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The line in `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+impl CtFrame {
+    /// `file:line`, or the function where there is no line, or `??`.
+    pub fn location(&self) -> String {
+        match (&self.file, self.line, &self.function) {
+            (Some(f), Some(l), _) => format!("{f}:{l}"),
+            (Some(f), None, _) => f.clone(),
+            (None, _, Some(func)) => format!("in {func}"),
+            (None, _, None) => "??".into(),
+        }
+    }
+}
+
+/// One finding: every report memcheck made of one kind at one source line, counted.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CtFinding {
+    /// What it is.
+    pub kind: CtKind,
+    /// Where its undefined data came from.
+    pub origin: CtOrigin,
+    /// Whether it happened inside the measured body (its stack passes through the measured
+    /// region), or in the setup or the harness.
+    pub in_body: bool,
+    /// The frame the finding is attributed to: the innermost one in the user's code (not the
+    /// standard library's, not valgrind's replacement functions); the innermost with a source
+    /// line when there is none.
+    pub at: CtFrame,
+    /// The inline chain and callers, innermost first, up to the measured region (or the whole
+    /// stack memcheck gave, outside it).
+    #[serde(default)]
+    pub frames: Vec<CtFrame>,
+    /// How many times it happened (memcheck's error counts, summed over the instructions of
+    /// the line).
+    pub count: u64,
+    /// Memcheck's own words (`Conditional jump or move depends on uninitialised value(s)`).
+    pub what: String,
+}
+
+impl CtFinding {
+    /// Whether it fails the gate: every kind but a system call's.
+    pub fn gates(&self) -> bool {
+        self.kind.gates()
+    }
+
+    /// One line for reports: `secret-dependent branch at src/lib.rs:12 in body (16×)`.
+    pub fn line(&self) -> String {
+        let origin = match self.origin {
+            CtOrigin::Secret => "",
+            CtOrigin::Uninitialised => ", not from a secret: uninitialised memory",
+            CtOrigin::Unknown => ", origin unknown",
+        };
+        let place = if self.in_body { "body" } else { "setup" };
+        let func = self
+            .at
+            .function
+            .as_deref()
+            .map(|f| format!(" in {f}"))
+            .unwrap_or_default();
+        format!(
+            "{} at {}{func} ({place}, {}×{origin})",
+            self.kind.label(),
+            self.at.location(),
+            self.count
+        )
+    }
+}
+
+/// The verdict on one measured id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CtVerdict {
+    /// Secrets were marked and nothing depended on them.
+    ConstantTime,
+    /// No secret was marked: nothing was checked (memory errors aside).
+    NotChecked,
+    /// Findings that fail the gate.
+    Leaks(usize),
+}
+
+impl CtVerdict {
+    /// How reports say it.
+    pub fn label(self) -> String {
+        match self {
+            CtVerdict::ConstantTime => "constant time (branches and addresses)".into(),
+            CtVerdict::NotChecked => "not checked (no secret marked)".into(),
+            CtVerdict::Leaks(1) => "1 finding".into(),
+            CtVerdict::Leaks(n) => format!("{n} findings"),
+        }
+    }
+}
+
+impl ConstantTime {
+    /// The findings that fail the gate.
+    pub fn failing(&self) -> impl Iterator<Item = &CtFinding> {
+        self.findings.iter().filter(|f| f.gates())
+    }
+
+    /// The verdict: findings that gate, else constant time when secrets were marked, else not
+    /// checked.
+    pub fn verdict(&self) -> CtVerdict {
+        match self.failing().count() {
+            0 if self.secret_marks > 0 => CtVerdict::ConstantTime,
+            0 => CtVerdict::NotChecked,
+            n => CtVerdict::Leaks(n),
+        }
+    }
+}
+
+impl super::RunRecord {
+    /// Every finding of `--instrument constant-time` that fails the run, with its id.
+    pub fn broken_constant_time(&self) -> impl Iterator<Item = (&str, &CtFinding)> {
+        self.results.iter().flat_map(|r| {
+            r.counters
+                .constant_time
+                .iter()
+                .flat_map(|c| c.failing())
+                .map(move |f| (r.id.as_str(), f))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(kind: CtKind) -> CtFinding {
+        CtFinding {
+            kind,
+            origin: CtOrigin::Secret,
+            in_body: true,
+            at: CtFrame {
+                function: Some("leak".into()),
+                file: Some("benches/ct.rs".into()),
+                line: Some(12),
+            },
+            frames: Vec::new(),
+            count: 16,
+            what: String::new(),
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        let mut c = ConstantTime::default();
+        assert_eq!(c.verdict(), CtVerdict::NotChecked);
+        c.secret_marks = 1;
+        assert_eq!(c.verdict(), CtVerdict::ConstantTime);
+        c.findings.push(finding(CtKind::Syscall));
+        assert_eq!(
+            c.verdict(),
+            CtVerdict::ConstantTime,
+            "a syscall does not gate"
+        );
+        c.findings.push(finding(CtKind::Branch));
+        assert_eq!(c.verdict(), CtVerdict::Leaks(1));
+        assert_eq!(
+            c.findings[1].line(),
+            "secret-dependent branch at benches/ct.rs:12 in leak (body, 16×)"
+        );
+    }
+
+    #[test]
+    fn serde_names_are_kebab_case_and_round_trip() {
+        let c = ConstantTime {
+            secret_marks: 1,
+            secret_bytes: 16,
+            marked_at: vec!["benches/ct.rs:3".into()],
+            findings: vec![finding(CtKind::Address)],
+            memcheck_out: "memcheck/x.xml".into(),
+        };
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(json.contains(r#""kind":"address""#), "{json}");
+        assert!(json.contains(r#""origin":"secret""#), "{json}");
+        assert_eq!(serde_json::from_str::<ConstantTime>(&json).unwrap(), c);
+    }
+}
