@@ -137,6 +137,20 @@ pub struct Gate {
     /// as "ID (baseline)": the gate never passes them. Absent from JSON when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_reached: Vec<String>,
+    /// Findings of `--instrument constant-time` in the candidate (a branch or an address that
+    /// depends on a secret, a memory error): each fails the gate, whatever the baseline had.
+    /// Absent from JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub constant_time: Vec<CtViolation>,
+}
+
+/// A finding of `--instrument constant-time` that fails the gate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CtViolation {
+    /// The measured id.
+    pub id: String,
+    /// What memcheck found, where.
+    pub finding: costbench_record::model::consttime::CtFinding,
 }
 
 /// A family whose growth the gate fails.
@@ -171,8 +185,18 @@ impl Gate {
         self.violations.is_empty()
             && self.budgets.is_empty()
             && self.complexity.is_empty()
+            && self.constant_time.is_empty()
             && !self.missing_fails()
             && self.not_reached.is_empty()
+    }
+
+    /// Whether a missing instrument fails the gate.
+    /// How many limits, budgets, growths and constant-time findings it fails.
+    pub fn broken(&self) -> usize {
+        self.violations.len()
+            + self.budgets.len()
+            + self.complexity.len()
+            + self.constant_time.len()
     }
 
     /// Whether a missing instrument fails the gate.
@@ -255,6 +279,13 @@ fn limits(cfg: &CheckConfig, id: &str, inst: Figure) -> (f64, Option<f64>) {
 pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
     let mut gate = Gate {
         missing: cmp.not_measured.clone(),
+        constant_time: cand
+            .broken_constant_time()
+            .map(|(id, f)| CtViolation {
+                id: id.to_string(),
+                finding: f.clone(),
+            })
+            .collect(),
         ..Gate::default()
     };
     let ignored = |id: &str| cfg.ignore.iter().any(|g| glob_match(g, id));

@@ -19,7 +19,7 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
             "\ncheck: {}",
             styling.paint(crate::style::GOOD, "passed")
         );
-    } else if gate.violations.is_empty() && gate.budgets.is_empty() && gate.complexity.is_empty() {
+    } else if gate.broken() == 0 {
         let _ = writeln!(
             out,
             "\ncheck: {}: an instrument asked for could not run",
@@ -30,7 +30,7 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
             out,
             "\ncheck: {}, {} violation(s){}:",
             styling.paint(crate::style::BAD, "FAILED"),
-            gate.violations.len() + gate.budgets.len() + gate.complexity.len(),
+            gate.broken(),
             if gate.not_reached.is_empty() {
                 String::new()
             } else {
@@ -48,6 +48,14 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
         }
         for b in &gate.budgets {
             let _ = writeln!(out, "  {}", crate::budget::line(b));
+        }
+        for c in &gate.constant_time {
+            let _ = writeln!(
+                out,
+                "  {} (constant-time): {}",
+                crate::escape::clean(&c.id),
+                crate::escape::clean(&c.finding.line())
+            );
         }
         for c in &gate.complexity {
             let _ = writeln!(

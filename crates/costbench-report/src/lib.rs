@@ -25,6 +25,7 @@ pub mod census;
 pub mod check;
 pub mod checks;
 pub mod comparison;
+pub mod consttime;
 pub mod counters;
 pub mod escape;
 pub mod github;

@@ -197,21 +197,13 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
     unfinished(&mut out, c);
     if gate.passed() {
         out.push_str("### costbench check: passed\n\n");
-    } else if gate.violations.is_empty()
-        && gate.budgets.is_empty()
-        && gate.complexity.is_empty()
-        && gate.not_reached.is_empty()
-    {
+    } else if gate.broken() == 0 && gate.not_reached.is_empty() {
         out.push_str("### costbench check: failed (an instrument asked for could not run)\n\n");
     } else {
         let _ = writeln!(
             out,
             "### costbench check: failed ({})\n",
-            plural(
-                gate.violations.len() + gate.budgets.len() + gate.complexity.len(),
-                "violation",
-                "violations"
-            )
+            plural(gate.broken(), "violation", "violations")
         );
         out.push_str("| scenario | instrument | why |\n|:--|:--|:--|\n");
         for v in &gate.violations {
@@ -225,6 +217,14 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
         }
         out.push_str(&crate::budget::markdown_rows(&gate.budgets));
         out.push_str(&crate::budget::complexity_markdown_rows(&gate.complexity));
+        for c in &gate.constant_time {
+            let _ = writeln!(
+                out,
+                "| {} | constant time | {} |",
+                escape_cell(&c.id),
+                escape_cell(&c.finding.line())
+            );
+        }
         if !gate.not_reached.is_empty() {
             let ids: Vec<&str> = gate.not_reached.iter().map(String::as_str).collect();
             let _ = writeln!(

@@ -400,8 +400,7 @@ fn gate_and_emit(
         }
     }
     out.sink.print(&view)?;
-    let broken =
-        !gate.violations.is_empty() || !gate.budgets.is_empty() || !gate.complexity.is_empty();
+    let broken = gate.broken() > 0;
     Ok(if broken {
         crate::exit::REGRESSION
     } else if gate.missing_fails() || !gate.not_reached.is_empty() {

@@ -82,10 +82,14 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     Ok(exit_code(&record))
 }
 
-/// 3 when a budget is broken or a family disagrees with its declared class (it wins over a failed scenario, as in `check`), 1 when a
+/// 3 when a budget is broken, a family disagrees with its declared class or the constant-time
+/// instrument found a secret-dependent branch or address (it wins over a failed scenario, as in `check`), 1 when a
 /// scenario failed, else 0.
 pub(super) fn exit_code(record: &RunRecord) -> i32 {
-    if record.broken_budgets().next().is_some() || record.broken_complexity().next().is_some() {
+    if record.broken_budgets().next().is_some()
+        || record.broken_complexity().next().is_some()
+        || record.broken_constant_time().next().is_some()
+    {
         exit::REGRESSION
     } else if record.failed().next().is_some() {
         exit::FAILURE
@@ -112,6 +116,9 @@ fn measured_count(record: &RunRecord) -> String {
 fn print_failures(record: &RunRecord) {
     for b in record.broken_budgets() {
         eprintln!("BUDGET {}", costbench_report::budget::line(b));
+    }
+    for (id, f) in record.broken_constant_time() {
+        eprintln!("CONSTANT-TIME {id}: {}", f.line());
     }
     for r in record.failed() {
         for f in &r.failures {

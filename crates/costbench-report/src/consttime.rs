@@ -1,0 +1,137 @@
+//! The constant-time instrument's findings as text: the section a run's table ends with (each
+//! measured id's verdict, and each finding with its source line and the frames that led
+//! there). A pure function of the record; `check`'s gate lists the failing findings itself
+//! (`check.rs`, `markdown.rs`).
+
+use costbench_record::model::consttime::{CtFinding, CtVerdict};
+use costbench_record::model::RunRecord;
+use std::fmt::Write as _;
+
+/// How many frames of a finding's chain the table shows under it.
+const FRAMES_SHOWN: usize = 4;
+
+/// The constant-time section of a run's table: nothing when the instrument did not run.
+pub fn terminal(record: &RunRecord) -> String {
+    let mut out = String::new();
+    let rows: Vec<_> = record
+        .results
+        .iter()
+        .filter_map(|r| Some((r.id.as_str(), r.counters.constant_time.as_ref()?)))
+        .collect();
+    if rows.is_empty() {
+        return out;
+    }
+    let leaking = rows
+        .iter()
+        .filter(|(_, c)| matches!(c.verdict(), CtVerdict::Leaks(_)))
+        .count();
+    let _ = writeln!(
+        out,
+        "\nconstant time (memcheck on the bytes each scenario marked secret): {}",
+        if leaking == 0 {
+            "no finding".to_string()
+        } else {
+            format!("{leaking} of {} ids BROKEN", rows.len())
+        }
+    );
+    for (id, c) in rows {
+        let verdict = match c.verdict() {
+            CtVerdict::Leaks(n) => format!("BROKEN, {}", CtVerdict::Leaks(n).label()),
+            v => v.label(),
+        };
+        let secrets = if c.secret_marks > 0 {
+            format!(
+                "; {} secret byte{} marked at {}",
+                c.secret_bytes,
+                if c.secret_bytes == 1 { "" } else { "s" },
+                c.marked_at.join(", ")
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "  {}: {verdict}{secrets}", crate::escape::clean(id));
+        for f in &c.findings {
+            finding(&mut out, f);
+        }
+    }
+    out
+}
+
+fn finding(out: &mut String, f: &CtFinding) {
+    let gate = if f.gates() { "" } else { " [not gating]" };
+    let _ = writeln!(out, "    {}{gate}", crate::escape::clean(&f.line()));
+    let shown: Vec<String> = f
+        .frames
+        .iter()
+        .filter(|fr| fr.file.is_some())
+        .take(FRAMES_SHOWN)
+        .map(|fr| {
+            format!(
+                "{} ({})",
+                fr.function.as_deref().unwrap_or("??"),
+                fr.location()
+            )
+        })
+        .collect();
+    if !shown.is_empty() {
+        let _ = writeln!(
+            out,
+            "      via {}",
+            crate::escape::clean(&shown.join(" < "))
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costbench_record::model::consttime::{ConstantTime, CtFrame, CtKind, CtOrigin};
+    use costbench_record::testing::{record, scenario};
+
+    #[test]
+    fn a_run_shows_each_verdict_and_each_finding_with_its_line() {
+        let frame = |f: &str, l| CtFrame {
+            function: Some(f.into()),
+            file: Some("benches/ct.rs".into()),
+            line: Some(l),
+        };
+        let mut leak = scenario("leak/branch");
+        leak.counters.constant_time = Some(ConstantTime {
+            secret_marks: 1,
+            secret_bytes: 16,
+            marked_at: vec!["benches/ct.rs:56".into()],
+            findings: vec![CtFinding {
+                kind: CtKind::Branch,
+                origin: CtOrigin::Secret,
+                in_body: true,
+                at: frame("ct::branch", 27),
+                frames: vec![frame("ct::branch", 27), frame("ct::main", 60)],
+                count: 16,
+                what: "Conditional jump or move depends on uninitialised value(s)".into(),
+            }],
+            memcheck_out: "memcheck/leak_branch.xml".into(),
+        });
+        let mut clean = scenario("clean");
+        clean.counters.constant_time = Some(ConstantTime {
+            secret_marks: 1,
+            secret_bytes: 16,
+            marked_at: vec!["benches/ct.rs:70".into()],
+            ..ConstantTime::default()
+        });
+        let mut plain = scenario("plain");
+        plain.counters.constant_time = Some(ConstantTime::default());
+        let text = terminal(&record("r", vec![leak, clean, plain, scenario("other")]));
+        assert_eq!(
+            text,
+            "
+constant time (memcheck on the bytes each scenario marked secret): 1 of 3 ids BROKEN
+  leak/branch: BROKEN, 1 finding; 16 secret bytes marked at benches/ct.rs:56
+    secret-dependent branch at benches/ct.rs:27 in ct::branch (body, 16×)
+      via ct::branch (benches/ct.rs:27) < ct::main (benches/ct.rs:60)
+  clean: constant time (branches and addresses); 16 secret bytes marked at benches/ct.rs:70
+  plain: not checked (no secret marked)
+"
+        );
+        assert_eq!(terminal(&record("r", vec![scenario("x")])), "");
+    }
+}
