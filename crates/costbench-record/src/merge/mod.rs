@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 pub mod variants;
 
 /// The instruments' subdirectories of an output directory, copied into the merged one.
-const FILE_DIRS: [&str; 3] = ["callgrind", "callgrind-cache", "dhat"];
+const FILE_DIRS: [&str; 4] = ["callgrind", "callgrind-cache", "dhat", "memcheck"];
 
 /// The fields that must be equal in every shard, with how an error names each: (name, value).
 fn identity(r: &RunRecord) -> Vec<(&'static str, String)> {

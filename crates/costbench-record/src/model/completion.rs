@@ -141,6 +141,7 @@ fn has_figure(r: &ScenarioResult, inst: &str) -> bool {
         "memory" => r.counters.memory.is_some(),
         "perf" => r.counters.perf.is_some(),
         "dhat" => r.counters.dhat.is_some(),
+        "constant-time" => r.counters.constant_time.is_some(),
         _ => true,
     }
 }
