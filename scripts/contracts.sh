@@ -19,11 +19,17 @@
 #   sizes    `costbench variants --preset build-choices` of the built-in suite, measuring one
 #            cheap scenario by instruction count: the matrix's binary size and build time of
 #            every variant (each is a full build of its own).
+#   constant-time  `costbench run --instrument constant-time` of the selftest suite's
+#            `consttime` target (three leaks on purpose, two constant-time comparisons, one
+#            scenario without secrets; exit code 3), of examples/rustls's `consttime` target
+#            (record encryption with a secret key) and of the built-in suite (no secrets: every
+#            finding there would be a false one): each id's verdict and findings.
 #
 # Usage: scripts/contracts.sh [PARTS...]
-#   (default: budgets complexity builtin growth merge variants history sizes). Needs valgrind.
+#   (default: budgets complexity builtin growth merge variants history sizes constant-time).
+# Needs valgrind.
 set -euo pipefail
-parts=("${@:-budgets complexity builtin growth merge variants history sizes}")
+parts=("${@:-budgets complexity builtin growth merge variants history sizes constant-time}")
 repo=$(git rev-parse --show-toplevel)
 cd "$repo"
 cargo build --locked -p costbench-cli
@@ -127,8 +133,38 @@ PY
         --filter '^index/sum_indirect/iter$' --instrument icount --no-history \
         --output-dir "$out/sizes"
       ;;
+    constant-time)
+      for target in "suites/selftest consttime" "examples/rustls consttime" "suites/builtin builtin"; do
+        set -- $target
+        echo "== constant-time: costbench run --manifest-path $1/Cargo.toml --bench $2"
+        set +e
+        start=$(date +%s)
+        "$cb" run --manifest-path "$1/Cargo.toml" --bench "$2" --instrument constant-time \
+          --no-history --output-dir "$out/ct-$2-${1//\//-}" --quiet
+        echo "exit code: $? ($(( $(date +%s) - start )) s, build included)"
+        set -e
+        python3 - "$out/ct-$2-${1//\//-}/run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+findings = 0
+for r in run["results"]:
+    c = r.get("constant_time")
+    if c is None:
+        print(f"{r['id']}: not measured {r.get('failures')}")
+        continue
+    findings += len(c["findings"])
+    verdict = "not checked (no secret)" if c["secret_marks"] == 0 else (
+        "constant time" if not c["findings"] else f"{len(c['findings'])} finding(s)")
+    print(f"{r['id']}: {verdict}, {c['secret_bytes']} secret bytes")
+    for f in c["findings"]:
+        at = f["at"]
+        print(f"  {f['kind']} ({f['origin']}) at {at.get('file')}:{at.get('line')} in {at.get('function')}, {f['count']} times")
+print(f"findings: {findings} in {len(run['results'])} ids")
+PY
+      done
+      ;;
     *)
-      echo "unknown part $part (budgets, complexity, builtin, growth, merge, variants, history, sizes)" >&2
+      echo "unknown part $part (budgets, complexity, builtin, growth, merge, variants, history, sizes, constant-time)" >&2
       exit 2
       ;;
   esac

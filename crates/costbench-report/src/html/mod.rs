@@ -19,6 +19,7 @@
 //! charts) and `provenance` (where every run came from); `history_chart` is the history chart
 //! with its caption that the scenario and contracts sections share.
 
+mod consttime;
 mod contracts;
 pub mod escape;
 pub(crate) mod explain;
@@ -216,10 +217,18 @@ pub fn render(input: &Input) -> String {
     if loads {
         page.push_str("<a href=\"#throughput\">Throughput</a>");
     }
+    if main
+        .results
+        .iter()
+        .any(|r| r.counters.constant_time.is_some())
+    {
+        page.push_str("<a href=\"#constant-time\">Constant time</a>");
+    }
     page.push_str(
         "<a href=\"#scenarios\">Scenarios</a><a href=\"#provenance\">Provenance</a></nav><main>",
     );
     overview(&mut page, main, input.comparison, &rows);
+    consttime::section(&mut page, main);
     if !variants.is_empty() {
         variants_section(&mut page, variants);
     }
