@@ -248,6 +248,9 @@ mod tests {
     const EARLY_EXIT: &str = include_str!("testdata/leak_early_exit.xml");
     const SUBTLE: &str = include_str!("testdata/clean_subtle_ct_eq.xml");
     const NO_SECRET: &str = include_str!("testdata/plain_no_secret.xml");
+    /// The selftest's `miri_ub` target, `unchecked/out_of_bounds`: one read past the end of a
+    /// vector, no secret (a memory bug, not a leak).
+    const INVALID_READ: &str = include_str!("testdata/invalid_read.xml");
 
     const SRC: &str = "/src/costbench/suites/selftest/benches/consttime.rs";
 
@@ -322,6 +325,38 @@ mod tests {
         assert_eq!(
             plain.verdict(),
             costbench_record::model::consttime::CtVerdict::NotChecked
+        );
+    }
+
+    #[test]
+    fn a_memory_error_without_secrets_is_a_labelled_finding_that_gates() {
+        let ct = read(INVALID_READ).unwrap();
+        assert_eq!(ct.secret_marks, 0);
+        assert_eq!(ct.findings.len(), 1, "{:#?}", ct.findings);
+        let f = &ct.findings[0];
+        assert_eq!((f.kind, f.origin), (CtKind::Memory, CtOrigin::Unknown));
+        assert_eq!(f.what, "Invalid read of size 8");
+        assert!(f.in_body);
+        // Inlined iterator frames of the standard library first; the user's line wins.
+        assert_eq!(
+            f.frames[0].file.as_deref(),
+            Some("library/core/src/iter/traits/accum.rs")
+        );
+        assert_eq!(
+            f.at.file.as_deref(),
+            Some("/src/costbench/suites/selftest/benches/miri_ub.rs")
+        );
+        assert_eq!(f.at.line, Some(14));
+        assert!(f.gates());
+        assert_eq!(
+            ct.verdict(),
+            costbench_record::model::consttime::CtVerdict::Leaks(1)
+        );
+        assert!(f.line().starts_with("memory error at "), "{}", f.line());
+        assert!(
+            f.line().ends_with("(body, 1×, origin unknown)"),
+            "{}",
+            f.line()
         );
     }
 
