@@ -20,7 +20,7 @@
 #            cheap scenario by instruction count: the matrix's binary size and build time of
 #            every variant (each is a full build of its own).
 #   constant-time  `costbench run --instrument constant-time` of the selftest suite's
-#            `consttime` target (three leaks on purpose, two constant-time comparisons, one
+#            `consttime` target (four leaks on purpose, two constant-time comparisons, one
 #            scenario without secrets; exit code 3), of examples/rustls's `consttime` target
 #            (record encryption with a secret key) and of the built-in suite (no secrets: every
 #            finding there would be a false one): each id's verdict and findings.

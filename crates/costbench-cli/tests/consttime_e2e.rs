@@ -1,6 +1,6 @@
 //! End-to-end test of the constant-time instrument (issue 28): the selftest suite's `consttime`
-//! bench target has three scenarios that leak a secret on purpose, each on a line marked
-//! `// LEAK: ...` in `suites/selftest/benches/consttime.rs`, two constant-time comparisons and
+//! bench target has four scenarios that leak a secret on purpose (one in its setup), each on a
+//! line marked `// LEAK: ...` in `suites/selftest/benches/consttime.rs`, two constant-time comparisons and
 //! one scenario without secrets. `run --instrument constant-time` must find each leak at its
 //! exact line, report the clean ones constant time and the plain one not checked, and fail with
 //! exit code 3; `check` of that run fails the same way, naming each finding.
@@ -46,10 +46,11 @@ fn issue_28_each_leak_is_found_at_its_line_and_the_clean_ones_are_clean() {
     );
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let run = run_json(dir.path());
-    for (id, kind, marker) in [
-        ("leak/branch", "branch", "// LEAK: branch"),
-        ("leak/table", "address", "// LEAK: address"),
-        ("leak/early_exit", "branch", "// LEAK: early exit"),
+    for (id, kind, marker, in_body) in [
+        ("leak/branch", "branch", "// LEAK: branch", true),
+        ("leak/table", "address", "// LEAK: address", true),
+        ("leak/early_exit", "branch", "// LEAK: early exit", true),
+        ("leak/in_setup", "branch", "// LEAK: setup", false),
     ] {
         let c = ct(&run, id);
         assert_eq!(c["secret_marks"], 1, "{id}");
@@ -58,7 +59,7 @@ fn issue_28_each_leak_is_found_at_its_line_and_the_clean_ones_are_clean() {
         let f = &findings[0];
         assert_eq!(f["kind"], kind, "{id}");
         assert_eq!(f["origin"], "secret", "{id}");
-        assert_eq!(f["in_body"], true, "{id}");
+        assert_eq!(f["in_body"], in_body, "{id}");
         assert_eq!(
             f["at"]["file"], "suites/selftest/benches/consttime.rs",
             "{id}: {f}"
@@ -105,7 +106,15 @@ fn issue_28_each_leak_is_found_at_its_line_and_the_clean_ones_are_clean() {
         .iter()
         .map(|v| v["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["leak/branch", "leak/table", "leak/early_exit"]);
+    assert_eq!(
+        ids,
+        [
+            "leak/branch",
+            "leak/table",
+            "leak/early_exit",
+            "leak/in_setup"
+        ]
+    );
     let o = check(&[]);
     assert_eq!(o.status.code(), Some(3));
     let table = stdout(&o);

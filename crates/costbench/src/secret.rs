@@ -9,7 +9,8 @@
 //! The requests are valgrind's magic instruction sequence issued with inline assembly, as
 //! iai-callgrind issues callgrind's: no C toolchain, no header, no dependency. Outside valgrind
 //! (and on other architectures, where nothing is issued at all) the sequence does nothing, so a
-//! mark costs a few instructions and changes no value. This module owns the requests and their
+//! mark changes no value and costs about twenty instructions (the request's six words stored,
+//! the sequence, the test of the answer: `costbench::secret::mark` in a release build). This module owns the requests and their
 //! codes only; the runner's instrument reads what memcheck reports.
 
 /// Marks `value`'s bytes as secret: under the runner's `constant-time` instrument, every branch
@@ -148,8 +149,9 @@ mod vg {
     pub(super) fn request(code: usize, a1: usize, a2: usize) -> usize {
         let args: [usize; 6] = [code, a1, a2, 0, 0, 0];
         let result;
-        // SAFETY: the magic sequence rotates rdi by 128 bits in all (a no-op) and exchanges rbx
-        // with itself; natively nothing changes but rdx, which is the default and the result.
+        // SAFETY: the magic sequence rotates rdi by 128 bits in all (rdi ends as it started) and
+        // exchanges rbx with itself; natively nothing changes but rdx, which is the default and
+        // the result, and the flags.
         // Under valgrind the request reads `args` and may change memcheck's shadow state of the
         // marked bytes, never their values. No `nomem`: the compiler must have stored the
         // marked value before the request and reload it after.
@@ -162,7 +164,8 @@ mod vg {
                 "xchg rbx, rbx",
                 in("rax") args.as_ptr(),
                 inout("rdx") 0usize => result,
-                options(nostack, preserves_flags),
+                // Not `preserves_flags`: natively the rotations do run, and `rol` sets CF and OF.
+                options(nostack),
             );
         }
         result

@@ -1,9 +1,9 @@
-//! Scenarios for the `constant-time` instrument's tests: three that leak a secret on purpose
-//! (a branch on a secret byte, a table lookup indexed by one, an early-exit comparison) and
-//! two that do not (`subtle`'s constant-time comparison, an OR-fold of XORs), plus one that
+//! Scenarios for the `constant-time` instrument's tests: four that leak a secret on purpose
+//! (a branch on a secret byte, a table lookup indexed by one, an early-exit comparison, and a
+//! branch in the setup), two that do not (`subtle`'s ct_eq, an OR-fold of XORs) and one that
 //! declares no secret. The e2e test (`crates/costbench-cli/tests/consttime_e2e.rs`) asserts
-//! each leak at its source line: the lines marked `LEAK` below. Keep them where they are, or
-//! update the test.
+//! each leak at its source line: the lines marked `LEAK` below. The parser's testdata was recorded
+//! from them (`crates/costbench-measure/src/instrument/consttime/testdata/`): keep them in place.
 
 use costbench::{black_box, ops, Suite};
 use subtle::ConstantTimeEq;
@@ -66,6 +66,14 @@ fn main() {
         let guess = vec![0x5au8; 32];
         costbench::secret_bytes(&tag);
         b.iter(|| early_exit_eq(black_box(&tag), black_box(&guess)));
+    });
+    // The leak is in the setup, before the body: still a finding, labelled as the setup's.
+    suite.bench("leak/in_setup", ops(1, "comparisons"), |b| {
+        let key = [0x5au8; 16];
+        costbench::secret(&key);
+        assert!(black_box(&key)[0] != 0, "a weak key"); // LEAK: setup
+        let guess = [0x5au8; 16];
+        b.iter(|| black_box(&guess)[0] == 0x5a);
     });
     suite.bench("clean/subtle_ct_eq", ops(1, "comparisons"), |b| {
         let tag = [0x5au8; 16];
