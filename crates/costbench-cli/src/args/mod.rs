@@ -36,9 +36,10 @@ Exit codes:
   2  the command line was wrong (a value, a name that does not exist, a --filter that
      matches no scenario), or asked to take a run that did not finish for one that did
      (merge, import, check without --allow-unfinished), or to measure nothing
-  3  check: a significant regression, a figure above a hard limit of costbench.toml, or a
-     broken budget; run, variants: a broken budget (a figure above its limit, or not
-     measured)
+  3  check: a significant regression, a figure above a hard limit of costbench.toml, a
+     broken budget or a constant-time finding; run, variants: a broken budget (a figure
+     above its limit, or not measured) or a constant-time finding (a branch or an address
+     that depends on a secret)
   130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
 
 /// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall

@@ -1,6 +1,7 @@
 //! `costbench run`: build the bench target, measure it and record the run in history
 //! (`Session::measure_and_record`), send it to the sink (stdout as `--format` and `--quiet` ask,
-//! `report.html` with `--html`), and choose the exit code (3 when a budget is broken).
+//! `report.html` with `--html`), and choose the exit code (3 when a budget is broken or a
+//! constant-time finding was made).
 
 use crate::args::RunArgs;
 use crate::core::session::Session;
@@ -83,8 +84,8 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
 }
 
 /// 3 when a budget is broken, a family disagrees with its declared class or the constant-time
-/// instrument found a secret-dependent branch or address (it wins over a failed scenario, as in `check`), 1 when a
-/// scenario failed, else 0.
+/// instrument found a secret-dependent branch or address (it wins over a failed scenario, as in
+/// `check`), 1 when a scenario failed, else 0.
 pub(super) fn exit_code(record: &RunRecord) -> i32 {
     if record.broken_budgets().next().is_some()
         || record.broken_complexity().next().is_some()

@@ -75,6 +75,10 @@ pub(crate) fn present(
                 costbench_report::budget::line(b)
             );
         }
+        for (id, f) in r.broken_constant_time() {
+            broken = true;
+            eprintln!("CONSTANT-TIME in variant {}: {id}: {}", r.variant, f.line());
+        }
         for c in r.broken_complexity() {
             broken = true;
             eprintln!(
