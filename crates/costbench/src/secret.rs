@@ -107,9 +107,9 @@ fn mark(ptr: *const u8, len: usize, how: Mark, at: &std::panic::Location<'_>) {
     }
     match how {
         Mark::Secret => {
-            // memcheck answers the request with a non-zero value; natively and under every other tool
-            // (callgrind counting a body that marks a secret) the answer is the default, 0,
-            // and no message is formatted, so nothing is allocated where it would be counted.
+            // memcheck answers the request with a non-zero value; natively and under every
+            // other tool (callgrind counting a body that marks a secret) the answer is the
+            // default, 0, and no message is formatted: nothing is allocated where it is counted.
             if vg::request(vg::MAKE_MEM_UNDEFINED, ptr as usize, len) != 0 {
                 let text = format!(
                     "{MESSAGE_PREFIX} {len} bytes at {}:{}\n",
