@@ -115,8 +115,18 @@ fn issue_28_each_leak_is_found_at_its_line_and_the_clean_ones_are_clean() {
             "leak/in_setup"
         ]
     );
-    let o = check(&[]);
+    let junit = dir.path().join("junit.xml");
+    let o = check(&["--junit", junit.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(3));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let case = format!(
+        "leak/table (suites/selftest/benches/consttime.rs:{})",
+        marked_line("// LEAK: address")
+    );
+    assert!(
+        xml.contains("constant-time") && xml.contains(&case),
+        "{case}\n{xml}"
+    );
     let table = stdout(&o);
     let want = format!(
         "  leak/table (constant-time): secret-dependent address at suites/selftest/benches/consttime.rs:{}",

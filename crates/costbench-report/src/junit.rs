@@ -279,6 +279,32 @@ fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
             });
         }
     }
+    // Constant-time findings: a suite of their own, a failure each, with the frames that led
+    // there.
+    if let Some(g) = gate {
+        for c in &g.constant_time {
+            let f = &c.finding;
+            suite_for(&mut suites, "constant-time").cases.push(Case {
+                name: format!("{} ({})", c.id, f.at.location()),
+                outcome: Outcome::Failure {
+                    kind: "constant-time".into(),
+                    message: f.line(),
+                    text: f
+                        .frames
+                        .iter()
+                        .map(|fr| {
+                            format!(
+                                "{} ({})",
+                                fr.function.as_deref().unwrap_or("??"),
+                                fr.location()
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                },
+            });
+        }
+    }
     suites.retain(|s| !s.cases.is_empty());
     suites
 }
