@@ -115,6 +115,13 @@ fn issue_28_each_leak_is_found_at_its_line_and_the_clean_ones_are_clean() {
             "leak/in_setup"
         ]
     );
+    let o = check(&["--format", "markdown"]);
+    assert_eq!(o.status.code(), Some(3));
+    let row = format!(
+        "| leak/branch | constant time | secret-dependent branch at suites/selftest/benches/consttime.rs:{} ",
+        marked_line("// LEAK: branch")
+    );
+    assert!(stdout(&o).contains(&row), "{row}\n{}", stdout(&o));
     let junit = dir.path().join("junit.xml");
     let o = check(&["--junit", junit.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(3));
