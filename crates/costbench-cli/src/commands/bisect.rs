@@ -5,6 +5,11 @@
 //! once (counts are exact), and chosen by the judge's search (`costbench_judge::bisect`). The
 //! answer is explained against the last commit still at GOOD's value, as `check` explains a
 //! change: functions whose own cost changed, the checks that moved, their machine code.
+//!
+//! What is not built (`costbench_measure::run::bisect`): a cold build directory starts with what
+//! `run`'s build compiled (the crates whose sources are the user's stay fresh), and a commit that changed none of the files a measured
+//! commit's build read, since that commit, builds the same binary: it takes that commit's count
+//! without a build or a measurement, as `git bisect start -- PATHS` leaves such commits out.
 
 use crate::args::{BisectCmd, OnBuildFailure};
 use crate::core::session::Session;
@@ -12,19 +17,26 @@ use anyhow::{anyhow, bail, Context, Result};
 use costbench_judge::bisect::{Bisection, Outcome, Step};
 use costbench_judge::compare::noise::HistoricThresholds;
 use costbench_judge::compare::CompareOptions;
+use costbench_measure::cargo::DEFAULT_BUILD;
 use costbench_measure::run::baseline::{self, Commit, BISECT_VARIANT};
+use costbench_measure::run::bisect::{changed_files, seed_build, BuildInputs};
 use costbench_record::fmt::{fmt_change, fmt_ir, fmt_whole};
 use costbench_record::instrument::{Instrument, InstrumentSet};
 use costbench_record::model::RunRecord;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// A measured commit: its run, where its results are, its instruction count per run and ops.
+/// A measured commit: its run, where its results are, its instruction count per run and ops,
+/// and which commit was measured (another than the one it stands for when that one's sources
+/// could not change the build) with the files its build read.
+#[derive(Clone)]
 struct Measured {
     run: RunRecord,
     dir: PathBuf,
     ir: u64,
     ops: u64,
+    sha: String,
+    inputs: BuildInputs,
 }
 
 pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
@@ -46,6 +58,15 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
     let (good, commits) = baseline::range(&session.target, &c.good, &c.bad)?;
     let n = commits.len();
     let bound = (n as f64).log2().ceil() as usize + 1;
+    let seeded = seed_build(&session.target, DEFAULT_BUILD, BISECT_VARIANT)?;
+    if seeded > 0 {
+        session.status(
+            "Seeded",
+            format!("bisect's build directory with the {seeded} units of run's build"),
+        );
+    }
+    // Only the worktree made right after seeding may take the user's files' times.
+    let take_mtimes = std::cell::Cell::new(seeded > 0);
     session.status(
         "Bisecting",
         format!(
@@ -58,11 +79,17 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
             "Measuring",
             format!("{} {}", short(&commit.sha), commit.subject),
         );
-        let target = baseline::checkout_for_bisect(&session.target, &commit.sha)?;
+        let target = baseline::checkout_for_bisect(
+            &session.target,
+            &commit.sha,
+            take_mtimes.replace(false),
+        )?;
         let exe = match session.build(&target, BISECT_VARIANT) {
             Ok(exe) => exe,
             Err(e) => return Ok(Err(e)),
         };
+        let top = worktree_top(&target);
+        let inputs = BuildInputs::read(&target, &top, BISECT_VARIANT)?;
         // The build directory is shared and the next commit overwrites the binary: the
         // explanation reads this one's machine code later, so it is kept with its results.
         let dir = root.join(short(&commit.sha));
@@ -89,6 +116,8 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
             dir: out,
             ir,
             ops,
+            sha: commit.sha.clone(),
+            inputs,
         }))
     };
     let good_run = measure(&good)?.map_err(|e| {
@@ -102,11 +131,39 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
     let mut search = Bisection::new(n);
     let mut measured: HashMap<usize, Measured> = HashMap::new();
     let mut measurements = 1;
+    let mut decided = 0;
+    let root_dir = session.target.workspace_root.clone();
     loop {
         match search.next() {
             Step::Measure(k) => {
-                measurements += 1;
                 let commit = &commits[k];
+                if let Some(m) = same_build(&root_dir, &good_run, &measured, commit)? {
+                    decided += 1;
+                    session.status(
+                        "Decided",
+                        format!(
+                            "{} {}: none of its build's files changed since {}, whose count it takes",
+                            short(&commit.sha),
+                            commit.subject,
+                            short(&m.sha)
+                        ),
+                    );
+                    let same = m.ir == good_run.ir && m.ops == good_run.ops;
+                    search.record(k, if same { Outcome::Good } else { Outcome::Bad });
+                    measured.insert(k, m);
+                    if search.no_change() {
+                        println!(
+                            "no commit of {}..{} changed the instruction count of {id}: {} Ir per run at both ends ({measurements} measurements{})",
+                            c.good,
+                            c.bad,
+                            fmt_whole(good_run.ir as f64),
+                            decided_note(decided)
+                        );
+                        return Ok(crate::exit::FAILURE);
+                    }
+                    continue;
+                }
+                measurements += 1;
                 match measure(commit)? {
                     Err(e) => match on_failure {
                         OnBuildFailure::Stop => bail!(
@@ -137,10 +194,11 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
                         measured.insert(k, m);
                         if search.no_change() {
                             println!(
-                                "no commit of {}..{} changed the instruction count of {id}: {} Ir per run at both ends ({measurements} measurements)",
+                                "no commit of {}..{} changed the instruction count of {id}: {} Ir per run at both ends ({measurements} measurements{})",
                                 c.good,
                                 c.bad,
-                                fmt_whole(good_run.ir as f64)
+                                fmt_whole(good_run.ir as f64),
+                                decided_note(decided)
                             );
                             return Ok(crate::exit::FAILURE);
                         }
@@ -149,9 +207,10 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
             }
             Step::Range { first, last } => {
                 println!(
-                    "the first commit that changed the instruction count of {id} is one of {} to {} (commits between could not be built); {measurements} measurements",
+                    "the first commit that changed the instruction count of {id} is one of {} to {} (commits between could not be built); {measurements} measurements{}",
                     short(&commits[first].sha),
-                    short(&commits[last].sha)
+                    short(&commits[last].sha),
+                    decided_note(decided)
                 );
                 return Ok(crate::exit::OK);
             }
@@ -164,7 +223,7 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
                 let commit = &commits[k];
                 let per_op = |m: &Measured| m.ir as f64 / m.ops.max(1) as f64;
                 println!(
-                    "first commit that changed {id}: {} {}\n  instructions per op {} → {} ({}), {} → {} Ir per run\n  {measurements} measurements for {n} commits (GOOD's included; at most {bound}{})",
+                    "first commit that changed {id}: {} {}\n  instructions per op {} → {} ({}), {} → {} Ir per run\n  {measurements} measurements for {n} commits (GOOD's included; at most {bound}{}){}",
                     commit.sha,
                     commit.subject,
                     fmt_ir(per_op(before)),
@@ -172,11 +231,61 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
                     fmt_change(100.0 * (per_op(after) / per_op(before) - 1.0)),
                     fmt_whole(before.ir as f64),
                     fmt_whole(after.ir as f64),
-                    if k == n - 1 { ", and one more to confirm BAD" } else { "" }
+                    if k == n - 1 { ", and one more to confirm BAD" } else { "" },
+                    decided_note(decided)
                 );
                 explain(before, after);
                 return Ok(crate::exit::OK);
             }
+        }
+    }
+}
+
+/// A measured commit (GOOD's or one of the range's) whose build read none of the files that
+/// differ between it and `commit`: `commit` builds the same binary, so it has the same count.
+fn same_build(
+    root: &std::path::Path,
+    good: &Measured,
+    measured: &HashMap<usize, Measured>,
+    commit: &Commit,
+) -> Result<Option<Measured>> {
+    let mut seen = std::collections::HashSet::new();
+    for m in std::iter::once(good).chain(measured.values()) {
+        // Decided commits stand in with the measured one's record: ask each measured commit once.
+        if !seen.insert(&m.sha) {
+            continue;
+        }
+        let changed = changed_files(root, &m.sha, &commit.sha)?;
+        if m.inputs.first_touched(&changed).is_none() {
+            return Ok(Some(m.clone()));
+        }
+    }
+    Ok(None)
+}
+
+/// What the answer line adds when commits were decided without a build.
+fn decided_note(decided: usize) -> String {
+    match decided {
+        0 => String::new(),
+        1 => {
+            "; 1 commit decided without a build: its build's files were a measured commit's".into()
+        }
+        d => format!(
+            "; {d} commits decided without a build: their build's files were a measured commit's"
+        ),
+    }
+}
+
+/// The top of the git checkout `target` is in (bisect's worktree).
+fn worktree_top(target: &costbench_measure::cargo::BenchTarget) -> PathBuf {
+    let mut dir = target.workspace_root.as_path();
+    loop {
+        if dir.join(".git").exists() {
+            return dir.to_path_buf();
+        }
+        match dir.parent() {
+            Some(p) => dir = p,
+            None => return target.workspace_root.clone(),
         }
     }
 }

@@ -190,8 +190,14 @@ pub const BISECT_VARIANT: &str = "bisect";
 /// made on first use) and returns the bench target there. One worktree moved from commit to
 /// commit, as `git bisect` moves a checkout: git rewrites only the files that differ, so cargo
 /// rebuilds only what they touch (build it under [`BISECT_VARIANT`], never a directory another
-/// checkout builds in).
-pub fn checkout_for_bisect(target: &BenchTarget, sha: &str) -> Result<BenchTarget> {
+/// checkout builds in). A worktree made anew takes the modification times of the user's
+/// identical files when `take_mtimes` says so (its build directory was just seeded from the
+/// user's build: [`super::bisect::seed_build`]).
+pub fn checkout_for_bisect(
+    target: &BenchTarget,
+    sha: &str,
+    take_mtimes: bool,
+) -> Result<BenchTarget> {
     let root = &target.workspace_root;
     let top = PathBuf::from(git(root, &["rev-parse", "--show-toplevel"])?);
     let dir = target.costbench_dir().join("worktrees").join("bisect");
@@ -206,6 +212,9 @@ pub fn checkout_for_bisect(target: &BenchTarget, sha: &str) -> Result<BenchTarge
         let d = dir.to_string_lossy();
         git(&top, &["worktree", "add", "--detach", "--force", &d, sha])
             .with_context(|| format!("cannot check out {sha} to bisect"))?;
+        if take_mtimes {
+            super::bisect::take_mtimes(&dir, &top)?;
+        }
     }
     target_in(target, &top, &dir, sha, sha)
 }

@@ -22,6 +22,7 @@
 pub mod adaptive;
 pub mod baseline;
 mod binary;
+pub mod bisect;
 pub mod cancel;
 pub mod child;
 mod interleaved;
