@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Issue 27's bisect target, timed (figures in docs/explain.md, "Measured"): `costbench bisect`
+# against `git bisect run` calling the same `costbench run` once per step, on a scratch range of
+# 9 commits on top of HEAD whose 5th adds a bounds check to index::sum_indirect_unchecked (the
+# others change a note no build reads), following index/sum_indirect/unchecked. Both must name
+# the 5th; the target is at most ceil(log2 9) + 1 = 5 measurements, and less time than git.
+#
+# States, for each tool its own target directory prepared the same way:
+#   empty   nothing built: every dependency and workspace crate is compiled by the tool.
+#   cold    what a user who ran costbench has: `costbench run` built BAD (HEAD) once, so
+#           `costbench/build/default` holds the dependencies and the workspace's crates built
+#           from BAD's sources; no bisect build directory and no bisect worktree. git bisect
+#           run builds in that same `build/default` (that is where `costbench run` builds).
+#   warm    right after a cold round, the same target directories again (bisect's build
+#           directory and worktree as the last bisect left them; git's checkout back at BAD).
+#
+# Usage: scripts/bisect-vs-git.sh [OUT_DIR]      (default: a temporary directory)
+#        STATES="cold warm" ROUNDS=2 select the states (in order) and repeat the whole list.
+# Commit first: the range is built on HEAD. Prints a markdown table; logs per tool and round in
+# OUT_DIR (each costbench status line and each git step with its time).
+set -euo pipefail
+states=${STATES:-cold warm}
+rounds=${ROUNDS:-2}
+repo=$(git rev-parse --show-toplevel)
+cd "$repo"
+out=${1:-$(mktemp -d)}
+mkdir -p "$out"
+cargo build --locked -p costbench-cli
+scratch=$(mktemp -d)
+cp "$repo/target/debug/costbench" "$scratch/costbench"
+cb="$scratch/costbench"
+cleanup() {
+  git -C "$repo" worktree remove --force "$scratch/tree" >/dev/null 2>&1 || true
+  rm -rf "$scratch"
+  git -C "$repo" worktree prune
+}
+trap cleanup EXIT
+git worktree add --quiet --detach "$scratch/tree" HEAD
+tree="$scratch/tree"
+manifest="$tree/suites/builtin/Cargo.toml"
+index="$tree/suites/builtin/src/index.rs"
+filter='^index/sum_indirect/unchecked$'
+
+for k in 1 2 3 4 5 6 7 8 9; do
+  if [ "$k" = 5 ]; then
+    python3 - "$index" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "        s = s.wrapping_add(unsafe { *data.get_unchecked(i) });"
+assert old in s, "sum_indirect_unchecked's loop as committed"
+open(p, "w").write(s.replace(old, "        s = s.wrapping_add(data[i]);"))
+PY
+  else
+    echo "note $k" >"$tree/NOTES-explain.txt"
+    git -C "$tree" add NOTES-explain.txt
+  fi
+  git -C "$tree" -c user.name=explain -c user.email=explain@example.invalid \
+    commit --quiet -am "commit $k"
+done
+fifth=$(git -C "$tree" rev-parse HEAD~4)
+
+# Seconds since $1 (date +%s.%N), one decimal.
+since() { python3 -c "import sys,time; print(f'{time.time()-float(sys.argv[1]):.1f}')" "$1"; }
+# Each line of stdin with the seconds since $1 in front.
+stamp() { while IFS= read -r l; do printf '%6s %s\n' "$(since "$1")" "$l"; done; }
+
+# The git side's step: the same `costbench run` call; the good count is measured first, at GOOD.
+step="$scratch/step.sh"
+cat >"$step" <<EOF
+#!/usr/bin/env bash
+set -e
+"$cb" run --manifest-path "$manifest" --instrument icount --filter '$filter' --no-history \\
+  --quiet --format json --output-dir "$scratch/step" >"$scratch/step.json"
+ir=\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["icount"]["ir"])' "$scratch/step.json")
+echo "\$(python3 -c 'import time; print(f"{time.time()-float(open("$scratch/t0").read()):.1f}")') \$(git rev-parse --short HEAD) \$ir" >>"\$STEPS"
+[ -f "$scratch/good" ] || { echo "\$ir" >"$scratch/good"; exit 0; }
+[ "\$ir" = "\$(cat "$scratch/good")" ]
+EOF
+chmod +x "$step"
+
+# A target directory in the cold state: BAD built once by `costbench run`.
+prepared="$scratch/prepared"
+prepare() {
+  if [ ! -d "$prepared" ]; then
+    CARGO_TARGET_DIR="$prepared" "$cb" run --manifest-path "$manifest" --instrument icount \
+      --filter "$filter" --no-history --quiet --output-dir "$scratch/prep-run" >/dev/null
+    rm -rf "$prepared/costbench/worktrees"
+  fi
+  rm -rf "$1"
+  cp -a "$prepared" "$1"
+}
+
+run_cb() { # run_cb TARGET_DIR LOG: prints "seconds measurements decided answer"
+  local t0; t0=$(date +%s.%N)
+  CARGO_TARGET_DIR="$1" "$cb" bisect HEAD~9 HEAD --manifest-path "$manifest" --filter "$filter" \
+    --output-dir "$scratch/cb-out" 2>&1 | stamp "$t0" >"$2"
+  local secs; secs=$(since "$t0")
+  local found; found=$(grep -o 'first commit that changed [^:]*: [0-9a-f]*' "$2" | awk '{print $NF}')
+  local m; m=$(grep -o '[0-9]* measurements' "$2" | head -1 | awk '{print $1}')
+  local d; d=$(grep -o '[0-9]* commits* decided' "$2" | awk '{print $1}')
+  echo "$secs ${m:-?} ${d:-0} ${found:-none}"
+}
+
+run_git() { # run_git TARGET_DIR LOG: prints "seconds measurements answer"
+  local t0; t0=$(date +%s.%N)
+  echo "$t0" >"$scratch/t0"
+  rm -f "$scratch/good"
+  : >"$2.steps"
+  (
+    cd "$tree"
+    export CARGO_TARGET_DIR="$1" STEPS="$2.steps"
+    git checkout --quiet HEAD~9
+    "$step"
+    git checkout --quiet -
+    git bisect start HEAD HEAD~9 >/dev/null
+    git bisect run "$step" >"$2" 2>&1
+    git bisect log >>"$2"
+    git bisect reset >/dev/null 2>&1
+  )
+  local secs; secs=$(since "$t0")
+  local found; found=$(grep -o '^[0-9a-f]\{40\} is the first bad commit' "$2" | awk '{print $1}')
+  echo "$secs $(wc -l <"$2.steps") ${found:-none}"
+}
+
+echo "| round | state | \`costbench bisect\` | measurements (decided without a build) | \`git bisect run\` | measurements | load (1 min) |"
+echo "|--:|:--|--:|--:|--:|--:|--:|"
+for round in $(seq 1 "$rounds"); do
+  for state in $states; do
+    case $state in
+      empty) rm -rf "$scratch/t-cb" "$scratch/t-git" ;;
+      cold) prepare "$scratch/t-cb"; prepare "$scratch/t-git" ;;
+      warm) ;;
+      *) echo "unknown state $state" >&2; exit 2 ;;
+    esac
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    read -r c_s c_m c_d c_found < <(run_cb "$scratch/t-cb" "$out/cb-$round-$state.log")
+    read -r g_s g_m g_found < <(run_git "$scratch/t-git" "$out/git-$round-$state.log")
+    for f in "$c_found" "$g_found"; do
+      if [ "$f" != "$fifth" ]; then
+        echo "round $round $state: answer $f, not the 5th commit $fifth (logs in $out)" >&2
+        exit 1
+      fi
+    done
+    echo "| $round | $state | $c_s s | $c_m ($c_d) | $g_s s | $g_m | $load |"
+  done
+done
+echo "logs in $out"
