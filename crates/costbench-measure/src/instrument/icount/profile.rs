@@ -395,6 +395,63 @@ mod diff_tests {
             assert_eq!(got.as_deref(), want);
         }
     }
+
+    /// Issue 27, on recorded real profiles (`testdata/`, the built-in suite, rustc 1.95,
+    /// valgrind 3.19): the judge's movers list only functions whose own cost per op changed.
+    /// An unrelated pull request (`unrelated-new-scenario`: a scenario registered first, as
+    /// scripts/unrelated-kinds.sh's `new` kind does; the binaries differ, so do the profiles'
+    /// addresses and lines) lists none in the three scenarios such an edit used to move. The
+    /// added bounds check (`added-check`, docs/explain.md) lists the one function that changed,
+    /// though callers' inclusive costs moved with it.
+    #[test]
+    fn movers_of_real_profiles_are_the_functions_whose_own_cost_changed() {
+        use costbench_judge::compare::functions::movers;
+        use costbench_record::profile::Profile;
+        use std::path::Path;
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/instrument/icount/testdata");
+        let pair = |case: &str, id: &str| {
+            let side = |s: &str| dir.join(case).join(format!("{s}-{id}.out"));
+            let texts = [side("baseline"), side("candidate")]
+                .map(|p| std::fs::read_to_string(&p).expect("recorded profile"));
+            assert_ne!(texts[0], texts[1], "{case} {id}: two different binaries");
+            (parse(&texts[0]).unwrap(), parse(&texts[1]).unwrap())
+        };
+        let own = |p: &Profile, name: &str| p.functions.get(name).map(|f| f.self_cost);
+        for id in [
+            "alloc_word_count_borrowed",
+            "pipe_request_response_client",
+            "index_sum_indirect_unchecked",
+        ] {
+            let (b, c) = pair("unrelated-new-scenario", id);
+            assert_eq!(b.total, c.total, "{id}");
+            let (listed, change) = movers(&b, &c, 1, 1);
+            assert!(listed.is_empty(), "{id}: {listed:?}");
+            assert_eq!(change, 0.0, "{id}");
+        }
+        let (b, c) = pair("added-check", "index_sum_indirect_unchecked");
+        let (listed, change) = movers(&b, &c, 10_000, 10_000);
+        for d in &listed {
+            assert_ne!(own(&b, &d.name), own(&c, &d.name), "{} listed", d.name);
+        }
+        let names: Vec<&str> = listed.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["costbench_suite::index::sum_indirect_unchecked"]);
+        // 23,788 -> 70,029 Ir per run over 10,000 lookups, all of it in that function.
+        assert!((change - 4.6241).abs() < 1e-9, "{change}");
+        let callers_moved: Vec<&String> = b
+            .functions
+            .iter()
+            .filter(|(n, f)| {
+                c.functions
+                    .get(*n)
+                    .is_some_and(|g| g.self_cost == f.self_cost && g.inclusive != f.inclusive)
+            })
+            .map(|(n, _)| n)
+            .collect();
+        assert!(
+            !callers_moved.is_empty(),
+            "callers whose inclusive cost moved"
+        );
+    }
 }
 
 /// The differential flame graph's call tree (`compare::flame`) over a real callgrind output read
