@@ -135,7 +135,10 @@ pub enum Command {
     /// commits of the range are checked out in one worktree (moved from commit to commit, as
     /// `git bisect` moves a checkout, so only what changed is rebuilt), built and measured by
     /// binary search, at most ⌈log2 N⌉ + 1 measurements for N commits (one more
-    /// when the answer is BAD itself, to confirm it). Prints the commit, its change, and what
+    /// when the answer is BAD itself, to confirm it). A commit that changed none of the files a
+    /// measured commit's build read (its crates' folders, the files rustc read, manifests, the
+    /// lock file) takes that commit's count without a build, as `git bisect start -- PATHS`
+    /// leaves such commits out; a first bisect starts from what `costbench run` built. Prints the commit, its change, and what
     /// explains it (the functions whose own cost changed, their machine code, and with
     /// --instrument icount,census the checks that moved) against the last commit still at
     /// GOOD's value. Exit 0 when found, 1 when GOOD and BAD count alike.
