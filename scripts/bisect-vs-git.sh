@@ -62,8 +62,14 @@ fifth=$(git -C "$tree" rev-parse HEAD~4)
 
 # Seconds since $1 (date +%s.%N), one decimal.
 since() { python3 -c "import sys,time; print(f'{time.time()-float(sys.argv[1]):.1f}')" "$1"; }
-# Each line of stdin with the seconds since $1 in front.
-stamp() { while IFS= read -r l; do printf '%6s %s\n' "$(since "$1")" "$l"; done; }
+# Each line of stdin with the seconds since $1 in front (one process: a process per line would
+# slow the pipeline down by more than the steps it times).
+stamp() {
+  python3 -u -c 'import sys, time
+t0 = float(sys.argv[1])
+for l in sys.stdin:
+    print(f"{time.time() - t0:6.1f} {l}", end="")' "$1"
+}
 
 # The git side's step: the same `costbench run` call; the good count is measured first, at GOOD.
 step="$scratch/step.sh"
@@ -73,7 +79,7 @@ set -e
 "$cb" run --manifest-path "$manifest" --instrument icount --filter '$filter' --no-history \\
   --quiet --format json --output-dir "$scratch/step" >"$scratch/step.json"
 ir=\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["icount"]["ir"])' "$scratch/step.json")
-echo "\$(python3 -c 'import time; print(f"{time.time()-float(open("$scratch/t0").read()):.1f}")') \$(git rev-parse --short HEAD) \$ir" >>"\$STEPS"
+echo "\$(python3 -c 'import sys,time; print(round(time.time()-float(sys.argv[1]),1))' "\$(cat "$scratch/t0")") \$(git rev-parse --short HEAD) \$ir" >>"\$STEPS"
 [ -f "$scratch/good" ] || { echo "\$ir" >"$scratch/good"; exit 0; }
 [ "\$ir" = "\$(cat "$scratch/good")" ]
 EOF

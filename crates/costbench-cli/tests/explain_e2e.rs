@@ -168,8 +168,9 @@ fn an_added_bounds_check_is_named_with_its_line_and_count() {
 
 /// Issue 27's bisect target on the selftest suite: nine commits after GOOD, the sixth turns the
 /// knob (1,000 more instructions per run of `knob/spin`), the others edit a file no scenario
-/// reads. `bisect` names the sixth in at most ⌈log2 9⌉ + 1 = 5 measurements and explains it
-/// with the function whose own cost changed.
+/// reads. `bisect` names the sixth in at most ⌈log2 9⌉ + 1 = 5 measurements (two: the commits
+/// that changed only the note take a measured commit's count) and explains it with the function
+/// whose own cost changed.
 #[test]
 fn bisect_finds_the_commit_that_changed_the_count() {
     if !valgrind_available() {
@@ -240,6 +241,13 @@ fn bisect_finds_the_commit_that_changed_the_count() {
         .map(|(n, _)| n.parse().unwrap())
         .expect("the number of measurements");
     assert!(measurements <= 5, "{text}");
+    // The commits that changed only NOTES.txt, which no build reads, are decided without a
+    // build: GOOD and the 7th are measured; the 5th takes GOOD's count, the 6th the 7th's.
+    assert_eq!(measurements, 2, "{text}");
+    assert!(
+        text.contains("; 2 commits decided without a build"),
+        "{text}"
+    );
     assert!(
         text.contains("functions whose own cost changed in knob/spin"),
         "{text}"
