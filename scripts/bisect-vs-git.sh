@@ -5,6 +5,10 @@
 # others change a note no build reads), following index/sum_indirect/unchecked. Both must name
 # the 5th; the target is at most ceil(log2 9) + 1 = 5 measurements, and less time than git.
 #
+# RANGE=notes (default) makes the other 8 commits change NOTES-explain.txt, which no build
+# reads; RANGE=suite makes them append a comment to suites/builtin/src/words.rs, a file the
+# build reads (the count does not change, but no commit can be decided without a build).
+#
 # States, for each tool its own target directory prepared the same way:
 #   empty   nothing built: every dependency and workspace crate is compiled by the tool.
 #   cold    what a user who ran costbench has: `costbench run` built BAD (HEAD) once, so
@@ -20,6 +24,7 @@
 # OUT_DIR (each costbench status line and each git step with its time).
 set -euo pipefail
 states=${STATES:-cold warm}
+range=${RANGE:-notes}
 rounds=${ROUNDS:-2}
 repo=$(git rev-parse --show-toplevel)
 cd "$repo"
@@ -51,6 +56,8 @@ old = "        s = s.wrapping_add(unsafe { *data.get_unchecked(i) });"
 assert old in s, "sum_indirect_unchecked's loop as committed"
 open(p, "w").write(s.replace(old, "        s = s.wrapping_add(data[i]);"))
 PY
+  elif [ "$range" = suite ]; then
+    echo "// note $k" >>"$tree/suites/builtin/src/words.rs"
   else
     echo "note $k" >"$tree/NOTES-explain.txt"
     git -C "$tree" add NOTES-explain.txt
