@@ -123,13 +123,16 @@ run_git() { # run_git TARGET_DIR LOG: prints "seconds measurements answer"
   (
     cd "$tree"
     export CARGO_TARGET_DIR="$1" STEPS="$2.steps"
-    git checkout --quiet HEAD~9
+    local bad good
+    bad=$(git rev-parse HEAD)
+    good=$(git rev-parse HEAD~9)
+    # GOOD's count first; git bisect then moves the checkout from GOOD to its first midpoint.
+    git checkout --quiet "$good"
     "$step"
-    git checkout --quiet -
-    git bisect start HEAD HEAD~9 >/dev/null
+    git bisect start "$bad" "$good" >/dev/null
     git bisect run "$step" >"$2" 2>&1
     git bisect log >>"$2"
-    git bisect reset >/dev/null 2>&1
+    git bisect reset --quiet "$bad" >/dev/null 2>&1
   )
   local secs; secs=$(since "$t0")
   local found; found=$(grep -o '^[0-9a-f]\{40\} is the first bad commit' "$2" | awk '{print $1}')
