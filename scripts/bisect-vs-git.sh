@@ -132,7 +132,7 @@ run_git() { # run_git TARGET_DIR LOG: prints "seconds measurements answer"
     git bisect start "$bad" "$good" >/dev/null
     git bisect run "$step" >"$2" 2>&1
     git bisect log >>"$2"
-    git bisect reset --quiet "$bad" >/dev/null 2>&1
+    git bisect reset "$bad" >/dev/null 2>&1
   )
   local secs; secs=$(since "$t0")
   local found; found=$(grep -o '^[0-9a-f]\{40\} is the first bad commit' "$2" | awk '{print $1}')
