@@ -18,7 +18,7 @@ use costbench_judge::bisect::{Bisection, Outcome, Step};
 use costbench_judge::compare::noise::HistoricThresholds;
 use costbench_judge::compare::CompareOptions;
 use costbench_measure::cargo::DEFAULT_BUILD;
-use costbench_measure::run::baseline::{self, Commit, BISECT_VARIANT};
+use costbench_measure::run::baseline::{self, Commit, BISECT_AHEAD_VARIANT, BISECT_VARIANT};
 use costbench_measure::run::bisect::{changed_files, seed_build, BuildInputs};
 use costbench_record::fmt::{fmt_change, fmt_ir, fmt_whole};
 use costbench_record::instrument::{Instrument, InstrumentSet};
@@ -58,15 +58,37 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
     let (good, commits) = baseline::range(&session.target, &c.good, &c.bad)?;
     let n = commits.len();
     let bound = (n as f64).log2().ceil() as usize + 1;
-    let seeded = seed_build(&session.target, DEFAULT_BUILD, BISECT_VARIANT)?;
-    if seeded > 0 {
-        session.status(
-            "Seeded",
-            format!("bisect's build directory with the {seeded} units of run's build"),
-        );
+    // The first midpoint does not depend on GOOD's count: with a second core it is built beside
+    // GOOD, in a worktree and build directory of its own (the builds are mostly one rustc at a
+    // time: the bench target is one codegen unit).
+    let ahead = match Bisection::new(n).next() {
+        Step::Measure(k) if std::thread::available_parallelism().map_or(1, |p| p.get()) > 1 => {
+            Some(k)
+        }
+        _ => None,
+    };
+    let mut take = [false, false];
+    for (slot, variant) in [BISECT_VARIANT, BISECT_AHEAD_VARIANT]
+        .into_iter()
+        .enumerate()
+    {
+        if slot == 1 && ahead.is_none() {
+            continue;
+        }
+        let seeded = seed_build(&session.target, DEFAULT_BUILD, variant)?;
+        if seeded > 0 {
+            session.status(
+                "Seeded",
+                format!("build directory {variant} with the {seeded} units of run's build"),
+            );
+        }
+        // Only the worktree made right after seeding may take the user's files' times.
+        take[slot] = seeded > 0;
     }
-    // Only the worktree made right after seeding may take the user's files' times.
-    let take_mtimes = std::cell::Cell::new(seeded > 0);
+    let take_mtimes = [
+        std::sync::atomic::AtomicBool::new(take[0]),
+        std::sync::atomic::AtomicBool::new(take[1]),
+    ];
     session.status(
         "Bisecting",
         format!(
@@ -74,22 +96,23 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
             c.good, c.bad
         ),
     );
-    let measure = |commit: &Commit| -> Result<std::result::Result<Measured, anyhow::Error>> {
+    // Checks out and builds `commit` in slot 0 (bisect's worktree) or 1 (the one beside GOOD).
+    let build = |commit: &Commit,
+                 slot: usize|
+     -> Result<std::result::Result<Built, anyhow::Error>> {
+        let variant = [BISECT_VARIANT, BISECT_AHEAD_VARIANT][slot];
         session.status(
-            "Measuring",
+            "Building",
             format!("{} {}", short(&commit.sha), commit.subject),
         );
-        let target = baseline::checkout_for_bisect(
-            &session.target,
-            &commit.sha,
-            take_mtimes.replace(false),
-        )?;
-        let exe = match session.build(&target, BISECT_VARIANT) {
+        let take = take_mtimes[slot].swap(false, std::sync::atomic::Ordering::Relaxed);
+        let target = baseline::checkout_for_bisect(&session.target, &commit.sha, variant, take)?;
+        let exe = match session.build(&target, variant) {
             Ok(exe) => exe,
             Err(e) => return Ok(Err(e)),
         };
         let top = worktree_top(&target);
-        let inputs = BuildInputs::read(&target, &top, BISECT_VARIANT)?;
+        let inputs = BuildInputs::read(&target, &top, variant)?;
         // The build directory is shared and the next commit overwrites the binary: the
         // explanation reads this one's machine code later, so it is kept with its results.
         let dir = root.join(short(&commit.sha));
@@ -98,6 +121,24 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
         let kept = dir.join(exe.file_name().unwrap_or_default());
         std::fs::copy(&exe, &kept)
             .with_context(|| format!("cannot copy {} to {}", exe.display(), kept.display()))?;
+        Ok(Ok(Built {
+            target,
+            kept,
+            dir,
+            inputs,
+        }))
+    };
+    let measure_built = |commit: &Commit, b: Built| -> Result<Measured> {
+        session.status(
+            "Measuring",
+            format!("{} {}", short(&commit.sha), commit.subject),
+        );
+        let Built {
+            target,
+            kept,
+            dir,
+            inputs,
+        } = b;
         let out = dir.join("run");
         let side = costbench_measure::run::SideSpec {
             label: "default".into(),
@@ -111,22 +152,38 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
             .pop()
             .expect("one side measured");
         let (ir, ops) = count(&run, &commit.sha)?;
-        Ok(Ok(Measured {
+        Ok(Measured {
             run,
             dir: out,
             ir,
             ops,
             sha: commit.sha.clone(),
             inputs,
-        }))
+        })
     };
-    let good_run = measure(&good)?.map_err(|e| {
-        anyhow!(
-            "GOOD ({} {}) does not build: {e:#}",
-            short(&good.sha),
-            good.subject
-        )
-    })?;
+    let measure = |commit: &Commit| -> Result<std::result::Result<Measured, anyhow::Error>> {
+        match build(commit, 0)? {
+            Ok(b) => Ok(Ok(measure_built(commit, b)?)),
+            Err(e) => Ok(Err(e)),
+        }
+    };
+    // GOOD, and beside it the first midpoint.
+    let (good_built, mut ahead_built) = std::thread::scope(|s| {
+        let (build, commits) = (&build, &commits);
+        let other = ahead.map(|k| (k, s.spawn(move || build(&commits[k], 1))));
+        let g = build(&good, 0);
+        let a = other.map(|(k, h)| (k, h.join().expect("the build beside GOOD did not panic")));
+        (g, a)
+    });
+    let good_run = good_built?
+        .and_then(|b| measure_built(&good, b))
+        .map_err(|e| {
+            anyhow!(
+                "GOOD ({} {}) does not build: {e:#}",
+                short(&good.sha),
+                good.subject
+            )
+        })?;
     let id = good_run.run.results[0].id.clone();
     let mut search = Bisection::new(n);
     let mut measured: HashMap<usize, Measured> = HashMap::new();
@@ -164,7 +221,14 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
                     continue;
                 }
                 measurements += 1;
-                match measure(commit)? {
+                let result = match ahead_built.take() {
+                    Some((a, built)) if a == k => match built? {
+                        Ok(b) => Ok(measure_built(commit, b)?),
+                        Err(e) => Err(e),
+                    },
+                    _ => measure(commit)?,
+                };
+                match result {
                     Err(e) => match on_failure {
                         OnBuildFailure::Stop => bail!(
                             "commit {} ({}) does not build: {e:#}\nre-run with \
@@ -239,6 +303,15 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
             }
         }
     }
+}
+
+/// A built commit, not measured yet: its bench target, the kept binary, its results' folder
+/// and the files its build read.
+struct Built {
+    target: costbench_measure::cargo::BenchTarget,
+    kept: PathBuf,
+    dir: PathBuf,
+    inputs: BuildInputs,
 }
 
 /// A measured commit (GOOD's or one of the range's) whose build read none of the files that

@@ -186,8 +186,13 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
 /// Build directory name (`TARGET/costbench/build/NAME`) of `bisect`'s checkouts.
 pub const BISECT_VARIANT: &str = "bisect";
 
-/// Checks out commit `sha` in `bisect`'s one worktree (`TARGET/costbench/worktrees/bisect`,
-/// made on first use) and returns the bench target there. One worktree moved from commit to
+/// Build directory and worktree name of the commit `bisect` builds beside GOOD (its first
+/// midpoint, which does not depend on GOOD's count).
+pub const BISECT_AHEAD_VARIANT: &str = "bisect-ahead";
+
+/// Checks out commit `sha` in `bisect`'s worktree `TARGET/costbench/worktrees/VARIANT` (made on
+/// first use; `VARIANT` is [`BISECT_VARIANT`], or [`BISECT_AHEAD_VARIANT`] for the commit built
+/// beside GOOD) and returns the bench target there. One worktree moved from commit to
 /// commit, as `git bisect` moves a checkout: git rewrites only the files that differ, so cargo
 /// rebuilds only what they touch (build it under [`BISECT_VARIANT`], never a directory another
 /// checkout builds in). A worktree made anew takes the modification times of the user's
@@ -196,11 +201,12 @@ pub const BISECT_VARIANT: &str = "bisect";
 pub fn checkout_for_bisect(
     target: &BenchTarget,
     sha: &str,
+    variant: &str,
     take_mtimes: bool,
 ) -> Result<BenchTarget> {
     let root = &target.workspace_root;
     let top = PathBuf::from(git(root, &["rev-parse", "--show-toplevel"])?);
-    let dir = target.costbench_dir().join("worktrees").join("bisect");
+    let dir = target.costbench_dir().join("worktrees").join(variant);
     let moved =
         dir.exists() && git(&dir, &["checkout", "--quiet", "--detach", "--force", sha]).is_ok();
     if !moved {
