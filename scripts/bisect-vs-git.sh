@@ -11,9 +11,9 @@
 #
 # States, for each tool its own target directory prepared the same way:
 #   empty   nothing built: every dependency and workspace crate is compiled by the tool.
-#   cold    what a user who ran costbench has: `costbench run` built BAD (HEAD) once, so
+#   cold    what a user who ran costbench has: `costbench run` built BAD's checkout (HEAD), so
 #           `costbench/build/default` holds the dependencies and the workspace's crates built
-#           from BAD's sources; no bisect build directory and no bisect worktree. git bisect
+#           from BAD's sources; no bisect build directories and no bisect worktrees. git bisect
 #           run builds in that same `build/default` (that is where `costbench run` builds).
 #   warm    right after a cold round, the same target directories again (bisect's build
 #           directory and worktree as the last bisect left them; git's checkout back at BAD).
@@ -92,15 +92,14 @@ echo "\$(python3 -c 'import sys,time; print(round(time.time()-float(sys.argv[1])
 EOF
 chmod +x "$step"
 
-# A target directory in the cold state: BAD built once by `costbench run`.
+# A target directory in the cold state: `costbench run` built BAD's checkout as it is now (the
+# first time everything; after a round, what git bisect's checkouts rewrote: cargo would rebuild
+# it for the user too). Not timed.
 prepared="$scratch/prepared"
 prepare() {
-  if [ ! -d "$prepared" ]; then
-    CARGO_TARGET_DIR="$prepared" "$cb" run --manifest-path "$manifest" --instrument icount \
-      --filter "$filter" --no-history --quiet --output-dir "$scratch/prep-run" >/dev/null
-    rm -rf "$prepared/costbench/worktrees"
-  fi
-  rm -rf "$1"
+  CARGO_TARGET_DIR="$prepared" "$cb" run --manifest-path "$manifest" --instrument icount \
+    --filter "$filter" --no-history --quiet --output-dir "$scratch/prep-run" >/dev/null
+  rm -rf "$prepared/costbench/worktrees" "$1"
   cp -a "$prepared" "$1"
 }
 
