@@ -108,9 +108,9 @@ run_cb() { # run_cb TARGET_DIR LOG: prints "seconds measurements decided answer"
   CARGO_TARGET_DIR="$1" "$cb" bisect HEAD~9 HEAD --manifest-path "$manifest" --filter "$filter" \
     --output-dir "$scratch/cb-out" 2>&1 | stamp "$t0" >"$2"
   local secs; secs=$(since "$t0")
-  local found; found=$(grep -o 'first commit that changed [^:]*: [0-9a-f]*' "$2" | awk '{print $NF}')
-  local m; m=$(grep -o '[0-9]* measurements' "$2" | head -1 | awk '{print $1}')
-  local d; d=$(grep -o '[0-9]* commits* decided' "$2" | awk '{print $1}')
+  local found; found=$(grep -o 'first commit that changed [^:]*: [0-9a-f]*' "$2" | awk '{print $NF}' || true)
+  local m; m=$(grep -o '[0-9]* measurements' "$2" | head -1 | awk '{print $1}' || true)
+  local d; d=$(grep -o '[0-9]* commits* decided' "$2" | awk '{print $1}' || true)
   echo "$secs ${m:-?} ${d:-0} ${found:-none}"
 }
 
@@ -134,7 +134,7 @@ run_git() { # run_git TARGET_DIR LOG: prints "seconds measurements answer"
     git bisect reset "$bad" >/dev/null 2>&1
   )
   local secs; secs=$(since "$t0")
-  local found; found=$(grep -o '^[0-9a-f]\{40\} is the first bad commit' "$2" | awk '{print $1}')
+  local found; found=$(grep -o '^[0-9a-f]\{40\} is the first bad commit' "$2" | awk '{print $1}' || true)
   echo "$secs $(wc -l <"$2.steps") ${found:-none}"
 }
 
