@@ -194,6 +194,12 @@ pub struct BisectCmd {
     /// What to do with a commit that does not build.
     #[arg(long, value_enum, default_value = "stop")]
     pub on_build_failure: OnBuildFailure,
+    /// Build and measure every commit the search visits, even one that changed none of the
+    /// files a measured commit's build read (by default such a commit takes that commit's
+    /// count without a build): for scenarios that read files outside their package while
+    /// they run.
+    #[arg(long)]
+    pub build_every_commit: bool,
     /// How to build and measure each commit; --filter must select exactly one scenario, and
     /// instruction counts are measured (wall time is not used). Add `--instrument
     /// icount,census` for the checks that moved in the explanation.

@@ -138,7 +138,8 @@ pub enum Command {
     /// when the answer is BAD itself, to confirm it). A commit that changed none of the files a
     /// measured commit's build read (its crates' folders, the files rustc read, manifests, the
     /// lock file) takes that commit's count without a build, as `git bisect start -- PATHS`
-    /// leaves such commits out; a first bisect starts from what `costbench run` built. Prints the commit, its change, and what
+    /// leaves such commits out (--build-every-commit builds them all); a first bisect starts
+    /// from what `costbench run` built. Prints the commit, its change, and what
     /// explains it (the functions whose own cost changed, their machine code, and with
     /// --instrument icount,census the checks that moved) against the last commit still at
     /// GOOD's value. Exit 0 when found, 1 when GOOD and BAD count alike.

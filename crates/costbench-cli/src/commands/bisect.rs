@@ -41,6 +41,7 @@ struct Measured {
 
 pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
     let on_failure = c.on_build_failure;
+    let build_every_commit = c.build_every_commit;
     let mut cmd = c.measure.into_command(false, false)?;
     if cmd.measure.filter.is_none() {
         bail!("bisect follows one scenario: name it with --filter REGEX");
@@ -194,7 +195,12 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
         match search.next() {
             Step::Measure(k) => {
                 let commit = &commits[k];
-                if let Some(m) = same_build(&root_dir, &good_run, &measured, commit)? {
+                let same = if build_every_commit {
+                    None
+                } else {
+                    same_build(&root_dir, &good_run, &measured, commit)?
+                };
+                if let Some(m) = same {
                     decided += 1;
                     session.status(
                         "Decided",

@@ -602,7 +602,12 @@ impl RunRecord {
                         "perf" => r.counters.perf.is_some(),
                         "dhat" => r.counters.dhat.is_some(),
                         "constant-time" => r.counters.constant_time.is_some(),
-                        _ => true,
+                        // The census rides on icount's run: its rows hold the checks that ran,
+                        // none for a scenario without checks.
+                        "census" => true,
+                        // An instrument without a typed field keeps its one number in
+                        // `figures` under its name (docs/extending.md).
+                        other => r.counters.figures.contains_key(other),
                     };
                     figure || r.failures.iter().any(|f| &f.instrument == inst)
                 });
@@ -710,6 +715,19 @@ mod tests {
         assert_eq!(run.finished_scenarios(), (2, 4));
         run.settings.instruments.push("walltime".into());
         assert_eq!(run.finished_scenarios(), (0, 4));
+    }
+
+    #[test]
+    fn an_instrument_keeping_its_number_in_figures_finishes_only_with_it() {
+        use crate::testing::{record, scenario, with_icount};
+        let mut run = record("r", vec![with_icount(scenario("a"), 1.0)]);
+        run.settings.instruments = vec!["icount".into(), "toy".into()];
+        assert_eq!(run.finished_scenarios(), (0, 1));
+        run.results[0]
+            .counters
+            .figures
+            .insert("toy".into(), FigureValue::Count(7));
+        assert_eq!(run.finished_scenarios(), (1, 1));
     }
 
     #[test]
