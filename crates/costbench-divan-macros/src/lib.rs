@@ -7,6 +7,8 @@
 //! runs before `main` (an entry in the platform's constructor section, as divan's own does) and
 //! hands `divan::main()` one function that declares every variant of the benchmark.
 
+#![warn(missing_docs)]
+
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as Tokens;
 use quote::{format_ident, quote};

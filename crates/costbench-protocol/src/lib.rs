@@ -38,6 +38,8 @@
 //! measured process is the same from run to run. Parties of a multi-party scenario talk over the
 //! inherited pipe file descriptors named by `--peer`.
 
+#![warn(missing_docs)]
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -317,8 +319,11 @@ pub struct MemoryCounts {
 /// What the measured body did to the heap, counted by `costbench::CountingAlloc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllocCounts {
+    /// Successful allocations (`alloc`, `alloc_zeroed`) during the body.
     pub allocs: u64,
+    /// Calls to `dealloc` during the body.
     pub deallocs: u64,
+    /// Calls to `realloc` during the body.
     pub reallocs: u64,
     /// Bytes requested by allocations plus growth by reallocations.
     pub bytes_allocated: u64,
@@ -385,14 +390,18 @@ pub struct PerfReading {
     /// `cycles`, `instructions`, `branches`, `branch-misses`, `cache-references`,
     /// `cache-misses`, `l1d-loads`, `l1d-load-misses`.
     pub counter: String,
+    /// The count the kernel read, unscaled.
     pub value: u64,
+    /// Nanoseconds the counter was enabled.
     pub time_enabled_ns: u64,
+    /// Nanoseconds it was actually counting (less than enabled when multiplexed).
     pub time_running_ns: u64,
 }
 
 /// A counter `perf_event_open` refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PerfUnavailable {
+    /// The counter's name, as in [`PerfReading::counter`].
     pub counter: String,
     /// `errno` of the failed `perf_event_open`.
     pub errno: i32,
