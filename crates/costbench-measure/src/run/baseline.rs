@@ -346,7 +346,7 @@ mod tests {
             ("/target/costbench/worktrees/abc/src/edited.rs", false),
             ("/rustc/59807616e/library/core/src/slice/cmp.rs", true),
             (
-                "/root/.cargo/registry/src/index.crates.io-1/regex-1.13.2/src/lib.rs",
+                "/home/user/.cargo/registry/src/index.crates.io-1/regex-1.13.2/src/lib.rs",
                 true,
             ),
             (
@@ -360,7 +360,7 @@ mod tests {
         }
         let locked = SourceDiff::new(["/repo".into(), "/wt".into()], ["Cargo.lock".into()].into());
         assert!(!locked
-            .unchanged("/root/.cargo/registry/src/index.crates.io-1/regex-1.13.2/src/lib.rs"));
+            .unchanged("/home/user/.cargo/registry/src/index.crates.io-1/regex-1.13.2/src/lib.rs"));
         assert!(locked.unchanged("/rustc/59807616e/library/core/src/slice/cmp.rs"));
         assert!(locked.unchanged("/repo/src/proto.rs"));
     }

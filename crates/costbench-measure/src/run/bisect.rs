@@ -355,7 +355,7 @@ mod tests {
             &format!(
                 "{0}/target/deps/costbench_suite-2db0aa1b7231b413.d: suites/builtin/src/lib.rs suites/builtin/src/index.rs\n\n\
                  suites/builtin/src/lib.rs:\n\
-                 {0}/target/deps/costbench-0fc1937e5895506c.d: crates/costbench/src/lib.rs README.md /root/.cargo/registry/src/x/regex-1/src/lib.rs\n",
+                 {0}/target/deps/costbench-0fc1937e5895506c.d: crates/costbench/src/lib.rs README.md /home/user/.cargo/registry/src/x/regex-1/src/lib.rs\n",
                 "/elsewhere"
             ),
             t,
