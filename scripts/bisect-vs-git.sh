@@ -26,22 +26,8 @@ set -euo pipefail
 states=${STATES:-cold warm}
 range=${RANGE:-notes}
 rounds=${ROUNDS:-2}
-repo=$(git rev-parse --show-toplevel)
-cd "$repo"
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
-cargo build --locked -p costbench-cli
-scratch=$(mktemp -d)
-cp "$repo/target/debug/costbench" "$scratch/costbench"
-cb="$scratch/costbench"
-cleanup() {
-  git -C "$repo" worktree remove --force "$scratch/tree" >/dev/null 2>&1 || true
-  rm -rf "$scratch"
-  git -C "$repo" worktree prune
-}
-trap cleanup EXIT
-git worktree add --quiet --detach "$scratch/tree" HEAD
-tree="$scratch/tree"
+# Sets repo, out, scratch, cb and tree (a scratch worktree of HEAD, removed on exit).
+source "$(dirname "$0")/scratch-tree.sh" "$@"
 manifest="$tree/suites/builtin/Cargo.toml"
 index="$tree/suites/builtin/src/index.rs"
 filter='^index/sum_indirect/unchecked$'

@@ -20,22 +20,8 @@
 # Commit first: the candidate is a scratch worktree of HEAD.
 set -euo pipefail
 parts=${PARTS:-added-check unrelated bisect}
-repo=$(git rev-parse --show-toplevel)
-cd "$repo"
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
-cargo build --locked -p costbench-cli
-scratch=$(mktemp -d)
-cp "$repo/target/debug/costbench" "$scratch/costbench"
-cb="$scratch/costbench"
-cleanup() {
-  git -C "$repo" worktree remove --force "$scratch/tree" >/dev/null 2>&1 || true
-  rm -rf "$scratch"
-  git -C "$repo" worktree prune
-}
-trap cleanup EXIT
-git worktree add --quiet --detach "$scratch/tree" HEAD
-tree="$scratch/tree"
+# Sets repo, out, scratch, cb and tree (a scratch worktree of HEAD, removed on exit).
+source "$(dirname "$0")/scratch-tree.sh" "$@"
 # A build cache of this script's own, kept between runs (never the checkout's: cargo would take
 # the scratch tree's build of a workspace member as fresh for the checkout's sources).
 export CARGO_TARGET_DIR="$repo/target/explain"

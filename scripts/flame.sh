@@ -11,22 +11,8 @@
 # Usage: scripts/flame.sh [OUT_DIR]   (default: a temporary directory, printed at the end)
 # Needs valgrind. Commit first: the candidate is a scratch worktree of HEAD.
 set -euo pipefail
-repo=$(git rev-parse --show-toplevel)
-cd "$repo"
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
-cargo build --locked -p costbench-cli
-scratch=$(mktemp -d)
-cp "$repo/target/debug/costbench" "$scratch/costbench"
-cb="$scratch/costbench"
-cleanup() {
-  git -C "$repo" worktree remove --force "$scratch/tree" >/dev/null 2>&1 || true
-  rm -rf "$scratch"
-  git -C "$repo" worktree prune
-}
-trap cleanup EXIT
-git worktree add --quiet --detach "$scratch/tree" HEAD
-tree="$scratch/tree"
+# Sets repo, out, scratch, cb and tree (a scratch worktree of HEAD, removed on exit).
+source "$(dirname "$0")/scratch-tree.sh" "$@"
 # A build cache of this script's own, kept between runs (never the checkout's).
 export CARGO_TARGET_DIR="$repo/target/flame"
 sed -i 's/^pub const KNOB_EXTRA_PERMILLE: u64 = 0;/pub const KNOB_EXTRA_PERMILLE: u64 = 5;/' \
