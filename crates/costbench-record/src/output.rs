@@ -97,6 +97,29 @@ impl OutputDir {
         }
     }
 
+    /// Bytes this process could still write to the directory's file system (what `statvfs`
+    /// says is free to unprivileged users, or to root when running as root), or `None` where
+    /// the file system cannot be asked.
+    #[allow(clippy::useless_conversion)] // the statvfs fields are narrower on 32-bit targets
+    pub fn space_left(&self) -> Option<u64> {
+        let path = std::ffi::CString::new(self.root.as_os_str().as_encoded_bytes()).ok()?;
+        // SAFETY: `path` is a NUL-terminated string and `st` a valid, writable statvfs.
+        let st = unsafe {
+            let mut st: libc::statvfs = std::mem::zeroed();
+            if libc::statvfs(path.as_ptr(), &mut st) != 0 {
+                return None;
+            }
+            st
+        };
+        // SAFETY: geteuid cannot fail.
+        let blocks = if unsafe { libc::geteuid() } == 0 {
+            st.f_bfree
+        } else {
+            st.f_bavail
+        };
+        Some(u64::from(blocks).saturating_mul(u64::from(st.f_frsize)))
+    }
+
     /// Gives back the space [`reserve`](Self::reserve) set aside.
     pub fn release_reserve(&self) {
         let _ = std::fs::remove_file(self.tmp.join(RESERVE_FILE));

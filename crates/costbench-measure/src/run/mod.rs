@@ -547,11 +547,23 @@ fn stopped(error: anyhow::Error, sessions: &[Session], outs: &[OutputDir]) -> an
                 why.name(),
                 missing.len()
             ),
-            Err(e) => format!(
-                "{} holds what was last written, marked unfinished (killed), since the end \
-                 of the run could not be written either ({e:#})",
-                out.root().display()
-            ),
+            Err(e) => match costbench_record::output::load_run(out.root()) {
+                Ok(last) if last.run_id == record.run_id => format!(
+                    "{} holds what was last written, marked unfinished (killed), since the end \
+                     of the run could not be written either ({e:#})",
+                    out.root().display()
+                ),
+                Ok(earlier) => format!(
+                    "{} still holds the files of an earlier run ({}), unchanged: this run \
+                     could not write its record ({e:#})",
+                    out.root().display(),
+                    earlier.run_id
+                ),
+                Err(_) => format!(
+                    "{} holds no record of this run: it could not be written ({e:#})",
+                    out.root().display()
+                ),
+            },
         });
     }
     error.context(format!("the run did not finish: {}", said.join("; ")))

@@ -78,6 +78,7 @@ impl Session<'_> {
                     kept_as: rel,
                 })
                 .and_then(|i| keep(&tmp, &final_path, "callgrind", "icount", &outcome).map(|()| i));
+            let result = self.unless_full(result)?;
             let _ = std::fs::remove_file(&tmp);
             let census = match (&result, &self.census) {
                 (Ok(_), Some(c)) if s.name != RESIDUAL_SCENARIO => Some(
@@ -188,6 +189,7 @@ impl Session<'_> {
                 Ok(m) if inst.kept() => keep(&tmp, &final_path, name, name, &outcome).map(|()| m),
                 r => r,
             };
+            let result = self.unless_full(result)?;
             let _ = std::fs::remove_file(&tmp);
             results.push((id, result));
         }

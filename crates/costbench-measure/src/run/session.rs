@@ -21,6 +21,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Free bytes under which a file system counts as full when a child's output cannot be read.
+const FULL_BELOW: u64 = 1 << 20;
+
 /// One side being measured: its options, binary, results directory and record.
 pub(super) struct Session<'a> {
     pub(super) opts: &'a RunOptions,
@@ -57,6 +60,35 @@ impl Session<'_> {
     pub(super) fn save(&self) -> Result<()> {
         let record = self.record.lock().expect("no worker panicked");
         self.out.write_all(&record)
+    }
+
+    /// A child's output that could not be read while the results' file system is full (under
+    /// [`FULL_BELOW`] left) was cut short for lack of room, not by its scenario: that stops the
+    /// run as out of space (an error of kind `StorageFull`, which [`super::stopped`] recognises)
+    /// instead of being recorded as the scenario's failure. Call it before the output file is
+    /// removed, so that its bytes still count as used.
+    pub(super) fn unless_full<T>(
+        &self,
+        result: std::result::Result<T, Failure>,
+    ) -> Result<std::result::Result<T, Failure>> {
+        let Err(f) = &result else {
+            return Ok(result);
+        };
+        match self.out.space_left() {
+            Some(free) if f.kind == "no-measurement" && free < FULL_BELOW => {
+                Err(anyhow::Error::new(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    format!(
+                        "{} output cut short ({}): the file system holding {} has {free} bytes \
+                         left; free some space and run again",
+                        f.instrument,
+                        f.message,
+                        self.out.root().display()
+                    ),
+                )))
+            }
+            _ => Ok(result),
+        }
     }
 
     /// Stores what an instrument produced for `id` (a figure or a failure) and saves the files.
