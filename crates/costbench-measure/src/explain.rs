@@ -8,8 +8,7 @@
 //! Reads files (callgrind outputs, binaries) and nothing else.
 
 use crate::instrument::census::sites::SiteLoader;
-use costbench_judge::compare::asm::ASM_TOP;
-use costbench_judge::compare::explain::Evidence;
+use costbench_judge::compare::explain::{select_asm, Evidence};
 use costbench_judge::compare::{Comparison, Presence};
 use costbench_record::model::RunRecord;
 use std::path::Path;
@@ -29,9 +28,8 @@ pub struct Side<'a> {
 }
 
 /// Reads, for every scenario `cmp.functions` explains, both sides' executed checks (when both
-/// runs measured the census) and the listings of its movers, in order, until [`ASM_TOP`] of them
-/// had machine code on either side (a function neither binary holds, like the C library's, is
-/// passed over): what `compare::explain::attach_evidence` shows, and no more.
+/// runs measured the census) and the listings of the movers the judge's [`select_asm`] asks for:
+/// what `compare::explain::attach_evidence` shows, and no more.
 pub fn read(cmp: &Comparison, base: Side<'_>, cand: Side<'_>) -> Evidence {
     let mut evidence = Evidence::default();
     let mut loader = SiteLoader::default();
@@ -45,22 +43,9 @@ pub fn read(cmp: &Comparison, base: Side<'_>, cand: Side<'_>) -> Evidence {
         let both = b.and_then(|b| c.map(|c| (b, c)));
         evidence.census.insert(f.id.clone(), both);
     }
-    for f in cmp.functions.iter().filter(|f| f.unavailable.is_none()) {
-        let mut shown = 0;
-        for d in &f.top {
-            if shown == ASM_TOP {
-                break;
-            }
-            let listings = listings(&f.id, &d.name, d.presence, base, cand);
-            if matches!(listings, Ok((None, None))) {
-                continue;
-            }
-            evidence
-                .asm
-                .insert((f.id.clone(), d.name.clone()), listings);
-            shown += 1;
-        }
-    }
+    evidence.asm = select_asm(cmp, |id, function, presence| {
+        listings(id, function, presence, base, cand)
+    });
     evidence
 }
 

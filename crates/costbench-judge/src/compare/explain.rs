@@ -20,24 +20,17 @@ pub struct Evidence {
     /// had. An id with no census on either side has no entry: the census is an instrument the
     /// run may not have measured.
     pub census: HashMap<String, Result<(SideSites, SideSites), String>>,
-    /// By (id, function), for the movers of each id in `cmp.functions` order until [`ASM_TOP`]
-    /// of them had a listing on either side: both sides' listings (`None` for a side whose
-    /// binary holds no function of that name), or why they cannot be had.
+    /// By (id, function), for the movers [`select_asm`] chose: both sides' listings (`None` for
+    /// a side whose binary holds no function of that name), or why they cannot be had.
     pub asm: HashMap<(String, String), Result<SideListings, String>>,
 }
 
 /// Fills `cmp.census` and `cmp.asm` from `evidence`: the census diff of every explained id
 /// whose runs both carry a census, and the machine-code diffs of its largest movers.
 pub fn attach_evidence(cmp: &mut Comparison, evidence: Evidence) {
-    let Evidence {
-        mut census,
-        mut asm,
-    } = evidence;
+    let Evidence { mut census, asm } = evidence;
     attach_census(cmp, |id| census.remove(id));
-    attach_asm(cmp, |id, function, _| {
-        asm.remove(&(id.to_string(), function.to_string()))
-            .unwrap_or_else(|| Err(format!("no machine code was read for {function}")))
-    });
+    attach_asm(cmp, asm);
 }
 
 /// Fills `cmp.census` for every id whose functions `cmp.functions` lists (significant or
@@ -73,49 +66,69 @@ fn attach_census(
     }
 }
 
-/// Fills `cmp.asm` with the diffs of the [`ASM_TOP`] largest movers (of those the binaries hold)
-/// of every scenario
-/// `cmp.functions` explains, from the listings `listings(id, function, presence)` gives, or why
-/// they cannot be had. A function neither binary holds (the C library's, in another object) is
-/// left out.
-fn attach_asm(
-    cmp: &mut Comparison,
+/// The machine code to show for every scenario `cmp.functions` explains: its movers, in order,
+/// until [`ASM_TOP`] of them had a listing on either side, each with what
+/// `listings(id, function, presence)` read of both sides (or why it could not). A function
+/// neither binary holds (the C library's, in another object) is passed over. The one place this
+/// rule lives: the measuring crate's reader calls it with its loader, and [`attach_evidence`]
+/// shows what it chose.
+pub fn select_asm(
+    cmp: &Comparison,
     mut listings: impl FnMut(&str, &str, Presence) -> Result<SideListings, String>,
-) {
-    let scenarios: Vec<(String, Vec<(String, Presence)>)> = cmp
-        .functions
-        .iter()
-        .filter(|f| f.unavailable.is_none())
-        .map(|f| {
-            let movers = f.top.iter().map(|d| (d.name.clone(), d.presence)).collect();
-            (f.id.clone(), movers)
-        })
-        .collect();
-    for (id, movers) in scenarios {
+) -> HashMap<(String, String), Result<SideListings, String>> {
+    let mut chosen = HashMap::new();
+    for f in cmp.functions.iter().filter(|f| f.unavailable.is_none()) {
         let mut shown = 0;
-        for (function, presence) in movers {
+        for d in &f.top {
             if shown == ASM_TOP {
                 break;
             }
-            let entry = match listings(&id, &function, presence) {
-                Ok((None, None)) => continue,
-                Ok((b, c)) => asm::diff(
-                    id.clone(),
-                    function,
-                    b.as_ref().map(|(l, o)| (l, *o)),
-                    c.as_ref().map(|(l, o)| (l, *o)),
-                ),
-                Err(e) => asm::AsmDiff {
-                    id: id.clone(),
-                    function,
-                    presence,
-                    lines: Vec::new(),
-                    unavailable: Some(e),
-                },
-            };
-            cmp.asm.push(entry);
+            let read = listings(&f.id, &d.name, d.presence);
+            if matches!(read, Ok((None, None))) {
+                continue;
+            }
+            chosen.insert((f.id.clone(), d.name.clone()), read);
             shown += 1;
         }
+    }
+    chosen
+}
+
+/// Fills `cmp.asm` with the diffs of the movers `asm` holds listings for (those
+/// [`select_asm`] chose), in the order `cmp.functions` lists them.
+fn attach_asm(
+    cmp: &mut Comparison,
+    mut asm: HashMap<(String, String), Result<SideListings, String>>,
+) {
+    let movers: Vec<(String, String, Presence)> = cmp
+        .functions
+        .iter()
+        .flat_map(|f| {
+            f.top
+                .iter()
+                .map(|d| (f.id.clone(), d.name.clone(), d.presence))
+        })
+        .collect();
+    for (id, function, presence) in movers {
+        let Some(read) = asm.remove(&(id.clone(), function.clone())) else {
+            continue;
+        };
+        let entry = match read {
+            Ok((b, c)) => asm::diff(
+                id,
+                function,
+                b.as_ref().map(|(l, o)| (l, *o)),
+                c.as_ref().map(|(l, o)| (l, *o)),
+            ),
+            Err(e) => asm::AsmDiff {
+                id,
+                function,
+                presence,
+                lines: Vec::new(),
+                unavailable: Some(e),
+            },
+        };
+        cmp.asm.push(entry);
     }
 }
 
@@ -173,13 +186,21 @@ mod tests {
             codegen_note: None,
         }];
         let l = listing(&[("ret", 1)]);
-        attach_asm(&mut cmp, |_, f, _| {
+        let mut asked = Vec::new();
+        let chosen = select_asm(&cmp, |_, f, _| {
+            asked.push(f.to_string());
             Ok(if f.starts_with(['_', 'm']) {
                 (None, None)
             } else {
                 (Some((l.clone(), 1)), Some((l.clone(), 1)))
             })
         });
+        assert_eq!(
+            asked,
+            ["_int_malloc", "a", "memcpy", "b", "c"],
+            "no more is read"
+        );
+        attach_asm(&mut cmp, chosen);
         let shown: Vec<&str> = cmp.asm.iter().map(|d| d.function.as_str()).collect();
         assert_eq!(shown, ["a", "b", "c"]);
     }
