@@ -36,6 +36,7 @@ entry = '''            /// A toy: valgrind's core alone, counting the lines of i
                 name: "nulgrind",
                 help: "A toy: valgrind's core alone (--tool=none), counting the lines of its log",
                 needs: &[Need::Valgrind],
+                kept: Some(Kept { dir: "nulgrind", ext: "log" }),
                 machine_bound: false,
                 figures: &[],
                 metrics: &[],

@@ -12,6 +12,7 @@
 //! user's umask (not `tempfile`'s 0600).
 
 use crate::csv::{CsvFile, Presence};
+use crate::instrument::Instrument;
 use crate::model::{RunRecord, SCHEMA, SCHEMA_VERSION};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
@@ -130,24 +131,32 @@ impl OutputDir {
         let _ = std::fs::remove_dir_all(&self.tmp);
     }
 
-    /// Where the callgrind output for `id` is kept: (full path, path relative to the root).
+    /// Where the callgrind output for `id` is kept: (full path, path relative to the root). The
+    /// directory is made by [`prepare`](Self::prepare).
     pub fn callgrind_paths(&self, id: &str) -> (PathBuf, String) {
-        let rel = format!("callgrind/{}.out", file_stem(id));
-        (self.root.join(&rel), rel)
+        self.kept_paths(Instrument::Icount, id)
+            .expect("icount keeps its files")
     }
 
-    /// Where the raw output of instrument `kind` (`cache`, `dhat`) for `id` is kept: (full path,
-    /// path relative to the root). Creates the instrument's directory.
-    pub fn instrument_paths(&self, kind: &str, id: &str) -> Result<(PathBuf, String)> {
-        let (dir, ext) = match kind {
-            "cache" => ("callgrind-cache", "out"),
-            "constant-time" => ("memcheck", "xml"),
-            _ => (kind, "json"),
-        };
-        std::fs::create_dir_all(self.root.join(dir))
-            .with_context(|| format!("cannot create {}", self.root.join(dir).display()))?;
-        let rel = format!("{dir}/{}.{ext}", file_stem(id));
-        Ok((self.root.join(&rel), rel))
+    /// Where the raw output of `instrument` for `id` is kept, as its descriptor says
+    /// ([`Descriptor::kept`](crate::instrument::Descriptor::kept)): (full path, path relative
+    /// to the root), or `None` for an instrument that keeps no file.
+    pub fn kept_paths(&self, instrument: Instrument, id: &str) -> Option<(PathBuf, String)> {
+        let kept = instrument.descriptor().kept?;
+        let rel = format!("{}/{}.{}", kept.dir, file_stem(id), kept.ext);
+        Some((self.root.join(&rel), rel))
+    }
+
+    /// [`kept_paths`](Self::kept_paths), with the instrument's directory created.
+    pub fn instrument_paths(&self, instrument: Instrument, id: &str) -> Result<(PathBuf, String)> {
+        let (path, rel) = self
+            .kept_paths(instrument, id)
+            .with_context(|| format!("{instrument} keeps no output file"))?;
+        let dir = path
+            .parent()
+            .expect("a kept file is in its instrument's directory");
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok((path, rel))
     }
 
     /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the counters, memory

@@ -47,7 +47,7 @@ mod tests {
         let party = |i| match phase(i) {
             Phase::Parallel(p) | Phase::Probed(p) => {
                 assert_eq!(p.instrument(), i);
-                (p.mode(), p.kept(), p.pin_random())
+                (p.mode(), i.descriptor().kept.is_some(), p.pin_random())
             }
             Phase::Own => panic!("{i:?} has a phase of its own"),
         };

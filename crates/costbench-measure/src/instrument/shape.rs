@@ -120,9 +120,9 @@ pub(crate) type Measured = Result<Box<dyn Stored>, Failure>;
 /// An instrument whose children are one process per party of a scenario, each writing one
 /// file: what it says of itself beyond its [`Parser`]. Every method has a default from the
 /// instrument's descriptor: under valgrind (`Need::Valgrind`), the scenario binary runs its plain
-/// measured mode (`icount`) and valgrind's file stays in the results directory; otherwise it
-/// runs in its instrument's own mode, measures itself ([`in_process`]) and its file is read and
-/// removed. An instrument under valgrind says how valgrind is started ([`PerParty::command`]).
+/// measured mode (`icount`); otherwise it runs in its instrument's own mode and measures itself
+/// ([`in_process`]). Whether its file stays in the results directory or is read and removed is
+/// the descriptor's `kept`. An instrument under valgrind says how valgrind is started ([`PerParty::command`]).
 pub(crate) trait PerParty: Parser + Sync {
     /// The mode the scenario binary runs in.
     fn mode(&self) -> &'static str {
@@ -131,11 +131,6 @@ pub(crate) trait PerParty: Parser + Sync {
         } else {
             Self::INSTRUMENT.name()
         }
-    }
-    /// Whether the output file stays in the results directory (valgrind's files, which a
-    /// reader may open) or is read and removed.
-    fn kept(&self) -> bool {
-        Self::INSTRUMENT.needs(Need::Valgrind)
     }
     /// Whether getrandom is pinned in its children (as in every counted run).
     fn pin_random(&self) -> bool {
@@ -162,8 +157,6 @@ pub(crate) trait Party: Sync {
     fn instrument(&self) -> Instrument;
     /// [`PerParty::mode`].
     fn mode(&self) -> &'static str;
-    /// [`PerParty::kept`].
-    fn kept(&self) -> bool;
     /// [`PerParty::pin_random`].
     fn pin_random(&self) -> bool;
     /// [`PerParty::command`].
@@ -188,9 +181,6 @@ where
     }
     fn mode(&self) -> &'static str {
         PerParty::mode(self)
-    }
-    fn kept(&self) -> bool {
-        PerParty::kept(self)
     }
     fn pin_random(&self) -> bool {
         PerParty::pin_random(self)

@@ -172,8 +172,9 @@ impl Session<'_> {
         let mut results = Vec::new();
         for (i, (id, outcome)) in outcomes.into_iter().enumerate() {
             let tmp = self.tmp_path(name, job, i);
-            let (final_path, rel) = if inst.kept() {
-                self.out.instrument_paths(name, &id)?
+            let kept = inst.instrument().descriptor().kept.is_some();
+            let (final_path, rel) = if kept {
+                self.out.instrument_paths(inst.instrument(), &id)?
             } else {
                 (tmp.clone(), String::new())
             };
@@ -186,7 +187,7 @@ impl Session<'_> {
                 kept_as: rel,
             });
             let result = match read {
-                Ok(m) if inst.kept() => keep(&tmp, &final_path, name, name, &outcome).map(|()| m),
+                Ok(m) if kept => keep(&tmp, &final_path, name, name, &outcome).map(|()| m),
                 r => r,
             };
             let result = self.unless_full(result)?;

@@ -39,6 +39,7 @@ macro_rules! for_each_instrument {
                 name: "icount",
                 help: "Instruction counts under valgrind callgrind: exact and repeatable",
                 needs: &[Need::Valgrind],
+                kept: Some(Kept { dir: "callgrind", ext: "out" }),
                 machine_bound: false,
                 figures: &[Figure::Icount],
                 metrics: &[Metric::Icount],
@@ -52,6 +53,7 @@ macro_rules! for_each_instrument {
                     "per op",
                 ),
                 needs: &[],
+                kept: None,
                 machine_bound: true,
                 figures: &[Figure::Walltime],
                 metrics: &[Metric::Walltime],
@@ -66,6 +68,7 @@ macro_rules! for_each_instrument {
                     "5·LL + 35·RAM), per op",
                 ),
                 needs: &[Need::Valgrind],
+                kept: Some(Kept { dir: "callgrind-cache", ext: "out" }),
                 machine_bound: false,
                 figures: &[Figure::Cache],
                 metrics: &[Metric::Cycles],
@@ -80,6 +83,7 @@ macro_rules! for_each_instrument {
                     "the process's max RSS",
                 ),
                 needs: &[Need::CountAlloc],
+                kept: None,
                 machine_bound: false,
                 figures: &[Figure::Memory, Figure::Rss],
                 metrics: &[
@@ -99,6 +103,7 @@ macro_rules! for_each_instrument {
                     "reason where the kernel refuses them",
                 ),
                 needs: &[Need::HardwareCounters],
+                kept: None,
                 machine_bound: true,
                 figures: &[],
                 metrics: &[],
@@ -109,6 +114,7 @@ macro_rules! for_each_instrument {
                 name: "dhat",
                 help: "Valgrind DHAT: total and peak heap bytes and blocks of the whole process",
                 needs: &[Need::Valgrind],
+                kept: Some(Kept { dir: "dhat", ext: "json" }),
                 machine_bound: false,
                 figures: &[],
                 metrics: &[],
@@ -123,6 +129,7 @@ macro_rules! for_each_instrument {
                     "(`--dump-instr=yes`)",
                 ),
                 needs: &[Need::Valgrind],
+                kept: None,
                 machine_bound: false,
                 figures: &[],
                 metrics: &[],
@@ -137,6 +144,7 @@ macro_rules! for_each_instrument {
                     "rounds of time slices",
                 ),
                 needs: &[Need::Services],
+                kept: None,
                 machine_bound: true,
                 figures: &[Figure::Throughput, Figure::P99],
                 metrics: &[],
@@ -151,6 +159,7 @@ macro_rules! for_each_instrument {
                     "line; any finding fails run and check (exit 3)",
                 ),
                 needs: &[Need::Valgrind],
+                kept: Some(Kept { dir: "memcheck", ext: "xml" }),
                 machine_bound: false,
                 figures: &[],
                 metrics: &[],
@@ -208,6 +217,15 @@ pub enum Need {
     Services,
 }
 
+/// Where an instrument keeps its raw output in a results directory: `DIR/<scenario>.EXT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kept {
+    /// The subdirectory, the same for every run (a reader finds the file by it).
+    pub dir: &'static str,
+    /// The extension of its files.
+    pub ext: &'static str,
+}
+
 /// What costbench knows about one instrument, in one place.
 #[derive(Debug)]
 pub struct Descriptor {
@@ -220,6 +238,10 @@ pub struct Descriptor {
     pub help: &'static str,
     /// What it cannot run without.
     pub needs: &'static [Need],
+    /// Where its raw output files stay in a results directory, for the readers that open them
+    /// (reports, `explain`, `asm`), and which `merge` copies; `None` for an instrument whose
+    /// file is read and removed.
+    pub kept: Option<Kept>,
     /// Whether its figures depend on the machine and its load (time, hardware counters), so
     /// that they are judged only against a baseline measured on the same machine; the others
     /// count or simulate, and any machine with the same valgrind gives the same figures.
@@ -268,6 +290,18 @@ impl Instrument {
     /// The instrument called `name`, if any.
     pub fn from_name(name: &str) -> Option<Instrument> {
         Instrument::ALL.into_iter().find(|i| i.name() == name)
+    }
+
+    /// The subdirectories of a results directory that hold the instruments' kept files
+    /// ([`Descriptor::kept`]), each once, in `--instrument`'s order.
+    pub fn kept_dirs() -> Vec<&'static str> {
+        let mut dirs: Vec<&'static str> = Vec::new();
+        for k in Instrument::ALL.iter().filter_map(|i| i.descriptor().kept) {
+            if !dirs.contains(&k.dir) {
+                dirs.push(k.dir);
+            }
+        }
+        dirs
     }
 
     /// Whether it cannot run without `need`.
@@ -452,6 +486,24 @@ mod tests {
         ranks.sort_unstable();
         ranks.dedup();
         assert_eq!(ranks.len(), Instrument::ALL.len(), "no two run ranks alike");
+    }
+
+    /// Records already written name their kept files by these directories (`callgrind_out`,
+    /// `dhat_out`, ...), and readers find them there: a new instrument adds a directory, none
+    /// moves, and no two instruments share one.
+    #[test]
+    fn kept_files_stay_where_records_name_them() {
+        let dir = |i: Instrument| i.descriptor().kept.map(|k| (k.dir, k.ext));
+        assert_eq!(dir(Instrument::Icount), Some(("callgrind", "out")));
+        assert_eq!(dir(Instrument::Cache), Some(("callgrind-cache", "out")));
+        assert_eq!(dir(Instrument::Dhat), Some(("dhat", "json")));
+        assert_eq!(dir(Instrument::ConstantTime), Some(("memcheck", "xml")));
+        assert_eq!(dir(Instrument::Census), None, "it reads icount's");
+        let keeping = Instrument::ALL
+            .iter()
+            .filter(|i| i.descriptor().kept.is_some())
+            .count();
+        assert_eq!(keeping, Instrument::kept_dirs().len(), "one directory each");
     }
 
     #[test]

@@ -20,9 +20,6 @@ use std::path::{Path, PathBuf};
 
 pub mod variants;
 
-/// The instruments' subdirectories of an output directory, copied into the merged one.
-const FILE_DIRS: [&str; 4] = ["callgrind", "callgrind-cache", "dhat", "memcheck"];
-
 /// The fields that must be equal in every shard, with how an error names each: (name, value).
 fn identity(r: &RunRecord) -> Vec<(&'static str, String)> {
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
@@ -397,7 +394,8 @@ pub fn merge_dirs(
 fn copy_files<'a>(sources: impl Iterator<Item = &'a Path>, root: &Path) -> Result<()> {
     let mut written = std::collections::HashSet::new();
     for src in sources {
-        for sub in FILE_DIRS {
+        // The instruments' kept files, as their descriptors place them.
+        for sub in crate::instrument::Instrument::kept_dirs() {
             let from = src.join(sub);
             let Ok(entries) = std::fs::read_dir(&from) else {
                 continue;
