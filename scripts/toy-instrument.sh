@@ -40,13 +40,21 @@ entry = '''            /// A toy: valgrind's core alone, counting the lines of i
                 machine_bound: false,
                 figures: &[],
                 metrics: &[],
-                run_rank: 45,
+                run_rank: 48,
             },
 '''
 s = s[:cut] + entry + s[cut:]
-s = s.replace('                "dhat",\n                "memory",',
-              '                "dhat",\n                "nulgrind",\n                "memory",')
-s = s.replace('["census", "icount", "cache", "dhat"]', '["census", "icount", "cache", "dhat", "nulgrind"]')
+# The run-order test names every instrument (the valgrind list too): the toy runs after
+# constant-time. A replacement that no longer matches stops the script rather than measuring a
+# toy that does not build.
+for old, new in [
+    ('                "constant-time",\n                "memory",',
+     '                "constant-time",\n                "nulgrind",\n                "memory",'),
+    ('["census", "icount", "cache", "dhat", "constant-time"]',
+     '["census", "icount", "cache", "dhat", "constant-time", "nulgrind"]'),
+]:
+    assert old in s, "the run-order test changed: update scripts/toy-instrument.sh"
+    s = s.replace(old, new)
 open(p, "w").write(s)
 EOF
 
