@@ -242,6 +242,7 @@ impl MeasureArgs {
             load: self.load.options()?,
             // Filled from costbench.toml when the session finds the workspace.
             budgets: Vec::new(),
+            ct_allow: Vec::new(),
         };
         Ok(RunCommand {
             measure,

@@ -14,6 +14,8 @@
 //! - A broken budget ([`crate::budget`]) fails the gate, `ignore` or not: a budget is a test;
 //!   so does a family of sized ids whose growth changed or disagrees with its declared class
 //!   ([`crate::complexity`]).
+//! - A constant-time finding fails the gate unless costbench.toml's `[[constant-time.allow]]`
+//!   accepted it ([`crate::consttime`]): then it is listed as accepted, with the entry's reason.
 //! - Unresolved rows (the measurement could not tell) and placement rows (the same
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.
@@ -142,9 +144,14 @@ pub struct Gate {
     /// Absent from JSON when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub constant_time: Vec<CtViolation>,
+    /// Findings of `--instrument constant-time` that `[[constant-time.allow]]` accepted (each
+    /// names its entry and why): listed, never failing. Absent from JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub constant_time_accepted: Vec<CtViolation>,
 }
 
-/// A finding of `--instrument constant-time` that fails the gate.
+/// A finding of `--instrument constant-time` that fails the gate (or, in
+/// [`Gate::constant_time_accepted`], that was accepted).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CtViolation {
     /// The measured id.
@@ -281,6 +288,13 @@ pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
         missing: cmp.not_measured.clone(),
         constant_time: cand
             .broken_constant_time()
+            .map(|(id, f)| CtViolation {
+                id: id.to_string(),
+                finding: f.clone(),
+            })
+            .collect(),
+        constant_time_accepted: cand
+            .accepted_constant_time()
             .map(|(id, f)| CtViolation {
                 id: id.to_string(),
                 finding: f.clone(),

@@ -24,13 +24,19 @@
 //! binary-size = 4_000_000 # bytes of the bench binary's code and data (only with scenario "*")
 //! complexity = "n log n"  # how the family `scenario/N` grows: 1, log n, n, n log n, n^2
 //!
+//! [[constant-time.allow]] # a reviewed constant-time finding: reported, not failing
+//! scenario = "leak/*"     # glob over measured ids; default "*"
+//! at = "benches/ct.rs:27" # FILE:LINE, FILE or a function name (costbench_judge::consttime)
+//! why = "reviewed: ..."   # required, shown in every report
+//!
 //! [variants.release]     # build variants for `costbench variants` (see variants::spec)
 //! [variants.checked]
 //! overflow-checks = true
 //! features = ["unaligned"]
 //! ```
 //!
-//! Unknown keys are errors, so that a typo never silently changes what is measured. Variant
+//! Unknown keys are errors, so that a typo never silently changes what is measured; every
+//! error here is bad input (a usage error), said before anything is built. Variant
 //! tables are kept as written (in file order: the first is the baseline) and validated by
 //! `variants::spec`, which names the variant and the key in every error.
 
@@ -59,6 +65,10 @@ pub struct Config {
     /// own) for the ids and figures they both limit.
     #[serde(default)]
     pub budget: Vec<costbench_record::model::budget::Budget>,
+    /// `[constant-time]`: the `[[constant-time.allow]]` entries, each named
+    /// `costbench.toml:LINE` after the line its table starts on.
+    #[serde(default, rename = "constant-time")]
+    pub constant_time: costbench_judge::consttime::ConstantTimeConfig,
 }
 
 /// The `[run]` table of `costbench.toml`: what to measure when the command line does not say.
@@ -82,17 +92,51 @@ impl Config {
         }
     }
 
-    /// Parses the text of a `costbench.toml`; unknown keys are errors.
+    /// Parses the text of a `costbench.toml`; unknown keys are errors. Every error is
+    /// [`BadInput`](costbench_record::error::BadInput): the file is the user's input.
     pub fn parse(text: &str) -> Result<Config> {
-        let c: Config = toml::from_str(text)?;
+        Config::parse_inner(text).map_err(|e| costbench_record::error::bad_input(format!("{e:#}")))
+    }
+
+    fn parse_inner(text: &str) -> Result<Config> {
+        let mut c: Config = toml::from_str(text)?;
         c.check.validate()?;
         for (i, b) in c.budget.iter().enumerate() {
             b.validate()
                 .and_then(|()| costbench_judge::complexity::validate(b))
                 .map_err(|e| anyhow::anyhow!("[[budget]] number {}: {e}", i + 1))?;
         }
+        let lines = allow_lines(text)?;
+        for (a, line) in c.constant_time.allow.iter_mut().zip(lines) {
+            a.entry = format!("{FILE_NAME}:{line}");
+            a.validate()
+                .map_err(|e| anyhow::anyhow!("[[constant-time.allow]] at {}: {e}", a.entry))?;
+        }
         Ok(c)
     }
+}
+
+/// The line each `[[constant-time.allow]]` table starts on, in file order: read again with
+/// spans, since the entries' own type knows nothing of the file.
+fn allow_lines(text: &str) -> Result<Vec<usize>> {
+    #[derive(Deserialize)]
+    struct Spans {
+        #[serde(default, rename = "constant-time")]
+        constant_time: Option<Allows>,
+    }
+    #[derive(Deserialize)]
+    struct Allows {
+        #[serde(default)]
+        allow: Vec<toml::Spanned<toml::Table>>,
+    }
+    let spans: Spans = toml::from_str(text)?;
+    Ok(spans
+        .constant_time
+        .map(|c| c.allow)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| text[..t.span().start].matches('\n').count() + 1)
+        .collect())
 }
 
 #[cfg(test)]
@@ -142,6 +186,43 @@ mod tests {
             ),
         ] {
             let e = format!("{:#}", Config::parse(bad).unwrap_err());
+            assert!(e.contains(needle), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn parses_constant_time_allowances_with_their_lines_and_refuses_bad_ones() {
+        let c = Config::parse(
+            "[run]\nbench = \"b\"\n\n[[constant-time.allow]]\nscenario = \"leak/*\"\n\
+             at = \"benches/ct.rs:27\"\nwhy = \"reviewed\"\n\n\
+             [[constant-time.allow]]\nat = \"ct::setup\"\nwhy = \"setup only\"\n",
+        )
+        .unwrap();
+        let a = &c.constant_time.allow;
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0].scenario, "leak/*");
+        assert_eq!(a[0].entry, "costbench.toml:4");
+        assert_eq!(a[1].scenario, "*");
+        assert_eq!(a[1].entry, "costbench.toml:9");
+        for (bad, needle) in [
+            (
+                "[[constant-time.allow]]\nat = \"a.rs:1\"\n",
+                "[[constant-time.allow]] at costbench.toml:1: `why` is missing or empty",
+            ),
+            (
+                "\n[[constant-time.allow]]\nwhy = \"r\"\nat = \"\"\n",
+                "[[constant-time.allow]] at costbench.toml:2: `at` is missing or empty",
+            ),
+            (
+                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"a.rs:1x\"\n",
+                "costbench.toml:1: `at = \"a.rs:1x\"`: \"1x\" is not a line number",
+            ),
+            ("[[constant-time.allow]]\nwhy = \"r\"\nline = 3\n", "line"),
+            ("[constant-time]\nalow = []\n", "alow"),
+        ] {
+            let e = Config::parse(bad).unwrap_err();
+            assert!(costbench_record::error::is_bad_input(&e), "{bad:?}");
+            let e = format!("{e:#}");
             assert!(e.contains(needle), "{bad:?}: {e}");
         }
     }

@@ -80,6 +80,14 @@ pub fn terminal_styled(gate: &Gate, styling: crate::style::Styling) -> String {
             );
         }
     }
+    for c in &gate.constant_time_accepted {
+        let _ = writeln!(
+            out,
+            "accepted (constant-time): {}: {}",
+            crate::escape::clean(&c.id),
+            crate::escape::clean(&c.finding.line())
+        );
+    }
     for n in &gate.missing {
         let _ = writeln!(out, "{}", missing_line(n, gate.missing_allowed));
     }
@@ -183,5 +191,72 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("no significant change\n"), "{text}");
+    }
+
+    /// Issue 28: a finding `[[constant-time.allow]]` accepted is listed with its reason in the
+    /// terminal, markdown and JUnit, and does not fail the gate; the other one does.
+    #[test]
+    fn issue_28_accepted_constant_time_findings_are_listed_not_failed() {
+        use costbench_judge::consttime::{accept, Allow};
+        use costbench_record::model::consttime::{
+            ConstantTime, CtFinding, CtFrame, CtKind, CtOrigin,
+        };
+        let finding = |line| CtFinding {
+            kind: CtKind::Branch,
+            origin: CtOrigin::Secret,
+            in_body: true,
+            at: CtFrame {
+                function: Some("ct::f".into()),
+                file: Some("benches/ct.rs".into()),
+                line: Some(line),
+            },
+            frames: Vec::new(),
+            count: 16,
+            what: String::new(),
+            accepted: None,
+        };
+        let mut leak = scenario("leak/branch");
+        leak.counters.constant_time = Some(ConstantTime {
+            secret_marks: 1,
+            secret_bytes: 16,
+            findings: vec![finding(27), finding(34)],
+            ..ConstantTime::default()
+        });
+        let mut cand = record("c", vec![leak]);
+        let allow = |at: &str| Allow {
+            scenario: "leak/*".into(),
+            at: at.into(),
+            why: "key schedule on public data".into(),
+            entry: "costbench.toml:3".into(),
+        };
+        accept(&mut cand, &[allow("benches/ct.rs:27")]);
+        let cmp = compare(&cand, &cand, &CompareOptions::default());
+        let g = evaluate(&cmp, &cand, &CheckConfig::default());
+        assert!(!g.passed());
+        assert_eq!(g.constant_time.len(), 1);
+        let accepted = "leak/branch: secret-dependent branch at benches/ct.rs:27 in ct::f (body, \
+                        16×), accepted: key schedule on public data (costbench.toml:3)";
+        let text = terminal(&g);
+        assert!(text.contains("check: FAILED, 1 violation(s):"), "{text}");
+        assert!(
+            text.contains(&format!("\naccepted (constant-time): {accepted}\n")),
+            "{text}"
+        );
+        let md = crate::markdown::check(&cmp, &g);
+        assert!(
+            md.contains("| leak/branch | accepted | secret-dependent branch at benches/ct.rs:27"),
+            "{md}"
+        );
+        let xml = crate::junit::junit(&cmp, Some(&g));
+        assert!(
+            xml.contains("<skipped message=\"secret-dependent branch at benches/ct.rs:27"),
+            "{xml}"
+        );
+        // Both accepted: the gate passes, still listing them.
+        accept(&mut cand, &[allow("benches/ct.rs:27"), allow("ct::f")]);
+        let g = evaluate(&cmp, &cand, &CheckConfig::default());
+        assert!(g.passed(), "{g:#?}");
+        assert_eq!(g.constant_time_accepted.len(), 2);
+        assert!(terminal(&g).starts_with("\ncheck: passed\naccepted (constant-time): "));
     }
 }

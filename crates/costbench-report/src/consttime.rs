@@ -1,7 +1,8 @@
 //! The constant-time instrument's findings as text: the section a run's table ends with (each
 //! measured id's verdict, and each finding with its source line and the frames that led
-//! there). A pure function of the record; `check`'s gate lists the failing findings itself
-//! (`check.rs`, `markdown.rs`).
+//! there; an accepted finding says so, with its reason and entry). A pure function of the
+//! record; `check`'s gate lists the failing and accepted findings itself (`check.rs`,
+//! `markdown.rs`).
 
 use costbench_record::model::consttime::{CtFinding, CtVerdict};
 use costbench_record::model::RunRecord;
@@ -21,18 +22,21 @@ pub fn terminal(record: &RunRecord) -> String {
     if rows.is_empty() {
         return out;
     }
-    let leaking = rows
-        .iter()
-        .filter(|(_, c)| matches!(c.verdict(), CtVerdict::Leaks(_)))
-        .count();
+    let count = |f: fn(CtVerdict) -> bool| rows.iter().filter(|(_, c)| f(c.verdict())).count();
+    let leaking = count(|v| matches!(v, CtVerdict::Leaks(_)));
+    let accepted = count(|v| matches!(v, CtVerdict::Accepted(_)));
+    let summary = match (leaking, accepted) {
+        (0, 0) => "no finding".to_string(),
+        (n, 0) => format!("{n} of {} ids BROKEN", rows.len()),
+        (0, a) => format!("{a} of {} ids with accepted findings only", rows.len()),
+        (n, a) => format!(
+            "{n} of {} ids BROKEN, {a} with accepted findings only",
+            rows.len()
+        ),
+    };
     let _ = writeln!(
         out,
-        "\nconstant time (memcheck on the bytes each scenario marked secret): {}",
-        if leaking == 0 {
-            "no finding".to_string()
-        } else {
-            format!("{leaking} of {} ids BROKEN", rows.len())
-        }
+        "\nconstant time (memcheck on the bytes each scenario marked secret): {summary}"
     );
     for (id, c) in rows {
         let verdict = match c.verdict() {
@@ -58,7 +62,11 @@ pub fn terminal(record: &RunRecord) -> String {
 }
 
 fn finding(out: &mut String, f: &CtFinding) {
-    let gate = if f.gates() { "" } else { " [not gating]" };
+    let gate = if f.gates() || f.accepted.is_some() {
+        ""
+    } else {
+        " [not gating]"
+    };
     let _ = writeln!(out, "    {}{gate}", crate::escape::clean(&f.line()));
     let shown: Vec<String> = f
         .frames
@@ -108,6 +116,7 @@ mod tests {
                 frames: vec![frame("ct::branch", 27), frame("ct::main", 60)],
                 count: 16,
                 what: "Conditional jump or move depends on uninitialised value(s)".into(),
+                accepted: None,
             }],
             memcheck_out: "memcheck/leak_branch.xml".into(),
         });
@@ -133,5 +142,43 @@ constant time (memcheck on the bytes each scenario marked secret): 1 of 3 ids BR
 "
         );
         assert_eq!(terminal(&record("r", vec![scenario("x")])), "");
+    }
+
+    #[test]
+    fn accepted_findings_say_so_and_their_id_is_not_constant_time() {
+        use costbench_record::model::consttime::CtAccepted;
+        let mut leak = scenario("leak/table");
+        leak.counters.constant_time = Some(ConstantTime {
+            secret_marks: 1,
+            secret_bytes: 16,
+            marked_at: vec!["benches/ct.rs:56".into()],
+            findings: vec![CtFinding {
+                kind: CtKind::Address,
+                origin: CtOrigin::Secret,
+                in_body: false,
+                at: CtFrame {
+                    function: Some("ct::sbox".into()),
+                    file: Some("benches/ct.rs".into()),
+                    line: Some(34),
+                },
+                frames: Vec::new(),
+                count: 16,
+                what: String::new(),
+                accepted: Some(CtAccepted {
+                    entry: "costbench.toml:2".into(),
+                    at: "ct::sbox".into(),
+                    why: "public key schedule".into(),
+                }),
+            }],
+            memcheck_out: String::new(),
+        });
+        assert_eq!(
+            terminal(&record("r", vec![leak])),
+            "
+constant time (memcheck on the bytes each scenario marked secret): 1 of 1 ids with accepted findings only
+  leak/table: 1 accepted finding, not constant time; 16 secret bytes marked at benches/ct.rs:56
+    secret-dependent address at benches/ct.rs:34 in ct::sbox (setup, 16×), accepted: public key schedule (costbench.toml:2)
+"
+        );
     }
 }

@@ -304,6 +304,15 @@ fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
                 },
             });
         }
+        // Accepted ones (`[[constant-time.allow]]`): reported as skipped, as an ignored test
+        // is, with the entry's reason.
+        for c in &g.constant_time_accepted {
+            let f = &c.finding;
+            suite_for(&mut suites, "constant-time").cases.push(Case {
+                name: format!("{} ({})", c.id, f.at.location()),
+                outcome: Outcome::Skipped(f.line()),
+            });
+        }
     }
     suites.retain(|s| !s.cases.is_empty());
     suites

@@ -235,6 +235,21 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
         }
         out.push('\n');
     }
+    if !gate.constant_time_accepted.is_empty() {
+        out.push_str(
+            "Accepted by costbench.toml (`[[constant-time.allow]]`, not failing):\n\n\
+             | scenario | constant time | finding |\n|:--|:--|:--|\n",
+        );
+        for c in &gate.constant_time_accepted {
+            let _ = writeln!(
+                out,
+                "| {} | accepted | {} |",
+                escape_cell(&c.id),
+                escape_cell(&c.finding.line())
+            );
+        }
+        out.push('\n');
+    }
     for n in &gate.missing {
         let _ = writeln!(
             out,

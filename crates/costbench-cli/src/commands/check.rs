@@ -350,6 +350,14 @@ fn gate_and_emit(
     sources: Option<&SourceDiff>,
 ) -> Result<i32> {
     let base = shard_of_baseline(base, &cand);
+    // Accepted constant-time findings: the record's, with costbench.toml's entries as they are
+    // now applied on top (as its budgets are), and the entries that matched nothing said.
+    let mut cand = cand;
+    let allow = &config.constant_time.allow;
+    costbench_judge::consttime::accept(&mut cand, allow);
+    for a in costbench_judge::consttime::stale(&cand, allow) {
+        eprintln!("warning: {}", costbench_judge::consttime::stale_warning(a));
+    }
     let cmp: Comparison = judge_sides(
         (&base, base_dir.as_deref()),
         (&cand, cand_dir.as_deref()),

@@ -80,6 +80,7 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     if stdout.is_none() {
         print_failures(&record);
     }
+    crate::core::present::warn_stale_allowances(&record, &session.cmd.measure.ct_allow, None);
     Ok(exit_code(&record))
 }
 
@@ -112,14 +113,17 @@ fn measured_count(record: &RunRecord) -> String {
     }
 }
 
-/// `--quiet`: the failed scenarios and the broken budgets on stderr, which is all a quiet run
-/// says.
+/// `--quiet`: the failed scenarios, the broken budgets and the constant-time findings (the
+/// accepted ones too, with their reason) on stderr, which is all a quiet run says.
 fn print_failures(record: &RunRecord) {
     for b in record.broken_budgets() {
         eprintln!("BUDGET {}", costbench_report::budget::line(b));
     }
     for (id, f) in record.broken_constant_time() {
         eprintln!("CONSTANT-TIME {id}: {}", f.line());
+    }
+    for (id, f) in record.accepted_constant_time() {
+        eprintln!("CONSTANT-TIME ACCEPTED {id}: {}", f.line());
     }
     for r in record.failed() {
         for f in &r.failures {

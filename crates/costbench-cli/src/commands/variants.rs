@@ -29,6 +29,13 @@ pub(super) fn variants(args: RunArgs) -> Result<i32> {
         session.measure_and_record(sides)?
     };
     let measured = builds.finish(records)?;
+    for r in &measured.records {
+        crate::core::present::warn_stale_allowances(
+            r,
+            &session.cmd.measure.ct_allow,
+            Some(&r.variant),
+        );
+    }
     present(
         &measured.matrix,
         &measured.records,

@@ -16,7 +16,8 @@ use std::path::Path;
 
 /// Writes `root/matrix.json`, prints the matrix as `format` asks (with a line on where the
 /// results are, and what a shard leaves to `merge`), lists failures under `quiet`, and returns
-/// the exit code: 3 when a variant broke a budget (listed on stderr), else a failure when a
+/// the exit code: 3 when a variant broke a budget or has a constant-time finding that was not
+/// accepted (listed on stderr, the accepted ones too), else a failure when a
 /// scenario failed or a variant did not build.
 pub(crate) fn present(
     matrix: &Matrix,
@@ -79,6 +80,13 @@ pub(crate) fn present(
             broken = true;
             eprintln!("CONSTANT-TIME in variant {}: {id}: {}", r.variant, f.line());
         }
+        for (id, f) in r.accepted_constant_time() {
+            eprintln!(
+                "CONSTANT-TIME ACCEPTED in variant {}: {id}: {}",
+                r.variant,
+                f.line()
+            );
+        }
         for c in r.broken_complexity() {
             broken = true;
             eprintln!(
@@ -125,4 +133,23 @@ fn list_line(s: &ScenarioInfo) -> String {
         format!("  parties: {}", s.parties.join(", "))
     };
     format!("{}  ({} {}){parties}", s.name, s.ops, s.unit)
+}
+
+/// A warning on stderr for each `[[constant-time.allow]]` entry that matched no finding of
+/// `record` although the instrument checked its ids (`variant` names the variant's run): like
+/// an unfulfilled expectation, said, never failing.
+pub(crate) fn warn_stale_allowances(
+    record: &RunRecord,
+    allow: &[costbench_judge::consttime::Allow],
+    variant: Option<&str>,
+) {
+    let within = variant
+        .map(|v| format!(" in variant {v}"))
+        .unwrap_or_default();
+    for a in costbench_judge::consttime::stale(record, allow) {
+        eprintln!(
+            "warning{within}: {}",
+            costbench_judge::consttime::stale_warning(a)
+        );
+    }
 }

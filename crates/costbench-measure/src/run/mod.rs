@@ -100,6 +100,9 @@ pub struct RunOptions {
     /// `[[budget]]` of costbench.toml: checked after measuring, after the suite's own budgets
     /// (which they override where both limit the same figure of an id).
     pub budgets: Vec<costbench_record::model::budget::Budget>,
+    /// `[[constant-time.allow]]` of costbench.toml: the constant-time findings they match are
+    /// recorded as accepted (reported, not failing).
+    pub ct_allow: Vec<costbench_judge::consttime::Allow>,
 }
 
 /// How the throughput instrument puts a service scenario under load (`--clients`, `--rate`,
@@ -420,6 +423,7 @@ pub fn measure_sides(
         let root = &side.target.as_ref().unwrap_or(target).workspace_root;
         crate::instrument::consttime::relative_to(&mut record, root);
         check_contracts(&mut record, listing, &opts.budgets)?;
+        costbench_judge::consttime::accept(&mut record, &opts.ct_allow);
         record.finished_at = Some(environment::now_rfc3339());
         if let Err(e) = out.write_all(&record) {
             record.finished_at = None;

@@ -1,8 +1,10 @@
 //! What `--instrument constant-time` found in one measured id: the secrets its process marked
 //! (`costbench::secret`) and memcheck's findings ([`ConstantTime`], [`CtFinding`]), with the
-//! verdict they give ([`CtVerdict`]) and the findings that fail the gate. Plain serde types and
+//! verdict they give ([`CtVerdict`]) and the findings that fail the gate, or that an entry of
+//! costbench.toml's `[[constant-time.allow]]` accepted ([`CtAccepted`]). Plain serde types and
 //! pure functions over them; the instrument that fills them is `costbench-measure`'s
-//! (`src/instrument/consttime/`).
+//! (`src/instrument/consttime/`), which entries match which findings `costbench-judge`'s
+//! (`src/consttime.rs`).
 
 use serde::{Deserialize, Serialize};
 
@@ -121,12 +123,36 @@ pub struct CtFinding {
     pub count: u64,
     /// Memcheck's own words (`Conditional jump or move depends on uninitialised value(s)`).
     pub what: String,
+    /// Set when an entry of `[[constant-time.allow]]` accepted it: still reported, never
+    /// gating. Absent otherwise (and in records of older costbench).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<CtAccepted>,
+}
+
+/// The `[[constant-time.allow]]` entry that accepted a finding, as the record keeps it, so that
+/// every command reading the record later says the same.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CtAccepted {
+    /// The entry: `costbench.toml:LINE`, the line its table starts on.
+    pub entry: String,
+    /// The entry's `at`, as written.
+    pub at: String,
+    /// The entry's `why`: the reason the finding was reviewed and accepted.
+    pub why: String,
 }
 
 impl CtFinding {
-    /// Whether it fails the gate: every kind but a system call's.
+    /// Whether it fails the gate: every kind but a system call's, unless accepted.
     pub fn gates(&self) -> bool {
-        self.kind.gates()
+        self.kind.gates() && self.accepted.is_none()
+    }
+
+    /// Whether an entry of `[[constant-time.allow]]` may accept it: a secret-dependent branch or
+    /// address. A memory error, or a finding on uninitialised memory, is a bug, not a reviewed
+    /// timing leak; a system call's never gates.
+    pub fn acceptable(&self) -> bool {
+        matches!(self.kind, CtKind::Branch | CtKind::Address)
+            && self.origin != CtOrigin::Uninitialised
     }
 
     /// One line for reports: `secret-dependent branch at src/lib.rs:12 in body (16×)`.
@@ -143,8 +169,13 @@ impl CtFinding {
             .as_deref()
             .map(|f| format!(" in {f}"))
             .unwrap_or_default();
+        let accepted = self
+            .accepted
+            .as_ref()
+            .map(|a| format!(", accepted: {} ({})", a.why, a.entry))
+            .unwrap_or_default();
         format!(
-            "{} at {}{func} ({place}, {}×{origin})",
+            "{} at {}{func} ({place}, {}×{origin}){accepted}",
             self.kind.label(),
             self.at.location(),
             self.count
@@ -161,6 +192,9 @@ pub enum CtVerdict {
     NotChecked,
     /// Findings that fail the gate.
     Leaks(usize),
+    /// Secret-dependent findings, every one accepted by `[[constant-time.allow]]`: passes the
+    /// gate, but is not constant time.
+    Accepted(usize),
 }
 
 impl CtVerdict {
@@ -171,6 +205,8 @@ impl CtVerdict {
             CtVerdict::NotChecked => "not checked (no secret marked)".into(),
             CtVerdict::Leaks(1) => "1 finding".into(),
             CtVerdict::Leaks(n) => format!("{n} findings"),
+            CtVerdict::Accepted(1) => "1 accepted finding, not constant time".into(),
+            CtVerdict::Accepted(n) => format!("{n} accepted findings, not constant time"),
         }
     }
 }
@@ -181,13 +217,19 @@ impl ConstantTime {
         self.findings.iter().filter(|f| f.gates())
     }
 
-    /// The verdict: findings that gate, else constant time when secrets were marked, else not
-    /// checked.
+    /// The findings `[[constant-time.allow]]` accepted.
+    pub fn accepted(&self) -> impl Iterator<Item = &CtFinding> {
+        self.findings.iter().filter(|f| f.accepted.is_some())
+    }
+
+    /// The verdict: findings that gate, else accepted findings, else constant time when secrets
+    /// were marked, else not checked.
     pub fn verdict(&self) -> CtVerdict {
-        match self.failing().count() {
-            0 if self.secret_marks > 0 => CtVerdict::ConstantTime,
-            0 => CtVerdict::NotChecked,
-            n => CtVerdict::Leaks(n),
+        match (self.failing().count(), self.accepted().count()) {
+            (0, 0) if self.secret_marks > 0 => CtVerdict::ConstantTime,
+            (0, 0) => CtVerdict::NotChecked,
+            (0, n) => CtVerdict::Accepted(n),
+            (n, _) => CtVerdict::Leaks(n),
         }
     }
 }
@@ -200,6 +242,18 @@ impl super::RunRecord {
                 .constant_time
                 .iter()
                 .flat_map(|c| c.failing())
+                .map(move |f| (r.id.as_str(), f))
+        })
+    }
+
+    /// Every finding of `--instrument constant-time` that `[[constant-time.allow]]` accepted,
+    /// with its id.
+    pub fn accepted_constant_time(&self) -> impl Iterator<Item = (&str, &CtFinding)> {
+        self.results.iter().flat_map(|r| {
+            r.counters
+                .constant_time
+                .iter()
+                .flat_map(|c| c.accepted())
                 .map(move |f| (r.id.as_str(), f))
         })
     }
@@ -222,6 +276,7 @@ mod tests {
             frames: Vec::new(),
             count: 16,
             what: String::new(),
+            accepted: None,
         }
     }
 
@@ -243,6 +298,30 @@ mod tests {
             c.findings[1].line(),
             "secret-dependent branch at benches/ct.rs:12 in leak (body, 16×)"
         );
+        // Accepted: still listed, with its reason, but no longer gating; never constant time.
+        c.findings[1].accepted = Some(CtAccepted {
+            entry: "costbench.toml:4".into(),
+            at: "benches/ct.rs:12".into(),
+            why: "reviewed: public in our threat model".into(),
+        });
+        assert_eq!(c.verdict(), CtVerdict::Accepted(1));
+        assert_eq!(c.failing().count(), 0);
+        assert_eq!(
+            c.findings[1].line(),
+            "secret-dependent branch at benches/ct.rs:12 in leak (body, 16×), accepted: \
+             reviewed: public in our threat model (costbench.toml:4)"
+        );
+        c.findings.push(finding(CtKind::Address));
+        assert_eq!(c.verdict(), CtVerdict::Leaks(1), "one accepted, one not");
+    }
+
+    #[test]
+    fn records_without_accepted_read_unchanged() {
+        let json = r#"{"kind":"branch","origin":"secret","in_body":true,"at":{"file":"a.rs","line":3},"frames":[],"count":1,"what":""}"#;
+        let f: CtFinding = serde_json::from_str(json).unwrap();
+        assert_eq!(f.accepted, None);
+        assert!(f.gates());
+        assert!(!serde_json::to_string(&f).unwrap().contains("accepted"));
     }
 
     #[test]

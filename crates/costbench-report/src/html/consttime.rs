@@ -25,10 +25,10 @@ pub(super) fn section(page: &mut String, run: &RunRecord) {
     );
     for (id, c) in rows {
         let verdict = c.verdict();
-        let class = if matches!(verdict, CtVerdict::Leaks(_)) {
-            " class=\"regression\""
-        } else {
-            ""
+        let class = match verdict {
+            CtVerdict::Leaks(_) => " class=\"regression\"",
+            CtVerdict::Accepted(_) => " class=\"accepted\"",
+            _ => "",
         };
         let findings: Vec<String> = c.findings.iter().map(|f| escape(&f.line())).collect();
         let _ = write!(
@@ -66,6 +66,7 @@ mod tests {
                 frames: Vec::new(),
                 count: 2,
                 what: String::new(),
+                accepted: None,
             }],
             ..ConstantTime::default()
         });

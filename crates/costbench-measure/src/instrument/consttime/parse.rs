@@ -155,6 +155,7 @@ pub fn read(xml: &str) -> Result<ConstantTime, String> {
             frames: frames.into_iter().take(kept).map(|f| f.frame).collect(),
             count,
             what,
+            accepted: None,
         });
     }
     Ok(ct)

@@ -1,0 +1,410 @@
+//! Accepted constant-time findings: costbench.toml's `[[constant-time.allow]]` entries
+//! ([`Allow`]), their validation, which findings of a run they match ([`accept`]) and which
+//! entries matched none ([`stale`]). Pure: a function of the run record and the entries; reading
+//! the file is `costbench-measure`'s (`config.rs`), saying the stale ones the command's.
+//!
+//! An entry's `at` is one of three places, told apart by its shape:
+//!
+//! - `FILE:LINE` (the text has a `/`, a `.` or a lone `:`, and a `:` after FILE): the finding's source file
+//!   is FILE, or ends with `/FILE` (whole path components: `ct.rs` matches `benches/ct.rs`, not
+//!   `benches/fact.rs`), and its line is LINE exactly;
+//! - `FILE` (a `/` or a `.`, no `:`): the finding's source file, as above, any line;
+//! - a function name (anything else: no `/`, no `.`, colons only in `::`): any frame of the finding's inline chain is that function,
+//!   or a path ending with `::NAME` (`leak_branch` matches `consttime::leak_branch`).
+//!
+//! The finding's source file is the one it is attributed to (the innermost frame in the user's
+//! code), relative to the workspace root when under it. Only secret-dependent branches and
+//! addresses are accepted ([`CtFinding::acceptable`]); where several entries match a finding,
+//! the last in the file names it, as later `[[budget]]` entries override earlier ones.
+
+use crate::glob::glob_match;
+use costbench_record::model::consttime::{CtAccepted, CtFinding};
+use costbench_record::model::RunRecord;
+use serde::Deserialize;
+
+/// `[constant-time]` of costbench.toml.
+#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ConstantTimeConfig {
+    /// The `[[constant-time.allow]]` entries, in file order.
+    #[serde(default)]
+    pub allow: Vec<Allow>,
+}
+
+/// One `[[constant-time.allow]]` entry: findings at `at` in the ids `scenario` matches are
+/// accepted, for the reason `why`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Allow {
+    /// Glob over measured ids; default `*`.
+    #[serde(default = "any")]
+    pub scenario: String,
+    /// `FILE:LINE`, `FILE` or a function name (see the module's documentation).
+    #[serde(default)]
+    pub at: String,
+    /// Why the finding is accepted: required, shown in every report.
+    #[serde(default)]
+    pub why: String,
+    /// How reports name the entry: `costbench.toml:LINE`, set by the file's reader (empty
+    /// until then).
+    #[serde(skip)]
+    pub entry: String,
+}
+
+fn any() -> String {
+    "*".into()
+}
+
+/// Where an entry's `at` points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place<'a> {
+    /// A source file and a line in it.
+    Line(&'a str, u32),
+    /// A source file, any line.
+    File(&'a str),
+    /// A function of the inline chain.
+    Function(&'a str),
+}
+
+impl Allow {
+    /// Where `at` points; an error for an empty `at` or a malformed line number.
+    pub fn place(&self) -> Result<Place<'_>, String> {
+        let at = self.at.trim();
+        if at.is_empty() {
+            return Err("`at` is missing or empty: give FILE:LINE, FILE or a function name".into());
+        }
+        // A lone `:` (not `::`) means FILE:LINE, even without a `/` or a `.` in FILE.
+        let lone_colon = at.replace("::", "").contains(':');
+        if !at.contains('/') && !at.contains('.') && !lone_colon {
+            return Ok(Place::Function(at));
+        }
+        match at.rsplit_once(':') {
+            None => Ok(Place::File(at)),
+            Some((file, line)) => match line.parse::<u32>() {
+                Ok(n) if n > 0 && !file.is_empty() && !file.ends_with(':') => {
+                    Ok(Place::Line(file, n))
+                }
+                _ => Err(format!(
+                    "`at = {:?}`: {line:?} is not a line number (FILE:LINE takes a line from 1 on)",
+                    self.at
+                )),
+            },
+        }
+    }
+
+    /// Refuses an entry without a reason, with an empty `at` or a malformed line number, or
+    /// with an empty glob.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.why.trim().is_empty() {
+            return Err(format!(
+                "`why` is missing or empty for `at = {:?}`: say why the finding is accepted \
+                 (every report shows it)",
+                self.at
+            ));
+        }
+        if self.scenario.is_empty() {
+            return Err(
+                "`scenario` is empty: give a glob over measured ids, or leave it out \
+                        for all"
+                    .into(),
+            );
+        }
+        self.place().map(drop)
+    }
+
+    /// How warnings name the entry: `costbench.toml:LINE (at = "...")`.
+    pub fn name(&self) -> String {
+        if self.entry.is_empty() {
+            format!("[[constant-time.allow]] at = {:?}", self.at)
+        } else {
+            format!("{} (at = {:?})", self.entry, self.at)
+        }
+    }
+
+    /// Whether this entry accepts finding `f` of measured id `id`.
+    pub fn matches(&self, id: &str, f: &CtFinding) -> bool {
+        if !f.acceptable() || !glob_match(&self.scenario, id) {
+            return false;
+        }
+        let file_is = |want: &str| {
+            f.at.file.as_deref().is_some_and(|have| {
+                have == want
+                    || have
+                        .strip_suffix(want)
+                        .is_some_and(|rest| rest.ends_with('/'))
+            })
+        };
+        match self.place() {
+            Ok(Place::Line(file, line)) => file_is(file) && f.at.line == Some(line),
+            Ok(Place::File(file)) => file_is(file),
+            Ok(Place::Function(name)) => std::iter::once(&f.at).chain(&f.frames).any(|fr| {
+                fr.function.as_deref().is_some_and(|have| {
+                    have == name
+                        || have
+                            .strip_suffix(name)
+                            .is_some_and(|rest| rest.ends_with("::"))
+                })
+            }),
+            Err(_) => false,
+        }
+    }
+}
+
+/// Marks every finding of `record` that an entry of `allow` matches as accepted by the last such
+/// entry. Findings no entry matches keep what the record said (an earlier acceptance stands).
+pub fn accept(record: &mut RunRecord, allow: &[Allow]) {
+    for r in &mut record.results {
+        let Some(ct) = r.counters.constant_time.as_mut() else {
+            continue;
+        };
+        for f in &mut ct.findings {
+            if let Some(a) = allow.iter().rev().find(|a| a.matches(&r.id, f)) {
+                f.accepted = Some(CtAccepted {
+                    entry: a.entry.clone(),
+                    at: a.at.clone(),
+                    why: a.why.clone(),
+                });
+            }
+        }
+    }
+}
+
+/// The entries of `allow` that match no finding of `record` although the constant-time
+/// instrument ran on an id their glob matches (an entry for ids it did not run on is not
+/// stale: nothing was checked there).
+pub fn stale<'a>(record: &RunRecord, allow: &'a [Allow]) -> Vec<&'a Allow> {
+    allow
+        .iter()
+        .filter(|a| {
+            let mut ran = false;
+            for r in &record.results {
+                let Some(ct) = &r.counters.constant_time else {
+                    continue;
+                };
+                if !glob_match(&a.scenario, &r.id) {
+                    continue;
+                }
+                ran = true;
+                if ct.findings.iter().any(|f| a.matches(&r.id, f)) {
+                    return false;
+                }
+            }
+            ran
+        })
+        .collect()
+}
+
+/// The warning for a stale entry.
+pub fn stale_warning(a: &Allow) -> String {
+    format!(
+        "[[constant-time.allow]] {} matched no finding of the ids {:?} the constant-time \
+         instrument checked: remove the entry, or correct its `at`",
+        a.name(),
+        a.scenario
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costbench_record::model::consttime::{ConstantTime, CtFrame, CtKind, CtOrigin};
+    use costbench_record::testing::{record, scenario};
+
+    fn frame(function: &str, file: &str, line: u32) -> CtFrame {
+        CtFrame {
+            function: Some(function.into()),
+            file: Some(file.into()),
+            line: Some(line),
+        }
+    }
+
+    fn finding(kind: CtKind, origin: CtOrigin, at: CtFrame, frames: Vec<CtFrame>) -> CtFinding {
+        CtFinding {
+            kind,
+            origin,
+            in_body: true,
+            at,
+            frames,
+            count: 1,
+            what: String::new(),
+            accepted: None,
+        }
+    }
+
+    fn allow(scenario: &str, at: &str) -> Allow {
+        Allow {
+            scenario: scenario.into(),
+            at: at.into(),
+            why: "reviewed".into(),
+            entry: "costbench.toml:1".into(),
+        }
+    }
+
+    /// `early_exit_eq` as memcheck saw it: attributed to the user's line, inside valgrind's
+    /// `bcmp` through `core::slice::cmp`.
+    fn early_exit() -> CtFinding {
+        let at = frame(
+            "consttime::early_exit_eq",
+            "suites/selftest/benches/consttime.rs",
+            42,
+        );
+        finding(
+            CtKind::Branch,
+            CtOrigin::Secret,
+            at.clone(),
+            vec![
+                CtFrame {
+                    function: Some("bcmp".into()),
+                    file: None,
+                    line: None,
+                },
+                frame(
+                    "<[A] as core::slice::cmp::SlicePartialEq<B>>::equal",
+                    "library/core/src/slice/cmp.rs",
+                    103,
+                ),
+                at,
+            ],
+        )
+    }
+
+    #[test]
+    fn places_by_shape() {
+        for (at, place) in [
+            ("benches/ct.rs:27", Place::Line("benches/ct.rs", 27)),
+            ("ct.rs:3", Place::Line("ct.rs", 3)),
+            ("benches/ct.rs", Place::File("benches/ct.rs")),
+            ("src/lib.rs", Place::File("src/lib.rs")),
+            ("memcmp", Place::Function("memcmp")),
+            (
+                "consttime::early_exit_eq",
+                Place::Function("consttime::early_exit_eq"),
+            ),
+        ] {
+            assert_eq!(allow("*", at).place(), Ok(place), "{at}");
+        }
+    }
+
+    #[test]
+    fn matching_is_exact() {
+        let f = early_exit();
+        let id = "leak/early_exit";
+        for (entry, want) in [
+            (allow("*", "suites/selftest/benches/consttime.rs:42"), true),
+            (allow("*", "benches/consttime.rs:42"), true),
+            (allow("*", "consttime.rs:42"), true),
+            (allow("*", "consttime.rs:43"), false),
+            (allow("*", "time.rs:42"), false),
+            (allow("*", "benches/consttime.rs"), true),
+            (allow("*", "selftest/benches"), false),
+            // The standard library frame is in the chain, not the attributed source line.
+            (allow("*", "library/core/src/slice/cmp.rs:103"), false),
+            (allow("*", "early_exit_eq"), true),
+            (allow("*", "consttime::early_exit_eq"), true),
+            (allow("*", "exit_eq"), false),
+            (allow("*", "bcmp"), true),
+            (allow("*", "core::slice::cmp::SlicePartialEq"), false),
+            (allow("leak/*", "bcmp"), true),
+            (allow("leak/early", "bcmp"), false),
+            (allow("clean/*", "consttime.rs:42"), false),
+        ] {
+            assert_eq!(entry.matches(id, &f), want, "{:?}", entry.at);
+        }
+        // A memory error or uninitialised memory is a bug: never accepted.
+        let at = frame("f", "src/a.rs", 3);
+        let e = allow("*", "src/a.rs:3");
+        assert!(e.matches(
+            "x",
+            &finding(CtKind::Address, CtOrigin::Secret, at.clone(), vec![])
+        ));
+        assert!(!e.matches(
+            "x",
+            &finding(CtKind::Memory, CtOrigin::Unknown, at.clone(), vec![])
+        ));
+        assert!(!e.matches(
+            "x",
+            &finding(CtKind::Branch, CtOrigin::Uninitialised, at.clone(), vec![])
+        ));
+    }
+
+    #[test]
+    fn bad_entries_are_refused() {
+        for (at, why, needle) in [
+            ("", "r", "`at` is missing or empty"),
+            ("  ", "r", "`at` is missing or empty"),
+            ("a.rs:27", "", "`why` is missing or empty"),
+            ("a.rs:27", " ", "`why` is missing or empty"),
+            ("a.rs:0", "r", "\"0\" is not a line number"),
+            ("a.rs:x7", "r", "\"x7\" is not a line number"),
+            ("a.rs:", "r", "\"\" is not a line number"),
+            ("a.rs::f", "r", "\"f\" is not a line number"),
+            (":12", "r", "\"12\" is not a line number"),
+        ] {
+            let mut a = allow("*", at);
+            a.why = why.into();
+            let e = a.validate().unwrap_err();
+            assert!(e.contains(needle), "{at:?} {why:?}: {e}");
+        }
+        let mut a = allow("", "f");
+        assert!(a.validate().unwrap_err().contains("`scenario` is empty"));
+        a.scenario = "*".into();
+        assert_eq!(a.validate(), Ok(()));
+    }
+
+    #[test]
+    fn accept_marks_the_last_matching_entry_and_stale_names_the_unused() {
+        let ct = |findings| ConstantTime {
+            secret_marks: 1,
+            secret_bytes: 16,
+            findings,
+            ..ConstantTime::default()
+        };
+        let branch = finding(
+            CtKind::Branch,
+            CtOrigin::Secret,
+            frame("ct::branch", "benches/ct.rs", 27),
+            vec![],
+        );
+        let mut a = scenario("leak/branch");
+        a.counters.constant_time = Some(ct(vec![branch]));
+        let mut b = scenario("leak/early_exit");
+        b.counters.constant_time = Some(ct(vec![early_exit()]));
+        let not_checked = scenario("other/x");
+        let mut run = record("r", vec![a, b, not_checked]);
+        let mut first = allow("leak/*", "benches/ct.rs:27");
+        first.entry = "costbench.toml:2".into();
+        let mut second = allow("leak/branch", "ct::branch");
+        second.entry = "costbench.toml:7".into();
+        second.why = "public in our threat model".into();
+        let unused = allow("leak/*", "benches/ct.rs:99");
+        let elsewhere = allow("other/*", "benches/ct.rs:99");
+        let entries = vec![first, second, unused, elsewhere];
+        accept(&mut run, &entries);
+        let c = run.results[0].counters.constant_time.as_ref().unwrap();
+        assert_eq!(
+            c.findings[0].accepted,
+            Some(CtAccepted {
+                entry: "costbench.toml:7".into(),
+                at: "ct::branch".into(),
+                why: "public in our threat model".into(),
+            })
+        );
+        assert_eq!(
+            run.broken_constant_time().count(),
+            1,
+            "early_exit still fails"
+        );
+        assert_eq!(run.accepted_constant_time().count(), 1);
+        // The first entry matched leak/branch too, so it is not stale; the entry for a line
+        // with no finding is; the one for ids never checked is not.
+        let stale: Vec<&str> = stale(&run, &entries)
+            .iter()
+            .map(|a| a.at.as_str())
+            .collect();
+        assert_eq!(stale, ["benches/ct.rs:99"]);
+        assert_eq!(stale_warning(&entries[2]).lines().count(), 1);
+        // Entries that match nothing leave an earlier acceptance alone.
+        accept(&mut run, &[]);
+        assert_eq!(run.accepted_constant_time().count(), 1);
+    }
+}
