@@ -24,18 +24,24 @@
 #            scenario without secrets; exit code 3), of examples/rustls's `consttime` target
 #            (record encryption with a secret key) and of the built-in suite (no secrets: every
 #            finding there would be a false one): each id's verdict and findings.
+#   constant-time-allow  the `consttime` target again, in a scratch worktree of HEAD whose
+#            costbench.toml has `[[constant-time.allow]]` entries: `leak/branch`'s line only
+#            (exit code 3, that finding accepted), every leak's line (exit code 0), and every
+#            leak's line plus an entry for a line with no finding (a warning, exit code 0);
+#            then `check` of the first run under the second file (exit code 0).
 #
 # Usage: scripts/contracts.sh [PARTS...]
-#   (default: budgets complexity builtin growth merge variants history sizes constant-time).
+#   (default: budgets complexity builtin growth merge variants history sizes constant-time
+#   constant-time-allow).
 # Needs valgrind.
 set -euo pipefail
-parts=("${@:-budgets complexity builtin growth merge variants history sizes constant-time}")
+parts=("${@:-budgets complexity builtin growth merge variants history sizes constant-time constant-time-allow}")
 repo=$(git rev-parse --show-toplevel)
 cd "$repo"
 cargo build --locked -p costbench-cli
 cb="$repo/target/debug/costbench"
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+trap 'git -C "$repo" worktree remove --force "$out/tree" >/dev/null 2>&1 || true; rm -rf "$out"; git -C "$repo" worktree prune' EXIT
 for part in ${parts[*]}; do
   case "$part" in
     budgets)
@@ -163,8 +169,60 @@ print(f"findings: {findings} in {len(run['results'])} ids")
 PY
       done
       ;;
+    constant-time-allow)
+      git worktree add --quiet --detach "$out/tree" HEAD
+      tree="$out/tree"
+      src=suites/selftest/benches/consttime.rs
+      line() { grep -n -F "$1" "$tree/$src" | cut -d: -f1; }
+      branch="[[constant-time.allow]]
+scenario = \"leak/branch\"
+at = \"$src:$(line '// LEAK: branch')\"
+why = \"reviewed: the key's parity is public here\"
+"
+      others="[[constant-time.allow]]
+at = \"$src:$(line '// LEAK: address')\"
+why = \"S-box on public data\"
+
+[[constant-time.allow]]
+at = \"$src:$(line '// LEAK: early exit')\"
+why = \"the tag is public once sent\"
+
+[[constant-time.allow]]
+at = \"$src:$(line '// LEAK: setup')\"
+why = \"setup only\"
+"
+      stale="[[constant-time.allow]]
+scenario = \"leak/*\"
+at = \"$src:$(line 'fn fold_eq(')\"
+why = \"a line with no finding\"
+"
+      for case in branch all stale; do
+        case "$case" in
+          branch) printf '%s' "$branch" > "$tree/costbench.toml" ;;
+          all) printf '%s\n%s' "$branch" "$others" > "$tree/costbench.toml" ;;
+          stale) printf '%s\n%s\n%s' "$branch" "$others" "$stale" > "$tree/costbench.toml" ;;
+        esac
+        echo "== constant-time-allow ($case): costbench.toml"
+        cat "$tree/costbench.toml"
+        echo "-- costbench run --manifest-path suites/selftest/Cargo.toml --bench consttime --instrument constant-time --quiet"
+        set +e
+        "$cb" run --manifest-path "$tree/suites/selftest/Cargo.toml" --bench consttime \
+          --instrument constant-time --no-history --output-dir "$out/allow-$case" --quiet 2>&1 \
+          | grep -E '^(CONSTANT-TIME|warning)'
+        echo "exit code: ${PIPESTATUS[0]}"
+        set -e
+      done
+      printf '%s\n%s' "$branch" "$others" > "$tree/costbench.toml"
+      echo "== constant-time-allow: check of the 'branch' run under the 'all' file"
+      set +e
+      "$cb" check --manifest-path "$tree/suites/selftest/Cargo.toml" --bench consttime \
+        --github off --baseline "$out/allow-branch" --candidate "$out/allow-branch" \
+        | sed -n '/^check:/,$p'
+      echo "exit code: ${PIPESTATUS[0]}"
+      set -e
+      ;;
     *)
-      echo "unknown part $part (budgets, complexity, builtin, growth, merge, variants, history, sizes, constant-time)" >&2
+      echo "unknown part $part (budgets, complexity, builtin, growth, merge, variants, history, sizes, constant-time, constant-time-allow)" >&2
       exit 2
       ;;
   esac
