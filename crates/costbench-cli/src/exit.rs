@@ -7,10 +7,11 @@ pub const OK: i32 = 0;
 /// an instrument asked for that could not run (without `--allow-missing-instrument`).
 pub const FAILURE: i32 = 1;
 /// The command line was wrong: a value, a name that does not exist, a filter that selects
-/// nothing ([`of_error`]).
+/// nothing, a wrong costbench.toml ([`of_error`]).
 pub const USAGE: i32 = 2;
-/// `costbench check` found a significant regression, a broken hard limit or a broken budget;
-/// `costbench run` and `costbench variants` a broken budget.
+/// `costbench check` found a significant regression, a broken hard limit, a broken budget or a
+/// constant-time finding costbench.toml did not accept; `costbench run` and `costbench variants`
+/// a broken budget or such a finding.
 pub const REGRESSION: i32 = 3;
 
 /// The exit code of a command that ended in `error`: [`USAGE`] when the command line was wrong

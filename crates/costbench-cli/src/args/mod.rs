@@ -35,11 +35,12 @@ Exit codes:
      instrument asked for could not run (unless --allow-missing-instrument)
   2  the command line was wrong (a value, a name that does not exist, a --filter that
      matches no scenario), or asked to take a run that did not finish for one that did
-     (merge, import, check without --allow-unfinished), or to measure nothing
+     (merge, import, check without --allow-unfinished), or to measure nothing, or
+     costbench.toml is wrong (an unknown key, a bad entry: the message names it)
   3  check: a significant regression, a figure above a hard limit of costbench.toml, a
      broken budget or a constant-time finding; run, variants: a broken budget (a figure
      above its limit, or not measured) or a constant-time finding (a branch or an address
-     that depends on a secret)
+     that depends on a secret) that no [[constant-time.allow]] entry accepted
   130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
 
 /// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall
