@@ -5,13 +5,14 @@
 //!
 //! An entry's `at` is one of three places, told apart by its shape:
 //!
-//! - `FILE:LINE` (the text has a `/`, a `.` or a lone `:`, and a `:` after FILE): the finding's source file
-//!   is FILE, or ends with `/FILE` (whole path components: `ct.rs` matches `benches/ct.rs`, not
-//!   `benches/fact.rs`), and its line is LINE exactly;
+//! - `FILE:LINE` (the text has a `/`, a `.` or a lone `:`, and a `:` after FILE): the
+//!   finding's source file is FILE, or ends with `/FILE` (whole path components: `ct.rs`
+//!   matches `benches/ct.rs`, not `benches/fact.rs`), and its line is LINE exactly;
 //! - `FILE` (a `/` or a `.`, no `:`): the finding's source file, as above, any line;
-//! - a function name (anything else: no `/`, no `.`, colons only in `::`): any frame of the finding's inline chain is that function,
-//!   or a path ending with `::NAME` (`leak_branch` matches `consttime::leak_branch`), with or
-//!   without the generic arguments the frame's name ends with (`fold` matches `fold<u8, u8>`).
+//! - a function name (anything else: no `/`, no `.`, colons only in `::`): any frame of the
+//!   finding's inline chain is that function, or a path ending with `::NAME` (`leak_branch`
+//!   matches `consttime::leak_branch`), with or without the generic arguments the frame's name
+//!   ends with (`fold` matches `fold<u8, u8>`).
 //!
 //! The finding's source file is the one it is attributed to (the innermost frame in the user's
 //! code), relative to the workspace root when under it. Only secret-dependent branches and

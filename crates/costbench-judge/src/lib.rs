@@ -1,8 +1,9 @@
 //! Statistics and verdicts of costbench: comparing two run records ([`compare`]: thresholds,
 //! the bootstrap, paired signed-rank intervals, family-wise error control, history noise,
 //! placement effects, function movers), the CI gate of `costbench check` over a comparison
-//! ([`check`]), the constant-time findings costbench.toml accepts ([`consttime`]), the search of `costbench bisect` over exact counts ([`bisect`]) and the matrix of build variants, each judged against a baseline variant
-//! ([`variants`]).
+//! ([`check`]), the constant-time findings costbench.toml accepts ([`consttime`]), the search
+//! of `costbench bisect` over exact counts ([`bisect`]) and the matrix of build variants, each
+//! judged against a baseline variant ([`variants`]).
 //!
 //! Pure functions over `costbench-record`'s model: no files, no processes, no clocks, no cargo,
 //! no terminal, no unseeded randomness. The same two records always give the same verdicts,

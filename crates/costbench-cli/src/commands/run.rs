@@ -85,8 +85,8 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
 }
 
 /// 3 when a budget is broken, a family disagrees with its declared class or the constant-time
-/// instrument found a secret-dependent branch or address costbench.toml did not accept (it wins over a failed scenario, as in
-/// `check`), 1 when a scenario failed, else 0.
+/// instrument found a secret-dependent branch or address costbench.toml did not accept (it wins
+/// over a failed scenario, as in `check`), 1 when a scenario failed, else 0.
 pub(super) fn exit_code(record: &RunRecord) -> i32 {
     if record.broken_budgets().next().is_some()
         || record.broken_complexity().next().is_some()
