@@ -8,9 +8,11 @@
 //! Reads files (callgrind outputs, binaries) and nothing else.
 
 use crate::instrument::census::sites::SiteLoader;
-use costbench_judge::compare::explain::{select_asm, Evidence};
+use costbench_judge::compare::asm::{SideListings, ASM_TOP};
+use costbench_judge::compare::explain::Evidence;
 use costbench_judge::compare::{Comparison, Presence};
 use costbench_record::model::RunRecord;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// One side of a comparison as the reader needs it: its run, its output directory (`None` for
@@ -28,7 +30,7 @@ pub struct Side<'a> {
 }
 
 /// Reads, for every scenario `cmp.functions` explains, both sides' executed checks (when both
-/// runs measured the census) and the listings of the movers the judge's [`select_asm`] asks for:
+/// runs measured the census) and the listings of the movers [`AsmSelection`] asks for:
 /// what `compare::explain::attach_evidence` shows, and no more.
 pub fn read(cmp: &Comparison, base: Side<'_>, cand: Side<'_>) -> Evidence {
     let mut evidence = Evidence::default();
@@ -43,9 +45,12 @@ pub fn read(cmp: &Comparison, base: Side<'_>, cand: Side<'_>) -> Evidence {
         let both = b.and_then(|b| c.map(|c| (b, c)));
         evidence.census.insert(f.id.clone(), both);
     }
-    evidence.asm = select_asm(cmp, |id, function, presence| {
-        listings(id, function, presence, base, cand)
-    });
+    let mut selection = AsmSelection::new(cmp);
+    while let Some((id, function, presence)) = selection.wanted() {
+        let read = listings(id, function, presence, base, cand);
+        selection.give(read);
+    }
+    evidence.asm = selection.chosen();
     evidence
 }
 
@@ -69,4 +74,147 @@ fn listings(
         side(base, presence != Presence::CandidateOnly)?,
         side(cand, presence != Presence::BaselineOnly)?,
     ))
+}
+
+/// Which movers' machine code to show, chosen as it is read: for every scenario
+/// `cmp.functions` explains, its movers in order, until [`ASM_TOP`] of them had a listing on
+/// either side (a function neither binary holds, like the C library's, in another object, is
+/// passed over). The one place this rule lives; the judge shows what it chose. [`read`] asks [`wanted`](Self::wanted) what to
+/// read, hands back what it read with [`give`](Self::give), and puts
+/// [`chosen`](Self::chosen) into [`Evidence::asm`]. Pure.
+#[derive(Debug)]
+pub struct AsmSelection {
+    /// Per explained scenario: its id and its movers (name, where it exists), in order.
+    scenarios: Vec<(String, Vec<(String, Presence)>)>,
+    /// The scenario and mover asked for next, and how many of that scenario's were shown.
+    at: (usize, usize, usize),
+    chosen: HashMap<(String, String), Result<SideListings, String>>,
+}
+
+impl AsmSelection {
+    /// The selection for `cmp`'s explained scenarios, nothing read yet.
+    pub fn new(cmp: &Comparison) -> AsmSelection {
+        let scenarios = cmp
+            .functions
+            .iter()
+            .filter(|f| f.unavailable.is_none())
+            .map(|f| {
+                let movers = f.top.iter().map(|d| (d.name.clone(), d.presence)).collect();
+                (f.id.clone(), movers)
+            })
+            .collect();
+        AsmSelection {
+            scenarios,
+            at: (0, 0, 0),
+            chosen: HashMap::new(),
+        }
+    }
+
+    /// The next (id, function, presence) whose listings to read, or `None` when done.
+    pub fn wanted(&mut self) -> Option<(&str, &str, Presence)> {
+        loop {
+            let (s, m, shown) = self.at;
+            let (id, movers) = self.scenarios.get(s)?;
+            if shown == ASM_TOP || m == movers.len() {
+                self.at = (s + 1, 0, 0);
+                continue;
+            }
+            let (function, presence) = &movers[m];
+            return Some((id, function, *presence));
+        }
+    }
+
+    /// What was read for the function [`wanted`](Self::wanted) named: both sides' listings (`None`
+    /// for a side whose binary holds no such function), or why they cannot be had.
+    pub fn give(&mut self, read: Result<SideListings, String>) {
+        let (s, m, shown) = self.at;
+        self.at = (s, m + 1, shown);
+        if matches!(read, Ok((None, None))) {
+            return;
+        }
+        let (id, movers) = &self.scenarios[s];
+        self.chosen.insert((id.clone(), movers[m].0.clone()), read);
+        self.at.2 += 1;
+    }
+
+    /// The listings chosen, by (id, function): [`Evidence::asm`].
+    pub fn chosen(self) -> HashMap<(String, String), Result<SideListings, String>> {
+        self.chosen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costbench_record::asm::{AsmInsn, Listing};
+
+    fn listing(insns: &[(&str, u64)]) -> Listing {
+        Listing {
+            function: "f".into(),
+            insns: insns
+                .iter()
+                .enumerate()
+                .map(|(i, &(text, executions))| AsmInsn {
+                    offset: 4 * i as u64,
+                    text: text.into(),
+                    executions,
+                    file: None,
+                    line: None,
+                })
+                .collect(),
+            counted: true,
+        }
+    }
+
+    /// Functions neither binary holds (the C library's) are passed over: the three chosen are
+    /// the largest movers the binaries have, and no more is read.
+    #[test]
+    fn movers_outside_the_binaries_are_passed_over() {
+        use costbench_judge::compare::{FunctionChanges, FunctionDelta};
+        let mut cmp = costbench_judge::testing::every_verdict();
+        let mover = |name: &str| FunctionDelta {
+            name: name.into(),
+            base_self: 1.0,
+            cand_self: 2.0,
+            base_inclusive: 1.0,
+            cand_inclusive: 2.0,
+            base_calls: 1.0,
+            cand_calls: 1.0,
+            share: None,
+            presence: Presence::Both,
+        };
+        cmp.functions = vec![FunctionChanges {
+            id: "x".into(),
+            top: ["_int_malloc", "a", "memcpy", "b", "c", "d"]
+                .into_iter()
+                .map(mover)
+                .collect(),
+            change: 6.0,
+            omitted: None,
+            unavailable: None,
+            placement_note: None,
+            inlining_note: None,
+            codegen_note: None,
+        }];
+        let l = listing(&[("ret", 1)]);
+        let mut asked = Vec::new();
+        let mut selection = AsmSelection::new(&cmp);
+        while let Some((_, f, _)) = selection.wanted() {
+            asked.push(f.to_string());
+            let code = !f.starts_with(['_', 'm']);
+            selection.give(Ok(if code {
+                (Some((l.clone(), 1)), Some((l.clone(), 1)))
+            } else {
+                (None, None)
+            }));
+        }
+        assert_eq!(
+            asked,
+            ["_int_malloc", "a", "memcpy", "b", "c"],
+            "no more is read"
+        );
+        let mut shown: Vec<String> = selection.chosen().into_keys().map(|(_, f)| f).collect();
+        shown.sort();
+        assert_eq!(shown, ["a", "b", "c"]);
+    }
 }

@@ -4,7 +4,7 @@
 //! file only walks the comparison. The reading is the measuring crate's (`explain::read`), done
 //! before [`attach_evidence`] is called: the judge is handed plain data, never a loader.
 
-use super::asm::{self, SideListings, ASM_TOP};
+use super::asm::{self, SideListings};
 use super::census::{self, SideSites};
 use super::types::{Comparison, Presence, Verdict};
 use costbench_record::instrument::Figure;
@@ -20,7 +20,9 @@ pub struct Evidence {
     /// had. An id with no census on either side has no entry: the census is an instrument the
     /// run may not have measured.
     pub census: HashMap<String, Result<(SideSites, SideSites), String>>,
-    /// By (id, function), for the movers [`select_asm`] chose: both sides' listings (`None` for
+    /// By (id, function), for the movers whose machine code is shown (in `cmp.functions` order,
+    /// until [`ASM_TOP`](super::asm::ASM_TOP) of an id's had a listing on either side, as the measuring crate's
+    /// `explain::AsmSelection` chooses them): both sides' listings (`None` for
     /// a side whose binary holds no function of that name), or why they cannot be had.
     pub asm: HashMap<(String, String), Result<SideListings, String>>,
 }
@@ -66,36 +68,9 @@ fn attach_census(
     }
 }
 
-/// The machine code to show for every scenario `cmp.functions` explains: its movers, in order,
-/// until [`ASM_TOP`] of them had a listing on either side, each with what
-/// `listings(id, function, presence)` read of both sides (or why it could not). A function
-/// neither binary holds (the C library's, in another object) is passed over. The one place this
-/// rule lives: the measuring crate's reader calls it with its loader, and [`attach_evidence`]
-/// shows what it chose.
-pub fn select_asm(
-    cmp: &Comparison,
-    mut listings: impl FnMut(&str, &str, Presence) -> Result<SideListings, String>,
-) -> HashMap<(String, String), Result<SideListings, String>> {
-    let mut chosen = HashMap::new();
-    for f in cmp.functions.iter().filter(|f| f.unavailable.is_none()) {
-        let mut shown = 0;
-        for d in &f.top {
-            if shown == ASM_TOP {
-                break;
-            }
-            let read = listings(&f.id, &d.name, d.presence);
-            if matches!(read, Ok((None, None))) {
-                continue;
-            }
-            chosen.insert((f.id.clone(), d.name.clone()), read);
-            shown += 1;
-        }
-    }
-    chosen
-}
-
 /// Fills `cmp.asm` with the diffs of the movers `asm` holds listings for (those
-/// [`select_asm`] chose), in the order `cmp.functions` lists them.
+/// the measuring crate's reader chose: `explain::AsmSelection`), in the order `cmp.functions`
+/// lists them.
 fn attach_asm(
     cmp: &mut Comparison,
     mut asm: HashMap<(String, String), Result<SideListings, String>>,
@@ -155,10 +130,9 @@ mod tests {
         }
     }
 
-    /// Functions neither binary holds (the C library's) are passed over: the three shown are
-    /// the largest movers the binaries have.
+    /// What the evidence holds is shown in the order the movers are listed, and nothing else.
     #[test]
-    fn movers_outside_the_binaries_are_passed_over() {
+    fn the_evidence_is_shown_in_mover_order() {
         use crate::compare::{FunctionChanges, FunctionDelta};
         let mut cmp = crate::testing::every_verdict();
         let mover = |name: &str| FunctionDelta {
@@ -186,22 +160,23 @@ mod tests {
             codegen_note: None,
         }];
         let l = listing(&[("ret", 1)]);
-        let mut asked = Vec::new();
-        let chosen = select_asm(&cmp, |_, f, _| {
-            asked.push(f.to_string());
-            Ok(if f.starts_with(['_', 'm']) {
-                (None, None)
-            } else {
-                (Some((l.clone(), 1)), Some((l.clone(), 1)))
-            })
-        });
+        let mut asm = HashMap::new();
+        for f in ["c", "a", "b"] {
+            asm.insert(
+                ("x".to_string(), f.to_string()),
+                Ok((Some((l.clone(), 1)), Some((l.clone(), 1)))),
+            );
+        }
+        asm.insert(("x".to_string(), "d".to_string()), Err("gone".to_string()));
+        attach_asm(&mut cmp, asm);
+        let shown: Vec<(&str, bool)> = cmp
+            .asm
+            .iter()
+            .map(|d| (d.function.as_str(), d.unavailable.is_some()))
+            .collect();
         assert_eq!(
-            asked,
-            ["_int_malloc", "a", "memcpy", "b", "c"],
-            "no more is read"
+            shown,
+            [("a", false), ("b", false), ("c", false), ("d", true)]
         );
-        attach_asm(&mut cmp, chosen);
-        let shown: Vec<&str> = cmp.asm.iter().map(|d| d.function.as_str()).collect();
-        assert_eq!(shown, ["a", "b", "c"]);
     }
 }
