@@ -315,6 +315,21 @@ fn issue_28_accepted_findings_are_reported_and_do_not_fail() {
         "{xml}"
     );
 
+    // With costbench.toml, its entries as they are now decide: leak/branch's entry removed, the
+    // finding the run accepted fails again (and the entry left is stale).
+    let removed = one.replacen("scenario = \"leak/branch\"", "scenario = \"gone/*\"", 1);
+    assert_ne!(removed, one);
+    let o = check_in(
+        repo.path(),
+        Some(&removed),
+        dir.path(),
+        &["--format", "json"],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let report = stdout_json(&o, "check --format json");
+    assert!(gate_ids(&report, "constant_time_accepted").is_empty());
+    assert_eq!(gate_ids(&report, "constant_time").len(), 4);
+
     // Without costbench.toml, the record's acceptance stands: what run said, check says.
     let o = check_in(repo.path(), None, dir.path(), &["--format", "json"]);
     assert_eq!(o.status.code(), Some(3));

@@ -195,6 +195,19 @@ pub fn accept(record: &mut RunRecord, allow: &[Allow]) {
     }
 }
 
+/// [`accept`] with `allow` alone deciding: what the record accepted before (under the entries
+/// of the run's day) is forgotten first, so that an entry removed since no longer accepts.
+pub fn decide(record: &mut RunRecord, allow: &[Allow]) {
+    for r in &mut record.results {
+        if let Some(ct) = r.counters.constant_time.as_mut() {
+            for f in &mut ct.findings {
+                f.accepted = None;
+            }
+        }
+    }
+    accept(record, allow);
+}
+
 /// The entries of `allow` that match no finding of `record` although the constant-time
 /// instrument ran on an id their glob matches (an entry for ids it did not run on is not
 /// stale: nothing was checked there).
@@ -431,8 +444,17 @@ mod tests {
             .collect();
         assert_eq!(stale, ["benches/ct.rs:99"]);
         assert_eq!(stale_warning(&entries[2]).lines().count(), 1);
-        // Entries that match nothing leave an earlier acceptance alone.
+        // Entries that match nothing leave an earlier acceptance alone; deciding anew forgets it.
         accept(&mut run, &[]);
+        assert_eq!(run.accepted_constant_time().count(), 1);
+        decide(&mut run, &entries[2..]);
+        assert_eq!(run.accepted_constant_time().count(), 0);
+        assert_eq!(
+            run.broken_constant_time().count(),
+            2,
+            "both fail once removed"
+        );
+        decide(&mut run, &entries);
         assert_eq!(run.accepted_constant_time().count(), 1);
     }
 }

@@ -69,6 +69,9 @@ pub struct Config {
     /// `costbench.toml:LINE` after the line its table starts on.
     #[serde(default, rename = "constant-time")]
     pub constant_time: costbench_judge::consttime::ConstantTimeConfig,
+    /// Whether it was read from a file (`false`: there is none, and this is the default).
+    #[serde(skip)]
+    pub from_file: bool,
 }
 
 /// The `[run]` table of `costbench.toml`: what to measure when the command line does not say.
@@ -86,7 +89,12 @@ impl Config {
     pub fn load(dir: &Path) -> Result<Config> {
         let path = dir.join(FILE_NAME);
         match std::fs::read_to_string(&path) {
-            Ok(text) => Config::parse(&text).with_context(|| format!("in {}", path.display())),
+            Ok(text) => Config::parse(&text)
+                .map(|c| Config {
+                    from_file: true,
+                    ..c
+                })
+                .with_context(|| format!("in {}", path.display())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
         }

@@ -350,11 +350,14 @@ fn gate_and_emit(
     sources: Option<&SourceDiff>,
 ) -> Result<i32> {
     let base = shard_of_baseline(base, &cand);
-    // Accepted constant-time findings: the record's, with costbench.toml's entries as they are
-    // now applied on top (as its budgets are), and the entries that matched nothing said.
+    // Accepted constant-time findings: costbench.toml's entries as they are now decide, so that
+    // an entry removed since the run no longer accepts; without the file, what the record
+    // accepted stands. The entries that matched nothing are said.
     let mut cand = cand;
     let allow = &config.constant_time.allow;
-    costbench_judge::consttime::accept(&mut cand, allow);
+    if config.from_file {
+        costbench_judge::consttime::decide(&mut cand, allow);
+    }
     for a in costbench_judge::consttime::stale(&cand, allow) {
         eprintln!("warning: {}", costbench_judge::consttime::stale_warning(a));
     }
