@@ -249,24 +249,14 @@ mod tests {
     use costbench_record::model::consttime::{ConstantTime, CtFrame, CtKind, CtOrigin};
     use costbench_record::testing::{record, scenario};
 
-    fn frame(function: &str, file: &str, line: u32) -> CtFrame {
-        CtFrame {
-            function: Some(function.into()),
-            file: Some(file.into()),
-            line: Some(line),
-        }
-    }
+    use costbench_record::testing::ct_frame as frame;
 
     fn finding(kind: CtKind, origin: CtOrigin, at: CtFrame, frames: Vec<CtFrame>) -> CtFinding {
         CtFinding {
-            kind,
             origin,
-            in_body: true,
-            at,
             frames,
             count: 1,
-            what: String::new(),
-            accepted: None,
+            ..costbench_record::testing::ct_finding(kind, at)
         }
     }
 

@@ -223,3 +223,29 @@ pub fn marks() -> Matrix {
         &CompareOptions::default(),
     )
 }
+
+/// Scenario `id`'s function changes with `names` as its movers, in that order: each on both
+/// sides, its own cost from 1 to 2 per op, called once.
+pub fn movers(id: &str, names: &[&str]) -> FunctionChanges {
+    let mover = |name: &str| FunctionDelta {
+        name: name.into(),
+        base_self: 1.0,
+        cand_self: 2.0,
+        base_inclusive: 1.0,
+        cand_inclusive: 2.0,
+        base_calls: 1.0,
+        cand_calls: 1.0,
+        share: None,
+        presence: compare::Presence::Both,
+    };
+    FunctionChanges {
+        id: id.into(),
+        top: names.iter().map(|n| mover(n)).collect(),
+        change: names.len() as f64,
+        omitted: None,
+        unavailable: None,
+        placement_note: None,
+        inlining_note: None,
+        codegen_note: None,
+    }
+}

@@ -146,56 +146,18 @@ impl AsmSelection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::asm::{AsmInsn, Listing};
 
-    fn listing(insns: &[(&str, u64)]) -> Listing {
-        Listing {
-            function: "f".into(),
-            insns: insns
-                .iter()
-                .enumerate()
-                .map(|(i, &(text, executions))| AsmInsn {
-                    offset: 4 * i as u64,
-                    text: text.into(),
-                    executions,
-                    file: None,
-                    line: None,
-                })
-                .collect(),
-            counted: true,
-        }
-    }
+    use costbench_record::testing::asm_listing as listing;
 
     /// Functions neither binary holds (the C library's) are passed over: the three chosen are
     /// the largest movers the binaries have, and no more is read.
     #[test]
     fn movers_outside_the_binaries_are_passed_over() {
-        use costbench_judge::compare::{FunctionChanges, FunctionDelta};
         let mut cmp = costbench_judge::testing::every_verdict();
-        let mover = |name: &str| FunctionDelta {
-            name: name.into(),
-            base_self: 1.0,
-            cand_self: 2.0,
-            base_inclusive: 1.0,
-            cand_inclusive: 2.0,
-            base_calls: 1.0,
-            cand_calls: 1.0,
-            share: None,
-            presence: Presence::Both,
-        };
-        cmp.functions = vec![FunctionChanges {
-            id: "x".into(),
-            top: ["_int_malloc", "a", "memcpy", "b", "c", "d"]
-                .into_iter()
-                .map(mover)
-                .collect(),
-            change: 6.0,
-            omitted: None,
-            unavailable: None,
-            placement_note: None,
-            inlining_note: None,
-            codegen_note: None,
-        }];
+        cmp.functions = vec![costbench_judge::testing::movers(
+            "x",
+            &["_int_malloc", "a", "memcpy", "b", "c", "d"],
+        )];
         let l = listing(&[("ret", 1)]);
         let mut asked = Vec::new();
         let mut selection = AsmSelection::new(&cmp);

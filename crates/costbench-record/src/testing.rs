@@ -2,6 +2,7 @@
 //! crates above it (which enable the `testing` feature in their dev-dependencies). Test-only.
 //! Comparisons and variant matrices built in code are `costbench_judge::testing`'s.
 
+use crate::model::consttime::{CtFinding, CtFrame, CtKind, CtOrigin};
 use crate::model::{
     Environment, Failure, Git, Host, Icount, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,
     Walltime, SCHEMA, SCHEMA_VERSION,
@@ -521,5 +522,49 @@ pub fn series_point(run: &str, per_op: f64) -> crate::history::SeriesPoint {
         started_at: format!("2026-01-01T00:00:{run}Z"),
         commit: Some(format!("{run}</title>")),
         per_op,
+    }
+}
+
+/// A frame of a constant-time finding: `function` at `file:line`.
+pub fn ct_frame(function: &str, file: &str, line: u32) -> CtFrame {
+    CtFrame {
+        function: Some(function.into()),
+        file: Some(file.into()),
+        line: Some(line),
+    }
+}
+
+/// A secret-dependent finding of `kind` attributed to `at`: in the body, 16 times, with no
+/// inline chain, not accepted. Tests set the fields they are about with `..ct_finding(..)`.
+pub fn ct_finding(kind: CtKind, at: CtFrame) -> CtFinding {
+    CtFinding {
+        kind,
+        origin: CtOrigin::Secret,
+        in_body: true,
+        at,
+        frames: Vec::new(),
+        count: 16,
+        what: String::new(),
+        accepted: None,
+    }
+}
+
+/// The machine code of a function `f` whose instructions are `insns` (text, executions), 4
+/// bytes apart from offset 0, all at `src/lib.rs:7`, with counts.
+pub fn asm_listing(insns: &[(&str, u64)]) -> crate::asm::Listing {
+    crate::asm::Listing {
+        function: "f".into(),
+        insns: insns
+            .iter()
+            .enumerate()
+            .map(|(i, &(text, executions))| crate::asm::AsmInsn {
+                offset: 4 * i as u64,
+                text: text.into(),
+                executions,
+                file: Some("src/lib.rs".into()),
+                line: Some(7),
+            })
+            .collect(),
+        counted: true,
     }
 }

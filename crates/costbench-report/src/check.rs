@@ -198,23 +198,9 @@ mod tests {
     #[test]
     fn issue_28_accepted_constant_time_findings_are_listed_not_failed() {
         use costbench_judge::consttime::{accept, Allow};
-        use costbench_record::model::consttime::{
-            ConstantTime, CtFinding, CtFrame, CtKind, CtOrigin,
-        };
-        let finding = |line| CtFinding {
-            kind: CtKind::Branch,
-            origin: CtOrigin::Secret,
-            in_body: true,
-            at: CtFrame {
-                function: Some("ct::f".into()),
-                file: Some("benches/ct.rs".into()),
-                line: Some(line),
-            },
-            frames: Vec::new(),
-            count: 16,
-            what: String::new(),
-            accepted: None,
-        };
+        use costbench_record::model::consttime::{ConstantTime, CtKind};
+        use costbench_record::testing::{ct_finding, ct_frame};
+        let finding = |line| ct_finding(CtKind::Branch, ct_frame("ct::f", "benches/ct.rs", line));
         let mut leak = scenario("leak/branch");
         leak.counters.constant_time = Some(ConstantTime {
             secret_marks: 1,

@@ -93,30 +93,21 @@ fn finding(out: &mut String, f: &CtFinding) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::model::consttime::{ConstantTime, CtFrame, CtKind, CtOrigin};
-    use costbench_record::testing::{record, scenario};
+    use costbench_record::model::consttime::{ConstantTime, CtKind};
+    use costbench_record::testing::{ct_finding, ct_frame, record, scenario};
 
     #[test]
     fn a_run_shows_each_verdict_and_each_finding_with_its_line() {
-        let frame = |f: &str, l| CtFrame {
-            function: Some(f.into()),
-            file: Some("benches/ct.rs".into()),
-            line: Some(l),
-        };
+        let frame = |f: &str, l| ct_frame(f, "benches/ct.rs", l);
         let mut leak = scenario("leak/branch");
         leak.counters.constant_time = Some(ConstantTime {
             secret_marks: 1,
             secret_bytes: 16,
             marked_at: vec!["benches/ct.rs:56".into()],
             findings: vec![CtFinding {
-                kind: CtKind::Branch,
-                origin: CtOrigin::Secret,
-                in_body: true,
-                at: frame("ct::branch", 27),
                 frames: vec![frame("ct::branch", 27), frame("ct::main", 60)],
-                count: 16,
                 what: "Conditional jump or move depends on uninitialised value(s)".into(),
-                accepted: None,
+                ..ct_finding(CtKind::Branch, frame("ct::branch", 27))
             }],
             memcheck_out: "memcheck/leak_branch.xml".into(),
         });
@@ -153,22 +144,13 @@ constant time (memcheck on the bytes each scenario marked secret): 1 of 3 ids BR
             secret_bytes: 16,
             marked_at: vec!["benches/ct.rs:56".into()],
             findings: vec![CtFinding {
-                kind: CtKind::Address,
-                origin: CtOrigin::Secret,
                 in_body: false,
-                at: CtFrame {
-                    function: Some("ct::sbox".into()),
-                    file: Some("benches/ct.rs".into()),
-                    line: Some(34),
-                },
-                frames: Vec::new(),
-                count: 16,
-                what: String::new(),
                 accepted: Some(CtAccepted {
                     entry: "costbench.toml:2".into(),
                     at: "ct::sbox".into(),
                     why: "public key schedule".into(),
                 }),
+                ..ct_finding(CtKind::Address, ct_frame("ct::sbox", "benches/ct.rs", 34))
             }],
             memcheck_out: String::new(),
         });

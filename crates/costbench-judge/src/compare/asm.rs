@@ -173,27 +173,7 @@ pub type SideListings = (Option<(Listing, u64)>, Option<(Listing, u64)>);
 mod tests {
     use super::*;
 
-    fn listing(insns: &[(&str, u64)]) -> Listing {
-        let mut offset = 0;
-        Listing {
-            function: "f".into(),
-            insns: insns
-                .iter()
-                .map(|&(text, executions)| {
-                    let i = AsmInsn {
-                        offset,
-                        text: text.into(),
-                        executions,
-                        file: Some("src/lib.rs".into()),
-                        line: Some(7),
-                    };
-                    offset += 4;
-                    i
-                })
-                .collect(),
-            counted: true,
-        }
-    }
+    use costbench_record::testing::asm_listing as listing;
 
     /// Issue 27: an added bounds check shows as its `cmp`/`jae` (and the panic call) added,
     /// with executions per op; the rest aligns.

@@ -110,55 +110,17 @@ fn attach_asm(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::asm::{AsmInsn, Listing};
 
-    fn listing(insns: &[(&str, u64)]) -> Listing {
-        Listing {
-            function: "f".into(),
-            insns: insns
-                .iter()
-                .enumerate()
-                .map(|(i, &(text, executions))| AsmInsn {
-                    offset: 4 * i as u64,
-                    text: text.into(),
-                    executions,
-                    file: Some("src/lib.rs".into()),
-                    line: Some(7),
-                })
-                .collect(),
-            counted: true,
-        }
-    }
+    use costbench_record::testing::asm_listing as listing;
 
     /// What the evidence holds is shown in the order the movers are listed, and nothing else.
     #[test]
     fn the_evidence_is_shown_in_mover_order() {
-        use crate::compare::{FunctionChanges, FunctionDelta};
         let mut cmp = crate::testing::every_verdict();
-        let mover = |name: &str| FunctionDelta {
-            name: name.into(),
-            base_self: 1.0,
-            cand_self: 2.0,
-            base_inclusive: 1.0,
-            cand_inclusive: 2.0,
-            base_calls: 1.0,
-            cand_calls: 1.0,
-            share: None,
-            presence: Presence::Both,
-        };
-        cmp.functions = vec![FunctionChanges {
-            id: "x".into(),
-            top: ["_int_malloc", "a", "memcpy", "b", "c", "d"]
-                .into_iter()
-                .map(mover)
-                .collect(),
-            change: 6.0,
-            omitted: None,
-            unavailable: None,
-            placement_note: None,
-            inlining_note: None,
-            codegen_note: None,
-        }];
+        cmp.functions = vec![crate::testing::movers(
+            "x",
+            &["_int_malloc", "a", "memcpy", "b", "c", "d"],
+        )];
         let l = listing(&[("ret", 1)]);
         let mut asm = HashMap::new();
         for f in ["c", "a", "b"] {

@@ -264,20 +264,7 @@ mod tests {
     use super::*;
 
     fn finding(kind: CtKind) -> CtFinding {
-        CtFinding {
-            kind,
-            origin: CtOrigin::Secret,
-            in_body: true,
-            at: CtFrame {
-                function: Some("leak".into()),
-                file: Some("benches/ct.rs".into()),
-                line: Some(12),
-            },
-            frames: Vec::new(),
-            count: 16,
-            what: String::new(),
-            accepted: None,
-        }
+        crate::testing::ct_finding(kind, crate::testing::ct_frame("leak", "benches/ct.rs", 12))
     }
 
     #[test]

@@ -45,8 +45,8 @@ pub(super) fn section(page: &mut String, run: &RunRecord) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::model::consttime::{ConstantTime, CtFinding, CtFrame, CtKind, CtOrigin};
-    use costbench_record::testing::{record, scenario};
+    use costbench_record::model::consttime::{ConstantTime, CtFinding, CtKind};
+    use costbench_record::testing::{ct_finding, ct_frame, record, scenario};
 
     #[test]
     fn each_id_has_its_verdict_and_findings_escaped() {
@@ -55,18 +55,8 @@ mod tests {
             secret_marks: 1,
             secret_bytes: 1,
             findings: vec![CtFinding {
-                kind: CtKind::Address,
-                origin: CtOrigin::Secret,
-                in_body: true,
-                at: CtFrame {
-                    function: Some("t::<u8>".into()),
-                    file: Some("b.rs".into()),
-                    line: Some(3),
-                },
-                frames: Vec::new(),
                 count: 2,
-                what: String::new(),
-                accepted: None,
+                ..ct_finding(CtKind::Address, ct_frame("t::<u8>", "b.rs", 3))
             }],
             ..ConstantTime::default()
         });
