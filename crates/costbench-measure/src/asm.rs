@@ -1,5 +1,5 @@
 //! A function's machine code from a binary that was measured, as a
-//! [`Listing`](costbench_record::asm::Listing): decoded with `iced-x86` (Intel syntax), with each
+//! [`Listing`]: decoded with `iced-x86` (Intel syntax), with each
 //! instruction's source line from the DWARF line tables and its executions from the run's
 //! callgrind per-instruction counts, and its text normalised so that two builds of the same code
 //! read alike: branch targets inside the function become labels numbered in address order

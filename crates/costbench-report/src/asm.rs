@@ -58,7 +58,7 @@ pub(crate) fn line_text(l: &AsmLine) -> String {
 }
 
 /// The changed stretches: lines added or removed, or run a different number of times, with
-/// [`CONTEXT`] lines around them; `...` between stretches.
+/// `CONTEXT` lines around them; `...` between stretches.
 pub fn hunks(d: &AsmDiff) -> Vec<String> {
     let changed: Vec<bool> = d
         .lines

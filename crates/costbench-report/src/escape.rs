@@ -1,7 +1,7 @@
 //! Untrusted text (scenario names, units, failure messages read from run records) made safe to
 //! print on a terminal: control and bidirectional-override characters are shown escaped, so a
 //! name cannot move the cursor, recolour the terminal or reorder the line. Markdown table cells
-//! and running text get [`escape_cell`] (and [`truncate`] for long names); HTML has its own
+//! and running text get [`escape_cell`] (and `truncate` for long names); HTML has its own
 //! (`report::html::escape`).
 
 /// Escapes what could act on a terminal instead of being printed.

@@ -86,6 +86,8 @@ pub(crate) type ClientFn = Arc<dyn Fn(&mut Client) + Send + Sync>;
 
 /// The server side's setup, given to the closure of [`Service::server`]: build the state, then
 /// hand the request handler to [`Server::serve`].
+///
+/// [`Service::server`]: crate::Service::server
 pub struct Server {
     handler: Option<Handler>,
 }
@@ -132,6 +134,8 @@ impl Server {
 
 /// One client's setup, given to the closure of [`Service::client`] once per client (per
 /// connection): build its inputs, then hand the request maker to [`Client::request`].
+///
+/// [`Service::client`]: crate::Service::client
 pub struct Client {
     index: u32,
     clients: u32,

@@ -604,6 +604,8 @@ impl Service<'_> {
 
     /// The clients: `f` runs once per client (setup, not measured) and registers the request
     /// maker with [`Client::request`].
+    ///
+    /// [`Client::request`]: crate::Client::request
     pub fn client<F>(self, f: F) -> Self
     where
         F: Fn(&mut crate::Client) + Send + Sync + 'static,

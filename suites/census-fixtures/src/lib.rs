@@ -65,7 +65,7 @@ fn helper_get(v: &[u32], i: usize) -> u32 {
     v[i] // census: helper
 }
 
-/// Calls [`helper_get`] once: one bounds check, attributed to the helper and to this caller.
+/// Calls `helper_get` once: one bounds check, attributed to the helper and to this caller.
 #[inline(never)]
 pub fn through_helper(v: &[u32], i: usize) -> u32 {
     helper_get(v, i).wrapping_add(1) // census: helper-call
@@ -78,7 +78,7 @@ fn out_of_range(i: usize, len: usize) -> ! {
     panic!("index {i} out of range for length {len}")
 }
 
-/// A hand-written check that fails through [`out_of_range`]: one guard, `other-panic`.
+/// A hand-written check that fails through `out_of_range`: one guard, `other-panic`.
 #[inline(never)]
 pub fn checked_by_hand(v: &[u32], i: usize) -> u32 {
     // The guard is the test on the next line. census: by-hand

@@ -121,7 +121,7 @@ pub enum Command {
     /// latest run of that branch in history, whose history then also sets the thresholds), or a
     /// git revision (--baseline-rev) that is built from a worktree and measured together with the
     /// candidate, wall time in interleaved rounds and judged paired, so the machine's drift
-    /// between minutes cancels. Limits and ignores come from [check] in costbench.toml.
+    /// between minutes cancels. Limits and ignores come from `[check]` in costbench.toml.
     ///
     /// Only regressions and hard limits fail the check. Rows the comparison could not resolve,
     /// and placement effects (the same instructions, the time moved), are listed as notes; wall

@@ -1,6 +1,6 @@
 //! Explaining a comparison: fills its census diffs and machine-code diffs from what the caller
 //! read of the two sides (the callgrind profiles and binaries that were measured), with the pure
-//! diffs of [`census`](super::census) and [`asm`](super::asm). The data types live there; this
+//! diffs of [`census`] and [`asm`]. The data types live there; this
 //! file only walks the comparison. The reading is the measuring crate's (`explain::read`), done
 //! before [`attach_evidence`] is called: the judge is handed plain data, never a loader.
 

@@ -513,11 +513,11 @@ pub struct Comparison {
     pub functions: Vec<FunctionChanges>,
     /// For the same changes, when both runs measured the census: the checks that appeared,
     /// disappeared or ran a different number of times per op (filled by
-    /// [`explain::attach_census`](super::explain::attach_census)).
+    /// [`explain::attach_evidence`](super::explain::attach_evidence)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub census: Vec<super::census::CensusDiff>,
     /// The machine code of the largest movers of each explained scenario, both sides aligned
-    /// (filled by [`explain::attach_asm`](super::explain::attach_asm)).
+    /// (filled by [`explain::attach_evidence`](super::explain::attach_evidence)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asm: Vec<super::asm::AsmDiff>,
     /// The differential flame graph of each scenario `functions` explains (filled by

@@ -1,13 +1,13 @@
 //! The instruments, one folder each of one shape: `mod.rs` says how its process is started
 //! (arguments, environment, files) and ties it to the registry, `parse.rs` reads what the child
 //! wrote (pure, tested on the recorded outputs in the folder's `testdata/`). What the shape is
-//! ([`shape::Parser`], [`shape::Stored`], [`shape::PerParty`], [`shape::Party`]) is
-//! [`shape`]'s; [`callgrind`] is not an instrument but what icount, census and cache share:
+//! (`shape::Parser`, `shape::Stored`, `shape::PerParty`, `shape::Party`) is
+//! `shape`'s; [`callgrind`] is not an instrument but what icount, census and cache share:
 //! finding valgrind, callgrind's command line and the one reader of its output format.
 //!
 //! This file is the registry's other half: the record crate's list of instruments
 //! (`costbench_record::for_each_instrument!`, one entry each) expands here into one `mod` line
-//! per instrument's folder (named in its entry), and into [`phase`], which says how
+//! per instrument's folder (named in its entry), and into `phase`, which says how
 //! the scheduler (`run`) runs each: what its folder's `PHASE` says. A new instrument's folder is
 //! found through its entry, so this file needs no edit. What an instrument is called, needs and yields
 //! is the record crate's (`costbench_record::instrument`). Nothing here schedules, and no

@@ -8,16 +8,16 @@
 //! and must not import `report`, `output`, `store` or `exit`.
 //!
 //! This file schedules (which phase runs when, for which side) and builds each side's empty
-//! record. The rest, in the order a run meets it: [`binary`] lists a build's scenarios;
-//! [`session`] holds one side's record and the plumbing every phase shares; [`phases`] runs the
+//! record. The rest, in the order a run meets it: `binary` lists a build's scenarios;
+//! `session` holds one side's record and the plumbing every phase shares; `phases` runs the
 //! instruments (instruction counts and census, and wall time, by phases of their own; the others
 //! as the registry in `crate::instrument` says); the instruments' parsers read what a child
-//! wrote, as pure functions; [`interleaved`], [`adaptive`],
+//! wrote, as pure functions; `interleaved`, [`adaptive`],
 //! [`layout`] and [`placement`] measure several sides against each other; [`child`]
 //! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
 //! A run that stops on an error (a full disk among them) writes its record marked unfinished
 //! before it returns the error (`stopped`); one that has nothing to measure is refused before
-//! an output directory is touched ([`NothingToMeasure`]).
+//! an output directory is touched (`nothing_to_measure`).
 
 pub mod adaptive;
 pub mod baseline;

@@ -62,6 +62,8 @@ impl Judged {
 impl Figure {
     /// Every figure a comparison can judge, in the order of the rows: the instruments' figures
     /// in the order of [`Instrument::ALL`] (a test holds the two together).
+    ///
+    /// [`Instrument::ALL`]: crate::instrument::Instrument::ALL
     pub const ALL: [Figure; 7] = [
         Figure::Icount,
         Figure::Walltime,

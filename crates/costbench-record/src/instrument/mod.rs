@@ -12,6 +12,8 @@
 //! Data only, like the rest of this crate: how an instrument's process is started and its output
 //! read is `costbench-measure`'s (`src/instrument/`, one folder per instrument), how its figures
 //! are judged `costbench-judge`'s. Nothing here may depend on clap or spawn anything.
+//!
+//! [`for_each_instrument!`]: crate::for_each_instrument!
 
 mod figure;
 
@@ -178,6 +180,8 @@ macro_rules! derive_instruments {
         /// The order of the variants is the order `--instrument` lists them in and the order of
         /// the compared figures they yield ([`Figure::ALL`]); the order they run in is
         /// [`Instrument::RUN_ORDER`]. Declared by [`for_each_instrument!`].
+        ///
+        /// [`for_each_instrument!`]: crate::for_each_instrument!
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Instrument {
             $( $(#[$doc])* $variant, )*

@@ -1,7 +1,7 @@
 //! `costbench merge` of a sharded `variants` session: the shards' variants roots (each a
 //! `matrix.json` and one output directory per variant it measured) become one root with every
-//! variant's run. [`load_part`] reads a root's runs, [`merge_variants`] decides (pure), [`write`]
-//! writes; the matrix over the merged runs is `costbench-judge`'s.
+//! variant's run. [`load_part`] reads a root's runs, [`merge_variants`] decides (pure),
+//! [`write`](fn@write) writes; the matrix over the merged runs is `costbench-judge`'s.
 //!
 //! - **Whole variants per shard**: each variant's run is taken as its shard measured it. A
 //!   baseline that every shard measured (an instrument judged on one machine ran: wall time,

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 const ONE_SIDED_SHARE: f64 = 0.05;
 
 /// The note of [`FunctionChanges::inlining_note`]: the (at most three) functions with a self cost
-/// of their own in one profile only, largest first, each at least [`ONE_SIDED_SHARE`] of the
+/// of their own in one profile only, largest first, each at least `ONE_SIDED_SHARE` of the
 /// change. A function the compiler inlined on one side and called on the other shows so; so does
 /// code the pull request added or removed, which the note cannot tell apart from inlining.
 ///

@@ -1,6 +1,6 @@
 //! What the instruments under callgrind (icount, census, cache) share: finding valgrind, the
 //! command line that counts only the measured body, the library that pins getrandom, reading
-//! the totals back, and ([`format`]) the one reader of callgrind's output format.
+//! the totals back, and ([`format`](mod@format)) the one reader of callgrind's output format.
 //!
 //! Collection is off at start and toggled on only inside `costbench_measured_region` (the
 //! library's trampoline around the body), so neither process start-up nor setup is counted and
