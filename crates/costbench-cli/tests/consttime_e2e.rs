@@ -329,6 +329,29 @@ fn issue_28_accepted_findings_are_reported_and_do_not_fail() {
     let report = stdout_json(&o, "check --format json");
     assert!(gate_ids(&report, "constant_time_accepted").is_empty());
     assert_eq!(gate_ids(&report, "constant_time").len(), 4);
+    // `kind` narrows an entry: leak/branch's line, addresses only, does not accept its branch;
+    // branches only does.
+    for (kind, accepted) in [("address", 0), ("branch", 1)] {
+        let narrowed = one.replacen(
+            &format!("at = \"{file}:{branch}\"\n"),
+            &format!("at = \"{file}:{branch}\"\nkind = \"{kind}\"\n"),
+            1,
+        );
+        assert_ne!(narrowed, one);
+        let o = check_in(
+            repo.path(),
+            Some(&narrowed),
+            dir.path(),
+            &["--format", "json"],
+        );
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        let report = stdout_json(&o, "check --format json");
+        assert_eq!(
+            gate_ids(&report, "constant_time_accepted").len(),
+            accepted,
+            "{kind}"
+        );
+    }
 
     // Without costbench.toml, the record's acceptance stands: what run said, check says.
     let o = check_in(repo.path(), None, dir.path(), &["--format", "json"]);

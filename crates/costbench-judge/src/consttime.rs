@@ -20,7 +20,7 @@
 //! the last in the file names it, as later `[[budget]]` entries override earlier ones.
 
 use crate::glob::glob_match;
-use costbench_record::model::consttime::{CtAccepted, CtFinding};
+use costbench_record::model::consttime::{CtAccepted, CtFinding, CtKind};
 use costbench_record::model::RunRecord;
 use serde::Deserialize;
 
@@ -44,6 +44,9 @@ pub struct Allow {
     /// `FILE:LINE`, `FILE` or a function name (see the module's documentation).
     #[serde(default)]
     pub at: String,
+    /// `branch` or `address`: only findings of that kind; any acceptable kind when absent.
+    #[serde(default)]
+    pub kind: Option<CtKind>,
     /// Why the finding is accepted: required, shown in every report.
     #[serde(default)]
     pub why: String,
@@ -111,6 +114,13 @@ impl Allow {
                     .into(),
             );
         }
+        if matches!(self.kind, Some(CtKind::Syscall | CtKind::Memory)) {
+            return Err(format!(
+                "`kind` for `at = {:?}`: only \"branch\" and \"address\" findings can be \
+                 accepted (a system call's never gates; a memory error is a bug)",
+                self.at
+            ));
+        }
         self.place().map(drop)
     }
 
@@ -125,7 +135,10 @@ impl Allow {
 
     /// Whether this entry accepts finding `f` of measured id `id`.
     pub fn matches(&self, id: &str, f: &CtFinding) -> bool {
-        if !f.acceptable() || !glob_match(&self.scenario, id) {
+        if !f.acceptable()
+            || !glob_match(&self.scenario, id)
+            || self.kind.is_some_and(|k| k != f.kind)
+        {
             return false;
         }
         let file_is = |want: &str| {
@@ -262,6 +275,7 @@ mod tests {
 
     fn allow(scenario: &str, at: &str) -> Allow {
         Allow {
+            kind: None,
             scenario: scenario.into(),
             at: at.into(),
             why: "reviewed".into(),
@@ -341,6 +355,14 @@ mod tests {
         ] {
             assert_eq!(entry.matches(id, &f), want, "{:?}", entry.at);
         }
+        // `kind` narrows an entry to findings of that kind at its place.
+        for (kind, want) in [(Some(CtKind::Branch), true), (Some(CtKind::Address), false)] {
+            let entry = Allow {
+                kind,
+                ..allow("*", "benches/consttime.rs:42")
+            };
+            assert_eq!(entry.matches(id, &f), want, "{kind:?}");
+        }
         // A memory error or uninitialised memory is a bug: never accepted.
         let at = frame("f", "src/a.rs", 3);
         let e = allow("*", "src/a.rs:3");
@@ -379,6 +401,13 @@ mod tests {
         let mut a = allow("", "f");
         assert!(a.validate().unwrap_err().contains("`scenario` is empty"));
         a.scenario = "*".into();
+        assert_eq!(a.validate(), Ok(()));
+        a.kind = Some(CtKind::Memory);
+        assert!(a
+            .validate()
+            .unwrap_err()
+            .contains("only \"branch\" and \"address\""));
+        a.kind = Some(CtKind::Address);
         assert_eq!(a.validate(), Ok(()));
     }
 

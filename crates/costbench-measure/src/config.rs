@@ -27,6 +27,7 @@
 //! [[constant-time.allow]] # a reviewed constant-time finding: reported, not failing
 //! scenario = "leak/*"     # glob over measured ids; default "*"
 //! at = "benches/ct.rs:27" # FILE:LINE, FILE or a function name (costbench_judge::consttime)
+//! kind = "address"        # optional: only "branch" or only "address" findings there
 //! why = "reviewed: ..."   # required, shown in every report
 //!
 //! [variants.release]     # build variants for `costbench variants` (see variants::spec)
@@ -203,7 +204,7 @@ mod tests {
         let c = Config::parse(
             "[run]\nbench = \"b\"\n\n[[constant-time.allow]]\nscenario = \"leak/*\"\n\
              at = \"benches/ct.rs:27\"\nwhy = \"reviewed\"\n\n\
-             [[constant-time.allow]]\nat = \"ct::setup\"\nwhy = \"setup only\"\n",
+             [[constant-time.allow]]\nat = \"ct::setup\"\nkind = \"address\"\nwhy = \"setup only\"\n",
         )
         .unwrap();
         let a = &c.constant_time.allow;
@@ -212,6 +213,11 @@ mod tests {
         assert_eq!(a[0].entry, "costbench.toml:4");
         assert_eq!(a[1].scenario, "*");
         assert_eq!(a[1].entry, "costbench.toml:9");
+        assert_eq!(a[0].kind, None);
+        assert_eq!(
+            a[1].kind,
+            Some(costbench_record::model::consttime::CtKind::Address)
+        );
         for (bad, needle) in [
             (
                 "[[constant-time.allow]]\nat = \"a.rs:1\"\n",
@@ -227,6 +233,14 @@ mod tests {
             ),
             ("[[constant-time.allow]]\nwhy = \"r\"\nline = 3\n", "line"),
             ("[constant-time]\nalow = []\n", "alow"),
+            (
+                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"f\"\nkind = \"sometimes\"\n",
+                "sometimes",
+            ),
+            (
+                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"f\"\nkind = \"memory\"\n",
+                "costbench.toml:1: `kind` for `at = \"f\"`: only",
+            ),
         ] {
             let e = Config::parse(bad).unwrap_err();
             assert!(costbench_record::error::is_bad_input(&e), "{bad:?}");

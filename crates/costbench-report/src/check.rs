@@ -210,6 +210,7 @@ mod tests {
         });
         let mut cand = record("c", vec![leak]);
         let allow = |at: &str| Allow {
+            kind: None,
             scenario: "leak/*".into(),
             at: at.into(),
             why: "key schedule on public data".into(),
