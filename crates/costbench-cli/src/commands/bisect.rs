@@ -200,7 +200,7 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
                 } else {
                     same_build(&root_dir, &good_run, &measured, commit)?
                 };
-                if let Some(m) = same {
+                let m = if let Some(m) = same {
                     decided += 1;
                     session.status(
                         "Decided",
@@ -211,68 +211,59 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
                             short(&m.sha)
                         ),
                     );
-                    let same = m.ir == good_run.ir && m.ops == good_run.ops;
-                    search.record(k, if same { Outcome::Good } else { Outcome::Bad });
-                    measured.insert(k, m);
-                    if search.no_change() {
-                        println!(
-                            "no commit of {}..{} changed the instruction count of {id}: {} Ir per run at both ends ({measurements} measurements{})",
-                            c.good,
-                            c.bad,
-                            fmt_whole(good_run.ir as f64),
-                            decided_note(decided)
-                        );
-                        return Ok(crate::exit::FAILURE);
-                    }
-                    continue;
-                }
-                measurements += 1;
-                let result = match ahead_built.take() {
-                    Some((a, built)) if a == k => match built? {
-                        Ok(b) => Ok(measure_built(commit, b)?),
-                        Err(e) => Err(e),
-                    },
-                    _ => measure(commit)?,
-                };
-                match result {
-                    Err(e) => match on_failure {
-                        OnBuildFailure::Stop => bail!(
-                            "commit {} ({}) does not build: {e:#}\nre-run with \
-                             --on-build-failure skip to leave such commits out",
-                            short(&commit.sha),
-                            commit.subject
-                        ),
-                        OnBuildFailure::Skip => {
-                            eprintln!(
-                                "warning: commit {} ({}) does not build; skipped",
+                    m
+                } else {
+                    measurements += 1;
+                    let result = match ahead_built.take() {
+                        Some((a, built)) if a == k => match built? {
+                            Ok(b) => Ok(measure_built(commit, b)?),
+                            Err(e) => Err(e),
+                        },
+                        _ => measure(commit)?,
+                    };
+                    match result {
+                        Err(e) => match on_failure {
+                            OnBuildFailure::Stop => bail!(
+                                "commit {} ({}) does not build: {e:#}\nre-run with \
+                                 --on-build-failure skip to leave such commits out",
                                 short(&commit.sha),
                                 commit.subject
-                            );
-                            search.record(k, Outcome::Skip);
-                        }
-                    },
-                    Ok(m) => {
-                        if m.run.results[0].id != id {
-                            bail!(
-                                "--filter selects {} at {} but {id} at GOOD: give a filter that selects one scenario on every commit",
-                                m.run.results[0].id,
-                                short(&commit.sha)
-                            );
-                        }
-                        let same = m.ir == good_run.ir && m.ops == good_run.ops;
-                        search.record(k, if same { Outcome::Good } else { Outcome::Bad });
-                        measured.insert(k, m);
-                        if search.no_change() {
-                            println!(
-                                "no commit of {}..{} changed the instruction count of {id}: {} Ir per run at both ends ({measurements} measurements{})",
-                                c.good,
-                                c.bad,
-                                fmt_whole(good_run.ir as f64),
-                                decided_note(decided)
-                            );
-                            return Ok(crate::exit::FAILURE);
+                            ),
+                            OnBuildFailure::Skip => {
+                                eprintln!(
+                                    "warning: commit {} ({}) does not build; skipped",
+                                    short(&commit.sha),
+                                    commit.subject
+                                );
+                                search.record(k, Outcome::Skip);
+                                continue;
+                            }
+                        },
+                        Ok(m) => {
+                            if m.run.results[0].id != id {
+                                bail!(
+                                    "--filter selects {} at {} but {id} at GOOD: give a filter that selects one scenario on every commit",
+                                    m.run.results[0].id,
+                                    short(&commit.sha)
+                                );
+                            }
+                            m
                         }
                     }
+                };
+                // Measured or decided, the commit's count is judged against GOOD's.
+                let same = m.ir == good_run.ir && m.ops == good_run.ops;
+                search.record(k, if same { Outcome::Good } else { Outcome::Bad });
+                measured.insert(k, m);
+                if search.no_change() {
+                    println!(
+                        "no commit of {}..{} changed the instruction count of {id}: {} Ir per run at both ends ({measurements} measurements{})",
+                        c.good,
+                        c.bad,
+                        fmt_whole(good_run.ir as f64),
+                        decided_note(decided)
+                    );
+                    return Ok(crate::exit::FAILURE);
                 }
             }
             Step::Range { first, last } => {
