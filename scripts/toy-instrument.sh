@@ -93,12 +93,7 @@ impl PerParty for Nulgrind {
         out_file: &Path,
     ) -> Command {
         let vg = valgrind.expect("nulgrind runs only with valgrind");
-        let mut cmd = Command::new(&vg.path);
-        cmd.arg("--tool=none")
-            .arg(format!("--log-file={}", out_file.display()))
-            .arg(exe)
-            .args(args);
-        cmd
+        vg.command(["--tool=none"], "log-file", out_file, exe, &args)
     }
 }
 

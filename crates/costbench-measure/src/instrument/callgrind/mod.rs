@@ -24,6 +24,32 @@ pub struct Valgrind {
     pub version: String,
 }
 
+impl Valgrind {
+    /// `valgrind TOOL_ARGS --OUT_FLAG=OUT_FILE exe args`: one party under a valgrind tool,
+    /// writing the tool's output to `out_file` (no `%` in it, which valgrind would expand).
+    /// Every instrument under valgrind starts its children through this.
+    pub fn command<I, S>(
+        &self,
+        tool_args: I,
+        out_flag: &str,
+        out_file: &Path,
+        exe: &Path,
+        args: &[String],
+    ) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        debug_assert!(!out_file.to_string_lossy().contains('%'));
+        let mut cmd = Command::new(&self.path);
+        cmd.args(tool_args)
+            .arg(format!("--{out_flag}={}", out_file.display()))
+            .arg(exe)
+            .args(args);
+        cmd
+    }
+}
+
 /// How to get valgrind, for every message that says it is missing.
 pub const INSTALL_HINT: &str =
     "install it with `apt-get install valgrind` (Debian/Ubuntu; `dnf install valgrind` on Fedora)";
@@ -79,17 +105,12 @@ pub fn command(
     exe: &Path,
     args: &[String],
 ) -> Command {
-    debug_assert!(!out_file.to_string_lossy().contains('%'));
-    let mut cmd = Command::new(&valgrind.path);
-    cmd.arg("--tool=callgrind")
-        .args(tool_args)
-        .arg("--collect-atstart=no")
-        .arg(format!("--toggle-collect={MEASURED_REGION_SYMBOL}"))
-        .arg(format!("--callgrind-out-file={}", out_file.display()))
-        .arg("--quiet")
-        .arg(exe)
-        .args(args);
-    cmd
+    let toggle = format!("--toggle-collect={MEASURED_REGION_SYMBOL}");
+    let own = ["--collect-atstart=no", toggle.as_str(), "--quiet"];
+    let all = std::iter::once(&"--tool=callgrind")
+        .chain(tool_args)
+        .chain(&own);
+    valgrind.command(all, "callgrind-out-file", out_file, exe, args)
 }
 
 /// Source of the library that pins getrandom: see the file's comment.

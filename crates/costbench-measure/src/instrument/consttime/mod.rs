@@ -45,13 +45,7 @@ impl PerParty for ConstantTimeCheck {
         out_file: &Path,
     ) -> Command {
         let vg = valgrind.expect("the constant-time instrument runs only with valgrind");
-        debug_assert!(!out_file.to_string_lossy().contains('%'));
-        let mut cmd = Command::new(&vg.path);
-        cmd.args(TOOL_ARGS)
-            .arg(format!("--xml-file={}", out_file.display()))
-            .arg(exe)
-            .args(args);
-        cmd
+        vg.command(TOOL_ARGS, "xml-file", out_file, exe, &args)
     }
 }
 

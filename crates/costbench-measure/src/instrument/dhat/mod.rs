@@ -19,14 +19,13 @@ pub(crate) const PHASE: Phase = Phase::Parallel(&Dhat);
 
 /// `valgrind --tool=dhat` running `exe args`, writing its JSON to `out_file` (no `%` in it).
 pub fn command(valgrind: &Valgrind, out_file: &Path, exe: &Path, args: &[String]) -> Command {
-    debug_assert!(!out_file.to_string_lossy().contains('%'));
-    let mut cmd = Command::new(&valgrind.path);
-    cmd.arg("--tool=dhat")
-        .arg(format!("--dhat-out-file={}", out_file.display()))
-        .arg("--quiet")
-        .arg(exe)
-        .args(args);
-    cmd
+    valgrind.command(
+        ["--tool=dhat", "--quiet"],
+        "dhat-out-file",
+        out_file,
+        exe,
+        args,
+    )
 }
 
 /// The DHAT instrument, as the registry runs it.
