@@ -10,16 +10,13 @@
 #   unrelated    a pull request that edits only the setup of words/read_u64/aligned (one more
 #                black_box), checked on index/* and words/*: the number of listed functions
 #                whose own cost did not change. Target: 0.
-#   bisect       a scratch repository of 9 commits on top of HEAD, the 5th of which is the
-#                added check: `costbench bisect` against `git bisect run` calling the same
-#                `costbench run` (one measurement per step), both timed. Target: the 5th found in
-#                at most ceil(log2 9) + 1 = 5 measurements.
+#   (bisect against `git bisect run` is scripts/bisect-vs-git.sh's, cold and warm.)
 #
 # Usage: scripts/explain.sh [OUT_DIR]   (default: a temporary directory, printed at the end)
-#        PARTS="added-check unrelated bisect" selects parts (default all).
+#        PARTS="added-check unrelated" selects parts (default both).
 # Commit first: the candidate is a scratch worktree of HEAD.
 set -euo pipefail
-parts=${PARTS:-added-check unrelated bisect}
+parts=${PARTS:-added-check unrelated}
 # Sets repo, out, scratch, cb and tree (a scratch worktree of HEAD, removed on exit).
 source "$(dirname "$0")/scratch-tree.sh" "$@"
 # A build cache of this script's own, kept between runs (never the checkout's: cargo would take
@@ -85,48 +82,4 @@ PY
   git -C "$tree" checkout --quiet -- .
 fi
 
-if [[ " $parts " == *" bisect "* ]]; then
-  echo "== bisect: 9 commits on top of HEAD, the 5th adds the check"
-  for k in 1 2 3 4 5 6 7 8 9; do
-    if [ "$k" = 5 ]; then
-      add_check "$index"
-    else
-      echo "note $k" >"$tree/NOTES-explain.txt"
-      git -C "$tree" add NOTES-explain.txt
-    fi
-    git -C "$tree" -c user.name=explain -c user.email=explain@example.invalid \
-      commit --quiet -am "commit $k"
-  done
-  fifth=$(git -C "$tree" rev-parse HEAD~4)
-  filter='^index/sum_indirect/unchecked$'
-  start=$(date +%s)
-  "$cb" bisect HEAD~9 HEAD --manifest-path "$manifest" --filter "$filter" --quiet \
-    --output-dir "$out/bisect" | tee "$out/bisect.txt"
-  t_cb=$(( $(date +%s) - start ))
-  echo "costbench bisect: $t_cb s; the 5th commit is $fifth"
-  # git bisect run with the same costbench call per step, in the checkout itself; the good
-  # value is measured first, at HEAD~9, as costbench measures GOOD.
-  step="$scratch/step.sh"
-  cat >"$step" <<EOF
-#!/usr/bin/env bash
-set -e
-"$cb" run --manifest-path "$manifest" --instrument icount --filter '$filter' --no-history \
-  --quiet --format json --output-dir "$scratch/step" >"$scratch/step.json"
-ir=\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["icount"]["ir"])' "$scratch/step.json")
-echo "\$(git rev-parse --short HEAD) \$ir" >>"$out/git-bisect-steps.txt"
-[ "\$ir" = "\$(cat "$scratch/good")" ]
-EOF
-  chmod +x "$step"
-  : >"$out/git-bisect-steps.txt"
-  start=$(date +%s)
-  git -C "$tree" checkout --quiet HEAD~9
-  "$cb" run --manifest-path "$manifest" --instrument icount --filter "$filter" --no-history \
-    --quiet --format json --output-dir "$scratch/step" >"$scratch/step.json"
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["icount"]["ir"])' \
-    "$scratch/step.json" >"$scratch/good"
-  git -C "$tree" checkout --quiet -
-  (cd "$tree" && git bisect start HEAD HEAD~9 >/dev/null && git bisect run "$step" | tail -n 20; git bisect reset >/dev/null) | tee "$out/git-bisect.txt"
-  t_git=$(( $(date +%s) - start ))
-  echo "git bisect run: $t_git s, $(( $(wc -l <"$out/git-bisect-steps.txt") + 1 )) measurements (GOOD's included)"
-fi
 echo "results in $out"
