@@ -176,6 +176,7 @@ pub fn from_csv(
                 commit: meta.commit.clone().unwrap_or_else(|| "unknown".into()),
                 branch: meta.branch.clone(),
                 dirty: false,
+                ..Default::default()
             }),
         },
         settings: model::Settings {
@@ -200,6 +201,7 @@ pub fn from_csv(
         budgets: Vec::new(),
         complexity: Vec::new(),
         complexity_checks: Vec::new(),
+        backfill: None,
         results,
     })
 }

@@ -81,11 +81,40 @@ fn git(dir: &Path) -> Option<Git> {
         .output()
         .map(|o| !o.stdout.is_empty())
         .unwrap_or(false);
-    Some(Git {
+    let mut g = Git {
         commit,
         branch,
         dirty,
-    })
+        ..Git::default()
+    };
+    describe_commit(dir, &mut g);
+    Some(g)
+}
+
+/// Fills in where `g.commit` sits on its first-parent line (its parent and position) and its
+/// author date and subject, as far as git can tell: history is ordered and labelled by them.
+pub fn describe_commit(dir: &Path, g: &mut Git) {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    if let Some(out) = git(&["log", "-1", "--format=%P%n%aI%n%s", &g.commit]) {
+        let mut lines = out.lines();
+        g.parent = lines
+            .next()
+            .and_then(|p| p.split_whitespace().next())
+            .map(str::to_string);
+        g.author_date = lines.next().map(str::to_string).filter(|d| !d.is_empty());
+        g.subject = lines.next().map(str::to_string);
+    }
+    g.position = git(&["rev-list", "--count", "--first-parent", &g.commit])
+        .and_then(|c| c.trim().parse().ok());
 }
 
 /// Now, as RFC 3339 in UTC with second precision.

@@ -183,6 +183,114 @@ pub struct SeriesPoint {
     pub per_op: f64,
 }
 
+/// One run of a branch's history as change detection, drift and the dashboard read it: where
+/// its commit sits on the branch, which machine measured it, and whether its figures were
+/// carried over from another commit's measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineRun {
+    /// The run's id.
+    pub run_id: String,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    /// The commit it measured (full id), if known.
+    pub commit: Option<String>,
+    /// The commit's first parent, if known.
+    pub parent: Option<String>,
+    /// The commit's position on its first-parent line (see `model::Git::position`).
+    pub position: Option<u64>,
+    /// The commit's author date (RFC 3339).
+    pub author_date: Option<String>,
+    /// The first line of the commit's message.
+    pub subject: Option<String>,
+    /// The machine that measured it (`model::Host::machine`).
+    pub machine: String,
+    /// The build variant measured.
+    pub variant: String,
+    /// The commit whose measurement stands for this one (`model::Backfill::carried_from`).
+    pub carried_from: Option<String>,
+}
+
+/// One series of a timeline: one id's metric on one machine and variant, in branch order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineSeries {
+    /// The measured id (a scenario, a party, or `bench:NAME` for the run's own metrics).
+    pub id: String,
+    /// The metric.
+    pub metric: Metric,
+    /// The machine (`model::Host::machine`).
+    pub machine: String,
+    /// The build variant.
+    pub variant: String,
+    /// (index into [`Timeline::runs`], per-op value), in the runs' order.
+    pub points: Vec<(usize, f64)>,
+}
+
+/// Runs of a branch in the order the branch has its commits (first-parent position, then start
+/// time), with every series they hold: the input of change detection and of the dashboard.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timeline {
+    /// The runs, oldest commit first.
+    pub runs: Vec<TimelineRun>,
+    /// Every series, by id, metric, machine and variant.
+    pub series: Vec<TimelineSeries>,
+}
+
+impl Timeline {
+    /// Puts `runs` in branch order and builds the series from `values` (run id, measured id,
+    /// metric, per-op value, in any order): runs without a position (recorded before positions
+    /// were, or outside git) come after the positioned ones, in start order. Values of runs not
+    /// in `runs` are dropped.
+    pub fn assemble(
+        mut runs: Vec<TimelineRun>,
+        values: impl IntoIterator<Item = (String, String, Metric, f64)>,
+    ) -> Timeline {
+        runs.sort_by(|a, b| {
+            (a.position.is_none(), a.position, &a.started_at).cmp(&(
+                b.position.is_none(),
+                b.position,
+                &b.started_at,
+            ))
+        });
+        let index: std::collections::HashMap<&str, usize> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.run_id.as_str(), i))
+            .collect();
+        let mut by_key: std::collections::BTreeMap<
+            (String, &'static str, String, String),
+            TimelineSeries,
+        > = std::collections::BTreeMap::new();
+        for (run_id, id, metric, value) in values {
+            let Some(&i) = index.get(run_id.as_str()) else {
+                continue;
+            };
+            let r = &runs[i];
+            let key = (
+                id.clone(),
+                metric.as_str(),
+                r.machine.clone(),
+                r.variant.clone(),
+            );
+            by_key
+                .entry(key)
+                .or_insert_with(|| TimelineSeries {
+                    id,
+                    metric,
+                    machine: r.machine.clone(),
+                    variant: r.variant.clone(),
+                    points: Vec::new(),
+                })
+                .points
+                .push((i, value));
+        }
+        let mut series: Vec<TimelineSeries> = by_key.into_values().collect();
+        for s in &mut series {
+            s.points.sort_by_key(|p| p.0);
+        }
+        Timeline { runs, series }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

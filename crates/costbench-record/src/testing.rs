@@ -45,6 +45,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
                 commit: format!("{run_id}0123456789abcdef"),
                 branch: Some("main".into()),
                 dirty: false,
+                ..Default::default()
             }),
         },
         settings: Settings {
@@ -70,6 +71,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
         budgets: Vec::new(),
         complexity: Vec::new(),
         complexity_checks: Vec::new(),
+        backfill: None,
     }
 }
 

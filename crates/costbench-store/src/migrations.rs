@@ -112,6 +112,34 @@ ALTER TABLE runs ADD COLUMN recorded_at TEXT;
 CREATE INDEX runs_by_time ON runs (started_at, run_id);
 ",
     },
+    Migration {
+        version: 3,
+        description: "where each run's commit sits on its branch, its machine, and backfill",
+        // Change detection and the dashboard read a branch in the order it has its commits
+        // (first-parent position), per machine, and pass over commits a backfill could not
+        // build: columns, so that a history of thousands of runs is read without decoding each
+        // kept record.
+        sqlite: "
+ALTER TABLE runs ADD COLUMN position INTEGER;
+ALTER TABLE runs ADD COLUMN parent TEXT;
+ALTER TABLE runs ADD COLUMN author_date TEXT;
+ALTER TABLE runs ADD COLUMN subject TEXT;
+ALTER TABLE runs ADD COLUMN machine TEXT;
+ALTER TABLE runs ADD COLUMN carried_from TEXT;
+ALTER TABLE runs ADD COLUMN build_failed TEXT;
+CREATE INDEX runs_by_commit ON runs (commit_sha);
+",
+        postgres: "
+ALTER TABLE runs ADD COLUMN position BIGINT;
+ALTER TABLE runs ADD COLUMN parent TEXT;
+ALTER TABLE runs ADD COLUMN author_date TEXT;
+ALTER TABLE runs ADD COLUMN subject TEXT;
+ALTER TABLE runs ADD COLUMN machine TEXT;
+ALTER TABLE runs ADD COLUMN carried_from TEXT;
+ALTER TABLE runs ADD COLUMN build_failed TEXT;
+CREATE INDEX runs_by_commit ON runs (commit_sha);
+",
+    },
 ];
 
 /// The newest schema version this costbench knows.

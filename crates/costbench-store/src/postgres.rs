@@ -18,7 +18,7 @@
 use crate::migrations::{self, LATEST, MIGRATIONS};
 use crate::store::{self, RunQuery, Store};
 use anyhow::{bail, Context, Result};
-use costbench_record::history::{Metric, RunSummary, SeriesPoint};
+use costbench_record::history::{Metric, RunSummary, SeriesPoint, Timeline};
 use costbench_record::model::RunRecord;
 use postgres::{Client, GenericClient, NoTls};
 use std::str::FromStr;
@@ -223,6 +223,7 @@ impl Store for PostgresStore {
         let json = serde_json::to_string(run).expect("a run record always serialises");
         let git = run.environment.git.as_ref();
         let (rows, samples) = store::index_rows(run);
+        let at = store::Placement::of(run);
         let mut client = self.client();
         let mut write = || -> Result<()> {
             let mut tx = client.transaction()?;
@@ -231,15 +232,22 @@ impl Store for PostgresStore {
             tx.execute(
                 &format!(
                     "INSERT INTO runs (run_id, started_at, commit_sha, branch, dirty, variant, package,
-                                       bench, tool_version, rustc, valgrind, host_cpu, record, recorded_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, {NOW})
+                                       bench, tool_version, rustc, valgrind, host_cpu, record, recorded_at,
+                                       position, parent, author_date, subject, machine,
+                                       carried_from, build_failed)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, {NOW},
+                             $14, $15, $16, $17, $18, $19, $20)
                      ON CONFLICT (run_id) DO UPDATE SET
                         started_at = EXCLUDED.started_at, commit_sha = EXCLUDED.commit_sha,
                         branch = EXCLUDED.branch, dirty = EXCLUDED.dirty, variant = EXCLUDED.variant,
                         package = EXCLUDED.package, bench = EXCLUDED.bench,
                         tool_version = EXCLUDED.tool_version, rustc = EXCLUDED.rustc,
                         valgrind = EXCLUDED.valgrind, host_cpu = EXCLUDED.host_cpu,
-                        record = EXCLUDED.record, recorded_at = EXCLUDED.recorded_at"
+                        record = EXCLUDED.record, recorded_at = EXCLUDED.recorded_at,
+                        position = EXCLUDED.position, parent = EXCLUDED.parent,
+                        author_date = EXCLUDED.author_date, subject = EXCLUDED.subject,
+                        machine = EXCLUDED.machine, carried_from = EXCLUDED.carried_from,
+                        build_failed = EXCLUDED.build_failed"
                 ),
                 &[
                     &run.run_id,
@@ -255,6 +263,13 @@ impl Store for PostgresStore {
                     &run.environment.valgrind,
                     &run.environment.host.cpu,
                     &json,
+                    &at.position,
+                    &at.parent,
+                    &at.author_date,
+                    &at.subject,
+                    &at.machine,
+                    &at.carried_from,
+                    &at.build_failed,
                 ],
             )?;
             tx.execute("DELETE FROM results WHERE run_id = $1", &[&run.run_id])?;
@@ -336,5 +351,57 @@ impl Store for PostgresStore {
                 per_op: r.get(3),
             })
             .collect())
+    }
+
+    fn timeline(&self, q: &RunQuery) -> Result<Timeline> {
+        let (w, args) = store::where_clause(q, None, |n| format!("${n}"));
+        let kept = if w.is_empty() { "WHERE" } else { " AND" };
+        let sql = format!(
+            "SELECT {} FROM runs {w}{kept} build_failed IS NULL",
+            store::TIMELINE_COLUMNS
+        );
+        let mut client = self.client();
+        let runs = client
+            .query(&sql, &params(&args))?
+            .iter()
+            .map(|r| {
+                store::timeline_run(
+                    r.get(0),
+                    r.get(1),
+                    r.get(2),
+                    r.get(3),
+                    r.get(4),
+                    r.get(5),
+                    r.get(6),
+                    r.get(7),
+                    r.get(8),
+                    r.get(9),
+                )
+            })
+            .collect();
+        let sql = format!(
+            "SELECT results.run_id, results.scenario_id, results.metric, results.per_op
+             FROM results JOIN runs ON runs.run_id = results.run_id {w}"
+        );
+        let values = client
+            .query(&sql, &params(&args))?
+            .iter()
+            .filter_map(|r| {
+                let metric = store::metric_named(r.get(2))?;
+                Some((r.get(0), r.get(1), metric, r.get(3)))
+            })
+            .collect::<Vec<_>>();
+        Ok(Timeline::assemble(runs, values))
+    }
+
+    fn commit_runs(&self, commit: &str) -> Result<Vec<RunRecord>> {
+        self.client()
+            .query(
+                "SELECT run_id, record FROM runs WHERE commit_sha = $1",
+                &[&commit],
+            )?
+            .iter()
+            .map(|r| store::decode_run(r.get(0), Some(r.get(1)), &self.shown))
+            .collect()
     }
 }

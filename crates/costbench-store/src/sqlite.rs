@@ -11,7 +11,7 @@
 use crate::migrations::{self, LATEST, MIGRATIONS};
 use crate::store::{self, RunQuery, Store};
 use anyhow::{bail, Context, Result};
-use costbench_record::history::{Metric, RunSummary, SeriesPoint};
+use costbench_record::history::{Metric, RunSummary, SeriesPoint, Timeline};
 use costbench_record::model::RunRecord;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
@@ -233,6 +233,7 @@ impl Store for SqliteStore {
         let json = serde_json::to_string(run).expect("a run record always serialises");
         let git = run.environment.git.as_ref();
         let (rows, samples) = store::index_rows(run);
+        let at = store::Placement::of(run);
         let write = || -> Result<()> {
             // The write lock up front (IMMEDIATE): concurrent writers queue on the busy timeout.
             // Rolled back on drop, so an error leaves nothing half-written.
@@ -243,8 +244,11 @@ impl Store for SqliteStore {
             tx.execute(
                 &format!(
                     "INSERT INTO runs (run_id, started_at, commit_sha, branch, dirty, variant, package,
-                                       bench, tool_version, rustc, valgrind, host_cpu, record, recorded_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, {NOW})"
+                                       bench, tool_version, rustc, valgrind, host_cpu, record, recorded_at,
+                                       position, parent, author_date, subject, machine,
+                                       carried_from, build_failed)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, {NOW},
+                             ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
                 ),
                 params![
                     run.run_id,
@@ -260,6 +264,13 @@ impl Store for SqliteStore {
                     run.environment.valgrind,
                     run.environment.host.cpu,
                     json,
+                    at.position,
+                    at.parent,
+                    at.author_date,
+                    at.subject,
+                    at.machine,
+                    at.carried_from,
+                    at.build_failed,
                 ],
             )?;
             {
@@ -356,6 +367,65 @@ impl Store for SqliteStore {
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    fn timeline(&self, q: &RunQuery) -> Result<Timeline> {
+        let (w, args) = store::where_clause(q, None, |n| format!("?{n}"));
+        let kept = if w.is_empty() { "WHERE" } else { " AND" };
+        let sql = format!(
+            "SELECT {} FROM runs {w}{kept} build_failed IS NULL",
+            store::TIMELINE_COLUMNS
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let runs = stmt
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok(store::timeline_run(
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                    r.get(9)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let sql = format!(
+            "SELECT results.run_id, results.scenario_id, results.metric, results.per_op
+             FROM results JOIN runs ON runs.run_id = results.run_id {w}"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let values = stmt
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, f64>(3)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(Timeline::assemble(
+            runs,
+            values
+                .into_iter()
+                .filter_map(|(run, id, m, v)| Some((run, id, store::metric_named(&m)?, v))),
+        ))
+    }
+
+    fn commit_runs(&self, commit: &str) -> Result<Vec<RunRecord>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT run_id, record FROM runs WHERE commit_sha = ?1")?;
+        let rows = stmt
+            .query_map([commit], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter()
+            .map(|(id, record)| store::decode_run(&id, Some(record), &self.path.display()))
+            .collect()
     }
 }
 

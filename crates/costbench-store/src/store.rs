@@ -4,7 +4,7 @@
 //! per-op index. It opens no database and knows no backend's syntax beyond a placeholder.
 
 use anyhow::{bail, Context, Result};
-use costbench_record::history::{Metric, RunSummary, SeriesPoint};
+use costbench_record::history::{Metric, RunSummary, SeriesPoint, Timeline, TimelineRun};
 use costbench_record::model::{self, RunRecord};
 
 /// Which runs a query covers, newest first.
@@ -30,6 +30,81 @@ pub trait Store {
     fn load(&self, run_id: &str) -> Result<RunRecord>;
     /// The per-op values of `id`'s `metric` over the runs matching `q`, oldest first.
     fn series(&self, id: &str, metric: Metric, q: &RunQuery) -> Result<Vec<SeriesPoint>>;
+    /// Every run matching `q` (`limit` ignored) that measured something, in branch order, with
+    /// every series they hold ([`Timeline::assemble`]): what change detection and the
+    /// dashboard read. Runs of commits a backfill could not build are left out.
+    fn timeline(&self, q: &RunQuery) -> Result<Timeline>;
+    /// The records of every run of `commit` (full id), failed backfill builds included: a
+    /// backfill asks before measuring a commit whether it has been measured already.
+    fn commit_runs(&self, commit: &str) -> Result<Vec<RunRecord>>;
+}
+
+/// The columns of `runs` that place a run on its branch and machine (migration 3), as both
+/// backends write them.
+pub(crate) struct Placement<'a> {
+    pub position: Option<i64>,
+    pub parent: Option<&'a str>,
+    pub author_date: Option<&'a str>,
+    pub subject: Option<&'a str>,
+    pub machine: String,
+    pub carried_from: Option<&'a str>,
+    pub build_failed: Option<&'a str>,
+}
+
+impl<'a> Placement<'a> {
+    pub(crate) fn of(run: &'a RunRecord) -> Placement<'a> {
+        let git = run.environment.git.as_ref();
+        let backfill = run.backfill.as_ref();
+        Placement {
+            position: git
+                .and_then(|g| g.position)
+                .map(|p| i64::try_from(p).unwrap_or(i64::MAX)),
+            parent: git.and_then(|g| g.parent.as_deref()),
+            author_date: git.and_then(|g| g.author_date.as_deref()),
+            subject: git.and_then(|g| g.subject.as_deref()),
+            machine: run.environment.host.machine(),
+            carried_from: backfill.and_then(|b| b.carried_from.as_deref()),
+            build_failed: backfill.and_then(|b| b.failed.as_deref()),
+        }
+    }
+}
+
+/// The columns a timeline's runs are read from, in [`timeline_run`]'s order; runs recorded
+/// before migration 3 have no machine column and are placed by their CPU.
+pub(crate) const TIMELINE_COLUMNS: &str = "run_id, started_at, commit_sha, parent, position, \
+     author_date, subject, COALESCE(machine, host_cpu, 'unknown machine'), variant, carried_from";
+
+/// A timeline's run from the values of [`TIMELINE_COLUMNS`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn timeline_run(
+    run_id: String,
+    started_at: String,
+    commit: Option<String>,
+    parent: Option<String>,
+    position: Option<i64>,
+    author_date: Option<String>,
+    subject: Option<String>,
+    machine: String,
+    variant: String,
+    carried_from: Option<String>,
+) -> TimelineRun {
+    TimelineRun {
+        run_id,
+        started_at,
+        commit,
+        parent,
+        position: position.and_then(|p| u64::try_from(p).ok()),
+        author_date,
+        subject,
+        machine,
+        variant,
+        carried_from,
+    }
+}
+
+/// The metric named `name` in the database (`None`: one this costbench does not know, left out).
+pub(crate) fn metric_named(name: &str) -> Option<Metric> {
+    Metric::ALL.into_iter().find(|m| m.as_str() == name)
 }
 
 /// The `WHERE` clause of `q`, and of a series of scenario `id`'s `metric` when `series` is given,

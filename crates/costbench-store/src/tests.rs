@@ -31,6 +31,7 @@ pub(crate) fn record(run_id: &str, started_at: &str, branch: &str, ir: u64) -> R
         commit: format!("c{run_id}"),
         branch: Some(branch.into()),
         dirty: false,
+        ..Default::default()
     });
     r
 }
@@ -228,9 +229,62 @@ fn binary_size_and_build_time_are_series(at: &Location) {
     assert_eq!(values(Metric::BuildSeconds), [20.5, 3.25]);
 }
 
+/// A timeline is in branch order (first-parent position, whenever each run was recorded),
+/// split by machine, leaves out commits a backfill could not build, and marks carried runs;
+/// `commit_runs` finds a commit's runs, the failed one included.
+fn timeline_orders_by_position_and_splits_machines(at: &Location) {
+    let db = at.open().unwrap();
+    let placed = |id: &str, started: &str, position: u64, ir: u64, cpu: &str| {
+        let mut r = record(id, started, "main", ir);
+        let g = r.environment.git.as_mut().unwrap();
+        g.position = Some(position);
+        g.subject = Some(format!("commit {position}"));
+        r.environment.host.cpu = Some(cpu.into());
+        r
+    };
+    // Recorded out of order: a backfill measures the past after main's newest commit.
+    db.record(&placed("r3", "2026-01-01T00:00:00Z", 3, 120, "A"))
+        .unwrap();
+    db.record(&placed("r1", "2026-01-02T00:00:00Z", 1, 100, "A"))
+        .unwrap();
+    let mut carried = placed("r2", "2026-01-03T00:00:00Z", 2, 100, "A");
+    carried.backfill = Some(Backfill {
+        carried_from: Some("cr1".into()),
+        failed: None,
+    });
+    db.record(&carried).unwrap();
+    let mut failed = placed("r4", "2026-01-04T00:00:00Z", 4, 0, "A");
+    failed.results.clear();
+    failed.backfill = Some(Backfill {
+        carried_from: None,
+        failed: Some("does not build".into()),
+    });
+    db.record(&failed).unwrap();
+    db.record(&placed("b1", "2026-01-05T00:00:00Z", 1, 90, "B"))
+        .unwrap();
+    let t = db.timeline(&RunQuery::default()).unwrap();
+    let order: Vec<&str> = t.runs.iter().map(|r| r.run_id.as_str()).collect();
+    assert_eq!(order, ["r1", "b1", "r2", "r3"]);
+    assert_eq!(t.runs[2].carried_from.as_deref(), Some("cr1"));
+    assert_eq!(t.runs[0].subject.as_deref(), Some("commit 1"));
+    let icount: Vec<_> = t
+        .series
+        .iter()
+        .filter(|s| s.metric == Metric::Icount)
+        .collect();
+    assert_eq!(icount.len(), 2, "one series per machine");
+    let a = icount.iter().find(|s| s.machine.starts_with("A ")).unwrap();
+    assert_eq!(a.points, [(0, 10.0), (2, 10.0), (3, 12.0)]);
+    let runs = db.commit_runs("cr4").unwrap();
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].backfill.as_ref().unwrap().failed.is_some());
+    assert!(db.commit_runs("nothing").unwrap().is_empty());
+}
+
 /// The suite, against one backend.
 fn suite(fresh: &mut dyn FnMut() -> Location) {
     records_lists_loads_and_queries_series(&fresh());
+    timeline_orders_by_position_and_splits_machines(&fresh());
     binary_size_and_build_time_are_series(&fresh());
     concurrent_writers_lose_and_double_nothing(&fresh());
     same_schema_version(&fresh());

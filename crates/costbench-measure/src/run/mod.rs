@@ -691,6 +691,7 @@ fn new_record(
         budgets: Vec::new(),
         complexity: Vec::new(),
         complexity_checks: Vec::new(),
+        backfill: None,
         results: selected
             .iter()
             .flat_map(|s| {

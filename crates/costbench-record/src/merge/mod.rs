@@ -351,6 +351,7 @@ pub fn merge(
             .values()
             .flat_map(|(_, r)| r.complexity_checks.iter().cloned())
             .collect(),
+        backfill: None,
     })
 }
 

@@ -88,6 +88,25 @@ pub struct RunRecord {
     /// Declared classes (a budget's `complexity`) checked against those fits.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub complexity_checks: Vec<complexity::ComplexityCheck>,
+    /// Present when `costbench history backfill` recorded this run for a commit of the
+    /// branch's past: whether its figures were carried over from another commit's measurement
+    /// (none of the files that commit's build read had changed) or its build failed. Absent
+    /// from every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<Backfill>,
+}
+
+/// How `costbench history backfill` came by a run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Backfill {
+    /// The commit whose measurement stands for this one: none of the files its build read
+    /// differ between the two, so both build the same binary. `None`: measured itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_from: Option<String>,
+    /// Why the commit could not be measured (its build failed): the run holds no results and
+    /// is passed over by change detection, and a later backfill does not try it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
 }
 
 /// How a variant's build went.
@@ -219,12 +238,41 @@ pub struct Host {
     pub arch: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+impl Host {
+    /// The machine a series belongs to: CPU model, core count, architecture and OS, not the
+    /// host name (CI runners get a fresh one per job). Wall time, and counts that depend on the
+    /// CPU (the C library picks routines by CPU features), of two machines are never one series.
+    pub fn machine(&self) -> String {
+        format!(
+            "{} ({} cores, {}, {})",
+            self.cpu.as_deref().unwrap_or("unknown CPU"),
+            self.cores,
+            self.arch,
+            self.os.as_deref().unwrap_or("unknown OS")
+        )
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Git {
     pub commit: String,
     pub branch: Option<String>,
     /// Uncommitted changes were present when the run started.
     pub dirty: bool,
+    /// The commit's first parent (absent for a root commit and in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The commit's position on its first-parent line: how many commits that line holds up to
+    /// and including it (`git rev-list --count --first-parent`). It orders a branch's runs as
+    /// the branch was merged, whenever they were measured (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<u64>,
+    /// The commit's author date (RFC 3339; absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author_date: Option<String>,
+    /// The first line of the commit's message (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
