@@ -18,6 +18,7 @@
 
 pub mod bisect;
 pub mod budget;
+pub mod changes;
 pub mod check;
 pub mod compare;
 pub mod complexity;

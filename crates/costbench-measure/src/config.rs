@@ -30,6 +30,14 @@
 //! kind = "address"        # optional: only "branch" or only "address" findings there
 //! why = "reviewed: ..."   # required, shown in every report
 //!
+//! [history]              # `history changes` (see costbench_judge::changes::config)
+//! drift-budget = 5.0      # percent since drift-reference (a revision or a date)
+//! drift-reference = "v1.0"
+//!
+//! [[history.acknowledge]] # a change point that was meant: reported, not failing
+//! commit = "3f2a9c1"      # its commit (7+ hex digits)
+//! why = "..."             # required
+//!
 //! [variants.release]     # build variants for `costbench variants` (see variants::spec)
 //! [variants.checked]
 //! overflow-checks = true
@@ -70,6 +78,9 @@ pub struct Config {
     /// `costbench.toml:LINE` after the line its table starts on.
     #[serde(default, rename = "constant-time")]
     pub constant_time: costbench_judge::consttime::ConstantTimeConfig,
+    /// `[history]`: the drift budget and acknowledged change points (`history changes`).
+    #[serde(default)]
+    pub history: costbench_judge::changes::config::HistoryConfig,
     /// Whether it was read from a file (`false`: there is none, and this is the default).
     #[serde(skip)]
     pub from_file: bool,
@@ -110,6 +121,7 @@ impl Config {
     fn parse_inner(text: &str) -> Result<Config> {
         let mut c: Config = toml::from_str(text)?;
         c.check.validate()?;
+        c.history.validate()?;
         for (i, b) in c.budget.iter().enumerate() {
             b.validate()
                 .and_then(|()| costbench_judge::complexity::validate(b))

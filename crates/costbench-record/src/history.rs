@@ -223,6 +223,9 @@ pub struct TimelineSeries {
     pub variant: String,
     /// (index into [`Timeline::runs`], per-op value), in the runs' order.
     pub points: Vec<(usize, f64)>,
+    /// The most ops per run among its points: an exact figure's per-op tolerance is the
+    /// harness residual divided by it.
+    pub ops: u64,
 }
 
 /// Runs of a branch in the order the branch has its commits (first-parent position, then start
@@ -237,12 +240,12 @@ pub struct Timeline {
 
 impl Timeline {
     /// Puts `runs` in branch order and builds the series from `values` (run id, measured id,
-    /// metric, per-op value, in any order): runs without a position (recorded before positions
+    /// metric, per-op value, ops per run, in any order): runs without a position (recorded before positions
     /// were, or outside git) come after the positioned ones, in start order. Values of runs not
     /// in `runs` are dropped.
     pub fn assemble(
         mut runs: Vec<TimelineRun>,
-        values: impl IntoIterator<Item = (String, String, Metric, f64)>,
+        values: impl IntoIterator<Item = (String, String, Metric, f64, u64)>,
     ) -> Timeline {
         runs.sort_by(|a, b| {
             (a.position.is_none(), a.position, &a.started_at).cmp(&(
@@ -260,7 +263,7 @@ impl Timeline {
             (String, &'static str, String, String),
             TimelineSeries,
         > = std::collections::BTreeMap::new();
-        for (run_id, id, metric, value) in values {
+        for (run_id, id, metric, value, ops) in values {
             let Some(&i) = index.get(run_id.as_str()) else {
                 continue;
             };
@@ -271,17 +274,16 @@ impl Timeline {
                 r.machine.clone(),
                 r.variant.clone(),
             );
-            by_key
-                .entry(key)
-                .or_insert_with(|| TimelineSeries {
-                    id,
-                    metric,
-                    machine: r.machine.clone(),
-                    variant: r.variant.clone(),
-                    points: Vec::new(),
-                })
-                .points
-                .push((i, value));
+            let s = by_key.entry(key).or_insert_with(|| TimelineSeries {
+                id,
+                metric,
+                machine: r.machine.clone(),
+                variant: r.variant.clone(),
+                points: Vec::new(),
+                ops: 0,
+            });
+            s.points.push((i, value));
+            s.ops = s.ops.max(ops);
         }
         let mut series: Vec<TimelineSeries> = by_key.into_values().collect();
         for s in &mut series {

@@ -22,6 +22,7 @@ pub mod asm;
 pub mod bmf;
 pub mod budget;
 pub mod census;
+pub mod changes;
 pub mod check;
 pub mod checks;
 pub mod comparison;

@@ -380,7 +380,8 @@ impl Store for PostgresStore {
             })
             .collect();
         let sql = format!(
-            "SELECT results.run_id, results.scenario_id, results.metric, results.per_op
+            "SELECT results.run_id, results.scenario_id, results.metric, results.per_op,
+                    results.ops
              FROM results JOIN runs ON runs.run_id = results.run_id {w}"
         );
         let values = client
@@ -388,7 +389,8 @@ impl Store for PostgresStore {
             .iter()
             .filter_map(|r| {
                 let metric = store::metric_named(r.get(2))?;
-                Some((r.get(0), r.get(1), metric, r.get(3)))
+                let ops: i64 = r.get(4);
+                Some((r.get(0), r.get(1), metric, r.get(3), ops.max(0) as u64))
             })
             .collect::<Vec<_>>();
         Ok(Timeline::assemble(runs, values))

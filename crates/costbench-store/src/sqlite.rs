@@ -394,7 +394,8 @@ impl Store for SqliteStore {
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let sql = format!(
-            "SELECT results.run_id, results.scenario_id, results.metric, results.per_op
+            "SELECT results.run_id, results.scenario_id, results.metric, results.per_op,
+                    results.ops
              FROM results JOIN runs ON runs.run_id = results.run_id {w}"
         );
         let mut stmt = self.conn.prepare(&sql)?;
@@ -405,14 +406,15 @@ impl Store for SqliteStore {
                     r.get::<_, String>(1)?,
                     r.get::<_, String>(2)?,
                     r.get::<_, f64>(3)?,
+                    r.get::<_, i64>(4)?,
                 ))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(Timeline::assemble(
             runs,
-            values
-                .into_iter()
-                .filter_map(|(run, id, m, v)| Some((run, id, store::metric_named(&m)?, v))),
+            values.into_iter().filter_map(|(run, id, m, v, ops)| {
+                Some((run, id, store::metric_named(&m)?, v, ops.max(0) as u64))
+            }),
         ))
     }
 

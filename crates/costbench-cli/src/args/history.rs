@@ -57,7 +57,11 @@ pub struct HistoryArgs {
     mut_arg("manifest_path", |a| a.display_order(0)),
     mut_arg("db", |a| a.display_order(1))
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct HistoryCmd {
+    /// Watch a branch: measure its past, find where its series stepped, draw them.
+    #[command(subcommand)]
+    pub action: Option<HistoryAction>,
     #[command(flatten)]
     pub(crate) database: DatabaseArgs,
     /// Only runs of this git branch.
@@ -75,6 +79,158 @@ pub struct HistoryCmd {
     /// Metric of the series.
     #[arg(long, value_parser = metric_values(), default_value = "icount")]
     pub metric: Metric,
+}
+
+/// What `costbench history` does besides listing.
+#[derive(Debug, clap::Subcommand)]
+pub enum HistoryAction {
+    /// Find every lasting step of every series (id × metric × machine × variant) of a branch,
+    /// at the first commit that carries it, and each series' drift since a reference.
+    ///
+    /// Exact figures (instructions, allocations, bytes, binary size) step where a value leaves
+    /// the one before by more than the harness residual and the next run keeps it; wall time,
+    /// build time and RSS by a t-test change-point method (Hunter's, after E-Divisive). A step
+    /// whose measured commits are not parent and child says so (`backfill --narrow` measures
+    /// between them until they are). Each change is explained by the functions
+    /// whose own cost moved, as `check` explains a pull request, where both runs' profiles
+    /// were kept (backfilled runs keep them). Exit 3 when a change point after --since, or a
+    /// drift over costbench.toml's budget, is not acknowledged in costbench.toml; 0 otherwise.
+    Changes(ChangesCmd),
+    /// Measure the commits of a range of the current branch and record each in the history
+    /// with its commit, parent, position and author date.
+    ///
+    /// Follows the first-parent line (main as it was merged); --every K and --max-time sample it.
+    /// One worktree is moved from commit to commit and builds start from `run`'s; a commit that
+    /// changed none of the files a measured commit's build read is recorded with that commit's
+    /// figures, marked carried over, without a build. A commit already recorded for the same
+    /// machine, variant, instruments and filter is not measured again, so an interrupted backfill
+    /// resumes where it stopped; a commit that does not build is recorded as such with the
+    /// reason, and passed over. Bench targets on criterion or divan are switched to costbench's
+    /// compatible crates in the worktree (the repository is not touched).
+    Backfill(BackfillCmd),
+    /// Write the history of a branch as a static site (one HTML file, no server, no network):
+    /// a chart per series over commits, change points marked and explained, drift.
+    Dashboard(DashboardCmd),
+}
+
+/// Which runs of the history change detection and the dashboard read, and how they judge them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChangesArgs {
+    /// Only runs of this branch [default: the branch checked out, if any; else every run].
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Every branch's runs (by default only the checked-out branch's).
+    #[arg(long, conflicts_with = "branch")]
+    pub all_branches: bool,
+    /// Only runs of this variant [default: every variant, each its own series].
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Only series of this metric (repeatable) [default: every metric recorded].
+    #[arg(long = "metric", value_parser = metric_values())]
+    pub metrics: Vec<Metric>,
+    /// Only ids matching this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Drift is measured from this revision (tag, branch, commit) or date (YYYY-MM-DD)
+    /// [default: costbench.toml's [history] drift-reference, else the oldest run].
+    #[arg(long, value_name = "REV|DATE")]
+    pub reference: Option<String>,
+    /// Drift budget in percent [default: costbench.toml's [history] drift-budget; without
+    /// one, drift is shown and never fails].
+    #[arg(long, value_name = "PCT")]
+    pub drift_budget: Option<f64>,
+    /// Wall time: the t-test's significance level.
+    #[arg(long, value_name = "P", default_value_t = 0.001)]
+    pub alpha: f64,
+    /// Wall time: the fewest runs on each side of a change point.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub min_segment: usize,
+    /// Wall time: the smallest change reported, percent.
+    #[arg(long, value_name = "PCT", default_value_t = 2.0)]
+    pub min_change: f64,
+}
+
+/// The arguments of `costbench history changes`.
+#[derive(Debug, clap::Args)]
+pub struct ChangesCmd {
+    #[command(flatten)]
+    pub(crate) changes: ChangesArgs,
+    /// Only change points after this commit fail (a CI job on a push passes the commit before
+    /// the push, so that each change point fails once, on the push that brought it).
+    #[arg(long, value_name = "REV")]
+    pub since: Option<String>,
+    /// Explain at most this many change points (the largest) with the functions that moved.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub explain: usize,
+    #[arg(long, value_parser = formats::parser(formats::CHANGES), default_value = "table")]
+    pub(crate) format: Format,
+    /// GitHub Actions: auto (when GITHUB_ACTIONS is set) prints ::error annotations for the
+    /// change points and drift that fail (on stderr) and appends the markdown listing to
+    /// GITHUB_STEP_SUMMARY; on: the annotations outside GitHub Actions too; off: neither.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub github: crate::args::GithubArg,
+    #[command(flatten)]
+    pub(crate) database: DatabaseArgs,
+}
+
+/// The arguments of `costbench history backfill`.
+#[derive(Debug, clap::Args)]
+pub struct BackfillCmd {
+    /// The commits to measure: `A..B` (those after A up to B, as git reads it) or one revision
+    /// (the whole first-parent line up to it).
+    #[arg(value_name = "REV_RANGE")]
+    pub range: String,
+    /// Measure every K-th commit of the range (the newest always).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub every: usize,
+    /// Stop starting new commits after this many seconds (the ones measured are kept; run it
+    /// again to go on).
+    #[arg(long, value_name = "SECS")]
+    pub max_time: Option<u64>,
+    /// Every commit of the range, also those reached only through a merge (by default the
+    /// first-parent line).
+    #[arg(long)]
+    pub all_commits: bool,
+    /// Measure commits again even when they are recorded for the same settings.
+    #[arg(long)]
+    pub again: bool,
+    /// Build and measure every commit, even one that changed none of the files a measured
+    /// commit's build read.
+    #[arg(long)]
+    pub build_every_commit: bool,
+    /// The branch the runs are recorded under [default: the branch checked out].
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Then narrow every change of an exact figure whose measured commits are not parent and
+    /// child to its commit, by measuring commits between them (bisect) until they are.
+    #[arg(long)]
+    pub narrow: bool,
+    /// Print the commits that would be measured and stop.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How to build and measure each commit (--shard K/N splits the commits, not the scenarios,
+    /// over CI jobs writing into one history).
+    #[command(flatten)]
+    pub measure: crate::args::MeasureArgs,
+}
+
+/// The arguments of `costbench history dashboard`.
+#[derive(Debug, clap::Args)]
+pub struct DashboardCmd {
+    #[command(flatten)]
+    pub(crate) changes: ChangesArgs,
+    /// Directory of the site; its index.html is written atomically [default:
+    /// TARGET_DIR/costbench/dashboard].
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Title of the page [default: the package's name and branch].
+    #[arg(long)]
+    pub title: Option<String>,
+    /// What to print besides writing the site: its path, or a JSON summary.
+    #[arg(long, value_parser = formats::parser(formats::CHANGES), default_value = "table")]
+    pub(crate) format: Format,
+    #[command(flatten)]
+    pub(crate) database: DatabaseArgs,
 }
 
 /// `--metric`'s values: the history's metrics, as the record crate lists them.

@@ -20,7 +20,8 @@ pub use compare::{
     BisectCmd, CheckCmd, CompareCmd, ErrorControlArg, GithubArg, OnBuildFailure, SignificanceArgs,
 };
 pub use history::{
-    DatabaseArgs, ExportCmd, HistoryArgs, HistoryCmd, ImportCmd, MergeCmd, ReportCmd,
+    BackfillCmd, ChangesArgs, ChangesCmd, DashboardCmd, DatabaseArgs, ExportCmd, HistoryAction,
+    HistoryArgs, HistoryCmd, ImportCmd, MergeCmd, ReportCmd,
 };
 pub use measure::{
     CargoArgs, CodeAlignArg, LayoutArg, LoadArgs, MeasureArgs, RoundsArgs, RunArgs, TargetArgs,

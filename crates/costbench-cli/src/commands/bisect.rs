@@ -15,8 +15,6 @@ use crate::args::{BisectCmd, OnBuildFailure};
 use crate::core::session::Session;
 use anyhow::{anyhow, bail, Context, Result};
 use costbench_judge::bisect::{Bisection, Outcome, Step};
-use costbench_judge::compare::noise::HistoricThresholds;
-use costbench_judge::compare::CompareOptions;
 use costbench_measure::cargo::DEFAULT_BUILD;
 use costbench_measure::run::baseline::{self, Commit, BISECT_AHEAD_VARIANT, BISECT_VARIANT};
 use costbench_measure::run::bisect::{changed_files, seed_build, BuildInputs};
@@ -389,27 +387,14 @@ fn count(run: &RunRecord, sha: &str) -> Result<(u64, u64)> {
 /// What explains the change between the two commits: the functions whose own cost changed, the
 /// checks that moved and the machine code of the largest movers, as `check` shows them.
 fn explain(before: &Measured, after: &Measured) {
-    // Any change of an exact count is the one bisect found, however small.
-    let opts = CompareOptions {
-        icount_threshold_pct: 0.0,
-        ..CompareOptions::default()
-    };
-    let cmp = crate::core::sides::judge_sides(
-        (&before.run, Some(&before.dir)),
-        (&after.run, Some(&after.dir)),
-        &opts,
-        &HistoricThresholds::default(),
-        None,
+    print!(
+        "{}",
+        crate::core::sides::explain_change(
+            (&before.run, &before.dir),
+            (&after.run, &after.dir),
+            None
+        )
     );
-    let mut out = String::new();
-    for f in &cmp.functions {
-        costbench_report::movers::terminal(&mut out, f);
-    }
-    for d in &cmp.census {
-        costbench_report::checks::terminal(&mut out, d);
-    }
-    costbench_report::asm::terminal(&mut out, &cmp.asm);
-    print!("{out}");
 }
 
 fn short(sha: &str) -> &str {

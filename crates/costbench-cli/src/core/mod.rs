@@ -15,6 +15,7 @@
 //! exit code beyond what a shared presentation returns; the measuring, judging and store crates
 //! below take the paths it computes as arguments.
 
+pub(crate) mod changes;
 pub(crate) mod history;
 pub(crate) mod paths;
 pub(crate) mod present;

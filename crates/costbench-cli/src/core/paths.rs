@@ -43,6 +43,17 @@ impl Paths {
         self.root.join("variants")
     }
 
+    /// `history backfill`'s kept results: one directory per measured commit, whose callgrind
+    /// profiles explain its change points.
+    pub(crate) fn backfill(&self) -> PathBuf {
+        self.root.join("backfill")
+    }
+
+    /// `history dashboard`'s site.
+    pub(crate) fn dashboard(&self) -> PathBuf {
+        self.root.join("dashboard")
+    }
+
     /// `bisect`'s output: one directory per measured commit.
     pub(crate) fn bisect(&self) -> PathBuf {
         self.root.join("bisect")

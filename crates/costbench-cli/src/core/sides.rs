@@ -81,6 +81,40 @@ pub(crate) fn judge_sides(
     cmp
 }
 
+/// What explains the change of exact counts between two runs of two commits, as text: the
+/// functions whose own cost changed, the checks that moved and the machine code of the largest
+/// movers, as `check` shows them; only of `id` when given. `bisect` prints it for the commit
+/// it found, `history changes` for each change point (one piece of code for both).
+pub(crate) fn explain_change(
+    before: (&RunRecord, &Path),
+    after: (&RunRecord, &Path),
+    id: Option<&str>,
+) -> String {
+    // Any change of an exact count is the one being explained, however small.
+    let opts = costbench_judge::compare::CompareOptions {
+        icount_threshold_pct: 0.0,
+        ..costbench_judge::compare::CompareOptions::default()
+    };
+    let cmp = judge_sides(
+        (before.0, Some(before.1)),
+        (after.0, Some(after.1)),
+        &opts,
+        &costbench_judge::compare::noise::HistoricThresholds::default(),
+        None,
+    );
+    let wanted = |of: &str| id.is_none_or(|id| id == of);
+    let mut out = String::new();
+    for f in cmp.functions.iter().filter(|f| wanted(&f.id)) {
+        costbench_report::movers::terminal(&mut out, f);
+    }
+    for d in cmp.census.iter().filter(|d| wanted(&d.id)) {
+        costbench_report::checks::terminal(&mut out, d);
+    }
+    let asm: Vec<_> = cmp.asm.iter().filter(|a| wanted(&a.id)).cloned().collect();
+    costbench_report::asm::terminal(&mut out, &asm);
+    out
+}
+
 /// Attaches what explains each change whose functions `cmp` lists: the census diff (when both
 /// runs measured the census) and the machine code of the largest movers, read first from the
 /// callgrind outputs in the runs' directories and the binaries they name; source files under a

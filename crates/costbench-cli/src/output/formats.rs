@@ -24,6 +24,9 @@ pub const RUN: &[Doc] = &[Doc::Run, Doc::Matrix];
 /// `compare`'s and `check`'s document.
 pub const COMPARE: &[Doc] = &[Doc::Comparison];
 
+/// `history changes`' and `history dashboard`'s document: the change points and drift.
+pub const CHANGES: &[Doc] = &[Doc::Changes];
+
 /// `export`'s document.
 pub const EXPORT: &[Doc] = &[Doc::Export];
 

@@ -241,6 +241,13 @@ pub fn target_directory(manifest_path: Option<&Path>) -> Result<PathBuf> {
     Ok(metadata(manifest_path)?.1.target_directory)
 }
 
+/// The workspace root and target directory of the crate or workspace of `manifest_path` (the
+/// nearest Cargo.toml when `None`).
+pub fn workspace(manifest_path: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
+    let meta = metadata(manifest_path)?.1;
+    Ok((meta.workspace_root, meta.target_directory))
+}
+
 /// Resolves which bench target to run from the command line, `costbench.toml` and the crate.
 pub fn resolve(
     manifest_path: Option<&Path>,

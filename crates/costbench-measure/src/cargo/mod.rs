@@ -25,6 +25,6 @@ pub use build::{
     CodeAlign, DEFAULT_BUILD, DEFAULT_PROFILE,
 };
 pub use metadata::{
-    costbench_dir, dependency_features, features, resolve, target_directory, BenchTarget, Features,
-    LockFlags,
+    costbench_dir, dependency_features, features, resolve, target_directory, workspace,
+    BenchTarget, Features, LockFlags,
 };

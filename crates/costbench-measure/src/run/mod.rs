@@ -20,6 +20,7 @@
 //! an output directory is touched (`nothing_to_measure`).
 
 pub mod adaptive;
+pub mod backfill;
 pub mod baseline;
 mod binary;
 pub mod bisect;

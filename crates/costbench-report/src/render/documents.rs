@@ -10,7 +10,7 @@
 //! to shorten paths against, the time of a page, a line naming where results went) is given to
 //! it.
 
-use super::{Doc, Format, Render};
+use super::{ChangesView, Doc, Format, Render};
 use costbench_judge::check::Gate;
 use costbench_judge::compare::Comparison;
 use costbench_judge::variants::Matrix;
@@ -138,6 +138,7 @@ rendered_by! {
     CensusView => Census.census,
     HistoryView => History.history,
     Page => Page.page,
+    ChangesView => Changes.changes,
 }
 
 /// A run renders its own formats and, with a page, the page's (`run --html`).

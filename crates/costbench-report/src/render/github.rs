@@ -8,6 +8,10 @@ use super::{ComparisonView, Hook, Renderer};
 pub(super) struct Github;
 
 impl Renderer for Github {
+    fn changes<'a>(&self) -> Option<Hook<super::ChangesView<'a>>> {
+        Hook::file_only(|v| crate::changes::github(v))
+    }
+
     fn comparison<'a>(&self) -> Option<Hook<ComparisonView<'a>>> {
         Hook::file_only(|v| match v.gate {
             Some(gate) => crate::github::annotations(v.comparison, gate, v.config_file),

@@ -68,6 +68,16 @@ impl Renderer for Json {
         })
     }
 
+    fn changes<'a>(&self) -> Option<Hook<super::ChangesView<'a>>> {
+        Hook::offered(
+            "Change points and drift as JSON (`\"schema\": \"costbench-changes\"`)",
+            |v| {
+                serde_json::to_string_pretty(&crate::changes::json(v))
+                    .expect("JSON values serialise")
+            },
+        )
+    }
+
     fn closes_line(&self) -> bool {
         false
     }

@@ -17,6 +17,13 @@ impl Renderer for Markdown {
         )
     }
 
+    fn changes<'a>(&self) -> Option<Hook<super::ChangesView<'a>>> {
+        Hook::offered(
+            "GitHub-flavoured markdown for a job summary or an issue",
+            |v| crate::changes::markdown(v),
+        )
+    }
+
     fn matrix<'a>(&self) -> Option<Hook<MatrixView<'a>>> {
         Hook::offered(
             "With variants only: the matrix as GitHub-flavoured markdown",

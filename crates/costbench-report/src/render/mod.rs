@@ -22,6 +22,7 @@ pub mod documents;
 
 use std::fmt;
 
+pub use crate::changes::ChangesView;
 pub use documents::{
     variant_runs, CensusView, ComparisonView, HistoryView, MatrixView, MiriView, Page, RunExport,
     RunView,
@@ -175,6 +176,11 @@ pub trait Renderer: Sync {
         None
     }
 
+    /// A branch's change points and drift (`history changes`, `history dashboard`).
+    fn changes<'a>(&self) -> Option<Hook<ChangesView<'a>>> {
+        None
+    }
+
     /// Whether the rendered text ends with its own line break. JSON (and BMF, which is JSON)
     /// is rendered without one, as a file holds exactly the document, so a terminal adds it.
     fn closes_line(&self) -> bool {
@@ -202,6 +208,8 @@ pub enum Doc {
     History,
     /// [`Page`].
     Page,
+    /// [`ChangesView`].
+    Changes,
 }
 
 impl Doc {
@@ -216,6 +224,7 @@ impl Doc {
             Doc::Census => r.census().map(|h| h.help),
             Doc::History => r.history().map(|h| h.help),
             Doc::Page => r.page().map(|h| h.help),
+            Doc::Changes => r.changes().map(|h| h.help),
         }
     }
 

@@ -55,6 +55,12 @@ impl Renderer for Table {
         })
     }
 
+    fn changes<'a>(&self) -> Option<Hook<super::ChangesView<'a>>> {
+        Hook::offered("The change points by commit, then drift, for people", |v| {
+            crate::changes::terminal(v)
+        })
+    }
+
     fn history<'a>(&self) -> Option<Hook<HistoryView<'a>>> {
         Hook::file_only(|v| match *v {
             HistoryView::Runs(runs) => crate::history::runs(runs),

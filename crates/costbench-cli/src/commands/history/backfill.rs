@@ -1,0 +1,394 @@
+//! `costbench history backfill REV_RANGE`: measures the commits of a range of the branch and
+//! records each run in the history with its commit, parent, position and author date, so that a
+//! crate that adopts costbench today has a history of its past, and change points can be placed
+//! at their exact commit.
+//!
+//! bisect's machinery, commit after commit: one worktree moved from commit to commit
+//! (`checkout_for_bisect` under the `backfill` build directory, seeded from `run`'s build), and a
+//! commit that changed none of the files a measured commit's build read takes that commit's
+//! figures without a build, recorded as carried over. Each measured commit's results stay under
+//! `TARGET/costbench/backfill/SHA/run` (its callgrind profiles explain its change points), with
+//! the binary beside them (its machine code). A commit already recorded for the same settings is
+//! passed over (an interrupted backfill resumes), a commit that does not build is recorded as
+//! such, with the reason, and passed over. `--narrow` then measures between the runs of each
+//! change of an exact figure whose commits are not parent and child, halving the gap until
+//! they are.
+
+use crate::args::BackfillCmd;
+use crate::core::changes::{kept_dir, short};
+use crate::core::session::Session;
+use anyhow::{Context, Result};
+use costbench_judge::changes::{self, Method};
+use costbench_measure::cargo::DEFAULT_BUILD;
+use costbench_measure::run::backfill::{self as git, BranchCommit, BACKFILL_VARIANT};
+use costbench_measure::run::baseline;
+use costbench_measure::run::bisect::{changed_files, seed_build, BuildInputs};
+use costbench_record::history::Metric;
+use costbench_record::model::{Backfill, RunRecord};
+use costbench_store::{RunQuery, Store};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// A commit measured in this backfill: its record and the files its build read.
+struct Measured {
+    sha: String,
+    run: RunRecord,
+    inputs: BuildInputs,
+}
+
+/// What became of one commit.
+enum Outcome {
+    Measured,
+    Carried,
+    Failed,
+    Recorded,
+}
+
+pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
+    if b.every == 0 {
+        crate::exit::usage!("--every must be at least 1");
+    }
+    if b.measure.history.no_history {
+        crate::exit::usage!(
+            "--no-history: a backfill records every commit in the history, that is what it is for"
+        );
+    }
+    let shard = b
+        .measure
+        .shard
+        .take()
+        .map(|s| costbench_record::shard::Shard::parse(&s))
+        .transpose()?;
+    let mut cmd = std::mem::replace(&mut b.measure, placeholder()).into_command(false, false)?;
+    // Recorded here, with the branch and backfill blocks set, not by the session.
+    cmd.record_history = false;
+    cmd.measure.progress = false;
+    let session = Session::open(cmd)?;
+    let root = session.target.workspace_root.clone();
+    if git::dirty(&root)? {
+        crate::exit::usage!(
+            "the work tree at {} has uncommitted changes: commit or stash them first (a backfill measures commits; \
+             costbench.toml and a switched bench dependency must be committed to be in them)",
+            root.display()
+        );
+    }
+    let all = git::commits(&root, &b.range, b.all_commits)?;
+    let branch = b.branch.clone().or_else(|| git::current_branch(&root));
+    // Sampled from the newest down, so that the newest is always measured.
+    let n = all.len();
+    let mut selected: Vec<&BranchCommit> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| (n - 1 - i) % b.every == 0)
+        .map(|(_, c)| c)
+        .collect();
+    if let Some(s) = &shard {
+        // Contiguous blocks: neighbours share builds and carry each other's figures.
+        let (k, count) = (s.index as usize - 1, s.count as usize);
+        let len = selected.len();
+        let (from, to) = (len * k / count, len * (k + 1) / count);
+        selected = selected[from..to].to_vec();
+    }
+    if b.dry_run {
+        for c in &selected {
+            println!("{} {:>6} {}", short(&c.sha), c.position, c.subject);
+        }
+        println!(
+            "{} of {n} commits of {} would be measured{}",
+            selected.len(),
+            b.range,
+            shard.map_or(String::new(), |s| format!(
+                " (shard {}/{})",
+                s.index, s.count
+            ))
+        );
+        return Ok(crate::exit::OK);
+    }
+    let store = session.history.open()?;
+    let seeded = seed_build(&session.target, DEFAULT_BUILD, BACKFILL_VARIANT)?;
+    let mut run = Backfiller {
+        session: &session,
+        store: &*store,
+        branch,
+        root: root.clone(),
+        top: PathBuf::from(
+            String::from_utf8_lossy(
+                &std::process::Command::new("git")
+                    .arg("-C")
+                    .arg(&root)
+                    .args(["rev-parse", "--show-toplevel"])
+                    .output()
+                    .context("cannot run git")?
+                    .stdout,
+            )
+            .trim(),
+        ),
+        take_mtimes: seeded > 0,
+        measured: Vec::new(),
+        template: None,
+        again: b.again,
+        build_every_commit: b.build_every_commit,
+        counts: [0; 4],
+    };
+    session.status(
+        "Backfilling",
+        format!(
+            "{} of {n} commits of {} on {}",
+            selected.len(),
+            b.range,
+            run.branch.as_deref().unwrap_or("(no branch)")
+        ),
+    );
+    let started = Instant::now();
+    let out_of_time = |what: &str| {
+        b.max_time
+            .is_some_and(|m| started.elapsed().as_secs() >= m)
+            .then(|| {
+                eprintln!(
+                    "note: --max-time {}s reached; {what} (run the same command again to go on)",
+                    b.max_time.unwrap_or(0)
+                );
+            })
+    };
+    let mut stopped = false;
+    for c in &selected {
+        if out_of_time("the commits not reached are not measured").is_some() {
+            stopped = true;
+            break;
+        }
+        run.commit(c)?;
+    }
+    let mut narrowed = 0;
+    if b.narrow && !stopped {
+        loop {
+            if out_of_time("narrowing stopped").is_some() {
+                break;
+            }
+            let Some(mid) = run.next_to_narrow()? else {
+                break;
+            };
+            run.commit(&mid)?;
+            narrowed += 1;
+        }
+    }
+    let [measured, carried, failed, recorded] = run.counts;
+    println!(
+        "backfill of {}: {measured} measured, {carried} carried over (no build: their build's files were a measured commit's), \
+         {failed} did not build, {recorded} already recorded{}; {:.0} s",
+        b.range,
+        if b.narrow {
+            format!("; {narrowed} commits between them taken to narrow change points")
+        } else {
+            String::new()
+        },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(crate::exit::OK)
+}
+
+/// `MeasureArgs` has no default; `into_command` consumes it, so the command's copy is swapped
+/// for one parsed from nothing.
+fn placeholder() -> crate::args::MeasureArgs {
+    use clap::FromArgMatches;
+    let cmd = <crate::args::MeasureArgs as clap::Args>::augment_args(clap::Command::new("x"));
+    crate::args::MeasureArgs::from_arg_matches(&cmd.get_matches_from(["x"]))
+        .expect("the measuring options all have defaults")
+}
+
+struct Backfiller<'a> {
+    session: &'a Session,
+    store: &'a dyn Store,
+    branch: Option<String>,
+    root: PathBuf,
+    top: PathBuf,
+    take_mtimes: bool,
+    measured: Vec<Measured>,
+    /// A record with this backfill's settings, to tell which recorded runs it would repeat.
+    template: Option<RunRecord>,
+    again: bool,
+    build_every_commit: bool,
+    /// Measured, carried, failed, already recorded.
+    counts: [usize; 4],
+}
+
+impl Backfiller<'_> {
+    fn commit(&mut self, c: &BranchCommit) -> Result<()> {
+        let outcome = self.one(c)?;
+        let i = match outcome {
+            Outcome::Measured => 0,
+            Outcome::Carried => 1,
+            Outcome::Failed => 2,
+            Outcome::Recorded => 3,
+        };
+        self.counts[i] += 1;
+        Ok(())
+    }
+
+    fn one(&mut self, c: &BranchCommit) -> Result<Outcome> {
+        let label = format!("{} {}", short(&c.sha), c.subject);
+        if !self.again {
+            let template = self.template.clone().unwrap_or_else(|| {
+                git::failed_build_record(
+                    &self.session.target,
+                    &self.session.cmd.measure,
+                    c,
+                    None,
+                    String::new(),
+                )
+            });
+            let done = self
+                .store
+                .commit_runs(&c.sha)?
+                .iter()
+                .any(|r| git::same_settings(r, &template));
+            if done {
+                self.session
+                    .status("Recorded", format!("{label}: already in the history"));
+                return Ok(Outcome::Recorded);
+            }
+        }
+        if !self.build_every_commit {
+            for m in &self.measured {
+                let changed = changed_files(&self.top, &m.sha, &c.sha)?;
+                if m.inputs.first_touched(&changed).is_none() {
+                    self.session.status(
+                        "Carried",
+                        format!(
+                            "{label}: none of its build's files changed since {}",
+                            short(&m.sha)
+                        ),
+                    );
+                    let mut run = m.run.clone();
+                    run.run_id = costbench_measure::environment::new_run_id();
+                    run.environment.git = Some(c.git(self.branch.clone()));
+                    run.backfill = Some(Backfill {
+                        carried_from: Some(m.sha.clone()),
+                        failed: None,
+                    });
+                    self.store.record(&run)?;
+                    return Ok(Outcome::Carried);
+                }
+            }
+        }
+        self.session.status("Building", &label);
+        let take = std::mem::take(&mut self.take_mtimes);
+        let target =
+            baseline::checkout_for_bisect(&self.session.target, &c.sha, BACKFILL_VARIANT, take)?;
+        let exe = match self.session.build(&target, BACKFILL_VARIANT) {
+            Ok(exe) => exe,
+            Err(e) => {
+                let why = format!("{e:#}");
+                eprintln!(
+                    "warning: {label} does not build; recorded as such and passed over: {why}"
+                );
+                let run = git::failed_build_record(
+                    &self.session.target,
+                    &self.session.cmd.measure,
+                    c,
+                    self.branch.clone(),
+                    why,
+                );
+                self.store.record(&run)?;
+                return Ok(Outcome::Failed);
+            }
+        };
+        // Relative to the worktree's top, as bisect reads them: the files are the worktree's.
+        let worktree = self
+            .session
+            .target
+            .costbench_dir()
+            .join("worktrees")
+            .join(BACKFILL_VARIANT);
+        let inputs = BuildInputs::read(&target, &worktree, BACKFILL_VARIANT)?;
+        let paths = &self.session.paths;
+        let dir = kept_dir(paths, &c.sha);
+        let bin = dir.parent().unwrap_or(&dir).join("bin");
+        std::fs::create_dir_all(&bin)
+            .with_context(|| format!("cannot create {}", bin.display()))?;
+        let kept = bin.join(exe.file_name().unwrap_or_default());
+        std::fs::copy(&exe, &kept)
+            .with_context(|| format!("cannot copy {} to {}", exe.display(), kept.display()))?;
+        self.session.status("Measuring", &label);
+        let side = costbench_measure::run::SideSpec {
+            label: "default".into(),
+            exe: kept,
+            output_dir: dir.clone(),
+            target: Some(target),
+            build: None,
+        };
+        let mut run = self
+            .session
+            .measure_and_record(vec![side])?
+            .pop()
+            .expect("one side measured");
+        // The worktree is on a detached HEAD: the branch is the one backfilled.
+        if let Some(g) = run.environment.git.as_mut() {
+            g.branch = self.branch.clone();
+        }
+        let json = serde_json::to_vec_pretty(&run).expect("a run record always serialises");
+        costbench_record::output::write_atomic(&dir.join("run.json"), &json)?;
+        self.store.record(&run).with_context(|| {
+            format!(
+                "{label} was measured (results in {}), but recording it failed",
+                dir.display()
+            )
+        })?;
+        if self.template.is_none() {
+            self.template = Some(run.clone());
+        }
+        self.measured.push(Measured {
+            sha: c.sha.clone(),
+            run,
+            inputs,
+        });
+        Ok(Outcome::Measured)
+    }
+
+    /// The commit halfway between the two runs of the first change of an exact figure whose
+    /// runs' commits are not parent and child, on this machine and branch; `None` when every
+    /// such change is narrowed (or cannot be: the commits between do not build).
+    fn next_to_narrow(&self) -> Result<Option<BranchCommit>> {
+        let timeline = self.store.timeline(&RunQuery {
+            branch: self.branch.clone(),
+            variant: None,
+            limit: None,
+        })?;
+        let opts = changes::Options {
+            exact_tolerance: |m| if m == Metric::Icount { 2.0 } else { 0.0 },
+            alpha: 0.001,
+            min_segment: 5,
+            min_change_pct: 2.0,
+        };
+        let machine = costbench_measure::environment::collect(&self.root, None)
+            .host
+            .machine();
+        for c in changes::detect(&timeline, &opts) {
+            let series = &timeline.series[c.series];
+            if Method::of(series.metric) != Method::Exact || series.machine != machine {
+                continue;
+            }
+            let (prev, run) = (&timeline.runs[c.previous_run], &timeline.runs[c.run]);
+            let (Some(a), Some(b)) = (&prev.commit, &run.commit) else {
+                continue;
+            };
+            if run.parent.as_deref() == Some(a.as_str()) {
+                continue;
+            }
+            let between = match git::commits(&self.root, &format!("{a}..{b}"), false) {
+                Ok(list) => list,
+                Err(_) => continue,
+            };
+            // Commits of the gap not yet recorded (a failed build is recorded: passed over).
+            let mut open = Vec::new();
+            for commit in between.iter().take(between.len().saturating_sub(1)) {
+                if self.store.commit_runs(&commit.sha)?.is_empty() {
+                    open.push(commit.clone());
+                }
+            }
+            if let Some(mid) = open.get(open.len() / 2) {
+                return Ok(Some(mid.clone()));
+            }
+        }
+        Ok(None)
+    }
+}

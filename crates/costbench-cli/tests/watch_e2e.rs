@@ -1,0 +1,163 @@
+//! Issue 38: watching main. `history backfill` measures a range of real commits of a scratch
+//! repository (the selftest suite), carries figures over commits that changed no file the build
+//! reads, records a commit that does not build and passes over it, resumes without measuring
+//! again, and narrows a sampled change to its exact commit; `history changes` places the change
+//! at that commit, explains it by the function that moved, fails once (`--since`), and takes an
+//! acknowledgement from costbench.toml.
+
+mod common;
+
+use common::scratch::{git, scratch_repo, set_knob};
+use common::{costbench, stderr, stdout, stdout_json, valgrind_available};
+use std::path::Path;
+
+fn head(r: &Path, rev: &str) -> String {
+    String::from_utf8(
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(r)
+            .args(["rev-parse", rev])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string()
+}
+
+fn backfill(r: &Path, db: &Path, extra: &[&str]) -> std::process::Output {
+    costbench(["history", "backfill"])
+        .args(extra)
+        .arg("--manifest-path")
+        .arg(r.join("Cargo.toml"))
+        .args([
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "selftest",
+            "--filter",
+            "^(knob/spin|calibrate/1000)$",
+            "--instrument",
+            "icount",
+            "--quiet",
+            "--db",
+        ])
+        .arg(db)
+        .output()
+}
+
+fn changes(r: &Path, db: &Path, extra: &[&str]) -> std::process::Output {
+    costbench(["history", "changes", "--manifest-path"])
+        .arg(r.join("Cargo.toml"))
+        .arg("--db")
+        .arg(db)
+        .args(["--github", "off"])
+        .args(extra)
+        .output()
+}
+
+#[test]
+fn backfill_places_a_change_at_its_commit_and_explains_it() {
+    if !valgrind_available() {
+        return;
+    }
+    let repo = scratch_repo();
+    let r = repo.path();
+    // Eight commits after the base: the 3rd breaks the build and the 4th mends it, the 6th
+    // turns the knob (1,000 more instructions per run of knob/spin); the others edit a note no
+    // build reads.
+    let lib = r.join("suites/selftest/src/lib.rs");
+    let good = std::fs::read_to_string(&lib).unwrap();
+    for k in 1..=8 {
+        match k {
+            3 => std::fs::write(&lib, format!("{good}\nfn broken( {{\n")).unwrap(),
+            4 => std::fs::write(&lib, &good).unwrap(),
+            6 => set_knob(r, 5),
+            _ => {
+                std::fs::write(r.join("NOTES.txt"), format!("note {k}\n")).unwrap();
+                git(r, &["add", "NOTES.txt"]);
+            }
+        }
+        git(r, &["commit", "-q", "-am", &format!("commit {k}")]);
+    }
+    let sixth = head(r, "HEAD~2");
+    let db = r.join("target/history.sqlite");
+
+    // Sampled every 4th commit (the 4th and the 8th), then narrowed: the change between them is
+    // bisected to the 6th (measured; the 5th then carries the 4th's figures).
+    let o = backfill(r, &db, &["HEAD~8..HEAD", "--every", "4", "--narrow"]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    assert!(text.contains("2 measured, 2 carried over"), "{text}");
+    assert!(
+        text.contains("2 commits between them taken to narrow"),
+        "{text}"
+    );
+    let o = changes(r, &db, &["--format", "json", "--filter", "knob"]);
+    let doc = stdout_json(&o, "history changes");
+    assert_eq!(o.status.code(), Some(3), "{doc}\n{}", stderr(&o));
+    let list = doc["changes"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{doc}");
+    let c = &list[0];
+    assert_eq!(c["commit"], sixth.as_str(), "{doc}");
+    assert_eq!(c["narrowed"], true, "{doc}");
+    assert_eq!(c["id"], "knob/spin");
+    assert_eq!(c["metric"], "icount");
+    assert!(c["change_pct"].as_f64().unwrap() > 0.0, "{doc}");
+    assert!(
+        c["explanation"].as_str().unwrap_or("").contains("spin"),
+        "the function that moved: {doc}"
+    );
+
+    // The whole range: the broken commit is recorded as such and passed over, the notes carried
+    // over, the commits already measured not measured again.
+    let o = backfill(r, &db, &["HEAD~8..HEAD"]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    assert!(text.contains("1 did not build"), "{text}");
+    assert!(text.contains("already recorded"), "{text}");
+    assert!(stderr(&o).contains("does not build"), "{}", stderr(&o));
+    let o = backfill(r, &db, &["HEAD~8..HEAD"]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("0 measured, 0 carried over") && text.contains("8 already recorded"),
+        "a second backfill measures nothing: {text}"
+    );
+    // Every commit measured one by one says the same: one change, at the 6th; calibrate never.
+    let o = changes(r, &db, &["--format", "json"]);
+    let doc = stdout_json(&o, "history changes");
+    let list = doc["changes"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{doc}");
+    assert_eq!(list[0]["commit"], sixth.as_str(), "{doc}");
+
+    // Fails once: after the change's commit it no longer does.
+    let o = changes(r, &db, &["--since", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = changes(r, &db, &["--since", "HEAD~3"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("FAIL knob/spin icount"),
+        "{}",
+        stdout(&o)
+    );
+    // Acknowledged in costbench.toml: reported with its reason, not failing.
+    std::fs::write(
+        r.join("costbench.toml"),
+        format!(
+            "[[history.acknowledge]]\ncommit = \"{}\"\nwhy = \"the knob is meant\"\n",
+            &sixth[..10]
+        ),
+    )
+    .unwrap();
+    let o = changes(r, &db, &["--since", "HEAD~3", "--format", "markdown"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("the knob is meant"), "{}", stdout(&o));
+    // A dirty tree, a range that does not exist: usage errors before anything is built.
+    let o = backfill(r, &db, &["nope..HEAD"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    std::fs::write(r.join("NOTES.txt"), "uncommitted\n").unwrap();
+    let o = backfill(r, &db, &["HEAD~1..HEAD"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("uncommitted"), "{}", stderr(&o));
+}

@@ -1,0 +1,228 @@
+//! Change points of a branch's history (`costbench history changes`): every lasting step of
+//! every series of a [`Timeline`] (id × metric × machine × variant), placed at the first run
+//! that carries it, and the drift of each series since a reference run against a budget.
+//!
+//! Exact figures (instruction counts, allocations, bytes, binary size: one measurement of a
+//! binary gives its value) step where two consecutive values differ by more than the series'
+//! tolerance and the new level lasts ([`exact`]); noisy figures (wall time, build time, RSS)
+//! are split by a t-test change-point method in the manner of Hunter / Apache Otava
+//! ([`noisy`]). Pure: which runs a timeline holds, which commits were measured and how the
+//! report is printed are the callers'.
+
+pub mod config;
+pub mod exact;
+pub mod noisy;
+
+use costbench_record::history::{Metric, Timeline};
+use serde::Serialize;
+
+/// Which method a metric's series is judged by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// One measurement gives the value: any lasting step beyond the tolerance is a change.
+    Exact,
+    /// Values scatter run to run: a step is a change when a t-test says so.
+    TTest,
+}
+
+impl Method {
+    /// How `metric`'s series are judged.
+    pub fn of(metric: Metric) -> Method {
+        match metric {
+            Metric::Icount
+            | Metric::Cycles
+            | Metric::AllocBytes
+            | Metric::Allocs
+            | Metric::PeakBytes
+            | Metric::BinarySize => Method::Exact,
+            Metric::Walltime | Metric::MaxRss | Metric::BuildSeconds => Method::TTest,
+        }
+    }
+}
+
+/// What change detection is told.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Exact series: the per-run difference at or below which two values are one level (the
+    /// harness residual, in the metric's unit per run); divided by the series' ops per run.
+    pub exact_tolerance: fn(metric: Metric) -> f64,
+    /// Noisy series: the t-test's significance level (default 0.001).
+    pub alpha: f64,
+    /// Noisy series: the fewest points on each side of a change (default 5).
+    pub min_segment: usize,
+    /// Noisy series: the smallest relative change reported, percent (default 2.0).
+    pub min_change_pct: f64,
+}
+
+/// One change point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangePoint {
+    /// Index into [`Timeline::series`].
+    pub series: usize,
+    /// Index into [`Timeline::runs`]: the first run that carries the new level.
+    pub run: usize,
+    /// Index into [`Timeline::runs`]: the last run of the old level just before it.
+    pub previous_run: usize,
+    /// The level before (exact: the value; t-test: the mean of the segment before).
+    pub before: f64,
+    /// The level after.
+    pub after: f64,
+    /// `100 · (after / before − 1)`.
+    pub change_pct: f64,
+    /// How it was found.
+    pub method: Method,
+    /// The t-test's p-value (t-test only).
+    pub p_value: Option<f64>,
+    /// Exact only: the new level held on a later run (false: the newest run of the series
+    /// carries it and nothing after it says yet whether it lasts).
+    pub confirmed: bool,
+}
+
+/// A series' cumulative change since a reference run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Drift {
+    /// Index into [`Timeline::series`].
+    pub series: usize,
+    /// Index into [`Timeline::runs`]: the reference run (the first of the series at or after
+    /// the reference).
+    pub reference_run: usize,
+    /// Index into [`Timeline::runs`]: the newest run of the series.
+    pub latest_run: usize,
+    /// The value at the reference (t-test series: the median of the first `window` points).
+    pub reference: f64,
+    /// The value now (t-test series: the median of the last `window` points).
+    pub latest: f64,
+    /// `100 · (latest / reference − 1)`.
+    pub change_pct: f64,
+    /// The budget, percent: |change| above it is over budget.
+    pub budget_pct: f64,
+    /// Whether the drift exceeds the budget.
+    pub over_budget: bool,
+}
+
+/// Every change point and drift of a timeline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ChangeReport {
+    /// Change points, by series then run.
+    pub changes: Vec<ChangePoint>,
+    /// The drift of every series that has a point at or after the reference (empty without a
+    /// budget).
+    pub drift: Vec<Drift>,
+}
+
+/// Finds the change points of every series of `timeline`.
+pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
+    let mut out = Vec::new();
+    for (si, s) in timeline.series.iter().enumerate() {
+        let values: Vec<f64> = s.points.iter().map(|p| p.1).collect();
+        let method = Method::of(s.metric);
+        match method {
+            Method::Exact => {
+                // Per-op values carry the float rounding of a division: never finer than it.
+                let typical = values.iter().copied().fold(0.0_f64, |a, v| a.max(v.abs()));
+                let tol =
+                    ((opts.exact_tolerance)(s.metric) / s.ops.max(1) as f64).max(typical * 1e-12);
+                for step in exact::steps(&values, tol) {
+                    out.push(ChangePoint {
+                        series: si,
+                        run: s.points[step.index].0,
+                        previous_run: s.points[step.index - 1].0,
+                        before: step.before,
+                        after: step.after,
+                        change_pct: pct(step.before, step.after),
+                        method,
+                        p_value: None,
+                        confirmed: step.confirmed,
+                    });
+                }
+            }
+            Method::TTest => {
+                let o = noisy::Options {
+                    alpha: opts.alpha,
+                    min_segment: opts.min_segment,
+                    min_change_pct: opts.min_change_pct,
+                };
+                for step in noisy::steps(&values, &o) {
+                    out.push(ChangePoint {
+                        series: si,
+                        run: s.points[step.index].0,
+                        previous_run: s.points[step.index - 1].0,
+                        before: step.before,
+                        after: step.after,
+                        change_pct: pct(step.before, step.after),
+                        method,
+                        p_value: Some(step.p_value),
+                        confirmed: true,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The drift of every series from its first run at or after `reference` (an index into
+/// [`Timeline::runs`]) to its newest, against `budget_pct`; t-test series compare the medians
+/// of `window` points at each end.
+pub fn drift(timeline: &Timeline, reference: usize, budget_pct: f64, window: usize) -> Vec<Drift> {
+    let mut out = Vec::new();
+    for (si, s) in timeline.series.iter().enumerate() {
+        let since: Vec<(usize, f64)> = s
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.0 >= reference)
+            .collect();
+        let (Some(first), Some(last)) = (since.first(), since.last()) else {
+            continue;
+        };
+        if first.0 == last.0 {
+            continue;
+        }
+        let (reference_value, latest) = match Method::of(s.metric) {
+            Method::Exact => (first.1, last.1),
+            Method::TTest => {
+                let w = window.max(1).min(since.len() / 2).max(1);
+                let head: Vec<f64> = since[..w].iter().map(|p| p.1).collect();
+                let tail: Vec<f64> = since[since.len() - w..].iter().map(|p| p.1).collect();
+                (median(&head), median(&tail))
+            }
+        };
+        let change_pct = pct(reference_value, latest);
+        out.push(Drift {
+            series: si,
+            reference_run: first.0,
+            latest_run: last.0,
+            reference: reference_value,
+            latest,
+            change_pct,
+            budget_pct,
+            over_budget: change_pct.abs() > budget_pct,
+        });
+    }
+    out
+}
+
+fn pct(before: f64, after: f64) -> f64 {
+    if before == 0.0 {
+        if after == 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        100.0 * (after / before - 1.0)
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
