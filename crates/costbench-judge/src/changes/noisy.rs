@@ -14,26 +14,33 @@
 //! 1. *Split*, top down (binary segmentation). For a segment `[a, b)` of at least
 //!    `2 · min_segment` points, every split `k` that leaves `min_segment` points on each side is
 //!    tested: Welch's t between `[a, k)` and `[k, b)`, two-sided, with Welch-Satterthwaite
-//!    degrees of freedom (the noise need not be the same on both sides of a change: a
-//!    regression often scatters more). The split with the smallest p-value is accepted when
-//!    `p < alpha` and the means moved by at least `min_change_pct` (`|after / before − 1|`),
-//!    and both halves are split again.
+//!    degrees of freedom. (Hunter pools the two variances; Welch's test does not assume the
+//!    noise is the same on both sides of a change, and a regression often scatters more.) The
+//!    split with the smallest p-value is accepted when `p < alpha` and the means moved by at
+//!    least `min_change_pct` (`|after / before − 1|`), and both halves are split again.
 //! 2. *Merge*, bottom up, as Hunter does. Each change point is tested again between its
 //!    neighbours (the segment from the previous change point to it against the segment from it
 //!    to the next), which are longer than the halves it was found in. The weakest one that
 //!    fails (the largest p-value at or above `alpha`; when every p passes, the smallest change
 //!    below `min_change_pct`) is dropped, its two neighbours are tested again over their
 //!    widened segments, and so on until every change point passes.
+//! 3. *Place*: each change point moves to the strongest split between its neighbours, and step
+//!    2 runs again, until nothing moves. This is not Hunter's: a split found in step 1 against
+//!    a segment that still held two later levels (a regression fixed some commits later) can
+//!    sit a few commits off, and a change point names the commit that made it. A point moves
+//!    only to a split whose test is stronger than where it stands; its neighbours, whose
+//!    segments it bounds, are judged again by step 2.
 //!
 //! Each step reports the means of the final segments on either side and the p-value of its
 //! final test. Segment sums come from prefix sums of `x` and `x²`, so a split is tested in
-//! O(1) plus one incomplete beta function, and a level of the split costs O(n).
+//! O(1) plus one incomplete beta function, and each level of the split costs O(n): 50 series
+//! of 1,000 points take well under a second.
 //!
 //! The split taken is the best of up to `n − 2 · min_segment + 1` candidates, so its p-value
-//! understates the chance of a split in pure noise: `alpha` must be small. With the defaults
-//! (0.001, 5 points, 2 %), 50 points of Gaussian noise of 10 % relative deviation gave a change
-//! point for 4 seeds of 200 (2 %; see the tests), and a +5 % step under 2 % noise is found
-//! within one commit of where it is.
+//! understates the chance of a split in pure noise, and `alpha` must be small. With alpha 0.001,
+//! 5 points and 2 %, 50 points of Gaussian noise of 10 % relative deviation gave a change point
+//! for about 3 % of seeds (2.5 % of the 200 the tests use; 100 points: 4.5 %); a +5 % step in
+//! the middle of 50 points under 2 % noise was found within 3 commits in 98 % of seeds.
 //!
 //! Edge cases: non-finite values are absent (indices still refer to `values`); `min_segment`
 //! counts as at least 2, the fewest points that have a variance; two segments of identical
@@ -440,7 +447,7 @@ mod tests {
     };
 
     /// Seeded Gaussian noise: xorshift64* for uniforms, Box-Muller for normals.
-    pub(super) struct Noise(u64);
+    struct Noise(u64);
 
     impl Noise {
         fn new(seed: u64) -> Noise {
@@ -464,7 +471,7 @@ mod tests {
     }
 
     /// `levels` (start index, level) as a series of `n` points with relative noise `sd`.
-    pub(super) fn series(seed: u64, n: usize, levels: &[(usize, f64)], sd: f64) -> Vec<f64> {
+    fn series(seed: u64, n: usize, levels: &[(usize, f64)], sd: f64) -> Vec<f64> {
         let mut noise = Noise::new(seed);
         (0..n)
             .map(|i| {
@@ -590,12 +597,31 @@ mod tests {
     }
 
     #[test]
-    fn a_regression_later_fixed_is_placed_where_it_starts_and_ends() {
-        // The first split of [0, 70) compares one level with a mixture of two, which can put it
-        // a few commits off (seed 4 split at 49); step 3 moves it back to the best split between
-        // its neighbours.
-        let found = steps(&series(4, 70, &[(20, 1.06), (45, 1.0)], 0.02), &DEFAULTS);
-        let at: Vec<usize> = found.iter().map(|s| s.index).collect();
+    fn a_regression_later_fixed_is_found_at_both_ends() {
+        // The first split compares one level with a mixture of two, which is weaker than a
+        // step of the same size. Measured: 949 of 1,000 seeds find both ends within 3 commits.
+        for seed in 0..10 {
+            let found = steps(&series(seed, 70, &[(20, 1.06), (45, 1.0)], 0.02), &DEFAULTS);
+            let at: Vec<usize> = found.iter().map(|s| s.index).collect();
+            assert_eq!(at.len(), 2, "seed {seed}: {at:?}");
+            assert!(
+                at[0].abs_diff(20) <= 3 && at[1].abs_diff(45) <= 3,
+                "seed {seed}: {at:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn placement_moves_a_split_found_against_a_mixture() {
+        // The first split of [0, 70) is taken against a mixture of the two later levels and
+        // lands 4 commits late; step 3 moves it to the best split between its neighbours.
+        let xs = series(4, 70, &[(20, 1.06), (45, 0.975)], 0.02);
+        let opts = &DEFAULTS;
+        assert_eq!(
+            split(&Series::new(&xs), opts.min_segment, opts),
+            vec![20, 49]
+        );
+        let at: Vec<usize> = steps(&xs, opts).iter().map(|s| s.index).collect();
         assert_eq!(at, vec![20, 45]);
     }
 
@@ -617,17 +643,22 @@ mod tests {
 
     #[test]
     fn noise_alone_rarely_splits() {
-        // 50 points of 10 % Gaussian noise, 200 seeds. Measured: 4 of 200 seeds (2 %) give a
-        // change point, each a single one; the bound leaves a little room.
+        // 50 points of 10 % Gaussian noise, 200 seeds. Measured: 5 of 200 seeds (2.5 %) give a
+        // change point, one each, with p between 6e-9 and 8e-4; seeds 200 to 2,199 give 57 of
+        // 2,000 (2.9 %). The split taken is the best of 41 candidates, so the family-wise rate
+        // is well above alpha (alpha 0.0002 halves it, and still finds the 5 % step below in
+        // 982 of 1,000 seeds). The bound leaves a little room.
         let false_positives = (0..200)
             .filter(|&seed| !steps(&series(seed, 50, &[], 0.10), &DEFAULTS).is_empty())
             .count();
-        assert!(false_positives <= 5, "{false_positives} of 200 seeds");
+        assert!(false_positives <= 7, "{false_positives} of 200 seeds");
     }
 
     #[test]
     fn finds_a_five_percent_step_under_two_percent_noise() {
-        // Measured: found in 10 of 10 seeds, at index 25 itself, with nothing else.
+        // Measured: found in 10 of 10 seeds, 8 of them at 25 itself, one at 26, one at 27, with
+        // nothing else; over 1,000 seeds, 983 within 3 of 25 (718 at 25), 20 with a second
+        // change point.
         let mut hits = 0;
         for seed in 0..10 {
             let found = steps(&series(seed, 50, &[(25, 1.05)], 0.02), &DEFAULTS);
@@ -719,107 +750,5 @@ mod tests {
         for (i, l) in at.iter().zip(levels) {
             assert!(i.abs_diff(l.0) <= 3, "{at:?}");
         }
-    }
-}
-#[cfg(test)]
-mod scratch {
-    use super::tests::*;
-    use super::*;
-    #[test]
-    fn scratch_measure() {
-        let d = Options {
-            alpha: 0.001,
-            min_segment: 5,
-            min_change_pct: 2.0,
-        };
-        let mut fp = 0;
-        let mut total = 0;
-        for seed in 0..200 {
-            let f = steps(&series(seed, 50, &[], 0.10), &d);
-            if !f.is_empty() {
-                fp += 1;
-                total += f.len();
-                eprintln!("fp seed {seed}: {:?}", f);
-            }
-        }
-        eprintln!("FP {fp}/200, points {total}");
-        let mut fp = 0;
-        for seed in 200..2200 {
-            if !steps(&series(seed, 50, &[], 0.10), &d).is_empty() {
-                fp += 1;
-            }
-        }
-        eprintln!("FP (2000 more seeds) {fp}/2000");
-        for seed in 0..10 {
-            let f = steps(&series(seed, 50, &[(25, 1.05)], 0.02), &d);
-            eprintln!(
-                "step seed {seed}: {:?}",
-                f.iter().map(|s| (s.index, s.p_value)).collect::<Vec<_>>()
-            );
-        }
-        let mut hits = 0;
-        let mut exact = 0;
-        let mut extra = 0;
-        for seed in 0..1000 {
-            let f = steps(&series(seed, 50, &[(25, 1.05)], 0.02), &d);
-            if f.iter().any(|s| s.index.abs_diff(25) <= 3) {
-                hits += 1;
-            }
-            if f.iter().any(|s| s.index == 25) {
-                exact += 1;
-            }
-            if f.len() > 1 {
-                extra += 1;
-            }
-        }
-        eprintln!("step 1000 seeds: within3 {hits}, exact {exact}, >1 points {extra}");
-        for seed in 0..10 {
-            let f = steps(&series(seed, 70, &[(20, 1.06), (45, 0.975)], 0.02), &d);
-            eprintln!(
-                "two seed {seed}: {:?}",
-                f.iter().map(|s| s.index).collect::<Vec<_>>()
-            );
-        }
-        let mut ok = 0;
-        for seed in 0..1000 {
-            let f = steps(&series(seed, 70, &[(20, 1.06), (45, 1.0)], 0.02), &d);
-            if f.len() == 2 && f[0].index.abs_diff(20) <= 3 && f[1].index.abs_diff(45) <= 3 {
-                ok += 1;
-            }
-        }
-        eprintln!("bump 1000 seeds ok {ok}");
-        // without placement
-        let xs = series(4, 70, &[(20, 1.06), (45, 1.0)], 0.02);
-        let s = Series::new(&xs);
-        eprintln!("bump seed 4 split only: {:?}", split(&s, 5, &d));
-        let xs = series(4, 70, &[(20, 1.06), (45, 0.975)], 0.02);
-        let s = Series::new(&xs);
-        eprintln!("two seed 4 split only: {:?}", split(&s, 5, &d));
-        let levels = [
-            (150, 1.1),
-            (300, 1.0),
-            (520, 1.08),
-            (700, 1.16),
-            (850, 1.05),
-        ];
-        let data: Vec<Vec<f64>> = (0..50)
-            .map(|seed| series(seed, 1000, &levels, 0.03))
-            .collect();
-        let noise: Vec<Vec<f64>> = (0..50).map(|seed| series(seed, 1000, &[], 0.15)).collect();
-        let t0 = std::time::Instant::now();
-        let n: usize = data.iter().map(|x| steps(x, &d).len()).sum();
-        eprintln!("1000x50 steps: {:?} ({n} points)", t0.elapsed());
-        let t0 = std::time::Instant::now();
-        let n: usize = noise.iter().map(|x| steps(x, &d).len()).sum();
-        eprintln!("1000x50 noise: {:?} ({n} points)", t0.elapsed());
-        let many: Vec<(usize, f64)> = (0..100)
-            .map(|i| (i * 10, if i % 2 == 0 { 1.0 } else { 1.2 }))
-            .collect();
-        let data: Vec<Vec<f64>> = (0..50)
-            .map(|seed| series(seed, 1000, &many, 0.03))
-            .collect();
-        let t0 = std::time::Instant::now();
-        let n: usize = data.iter().map(|x| steps(x, &d).len()).sum();
-        eprintln!("1000x50 many steps: {:?} ({n} points)", t0.elapsed());
     }
 }
