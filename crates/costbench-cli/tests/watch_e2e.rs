@@ -161,3 +161,90 @@ fn backfill_places_a_change_at_its_commit_and_explains_it() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("uncommitted"), "{}", stderr(&o));
 }
+
+/// The scripts of `docs/workflows/costbench-main.yml`, as written, run locally on three pushes
+/// to a scratch repository's main: each push's commits are measured and recorded, the push that
+/// brings a change fails (exit 3) and the next one does not, and the dashboard is drawn.
+#[test]
+fn the_main_workflow_runs_as_written() {
+    if !valgrind_available() {
+        return;
+    }
+    let text =
+        std::fs::read_to_string(common::workspace().join("docs/workflows/costbench-main.yml"))
+            .unwrap();
+    let wf = &yaml_rust2::YamlLoader::load_from_str(&text).unwrap()[0];
+    let script = |name: &str| -> String {
+        wf["jobs"]["watch"]["steps"]
+            .as_vec()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"].as_str() == Some(name))
+            .unwrap_or_else(|| panic!("no step {name:?}"))["run"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (measure, find, draw) = (
+        script("Measure the pushed commits"),
+        script("Find change points"),
+        script("Draw the dashboard"),
+    );
+    let repo = scratch_repo();
+    let r = repo.path();
+    std::fs::write(
+        r.join("costbench.toml"),
+        "[run]\npackage = \"costbench-selftest\"\nbench = \"selftest\"\n",
+    )
+    .unwrap();
+    git(r, &["add", "costbench.toml"]);
+    git(r, &["commit", "-q", "-m", "costbench.toml"]);
+    let bin = Path::new(env!("CARGO_BIN_EXE_costbench")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // GitHub runs a step's script with `bash -e` and its `env:`.
+    let step = |script: &str, before: &str| {
+        std::process::Command::new("bash")
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+            .current_dir(r)
+            .env("PATH", &path)
+            .env("BEFORE", before)
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("COSTBENCH_DB")
+            .output()
+            .unwrap()
+    };
+    let push = |change: &dyn Fn(&Path), subject: &str| -> (i32, String) {
+        let before = head(r, "HEAD");
+        change(r);
+        git(r, &["commit", "-q", "-am", subject]);
+        let o = step(&measure, &before);
+        assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), stderr(&o));
+        let o = step(&find, &before);
+        (o.status.code().unwrap_or(-1), stdout(&o))
+    };
+    let note = |k: u32| {
+        move |r: &Path| {
+            std::fs::write(r.join("NOTES.txt"), format!("{k}\n")).unwrap();
+            git(r, &["add", "NOTES.txt"]);
+        }
+    };
+    let (code, text) = push(&note(1), "a note");
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = push(&|r| set_knob(r, 5), "turn the knob");
+    assert_eq!(code, 3, "the push that brings the change fails: {text}");
+    assert!(text.contains("FAIL knob/spin icount"), "{text}");
+    let (code, text) = push(&note(2), "another note");
+    assert_eq!(code, 0, "and the next one does not: {text}");
+    assert!(text.contains("knob/spin icount"), "still listed: {text}");
+    let o = step(&draw, "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = std::fs::read_to_string(r.join("site/index.html")).unwrap();
+    assert!(
+        page.contains("knob/spin"),
+        "the dashboard charts the series"
+    );
+}

@@ -89,7 +89,7 @@ fn by_commit<'a>(v: &'a ChangesView<'a>) -> Vec<(usize, Vec<(&'a ChangePoint, &'
             None => groups.push((c.run, vec![(c, n)])),
         }
     }
-    groups.sort_by(|a, b| b.0.cmp(&a.0));
+    groups.sort_by_key(|g| std::cmp::Reverse(g.0));
     groups
 }
 

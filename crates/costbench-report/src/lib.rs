@@ -28,6 +28,7 @@ pub mod checks;
 pub mod comparison;
 pub mod consttime;
 pub mod counters;
+pub mod dashboard;
 pub mod escape;
 pub mod github;
 pub mod history;

@@ -119,7 +119,15 @@ fn dashboard(d: DashboardCmd) -> Result<i32> {
         )
     });
     let generated_at = costbench_measure::environment::now_rfc3339();
-    let html = render_dashboard(&title, &generated_at, &judged);
+    let html = costbench_report::dashboard::render(&costbench_report::dashboard::DashboardInput {
+        title: &title,
+        generated_at: &generated_at,
+        timeline: &judged.timeline,
+        changes: &judged.report.changes,
+        notes: &judged.notes,
+        drift: &judged.report.drift,
+        reference: judged.reference.as_deref(),
+    });
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let page = dir.join("index.html");
     costbench_record::output::write_atomic(&page, html.as_bytes())?;
@@ -137,14 +145,4 @@ fn dashboard(d: DashboardCmd) -> Result<i32> {
         Sink::new(Some(d.format)).emit(&view)?;
     }
     Ok(crate::exit::OK)
-}
-
-/// TEMPORARY until the dashboard renderer lands.
-fn render_dashboard(
-    title: &str,
-    generated_at: &str,
-    judged: &crate::core::changes::Judged,
-) -> String {
-    let _ = (title, generated_at, judged);
-    String::new()
 }

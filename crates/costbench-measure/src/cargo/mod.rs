@@ -18,6 +18,7 @@
 //! `metadata` finds the target and what it offers; `build` builds it.
 
 mod build;
+pub mod compat;
 mod metadata;
 
 pub use build::{
