@@ -248,3 +248,49 @@ fn the_main_workflow_runs_as_written() {
         "the dashboard charts the series"
     );
 }
+
+/// A database that is not a history, or none at all, is a usage error said before anything
+/// else; so are bad options.
+#[test]
+fn bad_databases_and_options_are_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let foreign = d.path().join("other.sqlite");
+    let conn = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table t (x)'); c.commit()",
+        ])
+        .arg(&foreign)
+        .status();
+    if !conn.is_ok_and(|s| s.success()) {
+        // Without python3, a file of another kind stands in.
+        std::fs::write(&foreign, "not a database").unwrap();
+    }
+    let manifest = common::workspace().join("Cargo.toml");
+    for (args, needle) in [
+        (
+            vec!["history", "changes", "--db", foreign.to_str().unwrap()],
+            "",
+        ),
+        (
+            vec![
+                "history",
+                "changes",
+                "--db",
+                d.path().join("missing.sqlite").to_str().unwrap(),
+            ],
+            "no history database",
+        ),
+        (
+            vec!["history", "dashboard", "--db", foreign.to_str().unwrap()],
+            "",
+        ),
+    ] {
+        let o = costbench(&args)
+            .arg("--manifest-path")
+            .arg(&manifest)
+            .output();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -17,7 +17,7 @@
 
 use crate::migrations::{self, LATEST, MIGRATIONS};
 use crate::store::{self, RunQuery, Store};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use costbench_record::history::{Metric, RunSummary, SeriesPoint, Timeline};
 use costbench_record::model::RunRecord;
 use postgres::{Client, GenericClient, NoTls};
@@ -151,7 +151,7 @@ impl State {
     /// A `costbench` schema that something else made is left alone.
     fn refuse_foreign(&self) -> Result<()> {
         if self.tables && self.marker.as_deref() != Some(APPLICATION) {
-            bail!(
+            costbench_record::bad_input!(
                 "the schema {SCHEMA:?} in this database holds tables that are not a costbench history \
                  (no costbench marker); use another database"
             );

@@ -118,7 +118,10 @@ impl SqliteStore {
                 None
             };
             if app.as_deref() != Some(APPLICATION) {
-                bail!("not a costbench history database (no costbench marker); choose another --db path");
+                // The user named the wrong file: a usage error (exit 2).
+                costbench_record::bad_input!(
+                    "not a costbench history database (no costbench marker); choose another --db path"
+                );
             }
             // A newer schema is refused before anything (even the journal mode) is changed.
             let version = schema_version(&self.conn)?;
