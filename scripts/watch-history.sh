@@ -5,11 +5,12 @@
 #
 # Usage: scripts/watch-history.sh REPO BENCH RANGE [EVERY] [FILTER]
 #   REPO   a git checkout of the crate (left untouched: two clones of it are made under
-#          target/watch-history/NAME/)
+#          $WATCH_HISTORY_DIR/NAME/, by default /tmp/costbench-watch-history/NAME/)
 #   BENCH  its bench target (criterion or divan benches are switched to costbench's compatible
 #          crates in the worktree of every commit; the bench sources are not changed)
 #   RANGE  the commits, as `history backfill` takes them (e.g. HEAD~40..HEAD)
 #   EVERY  the sampling of the fast way (default 8)
+#   FILTER a --filter for the scenarios (default: every benchmark)
 #
 # The two ways, each in its own clone and history:
 #   truth: history backfill RANGE --build-every-commit   (every commit built and measured)
@@ -17,12 +18,13 @@
 #          input changed, change points bisected to their commit)
 # Then `history changes` of each, compared change point by change point (id, metric, commit).
 set -euo pipefail
-repo=$(cd "$1" && pwd); bench=$2; range=$3; every=${4:-8}
+repo=$(cd "$1" && pwd); bench=$2; range=$3; every=${4:-8}; filter=${5:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cargo build --release -q -p costbench-cli --manifest-path "$here/Cargo.toml"
 bin=$here/target/release/costbench
 name=$(basename "$repo")
-work=$here/target/watch-history/$name
+# Outside this workspace: cargo would take a clone under it for one of its members.
+work=${WATCH_HISTORY_DIR:-${TMPDIR:-/tmp}/costbench-watch-history}/$name
 mkdir -p "$work"
 for way in truth fast; do
   if [ ! -d "$work/$way" ]; then git clone -q "$repo" "$work/$way"; fi
@@ -32,7 +34,7 @@ run() { # WAY ARGS...
   local start end
   start=$(date +%s)
   (cd "$work/$way" && "$bin" history backfill "$range" --bench "$bench" --instrument icount \
-     --db "$work/$way.sqlite" --quiet "$@") | tee "$work/$way.log"
+     ${filter:+--filter "$filter"} --db "$work/$way.sqlite" --quiet "$@") | tee "$work/$way.log"
   end=$(date +%s)
   echo "$way: $((end - start)) s" | tee -a "$work/$way.log"
 }

@@ -60,7 +60,7 @@ measure() { # NAME DB
     start=$(date +%s.%N)
     if [ $what = changes ]; then
       "$bin" history changes --db "$db" --all-branches --explain 0 --format json --github off >"$tmp/changes.json" || true
-      n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['changes']))" "$tmp/changes.json")
+      n=$(python3 -c "import json,sys,collections; c=json.load(open(sys.argv[1]))['changes']; print(len(c), dict(collections.Counter(x['metric'] for x in c)))" "$tmp/changes.json")
       printf '%s: history changes %.2f s (%s change points)\n' "$name" "$(echo "$(date +%s.%N) - $start" | bc)" "$n"
     else
       "$bin" history dashboard --db "$db" --all-branches --output-dir "$tmp/site" >/dev/null

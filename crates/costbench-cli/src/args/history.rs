@@ -126,9 +126,9 @@ pub struct ChangesArgs {
     #[arg(long)]
     pub variant: Option<String>,
     /// Only series of this metric (repeatable) [default: every metric recorded].
-    #[arg(long = "metric", value_parser = metric_values())]
+    #[arg(long = "metric", value_name = "METRIC", value_parser = metric_values())]
     pub metrics: Vec<Metric>,
-    /// Only ids matching this regular expression.
+    /// Only scenarios (measured ids) whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
     /// Drift is measured from this revision (tag, branch, commit) or date (YYYY-MM-DD)
@@ -142,7 +142,7 @@ pub struct ChangesArgs {
     /// Wall time: the t-test's significance level.
     #[arg(long, value_name = "P", default_value_t = 0.001)]
     pub alpha: f64,
-    /// Wall time: the fewest runs on each side of a change point.
+    /// Wall time: the fewest runs before and after a change point.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub min_segment: usize,
     /// Wall time: the smallest change reported, percent.

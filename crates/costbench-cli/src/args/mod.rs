@@ -41,7 +41,9 @@ Exit codes:
   3  check: a significant regression, a figure above a hard limit of costbench.toml, a
      broken budget or a constant-time finding; run, variants: a broken budget (a figure
      above its limit, or not measured) or a constant-time finding (a branch or an address
-     that depends on a secret) that no [[constant-time.allow]] entry accepted
+     that depends on a secret) that no [[constant-time.allow]] entry accepted; history
+     changes: a change point after --since, or a drift over its budget, that costbench.toml
+     does not acknowledge
   130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
 
 /// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall

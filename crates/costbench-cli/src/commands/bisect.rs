@@ -106,6 +106,7 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
         );
         let take = take_mtimes[slot].swap(false, std::sync::atomic::Ordering::Relaxed);
         let target = baseline::checkout_for_bisect(&session.target, &commit.sha, variant, take)?;
+        session.say_switched(&target, short(&commit.sha));
         let exe = match session.build(&target, variant) {
             Ok(exe) => exe,
             Err(e) => return Ok(Err(e)),

@@ -120,6 +120,7 @@ fn measure_with_baseline_rev(
         costbench_record::output::OutputDir::prepare(&root.join(side))?;
     }
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
+    session.say_switched(&base_target, rev);
     let (cand_exe, cand_build) =
         session.build_timed(target, costbench_measure::cargo::DEFAULT_BUILD)?;
     session.check_filter(&cand_exe)?;

@@ -140,6 +140,17 @@ impl Session {
         }
     }
 
+    /// Says, unless `--quiet`, which criterion and divan dependencies were switched to
+    /// costbench's compatible crates in the worktree of `target` (`what` names its commit).
+    pub(crate) fn say_switched(&self, target: &BenchTarget, what: &str) {
+        for s in &target.switched {
+            self.status(
+                "Switched",
+                format!("{s} to costbench's compatible crate in the worktree of {what}"),
+            );
+        }
+    }
+
     /// A status line on stderr unless `--quiet`.
     pub(crate) fn status(&self, verb: &str, what: impl std::fmt::Display) {
         if !self.cmd.quiet {

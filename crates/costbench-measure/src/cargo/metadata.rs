@@ -199,6 +199,10 @@ pub struct BenchTarget {
     /// with where its source is: a library's folder, another target's root file. The census
     /// counts these as the user's own crates.
     pub workspace_crates: Vec<(String, PathBuf)>,
+    /// In a worktree costbench checked out (a baseline, a commit bisected or backfilled): the
+    /// criterion and divan dependencies it switched to costbench's compatible crates there, as
+    /// `FILE: NAME`; empty elsewhere. The command says so unless quiet.
+    pub switched: Vec<String>,
 }
 
 impl BenchTarget {
@@ -452,6 +456,7 @@ fn choose(
                 (t.name.replace('-', "_"), path)
             })
             .collect(),
+        switched: Vec::new(),
     })
 }
 

@@ -251,18 +251,11 @@ fn target_in(
     }
     // A commit from before the benches were switched to costbench: switched here, in the
     // worktree only (the next checkout resets it).
-    for switched in cargo::compat::switch(&[manifest.clone(), dir.join("Cargo.toml")])? {
-        crate::terminal::status(
-            "Switched",
-            format!(
-                "{switched} to costbench's compatible crate, in the worktree of {}",
-                &sha[..12.min(sha.len())]
-            ),
-        );
-    }
+    let switched = cargo::compat::switch(&[manifest.clone(), dir.join("Cargo.toml")])?;
     let mut base = cargo::resolve(Some(&manifest), Some(&target.package), Some(&target.bench))
         .with_context(|| format!("in the baseline revision {rev}"))?;
     base.target_directory = target.target_directory.clone();
+    base.switched = switched;
     Ok(base)
 }
 

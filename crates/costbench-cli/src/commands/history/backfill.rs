@@ -274,6 +274,7 @@ impl Backfiller<'_> {
         let take = std::mem::take(&mut self.take_mtimes);
         let target =
             baseline::checkout_for_bisect(&self.session.target, &c.sha, BACKFILL_VARIANT, take)?;
+        self.session.say_switched(&target, short(&c.sha));
         let exe = match self.session.build(&target, BACKFILL_VARIANT) {
             Ok(exe) => exe,
             Err(e) => {
