@@ -59,7 +59,7 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
         .take()
         .map(|s| costbench_record::shard::Shard::parse(&s))
         .transpose()?;
-    let mut cmd = std::mem::replace(&mut b.measure, placeholder()).into_command(false, false)?;
+    let mut cmd = b.measure.into_command(false, false)?;
     // Recorded here, with the branch and backfill blocks set, not by the session.
     cmd.record_history = false;
     cmd.measure.progress = false;
@@ -184,15 +184,6 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
         started.elapsed().as_secs_f64()
     );
     Ok(crate::exit::OK)
-}
-
-/// `MeasureArgs` has no default; `into_command` consumes it, so the command's copy is swapped
-/// for one parsed from nothing.
-fn placeholder() -> crate::args::MeasureArgs {
-    use clap::FromArgMatches;
-    let cmd = <crate::args::MeasureArgs as clap::Args>::augment_args(clap::Command::new("x"));
-    crate::args::MeasureArgs::from_arg_matches(&cmd.get_matches_from(["x"]))
-        .expect("the measuring options all have defaults")
 }
 
 struct Backfiller<'a> {
