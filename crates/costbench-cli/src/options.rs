@@ -86,6 +86,7 @@ impl CargoArgs {
                 offline: self.offline,
                 frozen: self.frozen,
             },
+            cap_lints: false,
         })
     }
 }

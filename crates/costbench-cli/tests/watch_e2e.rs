@@ -84,12 +84,13 @@ fn backfill_places_a_change_at_its_commit_and_explains_it() {
     let sixth = head(r, "HEAD~2");
     let db = r.join("target/history.sqlite");
 
-    // Sampled every 4th commit (the 4th and the 8th), then narrowed: the change between them is
-    // bisected to the 6th (measured; the 5th then carries the 4th's figures).
+    // Sampled every 4th commit from the newest, and the oldest (the 1st, 4th and 8th: the 1st and
+    // 8th measured, the 4th carries the 1st's figures), then narrowed: the change between the 4th
+    // and the 8th is bisected to the 6th (which carries the 8th's, the 5th the 1st's).
     let o = backfill(r, &db, &["HEAD~8..HEAD", "--every", "4", "--narrow"]);
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
-    assert!(text.contains("2 measured, 2 carried over"), "{text}");
+    assert!(text.contains("2 measured, 3 carried over"), "{text}");
     assert!(
         text.contains("2 commits between them taken to narrow"),
         "{text}"

@@ -132,10 +132,10 @@ pub struct ChangesArgs {
     #[arg(long, value_name = "REGEX")]
     pub filter: Option<String>,
     /// Drift is measured from this revision (tag, branch, commit) or date (YYYY-MM-DD)
-    /// [default: costbench.toml's [history] drift-reference, else the oldest run].
+    /// [default: costbench.toml's `[history]` drift-reference, else the oldest run].
     #[arg(long, value_name = "REV|DATE")]
     pub reference: Option<String>,
-    /// Drift budget in percent [default: costbench.toml's [history] drift-budget; without
+    /// Drift budget in percent [default: costbench.toml's `[history]` drift-budget; without
     /// one, drift is shown and never fails].
     #[arg(long, value_name = "PCT")]
     pub drift_budget: Option<f64>,
@@ -180,7 +180,7 @@ pub struct BackfillCmd {
     /// (the whole first-parent line up to it).
     #[arg(value_name = "REV_RANGE")]
     pub range: String,
-    /// Measure every K-th commit of the range (the newest always).
+    /// Measure every K-th commit of the range (the newest and the oldest always).
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub every: usize,
     /// Stop starting new commits after this many seconds (the ones measured are kept; run it

@@ -35,6 +35,10 @@ pub struct CargoFlags {
     pub lock: LockFlags,
     /// `-j N`: cargo's parallel build jobs; `None` is cargo's default.
     pub jobs: Option<i32>,
+    /// Cap every lint at a warning (`--cap-lints=warn`): a past commit whose
+    /// `#![deny(warnings)]` meets a lint of today's compiler still builds (`history
+    /// backfill`). Lints change no code; the flag is a build input like any rustflag.
+    pub cap_lints: bool,
 }
 
 impl CargoFlags {
@@ -217,6 +221,11 @@ pub fn build_timed(
         jobs: flags.jobs,
         capture_stderr: quiet,
         code_align,
+        rustflags: if flags.cap_lints {
+            vec!["--cap-lints=warn".into()]
+        } else {
+            Vec::new()
+        },
         ..BuildSettings::default()
     };
     let start = std::time::Instant::now();
@@ -518,6 +527,7 @@ mod tests {
                 frozen: true,
             },
             jobs: Some(2),
+            cap_lints: false,
         };
         assert_eq!(
             flags.feature_args(),

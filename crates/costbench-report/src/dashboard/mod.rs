@@ -11,7 +11,7 @@
 //! script from the timeline embedded as compact JSON (`data`), so that a page of a thousand runs
 //! of a hundred series stays about a megabyte rather than the tens of megabytes the same charts
 //! would take as SVG. Text the page shows goes through the HTML report's
-//! [`escape`](crate::html::escape::escape); the embedded JSON goes through
+//! [`crate::html::escape::escape`]; the embedded JSON goes through
 //! `data::script_json`, which keeps a string from closing its `<script>` element.
 //!
 //! Sections, one file each: `change_list` (the change points grouped by commit, and their

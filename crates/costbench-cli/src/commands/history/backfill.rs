@@ -63,6 +63,9 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
     // Recorded here, with the branch and backfill blocks set, not by the session.
     cmd.record_history = false;
     cmd.measure.progress = false;
+    // Old commits meet today's compiler: a `#![deny(warnings)]` would fail them on lints that
+    // did not exist then. Lints change no code.
+    cmd.measure.cargo.cap_lints = true;
     let session = Session::open(cmd)?;
     let root = session.target.workspace_root.clone();
     if git::dirty(&root)? {
@@ -74,12 +77,14 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
     }
     let all = git::commits(&root, &b.range, b.all_commits)?;
     let branch = b.branch.clone().or_else(|| git::current_branch(&root));
-    // Sampled from the newest down, so that the newest is always measured.
+    // Sampled from the newest down, so that the newest is always measured, and the oldest too:
+    // a change among the first commits then lies between two measured ones, where --narrow
+    // finds it.
     let n = all.len();
     let mut selected: Vec<&BranchCommit> = all
         .iter()
         .enumerate()
-        .filter(|(i, _)| (n - 1 - i) % b.every == 0)
+        .filter(|(i, _)| (n - 1 - i) % b.every == 0 || *i == 0)
         .map(|(_, c)| c)
         .collect();
     if let Some(s) = &shard {
