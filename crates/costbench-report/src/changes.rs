@@ -62,6 +62,37 @@ pub fn value(metric: Metric, v: f64) -> String {
     }
 }
 
+/// `before` and `after` of `metric` as two strings that differ: a change of an exact count can be
+/// smaller than the usual four significant digits show (16.03 Ir → 16.03 Ir), so they get as many
+/// more as it takes.
+pub fn before_after(metric: Metric, before: f64, after: f64) -> (String, String) {
+    let (b, a) = (value(metric, before), value(metric, after));
+    if b != a || before == after {
+        return (b, a);
+    }
+    let unit = b.split_once(' ').map_or("", |(_, u)| u);
+    for digits in 5..=12 {
+        let f = |v: f64| {
+            let magnitude = if v == 0.0 {
+                0
+            } else {
+                v.abs().log10().floor() as i32
+            };
+            let decimals = (digits - 1 - magnitude).max(0) as usize;
+            format!("{v:.decimals$}")
+        };
+        let (fb, fa) = (f(before), f(after));
+        if fb != fa {
+            return if unit.is_empty() {
+                (fb, fa)
+            } else {
+                (format!("{fb} {unit}"), format!("{fa} {unit}"))
+            };
+        }
+    }
+    (b, a)
+}
+
 fn short(sha: Option<&str>) -> &str {
     sha.map_or("(no commit)", |s| &s[..12.min(s.len())])
 }
@@ -140,14 +171,13 @@ pub fn terminal(v: &ChangesView) -> String {
             } else {
                 "     "
             };
+            let (before, after) = before_after(series.metric, c.before, c.after);
             let _ = writeln!(
                 s,
-                "  {mark}{} {} [{}]: {} -> {} ({}), {}; {}",
+                "  {mark}{} {} [{}]: {before} -> {after} ({}), {}; {}",
                 series.id,
                 series.metric.as_str(),
                 series.machine,
-                value(series.metric, c.before),
-                value(series.metric, c.after),
                 fmt_change(c.change_pct),
                 how(c),
                 where_found(t, c, n)
@@ -221,14 +251,13 @@ pub fn markdown(v: &ChangesView) -> String {
             } else {
                 ""
             };
+            let (before, after) = before_after(series.metric, c.before, c.after);
             let _ = writeln!(
                 s,
-                "| {mark} | `{}` | {} | {} | {} | {} | {} | {} | {} |",
+                "| {mark} | `{}` | {} | {} | {before} | {after} | {} | {} | {} |",
                 escape_cell(&series.id),
                 series.metric.as_str(),
                 escape_cell(&series.machine),
-                value(series.metric, c.before),
-                value(series.metric, c.after),
                 fmt_change(c.change_pct),
                 how(c),
                 escape_cell(&where_found(t, c, n))
@@ -402,4 +431,23 @@ pub fn github(v: &ChangesView) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_change_of_an_exact_count_shows_in_its_digits() {
+        assert_eq!(
+            before_after(Metric::Icount, 16.0312, 16.0298),
+            ("16.031 Ir".to_string(), "16.030 Ir".to_string())
+        );
+        let (b, a) = before_after(Metric::Icount, 73.66, 73.6612);
+        assert_ne!(b, a);
+        assert_eq!(
+            before_after(Metric::Icount, 100.0, 104.0),
+            (value(Metric::Icount, 100.0), value(Metric::Icount, 104.0))
+        );
+    }
 }

@@ -93,13 +93,21 @@ fn changes(c: ChangesCmd) -> Result<i32> {
     })
 }
 
+/// How many change points the dashboard explains (the largest).
+const DASHBOARD_EXPLAINED: usize = 20;
+
+/// How many lines of each explanation the dashboard shows.
+const DASHBOARD_LINES: usize = 80;
+
 /// `history dashboard`: the site, written atomically; prints where it is.
 fn dashboard(d: DashboardCmd) -> Result<i32> {
     let watch = Watch::open(
         d.database.db.as_deref(),
         d.database.manifest_path.as_deref(),
     )?;
-    let judged = watch.judge(&d.changes, None, usize::MAX)?;
+    // The largest changes' explanations (machine code included) make the page; every one of a
+    // long history's would make it megabytes.
+    let judged = watch.judge(&d.changes, None, DASHBOARD_EXPLAINED)?;
     let dir = match (&d.output_dir, &watch.paths) {
         (Some(dir), _) => {
             std::path::absolute(dir).with_context(|| format!("cannot resolve {}", dir.display()))?
@@ -119,12 +127,28 @@ fn dashboard(d: DashboardCmd) -> Result<i32> {
         )
     });
     let generated_at = costbench_measure::environment::now_rfc3339();
+    // A machine-code listing of a large function is thousands of lines: the page keeps the
+    // head of each explanation, the terminal's `history changes` prints it whole.
+    let mut notes = judged.notes.clone();
+    for n in &mut notes {
+        if let Some(e) = &mut n.explanation {
+            let lines = e.lines().count();
+            if lines > DASHBOARD_LINES {
+                let head: Vec<&str> = e.lines().take(DASHBOARD_LINES).collect();
+                *e = format!(
+                    "{}\n... and {} more lines: `costbench history changes` prints it whole",
+                    head.join("\n"),
+                    lines - DASHBOARD_LINES
+                );
+            }
+        }
+    }
     let html = costbench_report::dashboard::render(&costbench_report::dashboard::DashboardInput {
         title: &title,
         generated_at: &generated_at,
         timeline: &judged.timeline,
         changes: &judged.report.changes,
-        notes: &judged.notes,
+        notes: &notes,
         drift: &judged.report.drift,
         reference: judged.reference.as_deref(),
     });

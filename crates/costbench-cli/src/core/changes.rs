@@ -129,6 +129,21 @@ impl Watch {
                 limit: None,
             })
             .with_context(|| format!("cannot read the history in {}", self.history))?;
+        if timeline.runs.is_empty() {
+            // Not an error (a new history, a branch not measured yet), but never silent.
+            eprintln!(
+                "note: no runs{} in {}: `costbench history backfill` or `costbench run` records them{}",
+                branch
+                    .as_deref()
+                    .map_or(String::new(), |b| format!(" of branch {b:?}")),
+                self.history,
+                if branch.is_some() {
+                    " (--all-branches reads every branch)"
+                } else {
+                    ""
+                }
+            );
+        }
         timeline.series.retain(|s| {
             (args.metrics.is_empty() || args.metrics.contains(&s.metric))
                 && filter.as_ref().is_none_or(|f| f.is_match(&s.id))

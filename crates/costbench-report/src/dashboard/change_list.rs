@@ -5,10 +5,10 @@
 //! the step is narrowed to one commit, how it was found, and whether it is acknowledged; an
 //! explained change links to its block `explain-K` in the explanations section.
 
-use super::{day, short, value, DashboardInput, Facts};
+use super::{day, short, DashboardInput, Facts};
 use crate::html::escape::escape;
 use costbench_judge::changes::{ChangePoint, Method};
-use costbench_record::fmt::{fmt_change, fmt_ir_grouped, fmt_js_number};
+use costbench_record::fmt::{fmt_change, fmt_js_number};
 use costbench_record::history::{Timeline, TimelineRun};
 use std::fmt::Write as _;
 
@@ -170,6 +170,8 @@ fn row(page: &mut String, input: &DashboardInput, facts: &Facts, i: usize) {
     if n.explanation.is_some() {
         notes.push(format!("<a href=\"#explain-{i}\">explanation</a>"));
     }
+    // Digits enough that before and after differ (a small change of an exact count).
+    let (before, after) = crate::changes::before_after(s.metric, c.before, c.after);
     let _ = write!(
         page,
         "<tr id=\"change-{i}\" data-s=\"{}\"{}>{}<td class=\"text\">{}</td><td>{} → {}</td>\
@@ -183,8 +185,8 @@ fn row(page: &mut String, input: &DashboardInput, facts: &Facts, i: usize) {
         },
         series_cell(input, facts, c.series),
         s.metric.as_str(),
-        fmt_ir_grouped(c.before),
-        value(s.metric, c.after),
+        escape(&before),
+        escape(&after),
         direction(c.change_pct),
         fmt_js_number(c.change_pct),
         fmt_change(c.change_pct),
