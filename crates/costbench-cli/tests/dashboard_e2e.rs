@@ -8,13 +8,13 @@
 //! it (fails where `COSTBENCH_REQUIRE_TOOLS` is set).
 
 mod common;
+use common::browser::chromium;
 use common::*;
 
 use costbench_record::model::{Backfill, Git};
 use costbench_record::testing::{record, scenario, with_icount, with_walltime};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 const COMMITS: usize = 50;
 const IDS: usize = 35;
@@ -22,20 +22,6 @@ const IDS: usize = 35;
 const STEP_AT: usize = 30;
 /// A scenario whose name tries to break the page.
 const HOSTILE: &str = "bench/<b>&\"x\"</script><script>alert(1)</script>";
-
-/// Debian names the browser `chromium`; other distributions `chromium-browser`.
-fn chromium() -> Option<&'static str> {
-    let found = ["chromium", "chromium-browser"].into_iter().find(|c| {
-        Command::new(c)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if found.is_none() {
-        skip("chromium is not installed (apt-get install chromium); this test needs it");
-    }
-    found
-}
 
 /// A commit id of commit `i` that, like a real one, differs from its neighbours at the start.
 fn sha(i: usize) -> String {
@@ -157,45 +143,17 @@ const PROBE_TAIL: &str = r#"<script>
 
 /// What the probe saw of `page` in Chromium.
 fn probe(browser: &str, page: &Path, tmp: &Path) -> Value {
-    let html = std::fs::read_to_string(page).unwrap();
-    assert_eq!(html.matches("<head>").count(), 1);
-    assert_eq!(html.matches("</body>").count(), 1);
-    let probed = html
-        .replacen("<head>", &format!("<head>{PROBE_HEAD}"), 1)
-        .replacen("</body>", &format!("{PROBE_TAIL}</body>"), 1);
-    let copy = tmp.join("probed.html");
-    std::fs::write(&copy, probed).unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            &format!("--user-data-dir={}", profile.path().display()),
+    common::browser::probe(
+        browser,
+        page,
+        tmp,
+        PROBE_HEAD,
+        PROBE_TAIL,
+        &[
             // Time for the charts' slices and the probe's waiting, skipped when idle.
             "--virtual-time-budget=20000",
-            "--dump-dom",
-            &format!("file://{}", copy.display()),
-        ])
-        .output()
-        .expect("chromium runs");
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let start = dom
-        .find("<pre id=\"probe\">")
-        .unwrap_or_else(|| panic!("the probe did not run: {}\n{dom}", stderr(&out)))
-        + "<pre id=\"probe\">".len();
-    let end = start + dom[start..].find("</pre>").unwrap();
-    // Text in a serialised DOM escapes &, < and > (and nothing else that JSON uses).
-    let json = dom[start..end]
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&nbsp;", "\u{a0}")
-        .replace("&amp;", "&");
-    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+        ],
+    )
 }
 
 /// The dashboard of a 50-commit history opens in a browser with every chart drawn, the change

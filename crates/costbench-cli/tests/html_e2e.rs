@@ -6,28 +6,15 @@
 //! valgrind say so and pass when they are missing.
 
 mod common;
+use common::browser::chromium;
 use common::scratch::{scratch_repo, set_knob};
 use common::*;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const INJECTED: &str = "<script>alert(1)</script>";
-
-/// Debian names the browser `chromium`; other distributions `chromium-browser`.
-fn chromium() -> Option<&'static str> {
-    let found = ["chromium", "chromium-browser"].into_iter().find(|c| {
-        Command::new(c)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if found.is_none() {
-        skip("chromium is not installed (apt-get install chromium); this test needs it");
-    }
-    found
-}
 
 /// Runs before the page's own script: every error, `console.error` and `alert` is recorded.
 const PROBE_HEAD: &str = r#"<script>
@@ -84,43 +71,7 @@ const PROBE_TAIL: &str = r#"<script>
 
 /// Opens a copy of `report` with the probe in headless Chromium and returns what the probe saw.
 fn probe(browser: &str, report: &Path, tmp: &Path) -> Value {
-    let html = std::fs::read_to_string(report).unwrap();
-    assert_eq!(html.matches("<head>").count(), 1);
-    assert_eq!(html.matches("</body>").count(), 1);
-    let probed = html
-        .replacen("<head>", &format!("<head>{PROBE_HEAD}"), 1)
-        .replacen("</body>", &format!("{PROBE_TAIL}</body>"), 1);
-    let page = tmp.join("probed.html");
-    std::fs::write(&page, probed).unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            &format!("--user-data-dir={}", profile.path().display()),
-            "--dump-dom",
-            &format!("file://{}", page.display()),
-        ])
-        .output()
-        .expect("chromium runs");
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let start = dom
-        .find("<pre id=\"probe\">")
-        .unwrap_or_else(|| panic!("the probe did not run: {}\n{dom}", stderr(&out)))
-        + "<pre id=\"probe\">".len();
-    let end = start + dom[start..].find("</pre>").unwrap();
-    // Text in a serialised DOM escapes &, < and > (and nothing else that JSON uses).
-    let json = dom[start..end]
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&nbsp;", "\u{a0}")
-        .replace("&amp;", "&");
-    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+    common::browser::probe(browser, report, tmp, PROBE_HEAD, PROBE_TAIL, &[])
 }
 
 fn run_selftest(out: &Path, db: &Path, instruments: &str, extra: &[&str]) -> Output {

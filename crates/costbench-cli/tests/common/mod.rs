@@ -3,6 +3,7 @@
 //! it). Each test file uses some of them.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod scratch;
 
 use serde_json::Value;

@@ -117,6 +117,20 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
     for (si, s) in timeline.series.iter().enumerate() {
         let values: Vec<f64> = s.points.iter().map(|p| p.1).collect();
         let method = Method::of(s.metric);
+        // A step at `index` of the series, as a change point of the timeline's runs.
+        let mut push = |index: usize, before: f64, after: f64, p_value, confirmed| {
+            out.push(ChangePoint {
+                series: si,
+                run: s.points[index].0,
+                previous_run: s.points[index - 1].0,
+                before,
+                after,
+                change_pct: pct(before, after),
+                method,
+                p_value,
+                confirmed,
+            });
+        };
         match method {
             Method::Exact => {
                 // Per-op values carry the float rounding of a division: never finer than it.
@@ -124,17 +138,7 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
                 let tol =
                     ((opts.exact_tolerance)(s.metric) / s.ops.max(1) as f64).max(typical * 1e-12);
                 for step in exact::steps(&values, tol) {
-                    out.push(ChangePoint {
-                        series: si,
-                        run: s.points[step.index].0,
-                        previous_run: s.points[step.index - 1].0,
-                        before: step.before,
-                        after: step.after,
-                        change_pct: pct(step.before, step.after),
-                        method,
-                        p_value: None,
-                        confirmed: step.confirmed,
-                    });
+                    push(step.index, step.before, step.after, None, step.confirmed);
                 }
             }
             Method::TTest => {
@@ -144,17 +148,13 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
                     min_change_pct: opts.min_change_pct,
                 };
                 for step in noisy::steps(&values, &o) {
-                    out.push(ChangePoint {
-                        series: si,
-                        run: s.points[step.index].0,
-                        previous_run: s.points[step.index - 1].0,
-                        before: step.before,
-                        after: step.after,
-                        change_pct: pct(step.before, step.after),
-                        method,
-                        p_value: Some(step.p_value),
-                        confirmed: true,
-                    });
+                    push(
+                        step.index,
+                        step.before,
+                        step.after,
+                        Some(step.p_value),
+                        true,
+                    );
                 }
             }
         }
