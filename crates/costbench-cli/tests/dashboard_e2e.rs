@@ -82,15 +82,6 @@ fn write_history(db: &Path) {
     }
 }
 
-/// Runs before the page's own script: every error, `console.error` and `alert` is recorded.
-const PROBE_HEAD: &str = r#"<script>
-window.__errors = [];
-window.addEventListener('error', function (e) { window.__errors.push('error: ' + e.message); });
-var __ce = console.error;
-console.error = function () { window.__errors.push('console.error: ' + Array.prototype.join.call(arguments, ' ')); __ce.apply(console, arguments); };
-window.alert = function (m) { window.__errors.push('alert called: ' + m); };
-</script>"#;
-
 /// Runs after the page's own script: waits until the page says it drew its charts (the script
 /// draws them a slice at a time), looks at them, then filters by id as a reader would.
 const PROBE_TAIL: &str = r#"<script>
@@ -147,7 +138,7 @@ fn probe(browser: &str, page: &Path, tmp: &Path) -> Value {
         browser,
         page,
         tmp,
-        PROBE_HEAD,
+        common::browser::ERRORS_PROBE,
         PROBE_TAIL,
         &[
             // Time for the charts' slices and the probe's waiting, skipped when idle.

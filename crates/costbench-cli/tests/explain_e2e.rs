@@ -187,16 +187,7 @@ fn bisect_finds_the_commit_that_changed_the_count() {
         }
         git(r, &["commit", "-q", "-am", &format!("commit {k}")]);
     }
-    let sixth = String::from_utf8(
-        std::process::Command::new("git")
-            .args(["-C", r.to_str().unwrap(), "rev-parse", "HEAD~3"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap()
-    .trim()
-    .to_string();
+    let sixth = common::scratch::rev_parse(r, "HEAD~3");
     let out = tempfile::tempdir().unwrap();
     let o = costbench(["bisect", "HEAD~9", "HEAD", "--manifest-path"])
         .arg(r.join("Cargo.toml"))

@@ -16,15 +16,6 @@ use std::process::Output;
 
 const INJECTED: &str = "<script>alert(1)</script>";
 
-/// Runs before the page's own script: every error, `console.error` and `alert` is recorded.
-const PROBE_HEAD: &str = r#"<script>
-window.__errors = [];
-window.addEventListener('error', function (e) { window.__errors.push('error: ' + e.message); });
-var __ce = console.error;
-console.error = function () { window.__errors.push('console.error: ' + Array.prototype.join.call(arguments, ' ')); __ce.apply(console, arguments); };
-window.alert = function (m) { window.__errors.push('alert called: ' + m); };
-</script>"#;
-
 /// Runs after the page's own script: what a reader would see and do.
 const PROBE_TAIL: &str = r#"<script>
 (function () {
@@ -71,7 +62,14 @@ const PROBE_TAIL: &str = r#"<script>
 
 /// Opens a copy of `report` with the probe in headless Chromium and returns what the probe saw.
 fn probe(browser: &str, report: &Path, tmp: &Path) -> Value {
-    common::browser::probe(browser, report, tmp, PROBE_HEAD, PROBE_TAIL, &[])
+    common::browser::probe(
+        browser,
+        report,
+        tmp,
+        common::browser::ERRORS_PROBE,
+        PROBE_TAIL,
+        &[],
+    )
 }
 
 fn run_selftest(out: &Path, db: &Path, instruments: &str, extra: &[&str]) -> Output {

@@ -7,24 +7,9 @@
 
 mod common;
 
-use common::scratch::{git, scratch_repo, set_knob};
+use common::scratch::{git, rev_parse, scratch_repo, set_knob};
 use common::{costbench, stderr, stdout, stdout_json, valgrind_available};
 use std::path::Path;
-
-fn head(r: &Path, rev: &str) -> String {
-    String::from_utf8(
-        std::process::Command::new("git")
-            .arg("-C")
-            .arg(r)
-            .args(["rev-parse", rev])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap()
-    .trim()
-    .to_string()
-}
 
 fn backfill(r: &Path, db: &Path, extra: &[&str]) -> std::process::Output {
     costbench(["history", "backfill"])
@@ -81,7 +66,7 @@ fn backfill_places_a_change_at_its_commit_and_explains_it() {
         }
         git(r, &["commit", "-q", "-am", &format!("commit {k}")]);
     }
-    let sixth = head(r, "HEAD~2");
+    let sixth = rev_parse(r, "HEAD~2");
     let db = r.join("target/history.sqlite");
 
     // Sampled every 4th commit from the newest, and the oldest (the 1st, 4th and 8th: the 1st and
@@ -219,7 +204,7 @@ fn the_main_workflow_runs_as_written() {
             .unwrap()
     };
     let push = |change: &dyn Fn(&Path), subject: &str| -> (i32, String) {
-        let before = head(r, "HEAD");
+        let before = rev_parse(r, "HEAD");
         change(r);
         git(r, &["commit", "-q", "-am", subject]);
         let o = step(&measure, &before);

@@ -388,14 +388,12 @@ fn count(run: &RunRecord, sha: &str) -> Result<(u64, u64)> {
 /// What explains the change between the two commits: the functions whose own cost changed, the
 /// checks that moved and the machine code of the largest movers, as `check` shows them.
 fn explain(before: &Measured, after: &Measured) {
-    print!(
-        "{}",
-        crate::core::sides::explain_change(
-            (&before.run, &before.dir),
-            (&after.run, &after.dir),
-            None
-        )
-    );
+    let by_id =
+        crate::core::sides::explain_change((&before.run, &before.dir), (&after.run, &after.dir));
+    // One scenario is followed: one text.
+    for text in by_id.values() {
+        print!("{text}");
+    }
 }
 
 fn short(sha: &str) -> &str {

@@ -15,11 +15,8 @@ use costbench_measure::run::backfill as git;
 use costbench_record::history::{Metric, Timeline, TimelineRun};
 use costbench_report::changes::ChangeNote;
 use costbench_store::{Location, RunQuery};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// The harness residual a run of an exact figure may differ by and be the same binary: the
-/// instructions of the empty measured body (2 here), per run; other exact figures none.
-const RESIDUAL_IR: f64 = 2.0;
 
 /// A branch's history, judged.
 pub(crate) struct Judged {
@@ -54,8 +51,11 @@ impl Watch {
                 "no history database given (--db) and no crate here to find the default one: {e:#}"
             ),
         };
-        let history =
-            super::history::location(db, paths.as_ref().unwrap_or(&Paths::under(Path::new("."))));
+        let history = match (db, &paths) {
+            (Some(db), _) => Location::parse(db),
+            (None, Some(p)) => super::history::location(None, p),
+            (None, None) => unreachable!("without --db a crate was found, or we returned"),
+        };
         let config = match &root {
             Some(r) => costbench_measure::config::Config::load(r)?.history,
             None => HistoryConfig::default(),
@@ -149,16 +149,10 @@ impl Watch {
                 && filter.as_ref().is_none_or(|f| f.is_match(&s.id))
         });
         let opts = changes::Options {
-            exact_tolerance: |m| {
-                if m == Metric::Icount {
-                    RESIDUAL_IR
-                } else {
-                    0.0
-                }
-            },
             alpha: args.alpha,
             min_segment: args.min_segment,
             min_change_pct: args.min_change,
+            ..changes::Options::default()
         };
         let found = changes::detect(&timeline, &opts);
         let budget = args.drift_budget.or(self.config.drift_budget);
@@ -222,15 +216,22 @@ impl Watch {
                 .abs()
                 .total_cmp(&found[a].change_pct.abs())
         });
+        // Change points of one pair of runs (a commit moves many series) are explained by
+        // judging that pair once.
+        let mut explained: HashMap<(usize, usize), Explained> = HashMap::new();
         for &i in order.iter().take(explain) {
             let c = &found[i];
-            notes[i].explanation = self.explain(
-                &*store,
-                &timeline,
-                c.previous_run,
-                c.run,
-                &timeline.series[c.series].id,
-            );
+            let pair = explained
+                .entry((c.previous_run, c.run))
+                .or_insert_with(|| self.explain(&*store, &timeline, c.previous_run, c.run));
+            let id = &timeline.series[c.series].id;
+            notes[i].explanation = match pair {
+                Explained::Missing(why) => Some(why.clone()),
+                Explained::Unreadable => None,
+                Explained::Ids(by_id) => Some(by_id.get(id).cloned().unwrap_or_else(|| {
+                    "(the profiles show no function whose own cost moved)".into()
+                })),
+            };
         }
         Ok(Judged {
             timeline,
@@ -276,17 +277,19 @@ impl Watch {
         }
     }
 
-    /// The explanation of the change of `id` between runs `before` and `after`, when both
-    /// commits' results (with their callgrind profiles) are kept under the backfill directory.
+    /// What explains the changes between runs `before` and `after` of `timeline`, by id,
+    /// when both commits' results (with their callgrind profiles) are kept under the backfill
+    /// directory.
     fn explain(
         &self,
         store: &dyn costbench_store::Store,
         timeline: &Timeline,
         before: usize,
         after: usize,
-        id: &str,
-    ) -> Option<String> {
-        let paths = self.paths.as_ref()?;
+    ) -> Explained {
+        let Some(paths) = self.paths.as_ref() else {
+            return Explained::Unreadable;
+        };
         let dir = |r: &TimelineRun| -> Option<PathBuf> {
             let sha = r.carried_from.as_deref().or(r.commit.as_deref())?;
             let d = kept_dir(paths, sha);
@@ -294,7 +297,7 @@ impl Watch {
         };
         let (b, a) = (&timeline.runs[before], &timeline.runs[after]);
         let (Some(bd), Some(ad)) = (dir(b), dir(a)) else {
-            return Some(format!(
+            return Explained::Missing(format!(
                 "(no profiles kept for both commits here: `costbench history backfill {}^..{}` measures them and keeps them)",
                 short(b.commit.as_deref().unwrap_or("?")),
                 short(a.commit.as_deref().unwrap_or("?"))
@@ -303,16 +306,23 @@ impl Watch {
         let load = |d: &Path, r: &TimelineRun| {
             costbench_record::output::load_run(d).or_else(|_| store.load(&r.run_id))
         };
-        let (Ok(br), Ok(ar)) = (load(&bd, b), load(&ad, a)) else {
-            return None;
-        };
-        let text = super::sides::explain_change((&br, &bd), (&ar, &ad), Some(id));
-        Some(if text.trim().is_empty() {
-            "(the profiles show no function whose own cost moved)".into()
-        } else {
-            text
-        })
+        match (load(&bd, b), load(&ad, a)) {
+            (Ok(br), Ok(ar)) => {
+                Explained::Ids(super::sides::explain_change((&br, &bd), (&ar, &ad)))
+            }
+            _ => Explained::Unreadable,
+        }
     }
+}
+
+/// What explains the changes between two runs.
+enum Explained {
+    /// Their profiles are not both kept here: how to get them.
+    Missing(String),
+    /// Their records could not be read.
+    Unreadable,
+    /// The explanation of each id that changed.
+    Ids(std::collections::BTreeMap<String, String>),
 }
 
 /// Where `history backfill` keeps the results of commit `sha` (its binary is in `../bin`).

@@ -81,15 +81,15 @@ pub(crate) fn judge_sides(
     cmp
 }
 
-/// What explains the change of exact counts between two runs of two commits, as text: the
-/// functions whose own cost changed, the checks that moved and the machine code of the largest
-/// movers, as `check` shows them; only of `id` when given. `bisect` prints it for the commit
-/// it found, `history changes` for each change point (one piece of code for both).
+/// What explains the change of exact counts between two runs of two commits, as text, for
+/// each measured id that changed: the functions whose own cost changed, the checks that moved
+/// and the machine code of the largest movers, as `check` shows them. The two runs are judged
+/// once, whichever ids are then shown. `bisect` prints it for the commit it found, `history
+/// changes` for each change point (one piece of code for both).
 pub(crate) fn explain_change(
     before: (&RunRecord, &Path),
     after: (&RunRecord, &Path),
-    id: Option<&str>,
-) -> String {
+) -> std::collections::BTreeMap<String, String> {
     // Any change of an exact count is the one being explained, however small.
     let opts = costbench_judge::compare::CompareOptions {
         icount_threshold_pct: 0.0,
@@ -102,17 +102,20 @@ pub(crate) fn explain_change(
         &costbench_judge::compare::noise::HistoricThresholds::default(),
         None,
     );
-    let wanted = |of: &str| id.is_none_or(|id| id == of);
-    let mut out = String::new();
-    for f in cmp.functions.iter().filter(|f| wanted(&f.id)) {
-        costbench_report::movers::terminal(&mut out, f);
+    let mut by_id = std::collections::BTreeMap::<String, String>::new();
+    for f in &cmp.functions {
+        costbench_report::movers::terminal(by_id.entry(f.id.clone()).or_default(), f);
     }
-    for d in cmp.census.iter().filter(|d| wanted(&d.id)) {
-        costbench_report::checks::terminal(&mut out, d);
+    for d in &cmp.census {
+        costbench_report::checks::terminal(by_id.entry(d.id.clone()).or_default(), d);
     }
-    let asm: Vec<_> = cmp.asm.iter().filter(|a| wanted(&a.id)).cloned().collect();
-    costbench_report::asm::terminal(&mut out, &asm);
-    out
+    for a in &cmp.asm {
+        costbench_report::asm::terminal(
+            by_id.entry(a.id.clone()).or_default(),
+            std::slice::from_ref(a),
+        );
+    }
+    by_id
 }
 
 /// Attaches what explains each change whose functions `cmp` lists: the census diff (when both

@@ -7,6 +7,16 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
+/// A probe's first part, run before the page's own script: every error, `console.error` and
+/// `alert` is kept in `window.__errors` for the probe's last part to report.
+pub const ERRORS_PROBE: &str = r#"<script>
+window.__errors = [];
+window.addEventListener('error', function (e) { window.__errors.push('error: ' + e.message); });
+var __ce = console.error;
+console.error = function () { window.__errors.push('console.error: ' + Array.prototype.join.call(arguments, ' ')); __ce.apply(console, arguments); };
+window.alert = function (m) { window.__errors.push('alert called: ' + m); };
+</script>"#;
+
 /// Debian names the browser `chromium`; other distributions `chromium-browser`. `None` (and a
 /// SKIPPED line, a failure under COSTBENCH_REQUIRE_TOOLS) when neither runs.
 pub fn chromium() -> Option<&'static str> {

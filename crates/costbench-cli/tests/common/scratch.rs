@@ -39,6 +39,18 @@ pub fn git(dir: &Path, args: &[&str]) {
     );
 }
 
+/// The full id of the commit `rev` names in the repository at `dir`.
+pub fn rev_parse(dir: &Path, rev: &str) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", rev])
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git rev-parse {rev}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 /// A git repository with the library, the protocol crate and the selftest suite, committed.
 pub fn scratch_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -55,12 +55,7 @@ pub fn steps(values: &[f64], tolerance: f64) -> Vec<Step> {
     // `max` also turns a NaN tolerance into 0.
     let tolerance = tolerance.max(0.0);
     let same = |a: f64, b: f64| (a - b).abs() <= tolerance;
-    let finite: Vec<(usize, f64)> = values
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|(_, v)| v.is_finite())
-        .collect();
+    let finite = super::finite(values);
     let mut out = Vec::new();
     let Some(&(_, mut held)) = finite.first() else {
         return out;

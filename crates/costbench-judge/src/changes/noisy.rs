@@ -78,12 +78,7 @@ pub struct Step {
 
 /// The steps of `values`.
 pub fn steps(values: &[f64], opts: &Options) -> Vec<Step> {
-    let finite: Vec<(usize, f64)> = values
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|(_, v)| v.is_finite())
-        .collect();
+    let finite = super::finite(values);
     let xs: Vec<f64> = finite.iter().map(|p| p.1).collect();
     let min_segment = opts.min_segment.max(2);
     if xs.len() < 2 * min_segment {

@@ -123,63 +123,36 @@ pub fn failed_build_record(
     branch: Option<String>,
     why: String,
 ) -> costbench_record::model::RunRecord {
-    use costbench_record::model::{self, RunRecord};
-    let now = crate::environment::now_rfc3339();
-    let mut environment = crate::environment::collect(&target.workspace_root, None);
-    environment.git = Some(commit.git(branch));
-    RunRecord {
-        schema: model::SCHEMA.into(),
-        schema_version: model::SCHEMA_VERSION,
-        run_id: crate::environment::new_run_id(),
-        started_at: now.clone(),
-        finished_at: Some(now),
-        interrupted: None,
-        completion: None,
-        tool: model::Tool {
-            name: "costbench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            protocol: costbench_protocol::PROTOCOL_VERSION,
-        },
-        suite: model::SuiteInfo {
-            package: target.package.clone(),
-            bench: target.bench.clone(),
-            library_version: String::new(),
-        },
-        variant: "default".into(),
-        environment,
-        settings: model::Settings {
-            instruments: opts
-                .instruments
-                .running()
-                .into_iter()
-                .map(|i| i.name().to_string())
-                .collect(),
-            filter: opts.filter.as_ref().map(|f| f.as_str().to_string()),
-            jobs: opts.jobs,
-            timeout_secs: opts.timeout.as_secs(),
-            samples: opts.samples,
-            walltime_cpu: None,
-            code_align: Some(opts.code_align.name().to_string()),
-            features: opts.cargo.features.clone(),
-            all_features: opts.cargo.all_features,
-            no_default_features: opts.cargo.no_default_features,
-            profile: opts.cargo.profile.clone(),
-        },
-        skipped: Vec::new(),
-        harness_residual_ir: None,
-        results: Vec::new(),
-        build: None,
-        shard: None,
-        merged: None,
-        binary: None,
+    // The record a run starts as, with no scenario: the same settings a measured commit's
+    // record has, so that a later backfill with them passes over this commit.
+    let listing = costbench_protocol::Listing {
+        protocol: costbench_protocol::PROTOCOL_VERSION,
+        library_version: String::new(),
+        scenarios: Vec::new(),
+        capabilities: Vec::new(),
         budgets: Vec::new(),
-        complexity: Vec::new(),
-        complexity_checks: Vec::new(),
-        backfill: Some(model::Backfill {
-            carried_from: None,
-            failed: Some(why),
-        }),
-    }
+    };
+    let valgrind = crate::instrument::callgrind::detect().ok();
+    let census = valgrind.is_some()
+        && opts
+            .instruments
+            .asked(costbench_record::instrument::Instrument::Census);
+    let mut run = super::new_record(
+        opts,
+        target,
+        &listing,
+        &[],
+        valgrind.as_ref(),
+        census,
+        Vec::new(),
+    );
+    run.finished_at = Some(run.started_at.clone());
+    run.environment.git = Some(commit.git(branch));
+    run.backfill = Some(costbench_record::model::Backfill {
+        carried_from: None,
+        failed: Some(why),
+    });
+    run
 }
 
 /// Whether `run` was measured (or recorded as failing to build) with the settings `like` has:

@@ -628,7 +628,9 @@ fn interrupted(signal: i32, sessions: &[Session], outs: &[OutputDir]) -> anyhow:
     .into()
 }
 
-fn new_record(
+/// A run's record before anything is measured: what was asked for, of which binary, on which
+/// machine, one empty row per selected scenario (and party and load).
+pub(crate) fn new_record(
     opts: &RunOptions,
     target: &BenchTarget,
     listing: &Listing,

@@ -23,7 +23,6 @@ use costbench_measure::cargo::DEFAULT_BUILD;
 use costbench_measure::run::backfill::{self as git, BranchCommit, BACKFILL_VARIANT};
 use costbench_measure::run::baseline;
 use costbench_measure::run::bisect::{changed_files, seed_build, BuildInputs};
-use costbench_record::history::Metric;
 use costbench_record::model::{Backfill, RunRecord};
 use costbench_store::{RunQuery, Store};
 use std::path::PathBuf;
@@ -130,7 +129,13 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
         ),
         take_mtimes: seeded > 0,
         measured: Vec::new(),
-        template: None,
+        template: git::failed_build_record(
+            &session.target,
+            &session.cmd.measure,
+            selected.first().copied().unwrap_or(&all[0]),
+            None,
+            String::new(),
+        ),
         again: b.again,
         build_every_commit: b.build_every_commit,
         counts: [0; 4],
@@ -199,8 +204,9 @@ struct Backfiller<'a> {
     top: PathBuf,
     take_mtimes: bool,
     measured: Vec<Measured>,
-    /// A record with this backfill's settings, to tell which recorded runs it would repeat.
-    template: Option<RunRecord>,
+    /// A record with this backfill's settings (the last measured commit's, else one made before
+    /// the first), to tell which recorded runs it would repeat, and on which machine.
+    template: RunRecord,
     again: bool,
     build_every_commit: bool,
     /// Measured, carried, failed, already recorded.
@@ -223,20 +229,11 @@ impl Backfiller<'_> {
     fn one(&mut self, c: &BranchCommit) -> Result<Outcome> {
         let label = format!("{} {}", short(&c.sha), c.subject);
         if !self.again {
-            let template = self.template.clone().unwrap_or_else(|| {
-                git::failed_build_record(
-                    &self.session.target,
-                    &self.session.cmd.measure,
-                    c,
-                    None,
-                    String::new(),
-                )
-            });
             let done = self
                 .store
                 .commit_runs(&c.sha)?
                 .iter()
-                .any(|r| git::same_settings(r, &template));
+                .any(|r| git::same_settings(r, &self.template));
             if done {
                 self.session
                     .status("Recorded", format!("{label}: already in the history"));
@@ -318,10 +315,13 @@ impl Backfiller<'_> {
             .measure_and_record(vec![side])?
             .pop()
             .expect("one side measured");
-        // The worktree is on a detached HEAD: the branch is the one backfilled.
-        if let Some(g) = run.environment.git.as_mut() {
-            g.branch = self.branch.clone();
-        }
+        // The worktree is on a detached HEAD: the commit's place is the range's, under the
+        // branch backfilled (dirty when its benches were switched to the compatible crates).
+        let dirty = run.environment.git.as_ref().is_some_and(|g| g.dirty);
+        run.environment.git = Some(costbench_record::model::Git {
+            dirty,
+            ..c.git(self.branch.clone())
+        });
         let json = serde_json::to_vec_pretty(&run).expect("a run record always serialises");
         costbench_record::output::write_atomic(&dir.join("run.json"), &json)?;
         self.store.record(&run).with_context(|| {
@@ -330,9 +330,7 @@ impl Backfiller<'_> {
                 dir.display()
             )
         })?;
-        if self.template.is_none() {
-            self.template = Some(run.clone());
-        }
+        self.template = run.clone();
         self.measured.push(Measured {
             sha: c.sha.clone(),
             run,
@@ -350,16 +348,8 @@ impl Backfiller<'_> {
             variant: None,
             limit: None,
         })?;
-        let opts = changes::Options {
-            exact_tolerance: |m| if m == Metric::Icount { 2.0 } else { 0.0 },
-            alpha: 0.001,
-            min_segment: 5,
-            min_change_pct: 2.0,
-        };
-        let machine = costbench_measure::environment::collect(&self.root, None)
-            .host
-            .machine();
-        for c in changes::detect(&timeline, &opts) {
+        let machine = self.template.environment.host.machine();
+        for c in changes::detect(&timeline, &changes::Options::default()) {
             let series = &timeline.series[c.series];
             if Method::of(series.metric) != Method::Exact || series.machine != machine {
                 continue;
