@@ -123,6 +123,7 @@ pub fn from_csv(
                 ns_per_op: costbench_record::stats::summarize(&ns),
                 iteration_ns: ns,
                 paired: None,
+                step: None,
             });
         }
     }

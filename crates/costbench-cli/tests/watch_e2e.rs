@@ -3,7 +3,8 @@
 //! reads, records a commit that does not build and passes over it, resumes without measuring
 //! again, and narrows a sampled change to its exact commit; `history changes` places the change
 //! at that commit, explains it by the function that moved, fails once (`--since`), and takes an
-//! acknowledgement from costbench.toml.
+//! acknowledgement from costbench.toml. A change brought by a merged branch is paired (wall time
+//! against the first parent) and narrowed into the branch (which of its commits brought it).
 
 mod common;
 
@@ -146,6 +147,112 @@ fn backfill_places_a_change_at_its_commit_and_explains_it() {
     let o = backfill(r, &db, &["HEAD~1..HEAD"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("uncommitted"), "{}", stderr(&o));
+}
+
+/// A change brought by a merged branch, measured two ways. Wall time paired with the previous
+/// commit: the merge's binary takes turns with its first parent's, as `check` measures a pull
+/// request against its base, and the +30 % is a change point at the merge in the
+/// `walltime-step` series, its step (interval, verdict) kept in the merge's record.
+/// Instruction counts: the change is at the merge, and `--narrow` bisects the merged branch's
+/// commits to the one that turned the knob.
+#[test]
+fn a_merged_change_is_paired_and_narrowed_into_its_branch() {
+    if !valgrind_available() {
+        return;
+    }
+    let repo = scratch_repo();
+    let r = repo.path();
+    let commit = |msg: &str| git(r, &["commit", "-q", "-am", msg]);
+    let note = |text: &str| {
+        std::fs::write(r.join("NOTES.txt"), text).unwrap();
+        git(r, &["add", "NOTES.txt"]);
+    };
+    note("main\n");
+    commit("a note on main");
+    git(r, &["checkout", "-q", "-b", "feature"]);
+    let lib = r.join("suites/selftest/src/lib.rs");
+    let comment = |k: u32| {
+        let text = std::fs::read_to_string(&lib).unwrap();
+        std::fs::write(&lib, format!("{text}// feature {k}\n")).unwrap();
+    };
+    comment(1);
+    commit("feature 1");
+    set_knob(r, 300);
+    commit("feature 2: the knob");
+    comment(3);
+    commit("feature 3");
+    let knob = rev_parse(r, "HEAD~1");
+    git(r, &["checkout", "-q", "-"]);
+    note("main moves on\n");
+    commit("another note on main");
+    git(
+        r,
+        &["merge", "-q", "--no-ff", "-m", "merge feature", "feature"],
+    );
+    let (main, merge) = (rev_parse(r, "HEAD~1"), rev_parse(r, "HEAD"));
+    let db = r.join("target/history.sqlite");
+    let o = costbench([
+        "history",
+        "backfill",
+        "HEAD~2..HEAD",
+        "--narrow",
+        "--manifest-path",
+    ])
+    .arg(r.join("Cargo.toml"))
+    .args(["-p", "costbench-selftest", "--bench", "selftest"])
+    .args([
+        "--filter",
+        "^knob/spin$",
+        "--instrument",
+        "icount,walltime",
+        "--db",
+    ])
+    .arg(&db)
+    .output();
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    assert!(text.contains("2 measured"), "{text}");
+    assert!(
+        text.contains("4 commits of merged branches measured"),
+        "the fork point, the tip, then two halvings: {text}"
+    );
+    assert!(
+        stderr(&o).contains("paired with"),
+        "the merge is paired with its first parent: {}",
+        stderr(&o)
+    );
+
+    let o = changes(r, &db, &["--metric", "walltime-step", "--format", "json"]);
+    let doc = stdout_json(&o, "history changes");
+    assert_eq!(o.status.code(), Some(3), "{doc}\n{}", stderr(&o));
+    let list = doc["changes"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{doc}");
+    assert_eq!(list[0]["commit"], merge.as_str(), "{doc}");
+    assert_eq!(list[0]["narrowed"], true, "{doc}");
+    let pct = list[0]["change_pct"].as_f64().unwrap();
+    assert!((15.0..45.0).contains(&pct), "+30 % of work: {doc}");
+    let kept = r.join(format!("target/costbench/backfill/{merge}/run/run.json"));
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&kept).unwrap()).unwrap();
+    let step = &common::result(&run, "knob/spin")["walltime"]["step"];
+    assert_eq!(step["against"], main.as_str(), "{step}");
+    assert_eq!(step["verdict"], "regression", "{step}");
+    assert!(step["low"].as_f64().unwrap() > 1.03, "{step}");
+
+    let o = changes(r, &db, &["--metric", "icount", "--format", "json"]);
+    let doc = stdout_json(&o, "history changes");
+    let list = doc["changes"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{doc}");
+    assert_eq!(list[0]["commit"], merge.as_str(), "{doc}");
+    let origin = &list[0]["merged_branch"];
+    assert_eq!(origin["commit"], knob.as_str(), "{doc}");
+    assert_eq!(origin["subject"], "feature 2: the knob", "{doc}");
+    let o = changes(r, &db, &["--metric", "icount"]);
+    assert!(
+        stdout(&o).contains("brought by") && stdout(&o).contains("feature 2: the knob"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// The scripts of `docs/workflows/costbench-main.yml`, as written, run locally on three pushes

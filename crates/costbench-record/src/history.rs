@@ -45,6 +45,9 @@ pub enum Metric {
     Icount,
     /// Median wall time per op, ns.
     Walltime,
+    /// Wall time against the previous measured commit, measured paired (`history backfill`):
+    /// the ratio where the paired test resolved a change, 1 where it resolved none.
+    WalltimeStep,
     /// Simulated estimated cycles per op.
     Cycles,
     /// Bytes allocated per op.
@@ -64,9 +67,10 @@ pub enum Metric {
 impl Metric {
     /// Every metric, in the order of the instruments that record them, then the run's own
     /// (`--metric` lists them so).
-    pub const ALL: [Metric; 9] = [
+    pub const ALL: [Metric; 10] = [
         Metric::Icount,
         Metric::Walltime,
+        Metric::WalltimeStep,
         Metric::Cycles,
         Metric::AllocBytes,
         Metric::Allocs,
@@ -100,6 +104,7 @@ impl Metric {
         match self {
             Metric::Icount => "icount",
             Metric::Walltime => "walltime",
+            Metric::WalltimeStep => "walltime_step",
             Metric::Cycles => "cache_cycles",
             Metric::AllocBytes => "alloc_bytes",
             Metric::Allocs => "allocs",
@@ -115,6 +120,7 @@ impl Metric {
         match self {
             Metric::Icount => "icount",
             Metric::Walltime => "walltime",
+            Metric::WalltimeStep => "walltime-step",
             Metric::Cycles => "cycles",
             Metric::AllocBytes => "alloc-bytes",
             Metric::Allocs => "allocs",
@@ -130,6 +136,9 @@ impl Metric {
         match self {
             Metric::Icount => "Instructions per op",
             Metric::Walltime => "Median wall time per op",
+            Metric::WalltimeStep => {
+                "Wall time over the previous measured commit's, paired (history backfill): 1 where no change was resolved"
+            }
             Metric::Cycles => "Simulated estimated cycles per op (--instrument cache)",
             Metric::AllocBytes => "Bytes allocated per op (--instrument memory)",
             Metric::Allocs => "Allocations per op (--instrument memory)",
@@ -157,6 +166,13 @@ impl Metric {
         match self {
             Metric::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
             Metric::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),
+            Metric::WalltimeStep => r.walltime.as_ref().and_then(|w| w.step.as_ref()).map(|s| {
+                if s.resolved() {
+                    s.ratio
+                } else {
+                    1.0
+                }
+            }),
             Metric::Cycles => c
                 .cache
                 .as_ref()
@@ -168,6 +184,32 @@ impl Metric {
             Metric::BinarySize | Metric::BuildSeconds => None,
         }
     }
+}
+
+/// Which commit of a merged branch first carries a change that a series shows at the merge
+/// commit: `history backfill --narrow` bisects the branch's commits (from where it forked to
+/// its tip) and keeps the answer beside the merge's results, where `history changes` reads it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MergedOrigin {
+    /// The measured id.
+    pub id: String,
+    /// The metric's name in the database (`icount`, ...).
+    pub metric: String,
+    /// Where the merged branch forked from main's line (full id).
+    pub base: String,
+    /// The merged branch's tip (the merge's second parent).
+    pub tip: String,
+    /// The branch's first commit that carries the change; `None` when the tip has the fork
+    /// point's value (the merge itself made the change, or main's side and the branch together).
+    pub commit: Option<String>,
+    /// That commit's subject.
+    pub subject: Option<String>,
+    /// The value before that commit and at it.
+    pub before: Option<f64>,
+    /// See `before`.
+    pub after: Option<f64>,
+    /// Why it could not be told (a commit of the branch that does not build), if so.
+    pub note: Option<String>,
 }
 
 /// One value of a series, from one run.

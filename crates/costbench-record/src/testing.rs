@@ -110,6 +110,7 @@ pub fn with_walltime(mut r: ScenarioResult, per_op: &[f64]) -> ScenarioResult {
         ns_per_op: summarize(per_op),
         iteration_ns: per_op.iter().map(|x| x * ops).collect(),
         paired: None,
+        step: None,
     });
     r
 }

@@ -6,7 +6,7 @@
 use crate::escape::escape_cell;
 use costbench_judge::changes::{ChangePoint, ChangeReport, Drift, Method};
 use costbench_record::fmt::{fmt_change, fmt_ir, fmt_ns};
-use costbench_record::history::{Metric, Timeline, TimelineRun};
+use costbench_record::history::{MergedOrigin, Metric, Timeline, TimelineRun};
 use std::fmt::Write as _;
 
 /// The JSON document's schema version.
@@ -24,6 +24,9 @@ pub struct ChangeNote {
     pub explanation: Option<String>,
     /// Whether it fails the command: new (after `--since`) and not acknowledged.
     pub fails: bool,
+    /// At a merge commit: which commit of the merged branch brought it (`history backfill
+    /// --narrow` bisects the branch).
+    pub merged: Option<MergedOrigin>,
 }
 
 /// `history changes`' document.
@@ -53,6 +56,7 @@ pub fn value(metric: Metric, v: f64) -> String {
     match metric {
         Metric::Icount => format!("{} Ir", fmt_ir(v)),
         Metric::Walltime => fmt_ns(v),
+        Metric::WalltimeStep => format!("×{v:.3}"),
         Metric::Cycles => format!("{} cycles", fmt_ir(v)),
         Metric::AllocBytes | Metric::PeakBytes => format!("{} B", fmt_ir(v)),
         Metric::Allocs => format!("{} allocs", fmt_ir(v)),
@@ -125,7 +129,9 @@ fn by_commit<'a>(v: &'a ChangesView<'a>) -> Vec<(usize, Vec<(&'a ChangePoint, &'
 }
 
 fn where_found(t: &Timeline, c: &ChangePoint, n: &ChangeNote) -> String {
-    if n.exact_commit {
+    if let (true, Some(m)) = (n.exact_commit, &n.merged) {
+        format!("at this merge: {}", merged_words(m))
+    } else if n.exact_commit {
         "at this commit".into()
     } else {
         format!(
@@ -135,9 +141,25 @@ fn where_found(t: &Timeline, c: &ChangePoint, n: &ChangeNote) -> String {
     }
 }
 
+/// Which commit of a merged branch brought a change made at its merge, in words.
+pub fn merged_words(m: &MergedOrigin) -> String {
+    match (&m.commit, &m.note) {
+        (Some(commit), _) => format!(
+            "brought by {} “{}” of the merged branch",
+            &commit[..12.min(commit.len())],
+            m.subject.as_deref().unwrap_or("")
+        ),
+        (None, Some(note)) => format!("the merged branch could not tell: {note}"),
+        (None, None) => {
+            "not by the merged branch's commits (its tip has the value of where it forked)".into()
+        }
+    }
+}
+
 fn how(c: &ChangePoint) -> String {
     match (c.method, c.p_value) {
         (Method::TTest, Some(p)) => format!("t-test p = {p:.1e}"),
+        (Method::Paired, _) => "paired with the previous measured commit".into(),
         _ if !c.confirmed => "newest commit, not yet confirmed".into(),
         _ => "exact".into(),
     }
@@ -344,6 +366,7 @@ pub fn json(v: &ChangesView) -> serde_json::Value {
                 "acknowledged": n.acknowledged,
                 "fails": n.fails,
                 "explanation": n.explanation,
+                "merged_branch": n.merged,
             })
         })
         .collect();

@@ -51,6 +51,7 @@ pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
     let what = match metric {
         Metric::Icount => "Ir/op",
         Metric::Walltime => "time/op (median)",
+        Metric::WalltimeStep => "time/op over the previous measured commit's (paired)",
         Metric::Cycles => "estimated cycles/op (simulated)",
         Metric::AllocBytes => "bytes allocated/op",
         Metric::Allocs => "allocations/op",
@@ -65,6 +66,7 @@ pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
         let value = match metric {
             Metric::Icount => fmt_ir(p.per_op),
             Metric::Walltime => fmt_ns(p.per_op),
+            Metric::WalltimeStep => format!("×{:.3}", p.per_op),
             Metric::BinarySize => crate::budget::thousands(p.per_op as u64),
             Metric::BuildSeconds => format!("{:.1} s", p.per_op),
             _ => fmt_ir(p.per_op),

@@ -200,6 +200,9 @@ impl Watch {
                     fails: new && acknowledged.is_none(),
                     acknowledged,
                     explanation: None,
+                    merged: exact_commit
+                        .then(|| self.merged_origin(&timeline, c))
+                        .flatten(),
                 }
             })
             .collect();
@@ -277,6 +280,22 @@ impl Watch {
         }
     }
 
+    /// Which commit of the branch merged at `c`'s commit brought `c`, when `history backfill
+    /// --narrow` bisected that branch here.
+    fn merged_origin(
+        &self,
+        timeline: &Timeline,
+        c: &changes::ChangePoint,
+    ) -> Option<costbench_record::history::MergedOrigin> {
+        let sha = timeline.runs[c.run].commit.as_deref()?;
+        let text = std::fs::read_to_string(merged_path(self.paths.as_ref()?, sha)).ok()?;
+        let series = &timeline.series[c.series];
+        serde_json::from_str::<Vec<costbench_record::history::MergedOrigin>>(&text)
+            .ok()?
+            .into_iter()
+            .find(|o| o.id == series.id && o.metric == series.metric.as_str())
+    }
+
     /// What explains the changes between runs `before` and `after` of `timeline`, by id,
     /// when both commits' results (with their callgrind profiles) are kept under the backfill
     /// directory.
@@ -328,6 +347,12 @@ enum Explained {
 /// Where `history backfill` keeps the results of commit `sha` (its binary is in `../bin`).
 pub(crate) fn kept_dir(paths: &Paths, sha: &str) -> PathBuf {
     paths.backfill().join(sha).join("run")
+}
+
+/// Where `history backfill --narrow` keeps which commits of the branch merged at `sha` brought
+/// its changes.
+pub(crate) fn merged_path(paths: &Paths, sha: &str) -> PathBuf {
+    paths.backfill().join(sha).join("merged.json")
 }
 
 pub(crate) fn short(sha: &str) -> &str {

@@ -6,7 +6,8 @@
 //! binary gives its value) step where two consecutive values differ by more than the series'
 //! tolerance and the new level lasts ([`exact`]); noisy figures (wall time, build time, RSS)
 //! are split by a t-test change-point method in the manner of Hunter / Apache Otava
-//! ([`noisy`]). Pure: which runs a timeline holds, which commits were measured and how the
+//! ([`noisy`]); a paired wall-time step (`history backfill` measures each commit interleaved
+//! with the previous measured one) is a change point where the paired test resolved it. Pure: which runs a timeline holds, which commits were measured and how the
 //! report is printed are the callers'.
 
 pub mod config;
@@ -24,6 +25,10 @@ pub enum Method {
     Exact,
     /// Values scatter run to run: a step is a change when a t-test says so.
     TTest,
+    /// Each value is a ratio to the previous measured commit, from one interleaved session of
+    /// the two binaries, and 1 where the paired test resolved no change: every other value is a
+    /// change point, placed at its run.
+    Paired,
 }
 
 impl Method {
@@ -37,6 +42,7 @@ impl Method {
             | Metric::PeakBytes
             | Metric::BinarySize => Method::Exact,
             Metric::Walltime | Metric::MaxRss | Metric::BuildSeconds => Method::TTest,
+            Metric::WalltimeStep => Method::Paired,
         }
     }
 }
@@ -140,20 +146,21 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
     for (si, s) in timeline.series.iter().enumerate() {
         let values: Vec<f64> = s.points.iter().map(|p| p.1).collect();
         let method = Method::of(s.metric);
-        // A step at `index` of the series, as a change point of the timeline's runs.
-        let mut push = |index: usize, before: f64, after: f64, p_value, confirmed| {
-            out.push(ChangePoint {
-                series: si,
-                run: s.points[index].0,
-                previous_run: s.points[index - 1].0,
-                before,
-                after,
-                change_pct: pct(before, after),
-                method,
-                p_value,
-                confirmed,
-            });
-        };
+        // A step from the run `previous_run` to the run `run` of the timeline.
+        let mut push =
+            |previous_run: usize, run: usize, before: f64, after: f64, p_value, confirmed| {
+                out.push(ChangePoint {
+                    series: si,
+                    run,
+                    previous_run,
+                    before,
+                    after,
+                    change_pct: pct(before, after),
+                    method,
+                    p_value,
+                    confirmed,
+                });
+            };
         match method {
             Method::Exact => {
                 // Per-op values carry the float rounding of a division: never finer than it.
@@ -161,7 +168,8 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
                 let tol =
                     ((opts.exact_tolerance)(s.metric) / s.ops.max(1) as f64).max(typical * 1e-12);
                 for step in exact::steps(&values, tol) {
-                    push(step.index, step.before, step.after, None, step.confirmed);
+                    let (a, b) = (s.points[step.index - 1].0, s.points[step.index].0);
+                    push(a, b, step.before, step.after, None, step.confirmed);
                 }
             }
             Method::TTest => {
@@ -172,12 +180,33 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
                 };
                 for step in noisy::steps(&values, &o) {
                     push(
-                        step.index,
+                        s.points[step.index - 1].0,
+                        s.points[step.index].0,
                         step.before,
                         step.after,
                         Some(step.p_value),
                         true,
                     );
+                }
+            }
+            Method::Paired => {
+                for (i, v) in values.iter().enumerate() {
+                    if !v.is_finite() || (v - 1.0).abs() <= 1e-9 {
+                        continue;
+                    }
+                    let run = s.points[i].0;
+                    // The series' first step: the commit it was paired with was measured alone
+                    // (wall time, no step), the run of this machine and variant before it.
+                    let previous = match i {
+                        0 => (0..run).rev().find(|&j| {
+                            let r = &timeline.runs[j];
+                            r.machine == s.machine && r.variant == s.variant
+                        }),
+                        _ => Some(s.points[i - 1].0),
+                    };
+                    if let Some(previous_run) = previous {
+                        push(previous_run, run, 1.0, *v, None, true);
+                    }
                 }
             }
         }
@@ -187,7 +216,8 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
 
 /// The drift of every series from its first run at or after `reference` (an index into
 /// [`Timeline::runs`]) to its newest, against `budget_pct`; t-test series compare the medians
-/// of `window` points at each end.
+/// of `window` points at each end. Paired steps are ratios between neighbours, not levels: they
+/// have no drift of their own (their wall time's series has).
 pub fn drift(timeline: &Timeline, reference: usize, budget_pct: f64, window: usize) -> Vec<Drift> {
     let mut out = Vec::new();
     for (si, s) in timeline.series.iter().enumerate() {
@@ -204,6 +234,7 @@ pub fn drift(timeline: &Timeline, reference: usize, budget_pct: f64, window: usi
             continue;
         }
         let (reference_value, latest) = match Method::of(s.metric) {
+            Method::Paired => continue,
             Method::Exact => (first.1, last.1),
             Method::TTest => {
                 let w = window.max(1).min(since.len() / 2).max(1);
@@ -346,6 +377,24 @@ mod tests {
         assert!((c.change_pct - 4.0).abs() < 1e-9);
         assert_eq!(c.method, Method::Exact);
         assert!(c.confirmed);
+    }
+
+    /// Paired steps: every ratio the paired test resolved is a change point at its run (the
+    /// series' first too, named against the run before it), 1 is none; they have no drift.
+    #[test]
+    fn paired_steps_are_change_points_where_resolved() {
+        let mut t = timeline(Metric::WalltimeStep, &[1.0, 1.0, 1.052, 1.0, 0.9]);
+        let found = detect(&t, &options());
+        let at: Vec<(usize, usize)> = found.iter().map(|c| (c.previous_run, c.run)).collect();
+        assert_eq!(at, [(1, 2), (3, 4)], "{found:?}");
+        assert!((found[0].change_pct - 5.2).abs() < 1e-9);
+        assert_eq!(found[0].method, Method::Paired);
+        assert!(drift(&t, 0, 1.0, 5).is_empty());
+        // The first measured commit has no step: the series starts at the second run.
+        t.series[0].points = vec![(1, 1.3), (2, 1.0)];
+        let found = detect(&t, &options());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].previous_run, found[0].run), (0, 1));
     }
 
     /// Wall time: a +20 % step in a noisy series is found by the t-test with its p-value;

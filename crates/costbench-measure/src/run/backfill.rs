@@ -114,6 +114,28 @@ pub fn commits(root: &Path, range: &str, all: bool) -> Result<Vec<BranchCommit>>
     Ok(out)
 }
 
+/// The branch that merge commit `sha` merged: the fork point (the merge base of its two parents)
+/// and the commits of its second parent's first-parent line after it, oldest first (positions
+/// counted on that line). `None` when `sha` is not a merge, or its branch holds no commit of
+/// its own.
+pub fn merged_branch(root: &Path, sha: &str) -> Result<Option<(BranchCommit, Vec<BranchCommit>)>> {
+    let second = match git(
+        root,
+        &["rev-parse", "--verify", "--quiet", &format!("{sha}^2")],
+    )? {
+        Ok(s) if !s.is_empty() => s,
+        _ => return Ok(None),
+    };
+    let base = git(root, &["merge-base", &format!("{sha}^1"), &second])?
+        .map_err(|e| anyhow::anyhow!("cannot find where the branch merged at {sha} forked: {e}"))?;
+    if base == second {
+        return Ok(None);
+    }
+    let mut fork = commits(root, &format!("{base}^!"), false)?;
+    let line = commits(root, &format!("{base}..{second}"), false)?;
+    Ok(fork.pop().map(|f| (f, line)))
+}
+
 /// The run record of a commit whose build failed: no results, the reason in its `backfill`
 /// block, the settings of `opts` (so that a later backfill with them passes over it).
 pub fn failed_build_record(

@@ -59,7 +59,7 @@ use std::time::Duration;
 /// What measuring takes: validated options of `costbench run`, `check` and `variants`. Which
 /// bench target, where results go by default, how they are printed and where they are recorded
 /// are the commands' (they resolve the target and pass each side's output directory).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RunOptions {
     /// The user's cargo flags (features, profile, lock file), for every build of the run.
     pub cargo: cargo::CargoFlags,

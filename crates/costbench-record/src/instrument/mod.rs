@@ -58,7 +58,7 @@ macro_rules! for_each_instrument {
                 kept: None,
                 machine_bound: true,
                 figures: &[Figure::Walltime],
-                metrics: &[Metric::Walltime],
+                metrics: &[Metric::Walltime, Metric::WalltimeStep],
                 run_rank: 70,
             },
             /// Simulated caches and branches under callgrind.
@@ -414,6 +414,12 @@ impl InstrumentSet {
     #[must_use]
     pub const fn with(self, i: Instrument) -> InstrumentSet {
         InstrumentSet(self.0 | InstrumentSet::of(i).0)
+    }
+
+    /// This set without `i`.
+    #[must_use]
+    pub const fn without(self, i: Instrument) -> InstrumentSet {
+        InstrumentSet(self.0 & !InstrumentSet::of(i).0)
     }
 
     /// The instruments of either set.

@@ -541,6 +541,35 @@ pub struct Walltime {
     /// comparison or build variants): the pairing and each round's median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired: Option<Paired>,
+    /// Set by `history backfill`: this commit's wall time against the previous measured commit
+    /// of the branch, measured in interleaved rounds with that commit's kept binary and judged
+    /// as `check` judges paired wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<Step>,
+}
+
+/// A commit's wall time against the previous measured commit of its branch (its parent when
+/// every commit is measured), from one interleaved session of the two binaries.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Step {
+    /// The commit measured against (full id).
+    pub against: String,
+    /// This commit's per-op time over that commit's: the paired estimate.
+    pub ratio: f64,
+    /// The ratio's interval at the rate the session's error control gave this id.
+    pub low: f64,
+    /// Upper bound of that interval.
+    pub high: f64,
+    /// What `check` would conclude: `regression`, `improvement`, `unchanged`, `unresolved` or
+    /// `placement` (the time moved while the instruction count did not).
+    pub verdict: String,
+}
+
+impl Step {
+    /// A regression or an improvement: a change the paired test resolved beyond the threshold.
+    pub fn resolved(&self) -> bool {
+        matches!(self.verdict.as_str(), "regression" | "improvement")
+    }
 }
 
 /// Wall time measured in rounds interleaved with other builds of the same suite. Round `k` of

@@ -77,6 +77,7 @@ fn how(c: &ChangePoint) -> String {
         (Method::TTest, None) => "t-test".into(),
         (Method::Exact, _) if !c.confirmed => "exact; newest run, not yet confirmed".into(),
         (Method::Exact, _) => "exact".into(),
+        (Method::Paired, _) => "paired with the previous measured commit".into(),
     }
 }
 
@@ -166,6 +167,9 @@ fn row(page: &mut String, input: &DashboardInput, facts: &Facts, i: usize) {
             "<span class=\"ack\">acknowledged</span>: {}",
             escape(why)
         ));
+    }
+    if let Some(m) = &n.merged {
+        notes.push(escape(&crate::changes::merged_words(m)));
     }
     if n.explanation.is_some() {
         notes.push(format!("<a href=\"#explain-{i}\">explanation</a>"));

@@ -155,6 +155,7 @@ fn unit(metric: Metric) -> &'static str {
     match metric {
         Metric::Icount => "Ir/op",
         Metric::Walltime => "ns/op",
+        Metric::WalltimeStep => "× previous commit",
         Metric::Cycles => "cycles/op",
         Metric::AllocBytes => "B/op",
         Metric::Allocs => "allocs/op",

@@ -11,6 +11,7 @@ fn metric_title(m: Metric) -> &'static str {
     match m {
         Metric::Icount => "instructions per op",
         Metric::Walltime => "median time per op",
+        Metric::WalltimeStep => "time per op over the previous measured commit's (paired)",
         Metric::Cycles => "estimated cycles per op (simulated)",
         Metric::AllocBytes => "bytes allocated per op",
         Metric::Allocs => "allocations per op",
@@ -24,6 +25,7 @@ fn metric_title(m: Metric) -> &'static str {
 fn metric_fmt(m: Metric) -> fn(f64) -> String {
     match m {
         Metric::Walltime => fmt_ns,
+        Metric::WalltimeStep => |v| format!("×{v:.3}"),
         Metric::BinarySize => |v| crate::budget::thousands(v as u64),
         Metric::BuildSeconds => |v| format!("{v:.1} s"),
         _ => fmt_ir,

@@ -16,6 +16,9 @@
 
 use crate::args::BackfillCmd;
 use crate::core::changes::{kept_dir, short};
+mod merged;
+
+use super::pairing::{self, Previous};
 use crate::core::session::Session;
 use anyhow::{Context, Result};
 use costbench_judge::changes::{self, Method};
@@ -28,11 +31,23 @@ use costbench_store::{RunQuery, Store};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// A commit measured in this backfill: its record and the files its build read.
+/// A commit measured in this backfill: its record, the files its build read and its kept
+/// binary.
 struct Measured {
     sha: String,
+    position: u64,
     run: RunRecord,
     inputs: BuildInputs,
+    exe: PathBuf,
+}
+
+/// A commit checked out and built: its worktree's bench target, its kept binary, the files its
+/// build read and where its results are kept.
+struct Built {
+    target: costbench_measure::cargo::BenchTarget,
+    kept: PathBuf,
+    inputs: BuildInputs,
+    dir: PathBuf,
 }
 
 /// What became of one commit.
@@ -181,6 +196,12 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
             narrowed += 1;
         }
     }
+    let merged = if b.narrow && out_of_time("narrowing into merged branches not started").is_none()
+    {
+        Some(run.narrow_merges()?)
+    } else {
+        None
+    };
     let [measured, carried, failed, recorded] = run.counts;
     println!(
         "backfill of {}: {measured} measured, {carried} carried over (no build: their build's files were a measured commit's), \
@@ -190,7 +211,11 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
             format!("; {narrowed} commits between them taken to narrow change points")
         } else {
             String::new()
-        },
+        } + &merged.map_or(String::new(), |m| if m > 0 {
+            format!("; {m} commits of merged branches measured to find which one brought a change made at a merge")
+        } else {
+            String::new()
+        }),
         started.elapsed().as_secs_f64()
     );
     Ok(crate::exit::OK)
@@ -258,20 +283,20 @@ impl Backfiller<'_> {
                         carried_from: Some(m.sha.clone()),
                         failed: None,
                     });
+                    pairing::carried(&mut run, &m.sha);
                     self.store.record(&run)?;
                     return Ok(Outcome::Carried);
                 }
             }
         }
-        self.session.status("Building", &label);
-        let take = std::mem::take(&mut self.take_mtimes);
-        let target =
-            baseline::checkout_for_bisect(&self.session.target, &c.sha, BACKFILL_VARIANT, take)?;
-        self.session.say_switched(&target, short(&c.sha));
-        let exe = match self.session.build(&target, BACKFILL_VARIANT) {
-            Ok(exe) => exe,
-            Err(e) => {
-                let why = format!("{e:#}");
+        let Built {
+            target,
+            kept,
+            inputs,
+            dir,
+        } = match self.build(c, &label)? {
+            Ok(built) => built,
+            Err(why) => {
                 eprintln!(
                     "warning: {label} does not build; recorded as such and passed over: {why}"
                 );
@@ -286,35 +311,34 @@ impl Backfiller<'_> {
                 return Ok(Outcome::Failed);
             }
         };
-        // Relative to the worktree's top, as bisect reads them: the files are the worktree's.
-        let worktree = self
-            .session
-            .target
-            .costbench_dir()
-            .join("worktrees")
-            .join(BACKFILL_VARIANT);
-        let inputs = BuildInputs::read(&target, &worktree, BACKFILL_VARIANT)?;
-        let paths = &self.session.paths;
-        let dir = kept_dir(paths, &c.sha);
-        let bin = dir.parent().unwrap_or(&dir).join("bin");
-        std::fs::create_dir_all(&bin)
-            .with_context(|| format!("cannot create {}", bin.display()))?;
-        let kept = bin.join(exe.file_name().unwrap_or_default());
-        std::fs::copy(&exe, &kept)
-            .with_context(|| format!("cannot copy {} to {}", exe.display(), kept.display()))?;
-        self.session.status("Measuring", &label);
-        let side = costbench_measure::run::SideSpec {
-            label: "default".into(),
-            exe: kept,
-            output_dir: dir.clone(),
-            target: Some(target),
-            build: None,
+        let previous = if pairing::wanted(self.session) {
+            self.previous(c, &kept)
+        } else {
+            None
         };
-        let mut run = self
-            .session
-            .measure_and_record(vec![side])?
-            .pop()
-            .expect("one side measured");
+        let mut run = match &previous {
+            Some(p) => {
+                self.session.status(
+                    "Measuring",
+                    format!("{label} (wall time paired with {})", short(&p.sha)),
+                );
+                pairing::measure(self.session, &target, p, &kept, &dir)?
+            }
+            None => {
+                self.session.status("Measuring", &label);
+                let side = costbench_measure::run::SideSpec {
+                    label: "default".into(),
+                    exe: kept.clone(),
+                    output_dir: dir.clone(),
+                    target: Some(target),
+                    build: None,
+                };
+                self.session
+                    .measure_and_record(vec![side])?
+                    .pop()
+                    .expect("one side measured")
+            }
+        };
         // The worktree is on a detached HEAD: the commit's place is the range's, under the
         // branch backfilled (dirty when its benches were switched to the compatible crates).
         let dirty = run.environment.git.as_ref().is_some_and(|g| g.dirty);
@@ -333,10 +357,79 @@ impl Backfiller<'_> {
         self.template = run.clone();
         self.measured.push(Measured {
             sha: c.sha.clone(),
+            position: c.position,
             run,
             inputs,
+            exe: kept,
         });
         Ok(Outcome::Measured)
+    }
+
+    /// Checks `c` out in the worktree and builds it; keeps the binary under
+    /// `backfill/SHA/bin`. `Err(why)` inside when the commit does not build.
+    fn build(
+        &mut self,
+        c: &BranchCommit,
+        label: &str,
+    ) -> Result<std::result::Result<Built, String>> {
+        self.session.status("Building", label);
+        let take = std::mem::take(&mut self.take_mtimes);
+        let target =
+            baseline::checkout_for_bisect(&self.session.target, &c.sha, BACKFILL_VARIANT, take)?;
+        self.session.say_switched(&target, short(&c.sha));
+        let exe = match self.session.build(&target, BACKFILL_VARIANT) {
+            Ok(exe) => exe,
+            Err(e) => return Ok(Err(format!("{e:#}"))),
+        };
+        // Relative to the worktree's top, as bisect reads them: the files are the worktree's.
+        let worktree = self
+            .session
+            .target
+            .costbench_dir()
+            .join("worktrees")
+            .join(BACKFILL_VARIANT);
+        let inputs = BuildInputs::read(&target, &worktree, BACKFILL_VARIANT)?;
+        let dir = kept_dir(&self.session.paths, &c.sha);
+        let bin = dir.parent().unwrap_or(&dir).join("bin");
+        std::fs::create_dir_all(&bin)
+            .with_context(|| format!("cannot create {}", bin.display()))?;
+        let kept = bin.join(exe.file_name().unwrap_or_default());
+        std::fs::copy(&exe, &kept)
+            .with_context(|| format!("cannot copy {} to {}", exe.display(), kept.display()))?;
+        Ok(Ok(Built {
+            target,
+            kept,
+            inputs,
+            dir,
+        }))
+    }
+
+    /// The commit to pair `c`'s wall time with: the nearest commit before it measured in this
+    /// backfill, else its parent when an earlier backfill kept its results and its binary
+    /// (named as `exe` is). `None` for the first commit measured: its wall time is measured
+    /// alone.
+    fn previous(&self, c: &BranchCommit, exe: &std::path::Path) -> Option<Previous> {
+        let here = self
+            .measured
+            .iter()
+            .filter(|m| m.position < c.position)
+            .max_by_key(|m| m.position);
+        if let Some(m) = here {
+            return Some(Previous {
+                sha: m.sha.clone(),
+                exe: m.exe.clone(),
+                run: m.run.clone(),
+            });
+        }
+        let parent = c.parent.as_ref()?;
+        let dir = kept_dir(&self.session.paths, parent);
+        let exe = dir.parent()?.join("bin").join(exe.file_name()?);
+        let run = costbench_record::output::load_run(&dir).ok()?;
+        (exe.is_file() && run.results.iter().any(|r| r.walltime.is_some())).then(|| Previous {
+            sha: parent.clone(),
+            exe,
+            run,
+        })
     }
 
     /// The commit halfway between the two runs of the first change of an exact figure whose

@@ -30,6 +30,7 @@ pub fn figures(m: &WalltimeSamples, ops: u64) -> Option<Walltime> {
         ns_per_op: stats::summarize(&per_op),
         iteration_ns,
         paired: None,
+        step: None,
     })
 }
 
@@ -71,6 +72,7 @@ pub fn figures_from_rounds(
             layout_note: None,
             looks: None,
         }),
+        step: None,
     })
 }
 

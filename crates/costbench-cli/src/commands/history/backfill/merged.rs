@@ -1,0 +1,195 @@
+//! `--narrow` into a merged branch: a change of an exact figure that the first-parent line
+//! places at a merge commit (the run before it measured the merge's first parent) came from
+//! the merged branch's commits or from the merge itself. The branch's commits, from where it
+//! forked to its tip (the merge's second parent), are bisected for each such series: the fork
+//! point and the tip first, then halving, each commit built and measured once (exact figures
+//! only: wall time is not bisected). The answers are kept beside the merge's results
+//! (`backfill/SHA/merged.json`), where `history changes` reads them; the branch's runs are kept
+//! there too, not recorded in the history, whose series follow main's line.
+
+use super::{short, Backfiller, Built};
+use crate::core::changes::{kept_dir, merged_path};
+use anyhow::{Context, Result};
+use costbench_judge::changes::{self, Method};
+use costbench_measure::run::backfill::{self as git, BranchCommit};
+use costbench_measure::run::{measure_sides, SideSpec};
+use costbench_record::history::{MergedOrigin, Metric};
+use costbench_record::instrument::Instrument;
+use costbench_record::model::RunRecord;
+use costbench_store::RunQuery;
+use std::collections::{BTreeMap, HashMap};
+
+/// One series that changed at a merge: its id, metric and the tolerance of its per-op values.
+struct Changed {
+    id: String,
+    metric: Metric,
+    tolerance: f64,
+}
+
+impl Backfiller<'_> {
+    /// Bisects the merged branch of every merge commit at which an exact figure changed (on
+    /// this machine), unless its answers are kept already. Returns how many commits of merged
+    /// branches were measured.
+    pub(super) fn narrow_merges(&mut self) -> Result<usize> {
+        let timeline = self.store.timeline(&RunQuery {
+            branch: self.branch.clone(),
+            variant: None,
+            limit: None,
+        })?;
+        let machine = self.template.environment.host.machine();
+        let opts = changes::Options::default();
+        let mut at: BTreeMap<String, Vec<Changed>> = BTreeMap::new();
+        for c in changes::detect(&timeline, &opts) {
+            let series = &timeline.series[c.series];
+            if Method::of(series.metric) != Method::Exact || series.machine != machine {
+                continue;
+            }
+            let (prev, run) = (&timeline.runs[c.previous_run], &timeline.runs[c.run]);
+            let (Some(a), Some(m)) = (&prev.commit, &run.commit) else {
+                continue;
+            };
+            if run.parent.as_deref() != Some(a.as_str()) || series.id.starts_with("bench:") {
+                continue;
+            }
+            at.entry(m.clone()).or_default().push(Changed {
+                id: series.id.clone(),
+                metric: series.metric,
+                tolerance: (opts.exact_tolerance)(series.metric) / series.ops.max(1) as f64,
+            });
+        }
+        let mut measured = 0;
+        let mut runs: HashMap<String, Option<RunRecord>> = HashMap::new();
+        for (merge, series) in at {
+            let path = merged_path(&self.session.paths, &merge);
+            if path.exists() {
+                continue;
+            }
+            let Some((base, line)) = git::merged_branch(&self.root, &merge)? else {
+                continue;
+            };
+            self.session.status(
+                "Narrowing",
+                format!(
+                    "into the {} commits merged at {}",
+                    line.len(),
+                    short(&merge)
+                ),
+            );
+            // Index 0 is the fork point, 1..=n the branch's commits.
+            let commits: Vec<BranchCommit> = std::iter::once(base).chain(line).collect();
+            let mut origins = Vec::new();
+            for s in &series {
+                let mut value = |k: usize, this: &mut Self| -> Result<Option<f64>> {
+                    let c = &commits[k];
+                    if !runs.contains_key(&c.sha) {
+                        let run = this.off_line(c)?;
+                        measured += usize::from(run.is_some());
+                        runs.insert(c.sha.clone(), run);
+                    }
+                    Ok(runs[&c.sha]
+                        .as_ref()
+                        .and_then(|r| per_op(r, &s.id, s.metric)))
+                };
+                let n = commits.len() - 1;
+                let mut origin = MergedOrigin {
+                    id: s.id.clone(),
+                    metric: s.metric.as_str().into(),
+                    base: commits[0].sha.clone(),
+                    tip: commits[n].sha.clone(),
+                    commit: None,
+                    subject: None,
+                    before: None,
+                    after: None,
+                    note: None,
+                };
+                let (Some(lo_v), Some(hi_v)) = (value(0, self)?, value(n, self)?) else {
+                    origin.note = Some(
+                        "the fork point or the branch's tip does not build or does not measure this id"
+                            .into(),
+                    );
+                    origins.push(origin);
+                    continue;
+                };
+                let same = |a: f64, b: f64| (a - b).abs() <= s.tolerance.max(a.abs() * 1e-12);
+                if same(lo_v, hi_v) {
+                    origins.push(origin);
+                    continue;
+                }
+                let (mut lo, mut hi, mut before, mut after) = (0, n, lo_v, hi_v);
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2;
+                    match value(mid, self)? {
+                        Some(v) if same(v, before) => (lo, before) = (mid, v),
+                        Some(v) => (hi, after) = (mid, v),
+                        None => {
+                            origin.note = Some(format!(
+                                "{} does not build or does not measure this id: the change is between {} and {}",
+                                short(&commits[mid].sha),
+                                short(&commits[lo].sha),
+                                short(&commits[hi].sha)
+                            ));
+                            break;
+                        }
+                    }
+                }
+                if origin.note.is_none() {
+                    origin.commit = Some(commits[hi].sha.clone());
+                    origin.subject = Some(commits[hi].subject.clone());
+                    origin.before = Some(before);
+                    origin.after = Some(after);
+                }
+                origins.push(origin);
+            }
+            let json = serde_json::to_vec_pretty(&origins).expect("plain data serialises");
+            costbench_record::output::write_atomic(&path, &json)?;
+        }
+        Ok(measured)
+    }
+
+    /// A commit off the first-parent line, built and measured (exact figures only) into its kept
+    /// directory, or read from there; `None` when it does not build. Not recorded in the
+    /// history.
+    fn off_line(&mut self, c: &BranchCommit) -> Result<Option<RunRecord>> {
+        let dir = kept_dir(&self.session.paths, &c.sha);
+        if let Ok(run) = costbench_record::output::load_run(&dir) {
+            return Ok(Some(run));
+        }
+        let label = format!("{} {}", short(&c.sha), c.subject);
+        let Built { target, kept, .. } = match self.build(c, &label)? {
+            Ok(built) => built,
+            Err(why) => {
+                eprintln!("warning: {label} does not build: {why}");
+                return Ok(None);
+            }
+        };
+        self.session.status("Measuring", &label);
+        let mut opts = self.session.cmd.measure.clone();
+        opts.instruments = opts.instruments.without(Instrument::Walltime);
+        if opts.instruments == costbench_record::instrument::InstrumentSet::NONE {
+            return Ok(None);
+        }
+        let side = SideSpec {
+            label: "default".into(),
+            exe: kept,
+            output_dir: dir.clone(),
+            target: Some(target),
+            build: None,
+        };
+        let mut run = measure_sides(&opts, &self.session.target, vec![side])
+            .with_context(|| format!("measuring {label}"))?
+            .pop()
+            .expect("one side measured");
+        run.environment.git = Some(c.git(None));
+        let json = serde_json::to_vec_pretty(&run).expect("a run record always serialises");
+        costbench_record::output::write_atomic(&dir.join("run.json"), &json)?;
+        Ok(Some(run))
+    }
+}
+
+/// `metric`'s per-op value of `id` in `run`.
+fn per_op(run: &RunRecord, id: &str, metric: Metric) -> Option<f64> {
+    run.results
+        .iter()
+        .find(|r| r.id == id)
+        .and_then(|r| metric.per_op(r))
+}

@@ -1,0 +1,164 @@
+//! Paired wall time in a backfill: each measured commit's wall time is measured in interleaved
+//! rounds with the previous measured commit's kept binary (its parent when every commit is
+//! measured), as `check` measures a pull request against its base, and judged as `check` judges
+//! it. One run of a commit after another cannot see 5 % on a machine that drifts 10 to 25 % from
+//! run to run; two binaries taking turns sample by sample can.
+//!
+//! The other instruments measure the commit alone first (instruction counts do not depend on
+//! what else runs); then one interleaved session of the two binaries, wall time only, with the
+//! code layout as cargo linked each (relinking the previous commit needs its objects, which the
+//! shared build directory no longer holds). The commit's record takes this session's wall time,
+//! and each id's [`Step`] says how it compares with the previous commit's: the `walltime-step`
+//! series that `history changes` reads.
+
+use crate::core::session::Session;
+use anyhow::{Context, Result};
+use costbench_judge::compare::{compare_with, noise::HistoricThresholds, CompareOptions};
+use costbench_measure::cargo::BenchTarget;
+use costbench_measure::run::layout::LayoutMode;
+use costbench_measure::run::{measure_sides, SideSpec};
+use costbench_record::instrument::{Figure, Instrument, InstrumentSet};
+use costbench_record::model::{RunRecord, Step};
+use std::path::{Path, PathBuf};
+
+/// The commit a measured commit's wall time is paired with: the nearest measured commit before
+/// it, with its kept binary and its record.
+#[derive(Clone)]
+pub(super) struct Previous {
+    pub sha: String,
+    pub exe: PathBuf,
+    pub run: RunRecord,
+}
+
+/// Whether `session` measures wall time, so that commits are paired.
+pub(super) fn wanted(session: &Session) -> bool {
+    session.cmd.measure.instruments.asked(Instrument::Walltime)
+}
+
+/// Measures the commit whose kept binary is `exe` (its worktree `target`) into `dir`: the other
+/// instruments alone, then wall time interleaved with `previous` (into `dir/../paired`). Returns
+/// the commit's record, every wall-time figure with its step.
+pub(super) fn measure(
+    session: &Session,
+    target: &BenchTarget,
+    previous: &Previous,
+    exe: &Path,
+    dir: &Path,
+) -> Result<RunRecord> {
+    let asked = session.cmd.measure.instruments;
+    let side = |label: &str, exe: &Path, output_dir: PathBuf| SideSpec {
+        label: label.into(),
+        exe: exe.to_path_buf(),
+        output_dir,
+        target: Some(target.clone()),
+        build: None,
+    };
+    let rest = asked.without(Instrument::Walltime);
+    let alone = if rest == InstrumentSet::NONE {
+        None
+    } else {
+        let mut opts = session.cmd.measure.clone();
+        opts.instruments = rest;
+        let mut runs = measure_sides(
+            &opts,
+            &session.target,
+            vec![side("default", exe, dir.to_path_buf())],
+        )?;
+        runs.pop()
+    };
+    let mut opts = session.cmd.measure.clone();
+    opts.instruments = InstrumentSet::of(Instrument::Walltime);
+    opts.rounds.layouts = LayoutMode::Off;
+    opts.rounds.baseline_side = 0;
+    let paired = dir.parent().unwrap_or(dir).join("paired");
+    let mut runs = measure_sides(
+        &opts,
+        &session.target,
+        vec![
+            side("previous", &previous.exe, paired.join("previous")),
+            side("default", exe, paired.join("this")),
+        ],
+    )
+    .with_context(|| {
+        format!(
+            "measuring wall time paired with {}",
+            crate::core::changes::short(&previous.sha)
+        )
+    })?;
+    let this = runs.pop().expect("two sides measured");
+    let before = runs.pop().expect("two sides measured");
+    let mut run = match alone {
+        Some(mut run) => {
+            take_walltime(&mut run, &this);
+            run.settings.instruments = asked.names().into_iter().map(String::from).collect();
+            run
+        }
+        None => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            this
+        }
+    };
+    let mut base = previous.run.clone();
+    take_walltime(&mut base, &before);
+    attach_steps(&mut run, &base, &previous.sha);
+    Ok(run)
+}
+
+/// Sets every wall-time figure of `run` (and its wall-time failures) to `from`'s, id by id.
+fn take_walltime(run: &mut RunRecord, from: &RunRecord) {
+    let wall = Instrument::Walltime.name();
+    for r in &mut run.results {
+        r.walltime = None;
+        r.failures.retain(|f| f.instrument != wall);
+        if let Some(f) = from.results.iter().find(|f| f.id == r.id) {
+            r.walltime = f.walltime.clone();
+            r.failures
+                .extend(f.failures.iter().filter(|f| f.instrument == wall).cloned());
+        }
+    }
+}
+
+/// Judges `run`'s wall time against `base`'s (the same interleaved session) as `check` does and
+/// keeps each id's verdict in its wall-time figure.
+fn attach_steps(run: &mut RunRecord, base: &RunRecord, against: &str) {
+    let cmp = compare_with(
+        base,
+        run,
+        &CompareOptions::default(),
+        &HistoricThresholds::default(),
+    );
+    for row in cmp.rows.iter().filter(|r| r.instrument == Figure::Walltime) {
+        let figure = run
+            .results
+            .iter_mut()
+            .find(|r| r.id == row.id)
+            .and_then(|r| r.walltime.as_mut());
+        if let Some(w) = figure {
+            let ratio = 1.0 + row.change_pct / 100.0;
+            w.step = Some(Step {
+                against: against.to_string(),
+                ratio,
+                low: row.ci.map_or(ratio, |c| c.low),
+                high: row.ci.map_or(ratio, |c| c.high),
+                verdict: row.verdict.name().to_string(),
+            });
+        }
+    }
+}
+
+/// The step of a commit whose figures are carried over from `from` (none of its build's files
+/// changed): the same binary, so no change, by construction.
+pub(super) fn carried(run: &mut RunRecord, from: &str) {
+    for r in &mut run.results {
+        if let Some(w) = &mut r.walltime {
+            w.step = Some(Step {
+                against: from.to_string(),
+                ratio: 1.0,
+                low: 1.0,
+                high: 1.0,
+                verdict: "unchanged".into(),
+            });
+        }
+    }
+}
