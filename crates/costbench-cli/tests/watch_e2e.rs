@@ -237,6 +237,10 @@ fn a_merged_change_is_paired_and_narrowed_into_its_branch() {
     let step = &common::result(&run, "knob/spin")["walltime"]["step"];
     assert_eq!(step["against"], main.as_str(), "{step}");
     assert_eq!(step["verdict"], "regression", "{step}");
+    assert_eq!(
+        step["confirmation"], "regression",
+        "a second session: {step}"
+    );
     assert!(step["low"].as_f64().unwrap() > 1.03, "{step}");
 
     let o = changes(r, &db, &["--metric", "icount", "--format", "json"]);

@@ -359,6 +359,38 @@ mod tests {
         assert_eq!(Metric::Icount.per_op(&r), Some(100.0));
     }
 
+    /// A paired step is a value of the `walltime-step` series: its ratio where both sessions
+    /// resolved it the same way, 1 where either did not.
+    #[test]
+    fn a_paired_step_counts_only_when_confirmed() {
+        use crate::model::Step;
+        let mut r = crate::testing::with_walltime(scenario("x"), &[10.0, 10.5]);
+        assert_eq!(Metric::WalltimeStep.per_op(&r), None);
+        let step = |verdict: &str, confirmation: Option<&str>| Step {
+            against: "a".repeat(40),
+            ratio: 1.06,
+            low: 1.04,
+            high: 1.08,
+            verdict: verdict.into(),
+            confirmation: confirmation.map(String::from),
+        };
+        for (verdict, confirmation, value) in [
+            ("regression", Some("regression"), 1.06),
+            ("regression", Some("unresolved"), 1.0),
+            ("regression", None, 1.0),
+            ("unresolved", None, 1.0),
+            ("improvement", Some("regression"), 1.0),
+        ] {
+            r.walltime.as_mut().unwrap().step = Some(step(verdict, confirmation));
+            assert_eq!(
+                Metric::WalltimeStep.per_op(&r),
+                Some(value),
+                "{verdict} {confirmation:?}"
+            );
+        }
+        assert!(Metric::counters(&r).contains(&(Metric::WalltimeStep, 1.0)));
+    }
+
     /// Issue 28: the bench binary's size and build time are series of the run, under
     /// `bench:NAME`; a run without them has neither.
     #[test]

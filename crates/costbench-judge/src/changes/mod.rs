@@ -143,7 +143,20 @@ pub struct ChangeReport {
 /// Finds the change points of every series of `timeline`.
 pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
     let mut out = Vec::new();
+    // Where wall time was measured paired, its change points are the paired steps': the t-test
+    // over the same medians would judge one commit's figure at a time again, with less evidence.
+    let paired: std::collections::HashSet<(&str, &str, &str)> = timeline
+        .series
+        .iter()
+        .filter(|s| s.metric == Metric::WalltimeStep)
+        .map(|s| (s.id.as_str(), s.machine.as_str(), s.variant.as_str()))
+        .collect();
     for (si, s) in timeline.series.iter().enumerate() {
+        if s.metric == Metric::Walltime
+            && paired.contains(&(s.id.as_str(), s.machine.as_str(), s.variant.as_str()))
+        {
+            continue;
+        }
         let values: Vec<f64> = s.points.iter().map(|p| p.1).collect();
         let method = Method::of(s.metric);
         // A step from the run `previous_run` to the run `run` of the timeline.
@@ -390,6 +403,18 @@ mod tests {
         assert!((found[0].change_pct - 5.2).abs() < 1e-9);
         assert_eq!(found[0].method, Method::Paired);
         assert!(drift(&t, 0, 1.0, 5).is_empty());
+        // The same id's wall time of the paired sessions is not judged by the t-test again.
+        let mut both = timeline(Metric::Walltime, &[100.0; 12]);
+        both.series[0].points[6..].iter_mut().for_each(|p| p.1 = 130.0);
+        assert_eq!(detect(&both, &options()).len(), 1);
+        both.series.push(TimelineSeries {
+            metric: Metric::WalltimeStep,
+            points: vec![(6, 1.3)],
+            ..both.series[0].clone()
+        });
+        let found = detect(&both, &options());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].method, Method::Paired);
         // The first measured commit has no step: the series starts at the second run.
         t.series[0].points = vec![(1, 1.3), (2, 1.0)];
         let found = detect(&t, &options());

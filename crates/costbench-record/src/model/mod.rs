@@ -563,12 +563,19 @@ pub struct Step {
     /// What `check` would conclude: `regression`, `improvement`, `unchanged`, `unresolved` or
     /// `placement` (the time moved while the instruction count did not).
     pub verdict: String,
+    /// Where `verdict` is a regression or an improvement: the verdict of a second interleaved
+    /// session of the two binaries on fresh rounds, which must say the same for the step to
+    /// count (a watched branch makes many comparisons; one session's error rate is per check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<String>,
 }
 
 impl Step {
-    /// A regression or an improvement: a change the paired test resolved beyond the threshold.
+    /// A regression or an improvement that the paired test resolved beyond the threshold, and
+    /// the confirming session resolved the same way.
     pub fn resolved(&self) -> bool {
         matches!(self.verdict.as_str(), "regression" | "improvement")
+            && self.confirmation.as_deref() == Some(self.verdict.as_str())
     }
 }
 

@@ -9,7 +9,10 @@
 //! code layout as cargo linked each (relinking the previous commit needs its objects, which the
 //! shared build directory no longer holds). The commit's record takes this session's wall time,
 //! and each id's [`Step`] says how it compares with the previous commit's: the `walltime-step`
-//! series that `history changes` reads.
+//! series that `history changes` reads. A step the session resolves is measured again in a
+//! second session on fresh rounds, and counts only when that one resolves it the same way: a
+//! watched branch makes one comparison per commit and id, far more than one check, and a
+//! second stage on independent rounds multiplies the false-alarm rates of the two.
 
 use crate::core::session::Session;
 use anyhow::{Context, Result};
@@ -18,7 +21,7 @@ use costbench_measure::cargo::BenchTarget;
 use costbench_measure::run::layout::LayoutMode;
 use costbench_measure::run::{measure_sides, SideSpec};
 use costbench_record::instrument::{Figure, Instrument, InstrumentSet};
-use costbench_record::model::{RunRecord, Step};
+use costbench_record::model::{RunRecord, Step, Walltime};
 use std::path::{Path, PathBuf};
 
 /// The commit a measured commit's wall time is paired with: the nearest measured commit before
@@ -66,27 +69,36 @@ pub(super) fn measure(
         )?;
         runs.pop()
     };
-    let mut opts = session.cmd.measure.clone();
-    opts.instruments = InstrumentSet::of(Instrument::Walltime);
-    opts.rounds.layouts = LayoutMode::Off;
-    opts.rounds.baseline_side = 0;
     let paired = dir.parent().unwrap_or(dir).join("paired");
-    let mut runs = measure_sides(
-        &opts,
-        &session.target,
-        vec![
-            side("previous", &previous.exe, paired.join("previous")),
-            side("default", exe, paired.join("this")),
-        ],
-    )
-    .with_context(|| {
-        format!(
-            "measuring wall time paired with {}",
-            crate::core::changes::short(&previous.sha)
+    // One interleaved session of the two binaries into `into`, wall time only, of the ids
+    // `filter` selects (the command's filter when `None`).
+    let session_of = |filter: Option<regex::Regex>, into: PathBuf| {
+        let mut opts = session.cmd.measure.clone();
+        opts.instruments = InstrumentSet::of(Instrument::Walltime);
+        opts.rounds.layouts = LayoutMode::Off;
+        opts.rounds.baseline_side = 0;
+        if filter.is_some() {
+            opts.filter = filter;
+        }
+        let mut runs = measure_sides(
+            &opts,
+            &session.target,
+            vec![
+                side("previous", &previous.exe, into.join("previous")),
+                side("default", exe, into.join("this")),
+            ],
         )
-    })?;
-    let this = runs.pop().expect("two sides measured");
-    let before = runs.pop().expect("two sides measured");
+        .with_context(|| {
+            format!(
+                "measuring wall time paired with {}",
+                crate::core::changes::short(&previous.sha)
+            )
+        })?;
+        let this = runs.pop().expect("two sides measured");
+        let before = runs.pop().expect("two sides measured");
+        anyhow::Ok((before, this))
+    };
+    let (before, this) = session_of(None, paired.clone())?;
     let mut run = match alone {
         Some(mut run) => {
             take_walltime(&mut run, &this);
@@ -101,8 +113,51 @@ pub(super) fn measure(
     };
     let mut base = previous.run.clone();
     take_walltime(&mut base, &before);
-    attach_steps(&mut run, &base, &previous.sha);
+    for (id, verdict) in judge(&base, &run) {
+        if let Some(w) = walltime_of(&mut run, &id) {
+            w.step = Some(Step {
+                against: previous.sha.clone(),
+                confirmation: None,
+                ..verdict
+            });
+        }
+    }
+    // A step resolved in this session is measured again, on fresh rounds: a watched branch
+    // makes one comparison per commit and id, so a step counts only when a second session
+    // resolves it the same way.
+    let resolved: Vec<String> = run
+        .results
+        .iter()
+        .filter(|r| {
+            r.walltime
+                .as_ref()
+                .and_then(|w| w.step.as_ref())
+                .is_some_and(|s| matches!(s.verdict.as_str(), "regression" | "improvement"))
+        })
+        .map(|r| regex::escape(&r.id))
+        .collect();
+    if !resolved.is_empty() {
+        let filter = regex::Regex::new(&format!("^(?:{})$", resolved.join("|")))
+            .expect("escaped ids make a valid regex");
+        let (before, this) = session_of(Some(filter), paired.join("confirm"))?;
+        let (mut base, mut again) = (previous.run.clone(), run.clone());
+        take_walltime(&mut base, &before);
+        take_walltime(&mut again, &this);
+        for (id, second) in judge(&base, &again) {
+            if let Some(step) = walltime_of(&mut run, &id).and_then(|w| w.step.as_mut()) {
+                step.confirmation = Some(second.verdict);
+            }
+        }
+    }
     Ok(run)
+}
+
+/// The wall-time figure of `id` in `run`.
+fn walltime_of<'a>(run: &'a mut RunRecord, id: &str) -> Option<&'a mut Walltime> {
+    run.results
+        .iter_mut()
+        .find(|r| r.id == id)
+        .and_then(|r| r.walltime.as_mut())
 }
 
 /// Sets every wall-time figure of `run` (and its wall-time failures) to `from`'s, id by id.
@@ -119,32 +174,31 @@ fn take_walltime(run: &mut RunRecord, from: &RunRecord) {
     }
 }
 
-/// Judges `run`'s wall time against `base`'s (the same interleaved session) as `check` does and
-/// keeps each id's verdict in its wall-time figure.
-fn attach_steps(run: &mut RunRecord, base: &RunRecord, against: &str) {
+/// Judges `run`'s wall time against `base`'s (measured in the same interleaved session) as
+/// `check` does: each id's step (its commit left for the caller to name).
+fn judge(base: &RunRecord, run: &RunRecord) -> Vec<(String, Step)> {
     let cmp = compare_with(
         base,
         run,
         &CompareOptions::default(),
         &HistoricThresholds::default(),
     );
-    for row in cmp.rows.iter().filter(|r| r.instrument == Figure::Walltime) {
-        let figure = run
-            .results
-            .iter_mut()
-            .find(|r| r.id == row.id)
-            .and_then(|r| r.walltime.as_mut());
-        if let Some(w) = figure {
+    cmp.rows
+        .iter()
+        .filter(|r| r.instrument == Figure::Walltime)
+        .map(|row| {
             let ratio = 1.0 + row.change_pct / 100.0;
-            w.step = Some(Step {
-                against: against.to_string(),
+            let step = Step {
+                against: String::new(),
                 ratio,
                 low: row.ci.map_or(ratio, |c| c.low),
                 high: row.ci.map_or(ratio, |c| c.high),
                 verdict: row.verdict.name().to_string(),
-            });
-        }
-    }
+                confirmation: None,
+            };
+            (row.id.clone(), step)
+        })
+        .collect()
 }
 
 /// The step of a commit whose figures are carried over from `from` (none of its build's files
@@ -158,6 +212,7 @@ pub(super) fn carried(run: &mut RunRecord, from: &str) {
                 low: 1.0,
                 high: 1.0,
                 verdict: "unchanged".into(),
+                confirmation: None,
             });
         }
     }
