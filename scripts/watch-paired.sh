@@ -10,20 +10,25 @@
 #     current work (knob_steps: 100,000 steps plus 100 per mille), each followed by two more
 #     comment edits. Found means a change point of knob/spin within 3 commits of the step.
 #
-# Usage: scripts/watch-paired.sh [NULL] [DIR]
+# Usage: scripts/watch-paired.sh [NULL] [DIR] [INSTRUMENTS]
 #   DIR (default target/watch-paired) holds the scratch repository and its history; a history
 #   left there by an earlier call is judged again without measuring (delete DIR to measure anew).
+#   INSTRUMENTS (default icount,walltime, what `history backfill` measures by default): with
+#   instruction counts, a change of time whose instructions did not change is a placement
+#   effect, as `check` judges it, not a step; `walltime` alone judges the time by itself.
 # Prints the false change points of each method, the detection table and the time it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 null=${1:-50}
 dir=${2:-target/watch-paired}
+instruments=${3:-icount,walltime}
 ws=$(pwd)
-cargo build --release -q -p costbench-cli
+# COSTBENCH_BIN: a costbench binary to use instead of building this checkout's.
+[ -n "${COSTBENCH_BIN:-}" ] || cargo build --release -q -p costbench-cli
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 # A copy, so that rebuilding costbench while this runs changes nothing here.
-cp target/release/costbench "$dir/costbench"
+cp "${COSTBENCH_BIN:-target/release/costbench}" "$dir/costbench"
 bin=$dir/costbench
 repo=$dir/repo
 db=$dir/history.sqlite
@@ -61,7 +66,7 @@ PY
   total=$((null + 30))
   start=$(date +%s)
   "$bin" history backfill "HEAD~$total..HEAD" --manifest-path "$repo/Cargo.toml" \
-    -p costbench-selftest --bench selftest --instrument walltime --db "$db" --quiet
+    -p costbench-selftest --bench selftest --instrument "$instruments" --db "$db" --quiet
   echo "backfill of $total commits: $(($(date +%s) - start)) s" | tee "$dir/time.txt"
 fi
 cat "$dir/time.txt"

@@ -248,9 +248,10 @@ fn a_merged_change_is_paired_and_narrowed_into_its_branch() {
     let list = doc["changes"].as_array().unwrap();
     assert_eq!(list.len(), 1, "{doc}");
     assert_eq!(list[0]["commit"], merge.as_str(), "{doc}");
-    let origin = &list[0]["merged_branch"];
-    assert_eq!(origin["commit"], knob.as_str(), "{doc}");
-    assert_eq!(origin["subject"], "feature 2: the knob", "{doc}");
+    let steps = list[0]["merged_branch"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "the knob's commit alone: {doc}");
+    assert_eq!(steps[0]["commit"], knob.as_str(), "{doc}");
+    assert_eq!(steps[0]["subject"], "feature 2: the knob", "{doc}");
     let o = changes(r, &db, &["--metric", "icount"]);
     assert!(
         stdout(&o).contains("brought by") && stdout(&o).contains("feature 2: the knob"),

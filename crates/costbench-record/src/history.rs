@@ -186,9 +186,9 @@ impl Metric {
     }
 }
 
-/// Which commit of a merged branch first carries a change that a series shows at the merge
-/// commit: `history backfill --narrow` bisects the branch's commits (from where it forked to
-/// its tip) and keeps the answer beside the merge's results, where `history changes` reads it.
+/// Which commits of a merged branch made a change that a series shows at the merge commit:
+/// `history backfill --narrow` bisects the branch's commits (from where it forked to its tip)
+/// and keeps the answer beside the merge's results, where `history changes` reads it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MergedOrigin {
     /// The measured id.
@@ -199,17 +199,25 @@ pub struct MergedOrigin {
     pub base: String,
     /// The merged branch's tip (the merge's second parent).
     pub tip: String,
-    /// The branch's first commit that carries the change; `None` when the tip has the fork
-    /// point's value (the merge itself made the change, or main's side and the branch together).
-    pub commit: Option<String>,
-    /// That commit's subject.
-    pub subject: Option<String>,
-    /// The value before that commit and at it.
-    pub before: Option<f64>,
-    /// See `before`.
-    pub after: Option<f64>,
-    /// Why it could not be told (a commit of the branch that does not build), if so.
+    /// Every commit of the branch whose value differs from its parent's, oldest first; empty
+    /// when the tip has the fork point's value (the merge itself made the change, or main's
+    /// side and the branch together).
+    pub steps: Vec<MergedStep>,
+    /// Why it could not all be told (a commit of the branch that does not build), if so.
     pub note: Option<String>,
+}
+
+/// One commit of a merged branch that changed a series' value.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MergedStep {
+    /// The commit (full id).
+    pub commit: String,
+    /// Its subject.
+    pub subject: String,
+    /// The value at its parent on the branch.
+    pub before: f64,
+    /// The value at the commit.
+    pub after: f64,
 }
 
 /// One value of a series, from one run.

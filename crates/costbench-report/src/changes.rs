@@ -141,19 +141,33 @@ fn where_found(t: &Timeline, c: &ChangePoint, n: &ChangeNote) -> String {
     }
 }
 
-/// Which commit of a merged branch brought a change made at its merge, in words.
+/// Which commits of a merged branch made a change found at its merge, in words.
 pub fn merged_words(m: &MergedOrigin) -> String {
-    match (&m.commit, &m.note) {
-        (Some(commit), _) => format!(
-            "brought by {} “{}” of the merged branch",
-            &commit[..12.min(commit.len())],
-            m.subject.as_deref().unwrap_or("")
+    let steps: Vec<String> = m
+        .steps
+        .iter()
+        .map(|st| {
+            format!(
+                "{} “{}” ({})",
+                &st.commit[..12.min(st.commit.len())],
+                st.subject,
+                fmt_change(100.0 * (st.after / st.before - 1.0))
+            )
+        })
+        .collect();
+    let mut words = match steps.len() {
+        0 => "not by the merged branch's commits (its tip has the value of where it forked)".into(),
+        1 => format!("brought by {} of the merged branch", steps[0]),
+        _ => format!(
+            "brought by {} commits of the merged branch: {}",
+            steps.len(),
+            steps.join(", ")
         ),
-        (None, Some(note)) => format!("the merged branch could not tell: {note}"),
-        (None, None) => {
-            "not by the merged branch's commits (its tip has the value of where it forked)".into()
-        }
+    };
+    if let Some(note) = &m.note {
+        words.push_str(&format!("; {note}"));
     }
+    words
 }
 
 fn how(c: &ChangePoint) -> String {

@@ -405,7 +405,9 @@ mod tests {
         assert!(drift(&t, 0, 1.0, 5).is_empty());
         // The same id's wall time of the paired sessions is not judged by the t-test again.
         let mut both = timeline(Metric::Walltime, &[100.0; 12]);
-        both.series[0].points[6..].iter_mut().for_each(|p| p.1 = 130.0);
+        both.series[0].points[6..]
+            .iter_mut()
+            .for_each(|p| p.1 = 130.0);
         assert_eq!(detect(&both, &options()).len(), 1);
         both.series.push(TimelineSeries {
             metric: Metric::WalltimeStep,

@@ -1,8 +1,9 @@
 //! `--narrow` into a merged branch: a change of an exact figure that the first-parent line
 //! places at a merge commit (the run before it measured the merge's first parent) came from
 //! the merged branch's commits or from the merge itself. The branch's commits, from where it
-//! forked to its tip (the merge's second parent), are bisected for each such series: the fork
-//! point and the tip first, then halving, each commit built and measured once (exact figures
+//! forked to its tip (the merge's second parent), are bisected for each such series to every
+//! commit that changed its value: the fork point and the tip first, then each stretch whose ends
+//! differ halved, each commit built and measured once and shared by every series (exact figures
 //! only: wall time is not bisected). The answers are kept beside the merge's results
 //! (`backfill/SHA/merged.json`), where `history changes` reads them; the branch's runs are kept
 //! there too, not recorded in the history, whose series follow main's line.
@@ -13,7 +14,7 @@ use anyhow::{Context, Result};
 use costbench_judge::changes::{self, Method};
 use costbench_measure::run::backfill::{self as git, BranchCommit};
 use costbench_measure::run::{measure_sides, SideSpec};
-use costbench_record::history::{MergedOrigin, Metric};
+use costbench_record::history::{MergedOrigin, MergedStep, Metric};
 use costbench_record::instrument::Instrument;
 use costbench_record::model::RunRecord;
 use costbench_store::RunQuery;
@@ -82,8 +83,11 @@ impl Backfiller<'_> {
                 let mut value = |k: usize, this: &mut Self| -> Result<Option<f64>> {
                     let c = &commits[k];
                     if !runs.contains_key(&c.sha) {
+                        let kept = kept_dir(&this.session.paths, &c.sha)
+                            .join("run.json")
+                            .exists();
                         let run = this.off_line(c)?;
-                        measured += usize::from(run.is_some());
+                        measured += usize::from(run.is_some() && !kept);
                         runs.insert(c.sha.clone(), run);
                     }
                     Ok(runs[&c.sha]
@@ -96,48 +100,44 @@ impl Backfiller<'_> {
                     metric: s.metric.as_str().into(),
                     base: commits[0].sha.clone(),
                     tip: commits[n].sha.clone(),
-                    commit: None,
-                    subject: None,
-                    before: None,
-                    after: None,
+                    steps: Vec::new(),
                     note: None,
                 };
-                let (Some(lo_v), Some(hi_v)) = (value(0, self)?, value(n, self)?) else {
-                    origin.note = Some(
-                        "the fork point or the branch's tip does not build or does not measure this id"
-                            .into(),
-                    );
-                    origins.push(origin);
-                    continue;
-                };
                 let same = |a: f64, b: f64| (a - b).abs() <= s.tolerance.max(a.abs() * 1e-12);
-                if same(lo_v, hi_v) {
-                    origins.push(origin);
-                    continue;
-                }
-                let (mut lo, mut hi, mut before, mut after) = (0, n, lo_v, hi_v);
-                while hi - lo > 1 {
-                    let mid = (lo + hi) / 2;
-                    match value(mid, self)? {
-                        Some(v) if same(v, before) => (lo, before) = (mid, v),
-                        Some(v) => (hi, after) = (mid, v),
-                        None => {
-                            origin.note = Some(format!(
-                                "{} does not build or does not measure this id: the change is between {} and {}",
-                                short(&commits[mid].sha),
-                                short(&commits[lo].sha),
-                                short(&commits[hi].sha)
-                            ));
-                            break;
-                        }
+                // Every commit whose value differs from its parent's: a stretch whose ends
+                // differ is halved until each step is between neighbours (a stretch whose ends
+                // agree is taken to have none, as `git bisect` takes it).
+                let mut open = vec![(0, n)];
+                while let Some((lo, hi)) = open.pop() {
+                    let (Some(a), Some(b)) = (value(lo, self)?, value(hi, self)?) else {
+                        let missing = if value(lo, self)?.is_none() { lo } else { hi };
+                        origin.note = Some(format!(
+                            "{} does not build or does not measure this id: a change between {} and {} is not placed",
+                            short(&commits[missing].sha),
+                            short(&commits[lo].sha),
+                            short(&commits[hi].sha)
+                        ));
+                        continue;
+                    };
+                    if same(a, b) {
+                        continue;
                     }
+                    if hi - lo == 1 {
+                        origin.steps.push(MergedStep {
+                            commit: commits[hi].sha.clone(),
+                            subject: commits[hi].subject.clone(),
+                            before: a,
+                            after: b,
+                        });
+                        continue;
+                    }
+                    let mid = (lo + hi) / 2;
+                    open.push((mid, hi));
+                    open.push((lo, mid));
                 }
-                if origin.note.is_none() {
-                    origin.commit = Some(commits[hi].sha.clone());
-                    origin.subject = Some(commits[hi].subject.clone());
-                    origin.before = Some(before);
-                    origin.after = Some(after);
-                }
+                origin
+                    .steps
+                    .sort_by_key(|st| commits.iter().position(|c| c.sha == st.commit));
                 origins.push(origin);
             }
             let json = serde_json::to_vec_pretty(&origins).expect("plain data serialises");
