@@ -150,6 +150,14 @@ impl RunArgs {
     /// variants' own.
     pub(crate) fn variant_options(self) -> Result<(RunCommand, VariantOptions)> {
         let v = self.variants.clone();
+        if v.build_jobs.is_some() {
+            // Said even under --quiet: a script should learn of the new name before the old
+            // one goes.
+            eprintln!(
+                "warning: --build-jobs is deprecated: it is now --parallel-builds (variant \
+                 builds at once; -j/--jobs is cargo's compiler jobs of each build)"
+            );
+        }
         let rounds = v.rounds.rounds(
             costbench_judge::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
             costbench_judge::compare::DEFAULT_FAMILY_ALPHA,
@@ -161,7 +169,7 @@ impl RunArgs {
             variants: v.variant,
             preset: v.preset,
             baseline: v.baseline_variant,
-            build_jobs: v.build_jobs,
+            build_jobs: v.build_jobs.unwrap_or(v.parallel_builds),
         };
         Ok((cmd, vopts))
     }

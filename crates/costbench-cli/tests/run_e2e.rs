@@ -458,7 +458,8 @@ fn compare_import_and_export_work_on_real_runs() {
     let out = costbench(["compare", &run_id, pb, "--db", h.to_str().unwrap()]).output();
     assert!(out.status.success(), "{}", stderr(&out));
     let out = costbench(["compare", "no-such-run", pb, "--db", h.to_str().unwrap()]).output();
-    assert_eq!(out.status.code(), Some(1));
+    // Neither a directory nor a run id: a usage error (issue 41).
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("no run with id \"no-such-run\""),
         "{}",

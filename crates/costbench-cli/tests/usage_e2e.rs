@@ -250,3 +250,125 @@ fn issue_29_variants_list_lists_the_scenarios() {
         .collect();
     assert_eq!(names, ["calibrate/1000", "calibrate/100000"], "{out}");
 }
+
+/// Issue 41: `variants --filter` that matched nothing was found only after every variant was
+/// built. Now the baseline variant is built first, alone, and its scenarios listed: the other
+/// variants are never built.
+#[test]
+fn issue_41_a_variants_filter_that_matches_nothing_is_said_before_the_other_builds() {
+    let out = tempfile::tempdir().unwrap();
+    let o = costbench(["variants", "--no-history", "--manifest-path"])
+        .arg(selftest_manifest())
+        .args(["--bench", "selftest", "--instrument", "icount"])
+        .args([
+            "--variant",
+            "plain:",
+            "--variant",
+            "checked:overflow-checks=true",
+        ])
+        .args(["--filter", "^nothing-matches$", "--output-dir"])
+        .arg(out.path())
+        .output();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        error_line(&o).starts_with("error: --filter \"^nothing-matches$\" matches no scenario"),
+        "{err}"
+    );
+    // The baseline was built (its scenarios are listed from it), the other variant never.
+    assert!(err.contains("variant plain"), "{err}");
+    assert!(!err.contains("variant checked"), "{err}");
+    assert!(!err.contains("Measuring"), "{err}");
+}
+
+/// Issue 41: `compare` and `check --baseline` naming a folder that does not exist exited 1;
+/// it is a name that does not exist, a usage error (exit 2), said before anything is built.
+#[test]
+fn issue_41_a_baseline_folder_that_does_not_exist_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("none.sqlite");
+    let o = costbench(["compare", "no/such/run", "no/such/other", "--db"])
+        .arg(&db)
+        .output();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let line = error_line(&o);
+    assert!(
+        line.starts_with("error: baseline \"no/such/run\": no such directory (looked in ")
+            && line.contains("no history database at ")
+            && line.contains("`costbench history`"),
+        "{line}"
+    );
+    let check = |baseline: &str| {
+        costbench(["check", "--manifest-path"])
+            .arg(selftest_manifest())
+            .args(["--bench", "selftest", "--baseline", baseline, "--db"])
+            .arg(&db)
+            .arg("--output-dir")
+            .arg(dir.path().join("out"))
+            .output()
+    };
+    for (baseline, first) in [
+        (
+            "no/such/run",
+            "error: baseline \"no/such/run\": no such directory",
+        ),
+        (
+            "branch:main",
+            "error: --baseline branch:main: no history database at ",
+        ),
+    ] {
+        let o = check(baseline);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{baseline}: {err}");
+        assert!(error_line(&o).starts_with(first), "{baseline}: {err}");
+        // Said before the candidate was built.
+        assert!(
+            !err.contains("Compiling") && !err.contains("profile ["),
+            "{err}"
+        );
+    }
+}
+
+/// Issue 41: `variants --build-jobs` sat beside `-j/--jobs` and was easy to confuse; it is
+/// `--parallel-builds` now, and the old spelling still works, hidden, with a note.
+#[test]
+fn issue_41_build_jobs_is_parallel_builds_and_the_old_spelling_says_so() {
+    let variants = |args: &[&str]| {
+        costbench(["variants", "--manifest-path"])
+            .arg(selftest_manifest())
+            .args(["--bench", "selftest", "--variant", "a:"])
+            .args(args)
+            .output()
+    };
+    let o = variants(&["--parallel-builds", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        error_line(&o),
+        "error: --parallel-builds must be at least 1",
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("deprecated"), "{}", stderr(&o));
+    // The old spelling reaches the same option, and says its new name.
+    let o = variants(&["--build-jobs", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: --build-jobs is deprecated: it is now --parallel-builds"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        error_line(&o),
+        "error: --parallel-builds must be at least 1"
+    );
+    // Both at once is a contradiction, refused by the parser.
+    let o = variants(&["--build-jobs", "2", "--parallel-builds", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+    // The help names the new spelling only.
+    let help = common::stdout(&costbench(["variants", "--help"]).output());
+    assert!(
+        help.contains("--parallel-builds <N>") && !help.contains("--build-jobs"),
+        "{help}"
+    );
+}

@@ -105,11 +105,15 @@ fn backfill_places_a_change_at_its_commit_and_explains_it() {
     assert!(text.contains("1 did not build"), "{text}");
     assert!(text.contains("already recorded"), "{text}");
     assert!(stderr(&o).contains("does not build"), "{}", stderr(&o));
-    let o = backfill(r, &db, &["HEAD~8..HEAD"]);
-    let text = stdout(&o);
+    let o = backfill(r, &db, &["HEAD~8..HEAD", "--format", "json"]);
+    let doc = stdout_json(&o, "history backfill");
+    assert_eq!(doc["schema"], "costbench-backfill", "{doc}");
+    assert_eq!(doc["commits_in_range"], 8, "{doc}");
+    let taken = doc["commits"].as_array().unwrap();
+    assert_eq!(taken.len(), 8, "{doc}");
     assert!(
-        text.contains("0 measured, 0 carried over") && text.contains("8 already recorded"),
-        "a second backfill measures nothing: {text}"
+        taken.iter().all(|c| c["outcome"] == "recorded"),
+        "a second backfill measures nothing: {doc}"
     );
     // Every commit measured one by one says the same: one change, at the 6th; calibrate never.
     let o = changes(r, &db, &["--format", "json"]);

@@ -3,7 +3,8 @@
 //! placement effects, function movers), the CI gate of `costbench check` over a comparison
 //! ([`check`]), the constant-time findings costbench.toml accepts ([`consttime`]), the search
 //! of `costbench bisect` over exact counts ([`bisect`]) and the matrix of build variants, each
-//! judged against a baseline variant ([`variants`]).
+//! judged against a baseline variant ([`variants`]), and the advice of `costbench advise` over
+//! both ([`advice`]).
 //!
 //! Pure functions over `costbench-record`'s model: no files, no processes, no clocks, no cargo,
 //! no terminal, no unseeded randomness. The same two records always give the same verdicts,
@@ -16,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod advice;
 pub mod bisect;
 pub mod budget;
 pub mod changes;

@@ -8,7 +8,8 @@
 //! instrument joins them with callgrind's per-instruction counts); `miri` runs scenarios under
 //! Miri and reads its verdicts; `variants` builds one suite under several build choices;
 //! `config` reads `costbench.toml`; `environment` describes the machine; `size` reads a bench
-//! binary's size (sections, and code by crate).
+//! binary's size (sections, and code by crate); `advise` finds candidate source changes
+//! (clippy's suggestions) and applies each in a scratch copy of the user's sources.
 //!
 //! It stands on `costbench-record` (what a run is) and `costbench-judge` (the paired-interval
 //! rules that decide when adaptive measurement may stop), and knows nothing of the command line,
@@ -17,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+pub mod advise;
 pub mod asm;
 pub mod build_output;
 pub mod cargo;

@@ -220,6 +220,56 @@ pub struct MergedStep {
     pub after: f64,
 }
 
+/// What one `history backfill` did, commit by commit: its `--format` document
+/// (`"schema": "costbench-backfill"`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BackfillSummary {
+    /// `costbench-backfill`.
+    pub schema: String,
+    /// Bumped when a field changes meaning or goes away.
+    pub schema_version: u32,
+    /// The range backfilled, as given.
+    pub range: String,
+    /// The branch the runs were recorded under.
+    pub branch: Option<String>,
+    /// How many commits the range holds (on the first-parent line unless `--all-commits`).
+    pub commits_in_range: usize,
+    /// Every commit taken, in the order taken (the range's sample, then those `--narrow` took).
+    pub commits: Vec<BackfilledCommit>,
+    /// Commits of merged branches measured to find which of them made a change found at a
+    /// merge (not recorded in the history).
+    pub merged_branch_commits: usize,
+    /// Why it stopped before the end (`--max-time`), if it did.
+    pub stopped: Option<String>,
+    /// Seconds the backfill took.
+    pub seconds: f64,
+}
+
+/// The schema version of [`BackfillSummary`].
+pub const BACKFILL_SCHEMA_VERSION: u32 = 1;
+
+/// One commit a backfill took.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BackfilledCommit {
+    /// Full id.
+    pub commit: String,
+    /// Its position on the first-parent line.
+    pub position: u64,
+    /// Its subject.
+    pub subject: String,
+    /// `measured`, `carried` (no build input changed since `carried_from`), `failed` (does
+    /// not build: `failure`) or `recorded` (already in the history with these settings).
+    pub outcome: String,
+    /// Taken by `--narrow`, between two measured commits around a change.
+    pub narrowing: bool,
+    /// The measured commit whose figures a carried commit took.
+    pub carried_from: Option<String>,
+    /// The commit whose kept binary its wall time was measured paired with.
+    pub paired_with: Option<String>,
+    /// Why it does not build.
+    pub failure: Option<String>,
+}
+
 /// One value of a series, from one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeriesPoint {

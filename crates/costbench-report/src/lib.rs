@@ -2,8 +2,9 @@
 //! [`counters`], [`bmf`]), comparisons and the gate's verdict ([`comparison`], [`markdown`],
 //! [`check`], the functions behind a change in [`movers`], the checks in [`checks`] and the machine code
 //! in [`asm`], JUnit XML in [`junit`], GitHub Actions' workflow commands in [`github`]), history
-//! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]) and Miri's report
-//! ([`miri`]) to text, and the self-contained HTML page ([`html`]). [`render`] is the output
+//! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]), Miri's report
+//! ([`miri`]) and the advice of `advise` ([`advice`]) to text, and the self-contained HTML page
+//! ([`html`]). [`render`] is the output
 //! layer over them: the registry of formats, one renderer per format with a hook per document,
 //! and the documents the runner prints and writes. [`table`] aligns terminal tables; [`escape`] keeps recorded
 //! strings from breaking the terminal; [`style`] colours terminal text when the caller asks for
@@ -18,7 +19,9 @@
 
 #![warn(missing_docs)]
 
+pub mod advice;
 pub mod asm;
+pub mod backfill;
 pub mod bmf;
 pub mod budget;
 pub mod census;

@@ -147,7 +147,10 @@ pub(crate) fn decode_run(
     shown: &dyn std::fmt::Display,
 ) -> Result<RunRecord> {
     let Some(record) = record else {
-        bail!("no run with id {run_id:?} in {shown} (list them with `costbench history`)");
+        // A name that does not exist: the caller's mistake, not the store's failure.
+        costbench_record::bad_input!(
+            "no run with id {run_id:?} in {shown} (list them with `costbench history`)"
+        );
     };
     let run: RunRecord = serde_json::from_str(&record)
         .with_context(|| format!("run {run_id} in {shown} is unreadable"))?;

@@ -84,7 +84,10 @@ fn records_lists_loads_and_queries_series(at: &Location) {
         db.load("r2").unwrap(),
         record("r2", "2026-01-02T00:00:00Z", "main", 110)
     );
-    let e = db.load("nope").unwrap_err().to_string();
+    let e = db.load("nope").unwrap_err();
+    // Issue 41: a run id that is not there is the caller's mistake (exit 2 in the runner).
+    assert!(costbench_record::error::is_bad_input(&e), "{e:#}");
+    let e = e.to_string();
     assert!(e.contains("no run with id \"nope\""), "{e}");
     // Recording the same id again replaces it: one run, one set of index rows.
     db.record(&record("r2", "2026-01-02T00:00:00Z", "main", 111))

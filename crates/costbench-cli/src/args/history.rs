@@ -208,6 +208,9 @@ pub struct BackfillCmd {
     /// Print the commits that would be measured and stop.
     #[arg(long)]
     pub dry_run: bool,
+    /// How to print what the backfill did: one line, or every commit taken (markdown, JSON).
+    #[arg(long, value_parser = formats::parser(formats::BACKFILL), default_value = "table")]
+    pub(crate) format: Format,
     /// How to build and measure each commit (--shard K/N splits the commits, not the scenarios,
     /// over CI jobs writing into one history).
     #[command(flatten)]

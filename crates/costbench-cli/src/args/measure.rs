@@ -241,9 +241,19 @@ pub struct VariantArgs {
     /// names a baseline run; `--baseline` here is an old spelling of this option.)
     #[arg(long, value_name = "NAME", alias = "baseline")]
     pub baseline_variant: Option<String>,
-    /// Variant builds to run at once (each cargo build also uses every core).
+    /// Variant builds to run at once, each a cargo build of its own (each of which also runs
+    /// -j/--jobs compiler jobs, by default one per core).
     #[arg(long, value_name = "N", default_value_t = 1)]
-    pub build_jobs: usize,
+    pub parallel_builds: usize,
+    /// The old spelling of --parallel-builds (easy to confuse with -j/--jobs): still accepted,
+    /// with a note.
+    #[arg(
+        long,
+        value_name = "N",
+        hide = true,
+        conflicts_with = "parallel_builds"
+    )]
+    pub build_jobs: Option<usize>,
     #[command(flatten)]
     pub(crate) rounds: RoundsArgs,
     /// Each scenario whose instruction count differs from the baseline variant's beyond the

@@ -4,21 +4,26 @@
 //!
 //! This file holds the command line itself ([`Cli`], [`Command`]); the arguments of each group
 //! of commands are in a file of their own: `measure` (run, variants, what check measures),
-//! `compare` (compare, check), `history` (history, import, export, report, merge, and `--db`
-//! with `--manifest-path` once for all of them), `tools` (miri, census).
+//! `compare` (compare, check), `advise`, `history` (history, import, export, report, merge, and `--db`
+//! with `--manifest-path` once for all of them), `tools` (miri, census), `generate`
+//! (completions, man).
 
 use clap::{Parser, Subcommand};
 
+mod advise;
 mod compare;
+mod generate;
 mod history;
 mod measure;
 mod tools;
 
 // One namespace of clap definitions, split into files by command group only for size: the
 // commands name every argument type as `crate::args::X`.
+pub use advise::{AdviseCmd, CandidateKind};
 pub use compare::{
     BisectCmd, CheckCmd, CompareCmd, ErrorControlArg, GithubArg, OnBuildFailure, SignificanceArgs,
 };
+pub use generate::{CompletionsCmd, ManCmd};
 pub use history::{
     BackfillCmd, ChangesArgs, ChangesCmd, DashboardCmd, DatabaseArgs, ExportCmd, HistoryAction,
     HistoryArgs, HistoryCmd, ImportCmd, MergeCmd, ReportCmd,
@@ -187,6 +192,34 @@ pub enum Command {
     /// hardware counters ran), each variant is compared with its own shard's baseline; the
     /// others' runs are kept as NAME@K.
     Merge(MergeCmd),
+    /// Find candidate changes of the crate, measure each alone against the unchanged code on
+    /// your scenarios, and report only what was measured.
+    ///
+    /// Candidates: the build choices of `variants --preset build-choices` (measured together,
+    /// as `variants` measures them; overflow checks and debug assertions are reported as the
+    /// price of the check, not as advice to turn it off), and clippy's machine-applicable
+    /// suggestions of its perf group and of the lints of the classic slow idioms on the
+    /// package's library and binaries, each applied alone in a scratch copy of the sources
+    /// (TARGET_DIR/costbench/advise-tree; your checkout is never written to), built and measured
+    /// paired against the unchanged copy. Each candidate gets its effect on every scenario and a
+    /// verdict: worth it (a significant improvement, nothing significantly worse), no measurable
+    /// effect, costs more, or mixed; unresolved and placement rows never count as gains. A
+    /// suggestion that does not compile is reported as such. Results: advice.json (`"schema":
+    /// "costbench-advice"`) in the output directory [default: TARGET_DIR/costbench/advise].
+    Advise(AdviseCmd),
+    /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Load it from the shell's start-up file, or save it where the shell finds completions:
+    /// bash `costbench completions bash > ~/.local/share/bash-completion/completions/costbench`,
+    /// zsh into a folder of $fpath as `_costbench`, fish `costbench completions fish >
+    /// ~/.config/fish/completions/costbench.fish`.
+    Completions(CompletionsCmd),
+    /// Print the man page of costbench (roff), which lists the commands; --output-dir writes one
+    /// page per command.
+    ///
+    /// Read it with `costbench man | man -l -`, or install it: `costbench man --output-dir
+    /// ~/.local/share/man/man1`, then `man costbench` and `man costbench-run`.
+    Man(ManCmd),
 }
 
 #[cfg(test)]

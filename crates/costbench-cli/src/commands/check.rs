@@ -13,7 +13,7 @@ use crate::args::CheckCmd;
 use crate::core::session::Session;
 use crate::core::sides::{judge_sides, learn_thresholds, load_side};
 use crate::output::Sink;
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use costbench_judge::compare::noise::HistoricThresholds;
 use costbench_judge::compare::{CompareOptions, Comparison};
 use costbench_measure::run::baseline::SourceDiff;
@@ -210,8 +210,14 @@ fn baseline_run(
 ) -> Result<(Side, HistoricThresholds)> {
     match spec.strip_prefix("branch:") {
         Some(branch) => {
+            // A branch with no run to compare with is a name that does not exist here: a usage
+            // error, as a directory that is not there is (issue 41).
             if !db.exists() {
-                bail!("--baseline {spec}: no history database at {db}");
+                costbench_record::bad_input!(
+                    "--baseline {spec}: no history database at {db}; record a run of branch \
+                     {branch:?} there first (`costbench run` on it), or pass --db, or name a \
+                     run's directory"
+                );
             }
             let store = db.open()?;
             // The newest run that finished: a killed run recorded by an older costbench is
@@ -224,8 +230,11 @@ fn baseline_run(
                 })?
                 .into_iter()
                 .find(|r| r.unfinished.is_none())
-                .with_context(|| {
-                    format!("--baseline {spec}: no finished run of branch {branch:?} in {db}")
+                .ok_or_else(|| {
+                    costbench_record::error::bad_input(format!(
+                        "--baseline {spec}: no finished run of branch {branch:?} in {db}; \
+                         `costbench history` lists the runs there are"
+                    ))
                 })?;
             let base = store.load(&latest.run_id)?;
             let historic = learn_thresholds(db, branch, history_window, &base)?;

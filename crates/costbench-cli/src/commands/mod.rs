@@ -8,14 +8,17 @@
 //! paths, the history location, loading and judging runs, measuring with recording, the shared
 //! presentations) is the command core's (`crate::core`).
 
+mod advise;
 mod asm;
 mod bisect;
 mod census;
 mod check;
 mod compare;
+mod completions;
 mod export;
 mod history;
 mod import;
+mod man;
 mod merge;
 mod miri;
 mod report;
@@ -42,6 +45,9 @@ pub(crate) fn execute(cli: Cli) -> Result<i32> {
         Command::Report(r) => report::report(r),
         Command::Miri(m) => miri::miri(m),
         Command::Merge(m) => merge::merge(m),
+        Command::Advise(a) => advise::advise(a),
+        Command::Completions(c) => completions::completions(c),
+        Command::Man(m) => man::man(m),
     }
 }
 
@@ -85,8 +91,13 @@ mod tests {
                 "--filter is not a valid regular expression",
             ),
             (
+                &["variants", "--variant", "a:", "--parallel-builds", "0"],
+                "--parallel-builds must be at least 1",
+            ),
+            // The old spelling, hidden, still reaches the same check.
+            (
                 &["variants", "--variant", "a:", "--build-jobs", "0"],
-                "--build-jobs must be at least 1",
+                "--parallel-builds must be at least 1",
             ),
             (
                 &["run", "--shard", "3/2"],

@@ -43,6 +43,12 @@ impl Paths {
         self.root.join("variants")
     }
 
+    /// `advise`'s results: `advice.json`, the build choices' runs (`build-choices/NAME`) and each
+    /// source change's pair (`clippy/ID/base`, `clippy/ID/candidate`).
+    pub(crate) fn advise(&self) -> PathBuf {
+        self.root.join("advise")
+    }
+
     /// `history backfill`'s kept results: one directory per measured commit, whose callgrind
     /// profiles explain its change points.
     pub(crate) fn backfill(&self) -> PathBuf {

@@ -21,17 +21,26 @@ pub(crate) fn load_side(
 ) -> Result<(RunRecord, Option<PathBuf>)> {
     let path = Path::new(spec);
     if !path.exists() {
+        // Neither a directory nor a run id is a name that does not exist: a usage error (exit
+        // 2), whereas a history that cannot be read stays a failure (issue 41).
         let db = database(db, manifest).with_context(|| {
             format!("{what} {spec:?} is not a directory, so it must be a run id from history")
         })?;
+        let looked = match std::env::current_dir() {
+            Ok(cwd) if path.is_relative() => format!(" (looked in {})", cwd.display()),
+            _ => String::new(),
+        };
         if !db.exists() {
-            bail!("{what} {spec:?}: no such directory, and no history database at {db} to look it up as a run id");
+            costbench_record::bad_input!(
+                "{what} {spec:?}: no such directory{looked}, and no history database at {db} to \
+                 look it up as a run id; name a run's output directory (the folder holding \
+                 run.json that `costbench run` printed), or a run id that `costbench history` \
+                 lists (with --db if the history is elsewhere)"
+            );
         }
-        return db
-            .open()?
-            .load(spec)
-            .map(|r| (r, None))
-            .with_context(|| format!("{what} {spec:?} is not a directory"));
+        return db.open()?.load(spec).map(|r| (r, None)).with_context(|| {
+            format!("{what} {spec:?}: no such directory{looked}, so it was looked up as a run id")
+        });
     }
     let dir = if path.is_dir() {
         path.to_path_buf()

@@ -35,3 +35,9 @@ pub const MIRI: &[Doc] = &[Doc::Miri];
 
 /// `census`'s document.
 pub const CENSUS: &[Doc] = &[Doc::Census];
+
+/// `advise`'s document: candidate changes, each measured alone.
+pub const ADVICE: &[Doc] = &[Doc::Advice];
+
+/// `history backfill`.
+pub const BACKFILL: &[Doc] = &[Doc::Backfill];

@@ -43,7 +43,7 @@ pub struct VariantOptions {
     pub preset: Option<String>,
     /// `--baseline-variant`: the variant the others are compared with; `None` for the first.
     pub baseline: Option<String>,
-    /// Variant builds at once.
+    /// Variant builds at once (`--parallel-builds`).
     pub build_jobs: usize,
 }
 
@@ -146,10 +146,11 @@ struct Outcome {
     error: Option<String>,
 }
 
-/// Builds every plan, `jobs` at a time; a failure is kept as that variant's outcome.
+/// Builds every plan of `plans`, `jobs` at a time, and returns their outcomes in order; a
+/// failure is kept as that variant's outcome.
 fn build_all(
     target: &BenchTarget,
-    plans: &[build::Plan],
+    plans: &[&build::Plan],
     jobs: usize,
     quiet: bool,
 ) -> Vec<Outcome> {
@@ -259,7 +260,7 @@ pub struct Measured {
 /// Refuses what variants cannot do, before anything is resolved or built.
 pub fn validate(vopts: &VariantOptions) -> Result<()> {
     if vopts.build_jobs == 0 {
-        costbench_record::bad_input!("--build-jobs must be at least 1");
+        costbench_record::bad_input!("--parallel-builds must be at least 1");
     }
     Ok(())
 }
@@ -272,6 +273,10 @@ pub struct Plan {
     plans: Vec<build::Plan>,
     shard: Option<costbench_record::model::VariantsShard>,
     build_jobs: usize,
+    /// The outcome of each plan built ahead of the others ([`Plan::build_first`]), by index.
+    built_first: Vec<Option<Outcome>>,
+    /// Seconds those builds took.
+    first_secs: f64,
 }
 
 /// Chooses the variants of `target` (costbench.toml's, `vopts`' and the preset's), applies a
@@ -296,6 +301,8 @@ pub fn plan(opts: &mut RunOptions, vopts: &VariantOptions, target: &BenchTarget)
         plans,
         shard,
         build_jobs: vopts.build_jobs,
+        built_first: Vec::new(),
+        first_secs: 0.0,
     })
 }
 
@@ -313,11 +320,42 @@ pub struct Builds {
 }
 
 impl Plan {
-    /// Builds every variant, `--build-jobs` at a time, for results under `root` (one directory
-    /// per variant). Sets `opts.rounds.baseline_side`: the adaptive rounds' looks judge every
-    /// variant against the matrix's baseline.
+    /// Builds variants one at a time, the baseline first (then, if it fails, the next in column
+    /// order), until one builds, and returns that binary; `None` when none built. For a caller
+    /// that must see a built binary of the suite before the other builds (`variants --filter`
+    /// checks that it selects a scenario); [`Plan::build`] then builds only the variants not
+    /// built yet, and the outcomes of these builds are kept for the matrix.
+    pub fn build_first(&mut self, opts: &RunOptions, target: &BenchTarget) -> Option<PathBuf> {
+        let base = self
+            .plans
+            .iter()
+            .position(|p| p.variant.name == self.base_name)
+            .unwrap_or(0);
+        let order = std::iter::once(base)
+            .chain((0..self.plans.len()).filter(|&i| i != base))
+            .take(self.plans.len());
+        self.built_first = (0..self.plans.len()).map(|_| None).collect();
+        let start = Instant::now();
+        let mut exe = None;
+        for i in order {
+            let outcome = build_all(target, &[&self.plans[i]], 1, !opts.progress)
+                .pop()
+                .expect("one plan, one outcome");
+            exe = outcome.built.as_ref().map(|b| b.exe.clone());
+            self.built_first[i] = Some(outcome);
+            if exe.is_some() {
+                break;
+            }
+        }
+        self.first_secs = start.elapsed().as_secs_f64();
+        exe
+    }
+
+    /// Builds every variant not built yet, `--parallel-builds` at a time, for results under
+    /// `root` (one directory per variant). Sets `opts.rounds.baseline_side`: the adaptive
+    /// rounds' looks judge every variant against the matrix's baseline.
     pub fn build(
-        self,
+        mut self,
         opts: &mut RunOptions,
         target: &BenchTarget,
         root: PathBuf,
@@ -325,8 +363,21 @@ impl Plan {
         // Checked before building: a wrong output directory should not cost the builds.
         costbench_record::output::OutputDir::prepare(&root)?;
         let start = Instant::now();
-        let outcomes = build_all(target, &self.plans, self.build_jobs, !opts.progress);
-        let build_secs = start.elapsed().as_secs_f64();
+        let mut first = std::mem::take(&mut self.built_first);
+        first.resize_with(self.plans.len(), || None);
+        let todo: Vec<&build::Plan> = self
+            .plans
+            .iter()
+            .zip(&first)
+            .filter(|(_, o)| o.is_none())
+            .map(|(p, _)| p)
+            .collect();
+        let mut rest = build_all(target, &todo, self.build_jobs, !opts.progress).into_iter();
+        let outcomes = first
+            .into_iter()
+            .map(|o| o.or_else(|| rest.next()).expect("one outcome per plan"))
+            .collect();
+        let build_secs = self.first_secs + start.elapsed().as_secs_f64();
         let builds = Builds {
             plan: self,
             outcomes,

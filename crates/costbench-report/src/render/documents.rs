@@ -2,7 +2,8 @@
 //! formats' renderers: a finished run ([`RunView`]), a run exported ([`RunExport`]), a
 //! comparison with or without the gate's verdict ([`ComparisonView`]), the variant matrix
 //! ([`MatrixView`]), Miri's report ([`MiriView`]), the census of a binary ([`CensusView`]), the
-//! history listing ([`HistoryView`]) and the HTML page ([`Page`]).
+//! history listing ([`HistoryView`]), the HTML page ([`Page`]) and the advice of `advise`
+//! ([`AdviceView`]).
 //!
 //! A document is plain data: which formats it renders and how is the renderers' to say (one file
 //! per format beside this one), so that the runner's sink (and its `--format` check) asks the
@@ -115,6 +116,14 @@ pub struct Page<'a> {
     pub generated_at: &'a str,
 }
 
+/// Candidate changes of the user's crate, each measured alone (`advise`).
+#[derive(Debug, Clone, Copy)]
+pub struct AdviceView<'a>(pub &'a costbench_judge::advice::Advice);
+
+/// What `history backfill` did, commit by commit.
+#[derive(Debug, Clone, Copy)]
+pub struct BackfillView<'a>(pub &'a costbench_record::history::BackfillSummary);
+
 /// Each document renders through its hook of every format's renderer.
 macro_rules! rendered_by {
     ($($doc:ident => $kind:ident . $hook:ident,)*) => {$(
@@ -139,6 +148,8 @@ rendered_by! {
     HistoryView => History.history,
     Page => Page.page,
     ChangesView => Changes.changes,
+    AdviceView => Advice.advice,
+    BackfillView => Backfill.backfill,
 }
 
 /// A run renders its own formats and, with a page, the page's (`run --html`).

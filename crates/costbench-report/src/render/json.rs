@@ -78,6 +78,20 @@ impl Renderer for Json {
         )
     }
 
+    fn backfill<'a>(&self) -> Option<Hook<super::BackfillView<'a>>> {
+        Hook::offered(
+            "Every commit taken and what became of it (`\"schema\": \"costbench-backfill\"`)",
+            |v| serde_json::to_string_pretty(v.0).expect("the summary serialises"),
+        )
+    }
+
+    fn advice<'a>(&self) -> Option<Hook<super::AdviceView<'a>>> {
+        Hook::offered(
+            "Every candidate with its diff, effects and verdict (`\"schema\": \"costbench-advice\"`)",
+            |v| serde_json::to_string_pretty(v.0).expect("the advice serialises"),
+        )
+    }
+
     fn closes_line(&self) -> bool {
         false
     }

@@ -24,6 +24,19 @@ impl Renderer for Markdown {
         )
     }
 
+    fn backfill<'a>(&self) -> Option<Hook<super::BackfillView<'a>>> {
+        Hook::offered("Every commit taken and what became of it, for a job summary", |v| {
+            crate::backfill::markdown(v.0)
+        })
+    }
+
+    fn advice<'a>(&self) -> Option<Hook<super::AdviceView<'a>>> {
+        Hook::offered(
+            "GitHub-flavoured markdown for a pull-request comment",
+            |v| crate::advice::markdown(v.0),
+        )
+    }
+
     fn matrix<'a>(&self) -> Option<Hook<MatrixView<'a>>> {
         Hook::offered(
             "With variants only: the matrix as GitHub-flavoured markdown",

@@ -24,8 +24,8 @@ use std::fmt;
 
 pub use crate::changes::ChangesView;
 pub use documents::{
-    variant_runs, CensusView, ComparisonView, HistoryView, MatrixView, MiriView, Page, RunExport,
-    RunView,
+    variant_runs, AdviceView, BackfillView, CensusView, ComparisonView, HistoryView, MatrixView,
+    MiriView, Page, RunExport, RunView,
 };
 
 /// Declares [`Format`], its [`Format::ALL`], its names, its renderers and their modules: one
@@ -181,6 +181,16 @@ pub trait Renderer: Sync {
         None
     }
 
+    /// Candidate changes, each measured alone (`advise`).
+    fn advice<'a>(&self) -> Option<Hook<AdviceView<'a>>> {
+        None
+    }
+
+    /// What a backfill did, commit by commit (`history backfill`).
+    fn backfill<'a>(&self) -> Option<Hook<BackfillView<'a>>> {
+        None
+    }
+
     /// Whether the rendered text ends with its own line break. JSON (and BMF, which is JSON)
     /// is rendered without one, as a file holds exactly the document, so a terminal adds it.
     fn closes_line(&self) -> bool {
@@ -210,6 +220,10 @@ pub enum Doc {
     Page,
     /// [`ChangesView`].
     Changes,
+    /// [`AdviceView`].
+    Advice,
+    /// [`BackfillView`].
+    Backfill,
 }
 
 impl Doc {
@@ -225,6 +239,8 @@ impl Doc {
             Doc::History => r.history().map(|h| h.help),
             Doc::Page => r.page().map(|h| h.help),
             Doc::Changes => r.changes().map(|h| h.help),
+            Doc::Advice => r.advice().map(|h| h.help),
+            Doc::Backfill => r.backfill().map(|h| h.help),
         }
     }
 
@@ -310,6 +326,7 @@ mod tests {
         assert_eq!(names(Doc::Census.formats()), ["table", "json"]);
         assert_eq!(names(Doc::History.formats()), ["table"]);
         assert_eq!(names(Doc::Page.formats()), ["html"]);
+        assert_eq!(names(Doc::Advice.formats()), ["table", "markdown", "json"]);
         let values = |docs: &[Doc]| {
             offered(docs)
                 .into_iter()

@@ -42,6 +42,13 @@ impl Renderer for Table {
         })
     }
 
+    fn advice<'a>(&self) -> Option<Hook<super::AdviceView<'a>>> {
+        Hook::offered(
+            "A summary line per candidate, best first, then each with its effects and diff",
+            |v| crate::advice::table(v.0),
+        )
+    }
+
     fn miri<'a>(&self) -> Option<Hook<MiriView<'a>>> {
         Hook::offered(
             "A table for people, with the details of every finding",
@@ -53,6 +60,13 @@ impl Renderer for Table {
         Hook::offered("A table for people", |v| {
             crate::census::table(v.census, v.guards, v.base, v.scope)
         })
+    }
+
+    fn backfill<'a>(&self) -> Option<Hook<super::BackfillView<'a>>> {
+        Hook::offered(
+            "One line: the commits measured, carried over, failed and recorded",
+            |v| crate::backfill::line(v.0),
+        )
     }
 
     fn changes<'a>(&self) -> Option<Hook<super::ChangesView<'a>>> {

@@ -20,13 +20,17 @@ mod merged;
 
 use super::pairing::{self, Previous};
 use crate::core::session::Session;
+use crate::output::Sink;
 use anyhow::{Context, Result};
 use costbench_judge::changes::{self, Method};
 use costbench_measure::cargo::DEFAULT_BUILD;
 use costbench_measure::run::backfill::{self as git, BranchCommit, BACKFILL_VARIANT};
 use costbench_measure::run::baseline;
 use costbench_measure::run::bisect::{changed_files, seed_build, BuildInputs};
+use costbench_record::history::Timeline;
+use costbench_record::history::{BackfillSummary, BackfilledCommit, BACKFILL_SCHEMA_VERSION};
 use costbench_record::model::{Backfill, RunRecord};
+use costbench_report::render::BackfillView;
 use costbench_store::{RunQuery, Store};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -50,11 +54,23 @@ struct Built {
     dir: PathBuf,
 }
 
+/// A change of an exact figure: its series (an index into the timeline's), the commits of the
+/// runs before and at it, and whether those are parent and child (narrowed to its commit).
+struct ExactChange {
+    series: usize,
+    before: String,
+    after: String,
+    adjacent: bool,
+}
+
 /// What became of one commit.
 enum Outcome {
-    Measured,
-    Carried,
-    Failed,
+    /// Measured; its wall time paired with this commit's binary, if it was.
+    Measured(Option<String>),
+    /// Recorded with the figures of this measured commit.
+    Carried(String),
+    /// Does not build, for this reason.
+    Failed(String),
     Recorded,
 }
 
@@ -153,7 +169,7 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
         ),
         again: b.again,
         build_every_commit: b.build_every_commit,
-        counts: [0; 4],
+        taken: Vec::new(),
     };
     session.status(
         "Backfilling",
@@ -169,55 +185,51 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
         b.max_time
             .is_some_and(|m| started.elapsed().as_secs() >= m)
             .then(|| {
-                eprintln!(
-                    "note: --max-time {}s reached; {what} (run the same command again to go on)",
+                let why = format!(
+                    "--max-time {}s reached; {what} (run the same command again to go on)",
                     b.max_time.unwrap_or(0)
                 );
+                eprintln!("note: {why}");
+                why
             })
     };
-    let mut stopped = false;
+    let mut stopped = None;
     for c in &selected {
-        if out_of_time("the commits not reached are not measured").is_some() {
-            stopped = true;
+        if let Some(why) = out_of_time("the commits not reached are not measured") {
+            stopped = Some(why);
             break;
         }
-        run.commit(c)?;
+        run.commit(c, false)?;
     }
-    let mut narrowed = 0;
-    if b.narrow && !stopped {
+    let mut merged = 0;
+    if b.narrow && stopped.is_none() {
         loop {
-            if out_of_time("narrowing stopped").is_some() {
+            if let Some(why) = out_of_time("narrowing stopped") {
+                stopped = Some(why);
                 break;
             }
             let Some(mid) = run.next_to_narrow()? else {
                 break;
             };
-            run.commit(&mid)?;
-            narrowed += 1;
+            run.commit(&mid, true)?;
+        }
+        match out_of_time("narrowing into merged branches not started") {
+            Some(why) => stopped = stopped.or(Some(why)),
+            None => merged = run.narrow_merges()?,
         }
     }
-    let merged = if b.narrow && out_of_time("narrowing into merged branches not started").is_none()
-    {
-        Some(run.narrow_merges()?)
-    } else {
-        None
+    let summary = BackfillSummary {
+        schema: "costbench-backfill".into(),
+        schema_version: BACKFILL_SCHEMA_VERSION,
+        range: b.range.clone(),
+        branch: run.branch.clone(),
+        commits_in_range: n,
+        commits: std::mem::take(&mut run.taken),
+        merged_branch_commits: merged,
+        stopped,
+        seconds: started.elapsed().as_secs_f64(),
     };
-    let [measured, carried, failed, recorded] = run.counts;
-    println!(
-        "backfill of {}: {measured} measured, {carried} carried over (no build: their build's files were a measured commit's), \
-         {failed} did not build, {recorded} already recorded{}; {:.0} s",
-        b.range,
-        if b.narrow {
-            format!("; {narrowed} commits between them taken to narrow change points")
-        } else {
-            String::new()
-        } + &merged.map_or(String::new(), |m| if m > 0 {
-            format!("; {m} commits of merged branches measured to find which one brought a change made at a merge")
-        } else {
-            String::new()
-        }),
-        started.elapsed().as_secs_f64()
-    );
+    Sink::new(Some(b.format)).emit(&BackfillView(&summary))?;
     Ok(crate::exit::OK)
 }
 
@@ -234,20 +246,41 @@ struct Backfiller<'a> {
     template: RunRecord,
     again: bool,
     build_every_commit: bool,
-    /// Measured, carried, failed, already recorded.
-    counts: [usize; 4],
+    /// Every commit taken, and what became of it.
+    taken: Vec<BackfilledCommit>,
 }
 
 impl Backfiller<'_> {
-    fn commit(&mut self, c: &BranchCommit) -> Result<()> {
-        let outcome = self.one(c)?;
-        let i = match outcome {
-            Outcome::Measured => 0,
-            Outcome::Carried => 1,
-            Outcome::Failed => 2,
-            Outcome::Recorded => 3,
+    /// Takes `c` (`narrowing`: between two measured commits around a change) and notes what
+    /// became of it.
+    fn commit(&mut self, c: &BranchCommit, narrowing: bool) -> Result<()> {
+        let mut taken = BackfilledCommit {
+            commit: c.sha.clone(),
+            position: c.position,
+            subject: c.subject.clone(),
+            outcome: String::new(),
+            narrowing,
+            carried_from: None,
+            paired_with: None,
+            failure: None,
         };
-        self.counts[i] += 1;
+        taken.outcome = match self.one(c)? {
+            Outcome::Measured(paired) => {
+                taken.paired_with = paired;
+                "measured"
+            }
+            Outcome::Carried(from) => {
+                taken.carried_from = Some(from);
+                "carried"
+            }
+            Outcome::Failed(why) => {
+                taken.failure = Some(why);
+                "failed"
+            }
+            Outcome::Recorded => "recorded",
+        }
+        .into();
+        self.taken.push(taken);
         Ok(())
     }
 
@@ -285,7 +318,7 @@ impl Backfiller<'_> {
                     });
                     pairing::carried(&mut run, &m.sha);
                     self.store.record(&run)?;
-                    return Ok(Outcome::Carried);
+                    return Ok(Outcome::Carried(m.sha.clone()));
                 }
             }
         }
@@ -305,10 +338,10 @@ impl Backfiller<'_> {
                     &self.session.cmd.measure,
                     c,
                     self.branch.clone(),
-                    why,
+                    why.clone(),
                 );
                 self.store.record(&run)?;
-                return Ok(Outcome::Failed);
+                return Ok(Outcome::Failed(why));
             }
         };
         let previous = if pairing::wanted(self.session) {
@@ -316,6 +349,7 @@ impl Backfiller<'_> {
         } else {
             None
         };
+        let paired_with = previous.as_ref().map(|p| p.sha.clone());
         let mut run = match &previous {
             Some(p) => {
                 self.session.status(
@@ -362,7 +396,7 @@ impl Backfiller<'_> {
             inputs,
             exe: kept,
         });
-        Ok(Outcome::Measured)
+        Ok(Outcome::Measured(paired_with))
     }
 
     /// Checks `c` out in the worktree and builds it; keeps the binary under
@@ -432,28 +466,46 @@ impl Backfiller<'_> {
         })
     }
 
-    /// The commit halfway between the two runs of the first change of an exact figure whose
-    /// runs' commits are not parent and child, on this machine and branch; `None` when every
-    /// such change is narrowed (or cannot be: the commits between do not build).
-    fn next_to_narrow(&self) -> Result<Option<BranchCommit>> {
+    /// Every change of an exact figure on this branch and machine, as `history changes` finds
+    /// it, with the timeline it is in.
+    fn exact_changes(&self) -> Result<(Timeline, Vec<ExactChange>)> {
         let timeline = self.store.timeline(&RunQuery {
             branch: self.branch.clone(),
             variant: None,
             limit: None,
         })?;
         let machine = self.template.environment.host.machine();
-        for c in changes::detect(&timeline, &changes::Options::default()) {
-            let series = &timeline.series[c.series];
-            if Method::of(series.metric) != Method::Exact || series.machine != machine {
-                continue;
-            }
-            let (prev, run) = (&timeline.runs[c.previous_run], &timeline.runs[c.run]);
-            let (Some(a), Some(b)) = (&prev.commit, &run.commit) else {
-                continue;
-            };
-            if run.parent.as_deref() == Some(a.as_str()) {
-                continue;
-            }
+        let found = changes::detect(&timeline, &changes::Options::default())
+            .into_iter()
+            .filter_map(|c| {
+                let series = &timeline.series[c.series];
+                if Method::of(series.metric) != Method::Exact || series.machine != machine {
+                    return None;
+                }
+                let (prev, run) = (&timeline.runs[c.previous_run], &timeline.runs[c.run]);
+                let (a, b) = (prev.commit.clone()?, run.commit.clone()?);
+                Some(ExactChange {
+                    series: c.series,
+                    adjacent: run.parent.as_deref() == Some(a.as_str()),
+                    before: a,
+                    after: b,
+                })
+            })
+            .collect();
+        Ok((timeline, found))
+    }
+
+    /// The commit halfway between the two runs of the first change of an exact figure whose
+    /// runs' commits are not parent and child, on this machine and branch; `None` when every
+    /// such change is narrowed (or cannot be: the commits between do not build).
+    fn next_to_narrow(&self) -> Result<Option<BranchCommit>> {
+        let (_, found) = self.exact_changes()?;
+        for ExactChange {
+            before: a,
+            after: b,
+            ..
+        } in found.into_iter().filter(|c| !c.adjacent)
+        {
             let between = match git::commits(&self.root, &format!("{a}..{b}"), false) {
                 Ok(list) => list,
                 Err(_) => continue,

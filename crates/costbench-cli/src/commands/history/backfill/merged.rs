@@ -11,13 +11,12 @@
 use super::{short, Backfiller, Built};
 use crate::core::changes::{kept_dir, merged_path};
 use anyhow::{Context, Result};
-use costbench_judge::changes::{self, Method};
+use costbench_judge::changes;
 use costbench_measure::run::backfill::{self as git, BranchCommit};
 use costbench_measure::run::{measure_sides, SideSpec};
 use costbench_record::history::{MergedOrigin, MergedStep, Metric};
 use costbench_record::instrument::Instrument;
 use costbench_record::model::RunRecord;
-use costbench_store::RunQuery;
 use std::collections::{BTreeMap, HashMap};
 
 /// One series that changed at a merge: its id, metric and the tolerance of its per-op values.
@@ -32,27 +31,15 @@ impl Backfiller<'_> {
     /// this machine), unless its answers are kept already. Returns how many commits of merged
     /// branches were measured.
     pub(super) fn narrow_merges(&mut self) -> Result<usize> {
-        let timeline = self.store.timeline(&RunQuery {
-            branch: self.branch.clone(),
-            variant: None,
-            limit: None,
-        })?;
-        let machine = self.template.environment.host.machine();
+        let (timeline, found) = self.exact_changes()?;
         let opts = changes::Options::default();
         let mut at: BTreeMap<String, Vec<Changed>> = BTreeMap::new();
-        for c in changes::detect(&timeline, &opts) {
+        for c in found.into_iter().filter(|c| c.adjacent) {
             let series = &timeline.series[c.series];
-            if Method::of(series.metric) != Method::Exact || series.machine != machine {
+            if series.id.starts_with("bench:") {
                 continue;
             }
-            let (prev, run) = (&timeline.runs[c.previous_run], &timeline.runs[c.run]);
-            let (Some(a), Some(m)) = (&prev.commit, &run.commit) else {
-                continue;
-            };
-            if run.parent.as_deref() != Some(a.as_str()) || series.id.starts_with("bench:") {
-                continue;
-            }
-            at.entry(m.clone()).or_default().push(Changed {
+            at.entry(c.after).or_default().push(Changed {
                 id: series.id.clone(),
                 metric: series.metric,
                 tolerance: (opts.exact_tolerance)(series.metric) / series.ops.max(1) as f64,

@@ -1,0 +1,53 @@
+//! The arguments of `costbench advise`: which candidates to look for, how many to measure, and
+//! the measuring options it shares with `run` and `check`. Definitions only: validating them is
+//! the command's.
+
+use super::{MeasureArgs, RoundsArgs};
+use crate::output::formats;
+use clap::ValueEnum;
+use costbench_report::render::Format;
+use std::path::PathBuf;
+
+/// The arguments of `costbench advise`.
+#[derive(Debug, clap::Args)]
+pub struct AdviseCmd {
+    /// Only one kind of candidate: `build` (the build choices of `variants --preset
+    /// build-choices`) or `clippy` (clippy's machine-applicable suggestions) [default: both].
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub only: Option<CandidateKind>,
+    /// Measure at most N of clippy's suggestions (in the order clippy gives them); the others
+    /// are listed as not measured.
+    #[arg(long, value_name = "N")]
+    pub max_candidates: Option<usize>,
+    /// Find the candidates and print them, with their diffs, without building or measuring.
+    #[arg(long)]
+    pub list: bool,
+    /// Output format on stdout (`advice.json` is written to the output directory either way).
+    #[arg(long, value_parser = formats::parser(formats::ADVICE), default_value = "table")]
+    pub format: Format,
+    /// Also write the markdown report (for a pull-request comment) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) rounds: RoundsArgs,
+    /// Each scenario whose instruction count a candidate changed beyond the icount threshold
+    /// runs K more times under callgrind on both sides, with shifted heap and stack placements;
+    /// a change within their spread is placement, never a gain. 0 turns this off.
+    #[arg(long, value_name = "K", default_value_t = costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    pub placement_runs: u32,
+    /// How to build and measure (`--filter`, `--instrument`, `-p`, `--bench`, `--features`,
+    /// ...). advise records nothing in the history.
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+/// `--only`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CandidateKind {
+    /// Build choices: overflow checks, debug assertions, codegen-units=1, fat LTO,
+    /// panic=abort, mimalloc, target-cpu=native, one at a time.
+    Build,
+    /// Source changes: clippy's machine-applicable suggestions of its perf group and of the
+    /// lints of the classic slow idioms, each applied alone in a scratch copy.
+    Clippy,
+}
