@@ -263,6 +263,7 @@ fn variant_mistakes_are_refused_before_anything_is_built() {
         ],
     );
     let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "a usage error: {err}");
     assert!(
         err.contains("2 problems with the variants, nothing was built"),
         "{err}"

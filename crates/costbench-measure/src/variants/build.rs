@@ -24,7 +24,7 @@
 //! build scripts and proc macros are compiled, not the bench target's code.
 
 use crate::cargo::{self, BenchTarget, BuildSettings};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use costbench_record::variant::Variant;
 use std::process::Command;
 
@@ -242,7 +242,9 @@ pub fn plan(
         });
     }
     if !problems.is_empty() {
-        bail!(
+        // The command line's or costbench.toml's mistakes (a feature the package does not
+        // have, a toolchain not installed): usage errors, exit 2.
+        costbench_record::bad_input!(
             "{} problem{} with the variants, nothing was built:\n  {}",
             problems.len(),
             if problems.len() == 1 { "" } else { "s" },
