@@ -346,6 +346,63 @@ fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
     Ok((manifest, meta.into()))
 }
 
+/// The packages a bench target measured by costbench depends on: the library, or a compatible
+/// crate under any name (`criterion = { package = "costbench-criterion", ... }`).
+const COSTBENCH_PACKAGES: [&str; 3] = ["costbench", "costbench-criterion", "costbench-divan"];
+
+/// The crates whose benches the compatible crates take over, with the one line that switches
+/// each in `[dev-dependencies]`.
+const SWITCHABLE: [(&str, &str); 2] = [
+    (
+        "criterion",
+        r#"criterion = { package = "costbench-criterion", version = "0.1" }"#,
+    ),
+    (
+        "divan",
+        r#"divan = { package = "costbench-divan", version = "0.1" }"#,
+    ),
+];
+
+fn uses_costbench(p: &Package) -> bool {
+    p.dependencies
+        .iter()
+        .any(|d| COSTBENCH_PACKAGES.contains(&d.name.as_str()))
+}
+
+/// Why no bench target of `found` can be measured, each named with what it is and, for a
+/// criterion or divan bench, the one line that switches it to costbench's compatible crate.
+fn none_qualifies(found: &[(&Package, &Target)]) -> String {
+    if found.is_empty() {
+        return "no bench target here: add one that depends on costbench (harness = false, main \
+                calls costbench::Suite::main), or pass --manifest-path to a crate that has one"
+            .into();
+    }
+    let mut lines = Vec::new();
+    for (p, t) in found {
+        let uses = SWITCHABLE
+            .iter()
+            .find(|(name, _)| p.dependencies.iter().any(|d| d.name == *name));
+        lines.push(match uses {
+            Some((name, line)) => format!(
+                "{} (package {}) uses {name}: switch it to costbench's compatible crate with one line in [dev-dependencies]: {line}",
+                t.name, p.name
+            ),
+            None if t.harness_false => format!(
+                "{} (package {}) runs its own main but does not depend on costbench",
+                t.name, p.name
+            ),
+            None => format!(
+                "{} (package {}) uses libtest's harness (#[bench]) and does not depend on costbench",
+                t.name, p.name
+            ),
+        });
+    }
+    format!(
+        "no bench target that depends on costbench here; found:\n  {}\n(or add a target with harness = false whose main calls costbench::Suite::main, or pass --bench NAME)",
+        lines.join("\n  ")
+    )
+}
+
 fn choose(
     meta: &Metadata,
     manifest: &Path,
@@ -390,7 +447,11 @@ fn choose(
             );
         }
     } else {
-        candidates.retain(|(p, _)| p.dependencies.iter().any(|d| d.name == "costbench"));
+        let found = candidates.clone();
+        candidates.retain(|(p, _)| uses_costbench(p));
+        if candidates.is_empty() {
+            costbench_record::bad_input!("{}", none_qualifies(&found));
+        }
         // A costbench target runs its own main (`harness = false`); a stray `benches/x.rs`
         // that cargo found by itself runs libtest's. Prefer the former, and say so.
         let own: Vec<(&Package, &Target)> = candidates
@@ -409,10 +470,7 @@ fn choose(
     }
     let (p, t) = match candidates.as_slice() {
         [one] => *one,
-        [] => bail!(
-            "no bench target that depends on costbench here: add one (harness = false, main calls \
-             costbench::Suite::main) or pass --bench NAME"
-        ),
+        [] => unreachable!("an empty choice was said above, or --bench found its target"),
         many => {
             let names: Vec<String> = many
                 .iter()
@@ -548,6 +606,44 @@ mod tests {
         let e = choose(&m, root, Some("zz"), None).unwrap_err().to_string();
         assert!(e.contains("no package named"), "{e}");
         assert!(choose(&m, Path::new("/w/c/Cargo.toml"), None, None).is_err());
+    }
+
+    /// Issue 41: a bench target that depends on costbench through a compatible crate under
+    /// another name qualifies; where none qualifies, the message says what was found and the
+    /// one line that switches a criterion bench.
+    #[test]
+    fn a_compatible_crate_under_any_name_qualifies_and_none_says_why() {
+        let mut m = meta();
+        m.packages.truncate(1);
+        m.packages[0].dependencies = vec![Dependency {
+            name: "costbench-criterion".into(),
+        }];
+        let root = Path::new("/w/Cargo.toml");
+        assert_eq!(choose(&m, root, None, None).unwrap().bench, "fast");
+        m.packages[0].dependencies = vec![Dependency {
+            name: "criterion".into(),
+        }];
+        m.packages[0].targets.push(Target {
+            name: "own".into(),
+            kind: vec!["bench".into()],
+            harness_false: true,
+            src_path: PathBuf::new(),
+        });
+        let e = choose(&m, root, None, None).unwrap_err();
+        assert!(costbench_record::error::is_bad_input(&e), "{e:#}");
+        let e = e.to_string();
+        assert!(
+            e.contains(r#"fast (package a) uses criterion: switch it"#)
+                && e.contains(r#"criterion = { package = "costbench-criterion", version = "0.1" }"#),
+            "{e}"
+        );
+        m.packages[0].dependencies.clear();
+        let e = choose(&m, root, None, None).unwrap_err().to_string();
+        assert!(e.contains("fast (package a) uses libtest's harness"), "{e}");
+        assert!(
+            e.contains("own (package a) runs its own main but does not depend on costbench"),
+            "{e}"
+        );
     }
 
     /// Issue 29: a stray `benches/*.rs` (libtest's harness) beside the costbench target does not
