@@ -9,7 +9,9 @@
 //! code layout as cargo linked each (relinking the previous commit needs its objects, which the
 //! shared build directory no longer holds). The commit's record takes this session's wall time,
 //! and each id's [`Step`] says how it compares with the previous commit's: the `walltime-step`
-//! series that `history changes` reads. A step the session resolves is measured again in a
+//! series that `history changes` reads. An id whose instruction count moved beyond the
+//! threshold while its time could not be resolved gets one more session (the exact figure says
+//! there is something to resolve). A step the session resolves is measured again in a
 //! second session on fresh rounds, and counts only when that one resolves it the same way: a
 //! watched branch makes one comparison per commit and id, far more than one check, and a
 //! second stage on independent rounds multiplies the false-alarm rates of the two.
@@ -113,6 +115,7 @@ pub(super) fn measure(
     };
     let mut base = previous.run.clone();
     take_walltime(&mut base, &before);
+    let threshold_pct = CompareOptions::default().paired_walltime_threshold_pct;
     for (id, verdict) in judge(&base, &run) {
         if let Some(w) = walltime_of(&mut run, &id) {
             w.step = Some(Step {
@@ -122,23 +125,39 @@ pub(super) fn measure(
             });
         }
     }
+    // An id whose instruction count moved beyond the wall-time threshold but whose time this
+    // session could not resolve (a burst of load widened its interval) gets one more session
+    // on fresh rounds: the exact figure says there is something to resolve. Its verdict
+    // replaces the first's.
+    let unresolved = ids_where(&run, |r, step| {
+        step.verdict == "unresolved" && count_moved(&base, r, threshold_pct)
+    });
+    if let Some(filter) = unresolved {
+        let (before, this) = session_of(Some(filter), paired.join("retry"))?;
+        let (mut base, mut again) = (previous.run.clone(), run.clone());
+        take_walltime(&mut base, &before);
+        take_walltime(&mut again, &this);
+        for (id, retry) in judge(&base, &again) {
+            if let (Some(w), Some(from)) =
+                (walltime_of(&mut run, &id), walltime_of(&mut again, &id))
+            {
+                *w = Walltime {
+                    step: Some(Step {
+                        against: previous.sha.clone(),
+                        ..retry
+                    }),
+                    ..from.clone()
+                };
+            }
+        }
+    }
     // A step resolved in this session is measured again, on fresh rounds: a watched branch
     // makes one comparison per commit and id, so a step counts only when a second session
     // resolves it the same way.
-    let resolved: Vec<String> = run
-        .results
-        .iter()
-        .filter(|r| {
-            r.walltime
-                .as_ref()
-                .and_then(|w| w.step.as_ref())
-                .is_some_and(|s| matches!(s.verdict.as_str(), "regression" | "improvement"))
-        })
-        .map(|r| regex::escape(&r.id))
-        .collect();
-    if !resolved.is_empty() {
-        let filter = regex::Regex::new(&format!("^(?:{})$", resolved.join("|")))
-            .expect("escaped ids make a valid regex");
+    let resolved = ids_where(&run, |_, step| {
+        matches!(step.verdict.as_str(), "regression" | "improvement")
+    });
+    if let Some(filter) = resolved {
         let (before, this) = session_of(Some(filter), paired.join("confirm"))?;
         let (mut base, mut again) = (previous.run.clone(), run.clone());
         take_walltime(&mut base, &before);
@@ -150,6 +169,43 @@ pub(super) fn measure(
         }
     }
     Ok(run)
+}
+
+/// A filter selecting exactly the ids of `run` whose wall-time step `pick` takes; `None` when it
+/// takes none.
+fn ids_where(
+    run: &RunRecord,
+    pick: impl Fn(&costbench_record::model::ScenarioResult, &Step) -> bool,
+) -> Option<regex::Regex> {
+    let ids: Vec<String> = run
+        .results
+        .iter()
+        .filter(|r| {
+            r.walltime
+                .as_ref()
+                .and_then(|w| w.step.as_ref())
+                .is_some_and(|s| pick(r, s))
+        })
+        .map(|r| regex::escape(&r.id))
+        .collect();
+    (!ids.is_empty()).then(|| {
+        regex::Regex::new(&format!("^(?:{})$", ids.join("|")))
+            .expect("escaped ids make a valid regex")
+    })
+}
+
+/// Whether `r`'s instructions per op moved from `base`'s by more than `pct` percent.
+fn count_moved(base: &RunRecord, r: &costbench_record::model::ScenarioResult, pct: f64) -> bool {
+    let before = base
+        .results
+        .iter()
+        .find(|b| b.id == r.id)
+        .and_then(|b| b.icount.as_ref())
+        .map(|i| i.ir_per_op);
+    match (before, r.icount.as_ref().map(|i| i.ir_per_op)) {
+        (Some(b), Some(a)) if b > 0.0 => (a / b - 1.0).abs() * 100.0 > pct,
+        _ => false,
+    }
 }
 
 /// The wall-time figure of `id` in `run`.
