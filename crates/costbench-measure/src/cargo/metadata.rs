@@ -634,7 +634,9 @@ mod tests {
         let e = e.to_string();
         assert!(
             e.contains(r#"fast (package a) uses criterion: switch it"#)
-                && e.contains(r#"criterion = { package = "costbench-criterion", version = "0.1" }"#),
+                && e.contains(
+                    r#"criterion = { package = "costbench-criterion", version = "0.1" }"#
+                ),
             "{e}"
         );
         m.packages[0].dependencies.clear();
