@@ -261,7 +261,7 @@ fn a_new_user_session_from_a_fresh_crate_to_the_report() {
         ),
         (
             &["report", "no/such/run", "--no-history"],
-            1,
+            2,
             "error: run \"no/such/run\"",
         ),
         (&["compare", "only-one"], 2, "error: "),

@@ -205,12 +205,12 @@ fn variant_mistakes_are_refused_before_anything_is_built() {
         (
             &["--variant", "a:features=no-such-feature"],
             "package costbench-selftest has no feature \"no-such-feature\"; its features: extra, longer",
-            1,
+            2,
         ),
         (
             &["--variant", "a:toolchain=no-such-toolchain-1.0"],
             "toolchain \"no-such-toolchain-1.0\" is not installed",
-            1,
+            2,
         ),
         (
             &["--variant", "undeclared"],
