@@ -130,22 +130,6 @@ impl RowState {
     }
 }
 
-/// Whether result `r` has a figure of instrument `inst` (by its `run.json` name). Instruments
-/// without a figure of their own (the census rides on icount) count as having one.
-fn has_figure(r: &ScenarioResult, inst: &str) -> bool {
-    match inst {
-        "throughput" => r.throughput.is_some(),
-        "icount" => r.icount.is_some(),
-        "walltime" => r.walltime.is_some(),
-        "cache" => r.counters.cache.is_some(),
-        "memory" => r.counters.memory.is_some(),
-        "perf" => r.counters.perf.is_some(),
-        "dhat" => r.counters.dhat.is_some(),
-        "constant-time" => r.counters.constant_time.is_some(),
-        _ => true,
-    }
-}
-
 impl RunRecord {
     /// Whether this run finished, and why not: the record's own `completion` when it has one,
     /// else derived as schema version 1 records are read (interrupted by its signal; finished
@@ -211,7 +195,7 @@ impl RunRecord {
         let missing: Vec<&str> = applying
             .iter()
             .copied()
-            .filter(|i| !has_figure(r, i) && !r.failures.iter().any(|f| f.instrument == *i))
+            .filter(|i| !r.settled_for(i))
             .collect();
         if !missing.is_empty() {
             let c = self.completion();
@@ -274,6 +258,28 @@ impl RunRecord {
 mod tests {
     use super::*;
     use crate::testing::{record, scenario, with_failure, with_icount};
+
+    /// Issue 40: one answer to "does this row have its figure". A row of an instrument that
+    /// has no typed field (a registry-only one, as docs/extending.md adds) is measured when its
+    /// figure is in `figures`, and not reached when it is not, for the row's state and for the
+    /// count of finished scenarios alike.
+    #[test]
+    fn a_registry_only_instruments_row_is_read_one_way() {
+        let mut run = record("r", vec![scenario("a"), scenario("b")]);
+        run.settings.instruments = vec!["toy".into()];
+        run.results[0]
+            .counters
+            .figures
+            .insert("toy".into(), crate::model::FigureValue::Count(7));
+        assert!(run.results[0].has_figure("toy"));
+        assert!(!run.results[1].has_figure("toy"));
+        assert_eq!(run.row_state(&run.results[0]).0, RowState::Measured);
+        assert_eq!(run.row_state(&run.results[1]).0, RowState::NotReached);
+        assert_eq!(run.finished_scenarios(), (1, 2));
+        run.results[1] = with_failure(run.results[1].clone(), "toy", "crashed");
+        assert_eq!(run.row_state(&run.results[1]).0, RowState::Failed);
+        assert_eq!(run.finished_scenarios(), (2, 2));
+    }
 
     #[test]
     fn version_1_records_finish_when_they_wrote_their_end() {

@@ -588,25 +588,7 @@ impl RunRecord {
                 .instruments
                 .iter()
                 .filter(|i| applies(i))
-                .all(|inst| {
-                    let figure = match inst.as_str() {
-                        "throughput" => r.throughput.is_some(),
-                        "icount" => r.icount.is_some(),
-                        "walltime" => r.walltime.is_some(),
-                        "cache" => r.counters.cache.is_some(),
-                        "memory" => r.counters.memory.is_some(),
-                        "perf" => r.counters.perf.is_some(),
-                        "dhat" => r.counters.dhat.is_some(),
-                        "constant-time" => r.counters.constant_time.is_some(),
-                        // The census rides on icount's run: its rows hold the checks that ran,
-                        // none for a scenario without checks.
-                        "census" => true,
-                        // An instrument without a typed field keeps its one number in
-                        // `figures` under its name (docs/extending.md).
-                        other => r.counters.figures.contains_key(other),
-                    };
-                    figure || r.failures.iter().any(|f| &f.instrument == inst)
-                });
+                .all(|inst| r.settled_for(inst));
             *scenarios.entry(r.scenario.as_str()).or_insert(true) &= done;
         }
         (scenarios.values().filter(|d| **d).count(), scenarios.len())
@@ -641,6 +623,33 @@ impl Host {
 }
 
 impl ScenarioResult {
+    /// Whether this result has a figure of instrument `inst` (by its `run.json` name): the one
+    /// answer every reader takes (completion, unfinished runs, interrupted runs).
+    pub fn has_figure(&self, inst: &str) -> bool {
+        let c = &self.counters;
+        match inst {
+            "throughput" => self.throughput.is_some(),
+            "icount" => self.icount.is_some(),
+            "walltime" => self.walltime.is_some(),
+            "cache" => c.cache.is_some(),
+            "memory" => c.memory.is_some(),
+            "perf" => c.perf.is_some(),
+            "dhat" => c.dhat.is_some(),
+            "constant-time" => c.constant_time.is_some(),
+            // The census rides on icount's run: its rows hold the checks that ran, none for a
+            // scenario without checks.
+            "census" => true,
+            // An instrument without a typed field keeps its one number in `figures` under its
+            // name (docs/extending.md).
+            other => c.figures.contains_key(other),
+        }
+    }
+
+    /// Whether instrument `inst` is done with this result: it gave a figure or a failure.
+    pub fn settled_for(&self, inst: &str) -> bool {
+        self.has_figure(inst) || self.failures.iter().any(|f| f.instrument == inst)
+    }
+
     /// A result with no figures and no failures yet: what a run starts each measured id with.
     pub fn empty(
         id: impl Into<String>,
