@@ -65,7 +65,13 @@ pub fn fmt_whole(v: f64) -> String {
     group_thousands(&format!("{:.0}", v.round()))
 }
 
-/// Digits (after an optional sign) with commas between their thousands.
+/// `1234567` as "1,234,567".
+pub fn thousands(n: u64) -> String {
+    group_thousands(&n.to_string())
+}
+
+/// Digits (after an optional sign) with commas between their thousands: the one grouping of
+/// thousands every formatter uses.
 fn group_thousands(int: &str) -> String {
     let digits = int.trim_start_matches(['-', '+']);
     let mut out = int[..int.len() - digits.len()].to_string();
@@ -169,16 +175,7 @@ pub fn fmt_ops_per_sec(v: f64) -> String {
     if v >= 10e6 {
         return format!("{:.1} M ops/s", v / 1e6);
     }
-    let n = v.round() as u64;
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    format!("{out} ops/s")
+    format!("{} ops/s", thousands(v.round() as u64))
 }
 
 #[cfg(test)]
@@ -187,6 +184,20 @@ mod tests {
 
     /// A formatter, an input and what it must print.
     type Case = (fn(f64) -> String, f64, &'static str);
+
+    #[test]
+    fn thousands_are_grouped_one_way() {
+        for (n, want) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1234567, "1,234,567"),
+        ] {
+            assert_eq!(thousands(n), want);
+        }
+        assert_eq!(fmt_whole(-1234.4), "-1,234");
+        assert_eq!(fmt_ops_per_sec(99091.4), "99,091 ops/s");
+    }
 
     #[test]
     fn formatters() {

@@ -126,18 +126,7 @@ pub fn size_line(s: &BinarySize) -> String {
     )
 }
 
-/// `1234567` as "1,234,567".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use costbench_record::fmt::thousands;
 
 /// The complexity findings of `check`'s gate as markdown table rows (family, kind, why).
 pub fn complexity_markdown_rows(found: &[costbench_judge::check::ComplexityFinding]) -> String {
