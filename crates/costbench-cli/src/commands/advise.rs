@@ -89,20 +89,7 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
             baseline: None,
             build_jobs: 1,
         };
-        let plan =
-            costbench_measure::variants::plan(&mut session.cmd.measure, &vopts, &session.target)?;
-        let builds = plan.build(
-            &mut session.cmd.measure,
-            &session.target,
-            root.join("build-choices"),
-        )?;
-        let sides = builds.sides();
-        let records = if sides.is_empty() {
-            Vec::new()
-        } else {
-            session.measure_and_record(sides)?
-        };
-        let measured = builds.finish(records)?;
+        let measured = session.measure_variants(&vopts, root.join("build-choices"))?;
         note_scenarios(&mut doc, &measured.records);
         doc.candidates
             .extend(advice::build_choices(&measured.matrix));

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use costbench_judge::changes::config::HistoryConfig;
 use costbench_judge::changes::{self, ChangeReport, Method};
 use costbench_measure::run::backfill as git;
-use costbench_record::history::{Metric, Timeline, TimelineRun};
+use costbench_record::history::{MergedOrigin, Metric, Timeline, TimelineRun};
 use costbench_report::changes::ChangeNote;
 use costbench_store::{Location, RunQuery};
 use std::collections::HashMap;
@@ -184,6 +184,8 @@ impl Watch {
         } else {
             Vec::new()
         };
+        // Each merge's answers are read once, however many of its series changed.
+        let mut merged: HashMap<String, Vec<MergedOrigin>> = HashMap::new();
         let mut notes: Vec<ChangeNote> = found
             .iter()
             .map(|c| {
@@ -201,7 +203,7 @@ impl Watch {
                     acknowledged,
                     explanation: None,
                     merged: exact_commit
-                        .then(|| self.merged_origin(&timeline, c))
+                        .then(|| self.merged_origin(&mut merged, &timeline, c))
                         .flatten(),
                 }
             })
@@ -282,18 +284,26 @@ impl Watch {
 
     /// Which commit of the branch merged at `c`'s commit brought `c`, when `history backfill
     /// --narrow` bisected that branch here.
+    /// (`read`: the answers of each merge read so far, by commit.)
     fn merged_origin(
         &self,
+        read: &mut HashMap<String, Vec<MergedOrigin>>,
         timeline: &Timeline,
         c: &changes::ChangePoint,
-    ) -> Option<costbench_record::history::MergedOrigin> {
+    ) -> Option<MergedOrigin> {
         let sha = timeline.runs[c.run].commit.as_deref()?;
-        let text = std::fs::read_to_string(merged_path(self.paths.as_ref()?, sha)).ok()?;
+        let paths = self.paths.as_ref()?;
+        let answers = read.entry(sha.to_string()).or_insert_with(|| {
+            std::fs::read_to_string(merged_path(paths, sha))
+                .ok()
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .unwrap_or_default()
+        });
         let series = &timeline.series[c.series];
-        serde_json::from_str::<Vec<costbench_record::history::MergedOrigin>>(&text)
-            .ok()?
-            .into_iter()
+        answers
+            .iter()
             .find(|o| o.id == series.id && o.metric == series.metric.as_str())
+            .cloned()
     }
 
     /// What explains the changes between runs `before` and `after` of `timeline`, by id,

@@ -174,6 +174,41 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Plans the variants `vopts` chooses, builds them into `root` and measures them in one
+    /// session, each run recorded in the history; returns the records and their matrix. With
+    /// `--filter`, the baseline variant is built first, alone, and listed, so that a filter that
+    /// selects no scenario is said before the builds it would waste (issue 41): a build the
+    /// session needs anyway, so the check costs no extra build (only the overlap of that one
+    /// build with the others under --parallel-builds). Run's own build cannot stand in for it:
+    /// it may be missing or stale (a scenario added since). `variants` and `advise` measure
+    /// variants through this.
+    pub(crate) fn measure_variants(
+        &mut self,
+        vopts: &costbench_measure::variants::VariantOptions,
+        root: PathBuf,
+    ) -> Result<costbench_measure::variants::Measured> {
+        let mut plan =
+            costbench_measure::variants::plan(&mut self.cmd.measure, vopts, &self.target)?;
+        self.say_choice();
+        if self.cmd.measure.filter.is_some() {
+            // The output directory is checked first, as before any build.
+            costbench_record::output::OutputDir::prepare(&root)?;
+            if let Some(exe) = plan.build_first(&self.cmd.measure, &self.target) {
+                self.check_filter(&exe)?;
+            }
+        }
+        let builds = plan.build(&mut self.cmd.measure, &self.target, root)?;
+        let sides = builds.sides();
+        let records = if sides.is_empty() {
+            Vec::new()
+        } else {
+            self.measure_and_record(sides)?
+        };
+        builds.finish(records)
+    }
+}
+
 /// Records `record`, whose results are in `dir`; a history failure is reported, not fatal to
 /// the results.
 fn record_one(db: &Location, record: &RunRecord, dir: &Path) -> Result<()> {
