@@ -21,7 +21,7 @@ use serde::Serialize;
 /// `schema` of the advice document.
 pub const SCHEMA: &str = "costbench-advice";
 /// Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// What measuring a candidate concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -37,6 +37,10 @@ pub enum Verdict {
     Mixed,
     /// The candidate did not compile: never measured.
     BuildFailed,
+    /// The candidate compiled but the crate's own tests failed with it: never measured.
+    TestsFailed,
+    /// An idiom found where no rewrite can be made safely: reported with no claimed saving.
+    NoRewrite,
     /// Found but not measured (`--list`, or no figure could be compared).
     NotMeasured,
 }
@@ -50,6 +54,8 @@ impl Verdict {
             Verdict::CostsMore => "costs more",
             Verdict::Mixed => "mixed",
             Verdict::BuildFailed => "build failed",
+            Verdict::TestsFailed => "tests failed",
+            Verdict::NoRewrite => "no safe rewrite",
             Verdict::NotMeasured => "not measured",
         }
     }
@@ -70,11 +76,13 @@ pub enum Change {
         /// the price of the check, reported as a cost, never as advice to turn checks off.
         safety_check: bool,
     },
-    /// A suggestion clippy marked machine-applicable, applied alone.
-    Clippy {
-        /// The lint (`clippy::redundant_clone`).
-        lint: String,
-        /// clippy's message.
+    /// A source change, applied alone: a suggestion clippy marked machine-applicable, or the
+    /// rewrite of a slow idiom no linter flags.
+    Source {
+        /// Where it comes from: the lint (`clippy::redundant_clone`) or the idiom
+        /// (`idiom::unbuffered_writes`).
+        rule: String,
+        /// What was found and what the change does.
         message: String,
         /// The file of the first replacement, relative to the workspace.
         file: String,
@@ -438,8 +446,8 @@ mod tests {
         let cmp = compare::compare(&a, &b, &compare::CompareOptions::default());
         let c = measured(
             "c1".into(),
-            Change::Clippy {
-                lint: "clippy::redundant_clone".into(),
+            Change::Source {
+                rule: "clippy::redundant_clone".into(),
                 message: "redundant clone".into(),
                 file: "src/lib.rs".into(),
                 line: 3,

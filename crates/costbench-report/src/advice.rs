@@ -26,8 +26,10 @@ fn rank(v: Verdict) -> u8 {
         Verdict::Mixed => 1,
         Verdict::CostsMore => 2,
         Verdict::NoMeasurableEffect => 3,
-        Verdict::BuildFailed => 4,
-        Verdict::NotMeasured => 5,
+        Verdict::NoRewrite => 4,
+        Verdict::BuildFailed => 5,
+        Verdict::TestsFailed => 6,
+        Verdict::NotMeasured => 7,
     }
 }
 
@@ -51,9 +53,9 @@ fn what(c: &Candidate) -> String {
                 format!("build: {settings}")
             }
         }
-        Change::Clippy {
-            lint, file, line, ..
-        } => format!("{lint} at {file}:{line}"),
+        Change::Source {
+            rule, file, line, ..
+        } => format!("{rule} at {file}:{line}"),
     }
 }
 
@@ -159,10 +161,10 @@ pub fn table(a: &Advice) -> String {
     }
     for c in &a.candidates {
         s += &format!("\n{} {}: {}\n", c.id, c.verdict.words(), clean(&what(c)));
-        if let Change::Clippy { message, .. } = &c.change {
+        if let Change::Source { message, .. } = &c.change {
             s += &format!("    {}\n", clean(message));
         }
-        if a.measured && !c.reason.is_empty() {
+        if !c.reason.is_empty() {
             s += &format!("    {}\n", clean(&c.reason));
         }
         for e in &c.effects {
@@ -176,7 +178,7 @@ pub fn table(a: &Advice) -> String {
                 s += &format!("    | {}\n", clean(l));
             }
         }
-        if let Change::Clippy { diff, .. } = &c.change {
+        if let Change::Source { diff, .. } = &c.change {
             for l in diff.lines() {
                 s += &format!("    {}\n", clean(l));
             }
@@ -227,7 +229,10 @@ pub fn markdown(a: &Advice) -> String {
             c.verdict.words(),
             escape_cell(&what(c))
         );
-        if a.measured && !c.reason.is_empty() {
+        if let Change::Source { message, .. } = &c.change {
+            s += &format!("{}\n\n", escape_cell(message));
+        }
+        if !c.reason.is_empty() {
             s += &format!("{}\n\n", escape_cell(&c.reason));
         }
         if !c.effects.is_empty() {
@@ -255,7 +260,7 @@ pub fn markdown(a: &Advice) -> String {
         if let Some(err) = &c.error {
             s += &format!("\n```\n{}\n```\n", err.replace("```", "'''"));
         }
-        if let Change::Clippy { diff, .. } = &c.change {
+        if let Change::Source { diff, .. } = &c.change {
             s += &format!("\n```diff\n{}```\n", diff.replace("```", "'''"));
         }
         s += "\n</details>\n";
@@ -289,8 +294,8 @@ mod tests {
         a.candidates = vec![
             Candidate {
                 id: "c2".into(),
-                change: Change::Clippy {
-                    lint: "clippy::to_string_in_format_args".into(),
+                change: Change::Source {
+                    rule: "clippy::to_string_in_format_args".into(),
                     message: "`to_string` applied to a type that implements `Display`".into(),
                     file: "src/lib.rs".into(),
                     line: 9,
@@ -308,8 +313,8 @@ mod tests {
             },
             Candidate {
                 id: "c1".into(),
-                change: Change::Clippy {
-                    lint: "clippy::redundant_clone".into(),
+                change: Change::Source {
+                    rule: "clippy::redundant_clone".into(),
                     message: "redundant clone".into(),
                     file: "src/lib.rs".into(),
                     line: 4,

@@ -12,13 +12,23 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct AdviseCmd {
     /// Only one kind of candidate: `build` (the build choices of `variants --preset
-    /// build-choices`) or `clippy` (clippy's machine-applicable suggestions) [default: both].
+    /// build-choices`), `clippy` (clippy's machine-applicable suggestions) or `idioms` (the slow
+    /// idioms no linter flags) [default: all three].
     #[arg(long, value_enum, value_name = "KIND")]
     pub only: Option<CandidateKind>,
-    /// Measure at most N of clippy's suggestions (in the order clippy gives them); the others
-    /// are listed as not measured.
+    /// Measure at most N source changes (clippy's first, in the order clippy gives them, then
+    /// the idioms'); the others are listed as not measured.
     #[arg(long, value_name = "N")]
     pub max_candidates: Option<usize>,
+    /// Do not run the crate's own tests on each source change before measuring it (by default
+    /// a change that fails them is reported as such and never measured).
+    #[arg(long)]
+    pub no_tests: bool,
+    /// Apply candidate ID (`c1`, `i2`, as the last advise printed it) to the working tree and
+    /// exit: its diff, as measured, from `advice.json` in the output directory. A file changed
+    /// since then is an error and nothing is written.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["list", "only", "max_candidates"])]
+    pub apply: Option<String>,
     /// Find the candidates and print them, with their diffs, without building or measuring.
     #[arg(long)]
     pub list: bool,
@@ -50,4 +60,8 @@ pub enum CandidateKind {
     /// Source changes: clippy's machine-applicable suggestions of its perf group and of the
     /// lints of the classic slow idioms, each applied alone in a scratch copy.
     Clippy,
+    /// Source changes: the slow idioms no linter flags (a regex compiled per call or used for a
+    /// plain string, unbuffered writes in a loop, a Vec without its known capacity, the default
+    /// hasher, a Vec collected only to be iterated), rewritten where that is mechanical.
+    Idioms,
 }

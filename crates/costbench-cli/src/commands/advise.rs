@@ -1,17 +1,21 @@
 //! `costbench advise`: candidate changes of the user's crate, each measured alone against the
 //! unchanged code on the user's scenarios, in four steps:
-//! 1. finding: the build choices of `variants`' `build-choices` preset, and clippy's
-//!    machine-applicable suggestions (`costbench_measure::advise::clippy`) on a scratch copy of
-//!    the sources (`advise::tree`; the user's checkout is never written to);
+//! 1. finding: the build choices of `variants`' `build-choices` preset, clippy's
+//!    machine-applicable suggestions (`costbench_measure::advise::clippy`) and the slow idioms
+//!    no linter flags (`advise::idioms`) on a scratch copy of the sources (`advise::tree`; the
+//!    user's checkout is never written to);
 //! 2. the build choices measured as `variants` measures them (plan, build, measure, matrix),
 //!    each variant turned into a candidate (`costbench_judge::advice::build_choices`);
-//! 3. each source change applied alone to the copy, built, and measured paired with the
-//!    unchanged copy's build (`run::measure_sides` with two sides, as `check --baseline-rev`
-//!    measures), judged by `compare::compare_with` (`advice::measured`); one that does not
-//!    compile is reported as such, never measured;
+//! 3. each source change applied alone to the copy, built, the crate's own tests run on it,
+//!    and measured paired with the unchanged copy's build (`run::measure_sides` with two sides,
+//!    as `check --baseline-rev` measures), judged by `compare::compare_with`
+//!    (`advice::measured`); one that does not compile or fails the tests is reported as such,
+//!    never measured, and an idiom with no safe rewrite is reported with no claimed saving;
 //! 4. the advice written (`advice.json`, atomically, and `--markdown FILE`) and printed.
 //!
 //! Nothing is recorded in the history: the candidates' runs are not the project's.
+//! `--apply ID` is the one path that writes to the user's tree: the diff of a candidate the last
+//! advise measured (from its `advice.json`), checked against the files first.
 
 use crate::args::{AdviseCmd, CandidateKind};
 use crate::core::session::Session;
@@ -19,7 +23,9 @@ use crate::exit::usage;
 use crate::output::Sink;
 use anyhow::{Context, Result};
 use costbench_judge::advice::{self, Advice, Candidate, Change, Verdict};
-use costbench_measure::advise::{clippy, tree, BASE_BUILD, CANDIDATE_BUILD};
+use costbench_measure::advise::{
+    clippy, crate_tests, idioms, tree, Suggestion, BASE_BUILD, CANDIDATE_BUILD,
+};
 use costbench_measure::run::SideSpec;
 use costbench_report::render::{AdviceView, Format};
 use std::path::Path;
@@ -33,6 +39,11 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
         .rounds
         .rounds(opts.paired_walltime_threshold_pct, opts.family_alpha)?;
     let json = a.format == Format::Json;
+    if let Some(id) = a.apply.clone() {
+        let cmd = a.measure.into_command(true, json)?;
+        let session = Session::open(cmd)?;
+        return apply(&session, &id);
+    }
     let mut cmd = a.measure.into_command(a.list, json)?;
     cmd.measure.rounds = rounds;
     cmd.measure.placement_runs = a.placement_runs;
@@ -40,11 +51,12 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
     let mut session = Session::open(cmd)?;
     let root = session.output_dir(|p| p.advise());
     costbench_record::output::OutputDir::prepare(&root)?;
-    let (build, source) = match a.only {
-        None => (true, true),
-        Some(CandidateKind::Build) => (true, false),
-        Some(CandidateKind::Clippy) => (false, true),
-    };
+    let only = |k: CandidateKind| a.only.is_none() || a.only == Some(k);
+    let (build, lints, idioms) = (
+        only(CandidateKind::Build),
+        only(CandidateKind::Clippy),
+        only(CandidateKind::Idioms),
+    );
     let mut doc = Advice::new(&session.target.package, !a.list);
     doc.instruments = session
         .cmd
@@ -56,8 +68,8 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
         .collect();
 
     // 1. Finding: clippy first, so that a crate it cannot check fails before any build.
-    let found = if source {
-        find_suggestions(&session)?
+    let found = if lints || idioms {
+        Some(find_suggestions(&session, lints, idioms, &mut doc)?)
     } else {
         None
     };
@@ -66,10 +78,14 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
             doc.candidates.extend(listed_build_choices()?);
         }
         if let Some((tree, suggestions)) = &found {
+            let mut ids = Ids::default();
             for s in suggestions {
-                let id = format!("c{}", doc.candidates.len() + 1);
-                doc.candidates
-                    .push(unmeasured(id, clippy_change(tree, s)?, ""));
+                let mut c = unmeasured(ids.next(s), source_change(tree, s)?, "");
+                if s.replacements.is_empty() {
+                    c.verdict = Verdict::NoRewrite;
+                    c.reason = NO_REWRITE.into();
+                }
+                doc.candidates.push(c);
             }
         }
         return emit(
@@ -100,15 +116,13 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
     // 3. Source changes, each alone.
     if let Some((tree, suggestions)) = &found {
         let budget = a.max_candidates.unwrap_or(usize::MAX);
-        measure_suggestions(&session, tree, suggestions, budget, &root, &opts, &mut doc)?;
-    }
-    if source && build {
-        doc.notes.push(
-            "source changes come from clippy only: the idioms no linter flags (unbuffered writes \
-             in a loop, a Regex where a string method would do, the default hasher on a hot \
-             path) and the ranking of executed bounds checks are not looked for yet"
-                .into(),
-        );
+        let plan = Plan {
+            budget,
+            tests: !a.no_tests,
+            root: &root,
+            opts: &opts,
+        };
+        measure_suggestions(&session, tree, suggestions, &plan, &mut doc)?;
     }
     emit(
         &doc,
@@ -119,37 +133,91 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
     )
 }
 
-/// The scratch copy and clippy's machine-applicable suggestions on it, or `None` when clippy
-/// suggested nothing.
-fn find_suggestions(session: &Session) -> Result<Option<(tree::Tree, Vec<clippy::Suggestion>)>> {
+/// The scratch copy, and the source changes found in it: clippy's machine-applicable
+/// suggestions (when `lints`), then the idioms (when `idioms`). Files the idiom finder cannot
+/// parse are named in `doc`'s notes.
+fn find_suggestions(
+    session: &Session,
+    lints: bool,
+    idioms: bool,
+    doc: &mut Advice,
+) -> Result<(tree::Tree, Vec<Suggestion>)> {
     session.status("Copying", "the sources to advise's scratch tree");
     let tree = tree::prepare(&session.target)?;
-    let mut lints = clippy::perf_group()?;
-    for l in clippy::IDIOM_LINTS {
-        if !lints.iter().any(|x| x == l) {
-            lints.push(l.to_string());
+    let mut found = Vec::new();
+    if lints {
+        let mut names = clippy::perf_group()?;
+        for l in clippy::IDIOM_LINTS {
+            if !names.iter().any(|x| x == l) {
+                names.push(l.to_string());
+            }
+        }
+        session.status(
+            "Checking",
+            format!(
+                "package {} with clippy ({} lints: the perf group and the slow idioms)",
+                session.target.package,
+                names.len()
+            ),
+        );
+        let json = clippy::run(&tree.target, &session.cmd.measure.cargo, &names)?;
+        found = clippy::parse(&json, &names);
+        session.status(
+            "Found",
+            plural(found.len(), "machine-applicable suggestion"),
+        );
+    }
+    if idioms {
+        let t = &tree.target;
+        let package_dir = t
+            .package_dir
+            .strip_prefix(&t.workspace_root)
+            .unwrap_or(Path::new(""))
+            .to_string_lossy()
+            .replace('\\', "/");
+        let (findings, skipped) = idioms::scan_package(&t.workspace_root, &package_dir)?;
+        for s in skipped {
+            doc.notes
+                .push(format!("the idioms were not looked for in a file: {s}"));
+        }
+        session.status(
+            "Found",
+            format!(
+                "{} (the idioms no linter flags)",
+                plural(findings.len(), "slow idiom")
+            ),
+        );
+        found.extend(findings.into_iter().map(Suggestion::from));
+    }
+    Ok((tree, found))
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Candidate ids: `c1`, `c2`, ... for clippy's suggestions, `i1`, `i2`, ... for the idioms.
+#[derive(Default)]
+struct Ids {
+    clippy: usize,
+    idioms: usize,
+}
+
+impl Ids {
+    fn next(&mut self, s: &Suggestion) -> String {
+        if s.rule.starts_with("clippy::") {
+            self.clippy += 1;
+            format!("c{}", self.clippy)
+        } else {
+            self.idioms += 1;
+            format!("i{}", self.idioms)
         }
     }
-    session.status(
-        "Checking",
-        format!(
-            "package {} with clippy ({} lints: the perf group and the slow idioms)",
-            session.target.package,
-            lints.len()
-        ),
-    );
-    let json = clippy::run(&tree.target, &session.cmd.measure.cargo, &lints)?;
-    let suggestions = clippy::parse(&json, &lints);
-    session.status(
-        "Found",
-        format!(
-            "{} machine-applicable suggestion{}",
-            suggestions.len(),
-            if suggestions.len() == 1 { "" } else { "s" }
-        ),
-    );
-    Ok(Some((tree, suggestions)))
 }
+
+/// The reason given for an idiom found where no rewrite can be made safely.
+const NO_REWRITE: &str = "found, not rewritten: no rewrite is mechanical and safe here, so \
+                          nothing was measured and no saving is claimed";
 
 /// The build choices of the preset, not measured (`--list`).
 fn listed_build_choices() -> Result<Vec<Candidate>> {
@@ -184,9 +252,9 @@ fn unmeasured(id: String, change: Change, why: &str) -> Candidate {
 }
 
 /// What a suggestion changes, with its diff against the copy as it is.
-fn clippy_change(tree: &tree::Tree, s: &clippy::Suggestion) -> Result<Change> {
-    Ok(Change::Clippy {
-        lint: s.lint.clone(),
+fn source_change(tree: &tree::Tree, s: &Suggestion) -> Result<Change> {
+    Ok(Change::Source {
+        rule: s.rule.clone(),
         message: s.message.clone(),
         file: s.file.clone(),
         line: s.line,
@@ -203,15 +271,23 @@ fn note_scenarios(doc: &mut Advice, records: &[costbench_record::model::RunRecor
     }
 }
 
-/// Builds the unchanged copy once, then each suggestion (up to `budget`) applied alone, measured
-/// paired with it and judged; candidates are appended to `doc` as `c1`, `c2`, ...
+/// How the source changes are measured: how many, whether the crate's tests vet each first,
+/// where their runs go, how they are judged.
+struct Plan<'a> {
+    budget: usize,
+    tests: bool,
+    root: &'a Path,
+    opts: &'a costbench_judge::compare::CompareOptions,
+}
+
+/// Builds the unchanged copy once (and runs the crate's tests on it), then each suggestion (up
+/// to the budget) applied alone: built, tested, measured paired with the unchanged copy and
+/// judged. Candidates are appended to `doc` with their ids (`c1`, `i1`, ...).
 fn measure_suggestions(
     session: &Session,
     tree: &tree::Tree,
-    suggestions: &[clippy::Suggestion],
-    budget: usize,
-    root: &Path,
-    opts: &costbench_judge::compare::CompareOptions,
+    suggestions: &[Suggestion],
+    plan: &Plan<'_>,
     doc: &mut Advice,
 ) -> Result<()> {
     if suggestions.is_empty() {
@@ -235,26 +311,62 @@ fn measure_suggestions(
             .context("the unchanged copy of the sources does not build")?;
     session.check_filter(&base_exe)?;
     costbench_measure::run::bisect::seed_build(&tree.target, BASE_BUILD, CANDIDATE_BUILD)?;
-    for (k, s) in suggestions.iter().enumerate() {
-        let id = format!("c{}", k + 1);
-        let change = clippy_change(tree, s)?;
-        if k >= budget {
-            doc.candidates.push(unmeasured(
-                id,
-                change,
-                &format!("beyond --max-candidates {budget}"),
+    // The crate's tests must pass unchanged for a failure with a candidate to mean anything.
+    let mut tests = plan.tests;
+    if tests {
+        session.status("Testing", "the unchanged copy with the crate's own tests");
+        let t = crate_tests::run(&tree.target, flags)?;
+        if !t.passed {
+            tests = false;
+            doc.notes.push(format!(
+                "the crate's own tests fail on the unchanged code ({:.0} s), so no candidate was \
+                 tested before it was measured: {}",
+                t.seconds,
+                t.tail.lines().last().unwrap_or("")
             ));
+        }
+    } else {
+        doc.notes.push(
+            "--no-tests: the source changes were measured without running the crate's tests".into(),
+        );
+    }
+    let mut ids = Ids::default();
+    let mut measured = 0;
+    for s in suggestions {
+        let id = ids.next(s);
+        let change = source_change(tree, s)?;
+        if s.replacements.is_empty() {
+            let mut c = unmeasured(id, change, NO_REWRITE);
+            c.verdict = Verdict::NoRewrite;
+            doc.candidates.push(c);
             continue;
         }
+        if measured >= plan.budget {
+            let why = format!("beyond --max-candidates {}", plan.budget);
+            doc.candidates.push(unmeasured(id, change, &why));
+            continue;
+        }
+        measured += 1;
         session.status(
             "Applying",
-            format!("{id}: {} at {}:{}", s.lint, s.file, s.line),
+            format!("{id}: {} at {}:{}", s.rule, s.file, s.line),
         );
-        let built = {
-            // The files are put back as soon as the candidate is built: measuring reads only
-            // the executable.
+        let (built, tested) = {
+            // The files are put back as soon as the candidate is built and tested: measuring
+            // reads only the executable.
             let _applied = tree.apply(&s.replacements)?;
-            costbench_measure::cargo::build_timed(&tree.target, CANDIDATE_BUILD, flags, true, align)
+            let built = costbench_measure::cargo::build_timed(
+                &tree.target,
+                CANDIDATE_BUILD,
+                flags,
+                true,
+                align,
+            );
+            let tested = match (&built, tests) {
+                (Ok(_), true) => Some(crate_tests::run(&tree.target, flags)?),
+                _ => None,
+            };
+            (built, tested)
         };
         let (cand_exe, cand_build) = match built {
             Ok(b) => b,
@@ -266,7 +378,18 @@ fn measure_suggestions(
                 continue;
             }
         };
-        let dir = root.join("clippy").join(&id);
+        if let Some(t) = tested.filter(|t| !t.passed) {
+            let mut c = unmeasured(
+                id,
+                change,
+                "the change compiles but the crate's own tests fail with it: never measured",
+            );
+            c.verdict = Verdict::TestsFailed;
+            c.error = Some(t.tail);
+            doc.candidates.push(c);
+            continue;
+        }
+        let dir = plan.root.join("source").join(&id);
         let side = |label: &str, exe, build| SideSpec {
             label: label.into(),
             exe,
@@ -288,7 +411,7 @@ fn measure_suggestions(
         let cmp = costbench_judge::compare::compare_with(
             &base,
             &cand,
-            opts,
+            plan.opts,
             &costbench_judge::compare::noise::HistoricThresholds::default(),
         );
         let c = advice::measured(id, change, &cmp);
@@ -299,6 +422,70 @@ fn measure_suggestions(
         doc.candidates.push(c);
     }
     Ok(())
+}
+
+/// `--apply ID`: the diff of candidate `id` from the last advise's `advice.json`, applied to
+/// the working tree. Every file is checked before any is written; each is written atomically.
+fn apply(session: &Session, id: &str) -> Result<i32> {
+    let root = session.output_dir(|p| p.advise());
+    let path = root.join("advice.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => usage!(
+            "--apply {id}: no advice in {} yet: run costbench advise first",
+            path.display()
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("cannot parse {}", path.display()))?;
+    let candidates = doc["candidates"].as_array().cloned().unwrap_or_default();
+    let Some(c) = candidates.iter().find(|c| c["id"] == id) else {
+        let ids: Vec<&str> = candidates.iter().filter_map(|c| c["id"].as_str()).collect();
+        usage!(
+            "--apply {id}: no candidate {id} in {} (it has: {})",
+            path.display(),
+            ids.join(", ")
+        );
+    };
+    let change = &c["change"];
+    if change["kind"] == "build" {
+        usage!(
+            "--apply {id}: {id} is a build choice ({}): set it in your Cargo.toml's [profile.bench] \
+             (or [profile.release]) yourself; see costbench variants --help for what each setting means",
+            change["settings"].as_str().unwrap_or("")
+        );
+    }
+    let diff = change["diff"].as_str().unwrap_or("");
+    if diff.is_empty() {
+        usage!(
+            "--apply {id}: {id} has no rewrite to apply ({})",
+            c["reason"].as_str().unwrap_or("")
+        );
+    }
+    let ws = &session.target.workspace_root;
+    let mut writes = Vec::new();
+    for file in costbench_measure::advise::edit::diff_files(diff) {
+        let p = ws.join(&file);
+        let old =
+            std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
+        let new = costbench_measure::advise::edit::apply_diff(&file, &old, diff)
+            .with_context(|| format!("--apply {id}: nothing was written"))?;
+        writes.push((p, new));
+    }
+    for (p, new) in &writes {
+        costbench_record::output::write_atomic(p, new.as_bytes())?;
+    }
+    let verdict = c["verdict"].as_str().unwrap_or("");
+    session.status(
+        "Applied",
+        format!(
+            "{id} ({}, {verdict}) to {}",
+            change["rule"].as_str().unwrap_or(""),
+            plural(writes.len(), "file")
+        ),
+    );
+    Ok(crate::exit::OK)
 }
 
 /// Writes `advice.json` to `root` and `--markdown FILE` (each atomically), then prints the

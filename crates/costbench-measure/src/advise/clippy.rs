@@ -4,6 +4,7 @@
 //! candidate). The parser is tested on real clippy output in `testdata/`.
 
 use super::edit::Replacement;
+use super::Suggestion;
 use crate::cargo::{BenchTarget, CargoFlags};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
@@ -37,22 +38,6 @@ pub const IDIOM_LINTS: &[&str] = &[
     "manual_retain",
     "collapsible_str_replace",
 ];
-
-/// One suggestion clippy marked `MachineApplicable`: a candidate change.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Suggestion {
-    /// The lint, `clippy::NAME`.
-    pub lint: String,
-    /// clippy's message.
-    pub message: String,
-    /// The replacements that make the change (all of the diagnostic's, as `cargo fix` applies
-    /// them), in the order clippy gave them.
-    pub replacements: Vec<Replacement>,
-    /// The file and line (1-based) of the diagnostic's primary span.
-    pub file: String,
-    /// See `file`.
-    pub line: u32,
-}
 
 /// The members of clippy's `perf` group, from `clippy-driver -W help` (names with `_`).
 pub fn perf_group() -> Result<Vec<String>> {
@@ -209,7 +194,8 @@ pub fn parse(json_lines: &str, lints: &[String]) -> Vec<Suggestion> {
         }
         let primary = d.spans.iter().find(|s| s.is_primary).or(d.spans.first());
         let s = Suggestion {
-            lint: lint.to_string(),
+            rule: lint.to_string(),
+            function: String::new(),
             message: d.message,
             file: primary.map_or_else(|| replacements[0].file.clone(), |p| p.file_name.clone()),
             line: primary.map_or(0, |p| p.line_start),
@@ -235,7 +221,7 @@ mod tests {
         let src = include_str!("testdata/clippy-fixture.rs");
         let lints: Vec<String> = IDIOM_LINTS.iter().map(|l| l.to_string()).collect();
         let found = parse(json, &lints);
-        let lint_names: Vec<&str> = found.iter().map(|s| s.lint.as_str()).collect();
+        let lint_names: Vec<&str> = found.iter().map(|s| s.rule.as_str()).collect();
         assert_eq!(
             lint_names,
             [

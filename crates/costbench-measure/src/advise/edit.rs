@@ -93,36 +93,35 @@ pub fn diff(file: &str, source: &str, edits: &[&Replacement]) -> Result<String> 
             .map(|l| format!("-{}", l.trim_end_matches('\n')))
             .collect();
         lines.extend(new.lines().map(|l| format!("+{l}")));
-        let (from, to) = (
-            first.saturating_sub(CONTEXT),
-            (end + CONTEXT).min(old.len()),
-        );
+        let from = first.saturating_sub(CONTEXT);
+        let ctx = |a: usize, b: usize| -> Vec<String> {
+            old[a..b]
+                .iter()
+                .map(|l| format!(" {}", l.trim_end_matches('\n')))
+                .collect()
+        };
         match hunks.last_mut() {
-            // Contexts that touch or overlap make one hunk.
-            Some((_, hend, body)) if from <= *hend => {
-                for l in &old[*hend..first] {
-                    body.push(format!(" {}", l.trim_end_matches('\n')));
-                }
+            // Contexts that touch or overlap make one hunk: the lines between the two regions
+            // are its context.
+            Some((_, last, body)) if from <= *last + CONTEXT => {
+                body.extend(ctx(*last, first));
                 body.extend(lines);
-                for l in &old[end..to] {
-                    body.push(format!(" {}", l.trim_end_matches('\n')));
-                }
-                *hend = to;
+                *last = end;
             }
             _ => {
-                let mut body: Vec<String> = old[from..first]
-                    .iter()
-                    .map(|l| format!(" {}", l.trim_end_matches('\n')))
-                    .collect();
+                let mut body = ctx(from, first);
                 body.extend(lines);
-                body.extend(
-                    old[end..to]
-                        .iter()
-                        .map(|l| format!(" {}", l.trim_end_matches('\n'))),
-                );
-                hunks.push((from, to, body));
+                hunks.push((from, end, body));
             }
         }
+    }
+    // Each hunk ends with the context after its last region.
+    for (_, last, body) in &mut hunks {
+        body.extend(
+            old[*last..(*last + CONTEXT).min(old.len())]
+                .iter()
+                .map(|l| format!(" {}", l.trim_end_matches('\n'))),
+        );
     }
     let mut out = format!("--- a/{file}\n+++ b/{file}\n");
     for (from, _, body) in hunks {
@@ -137,9 +136,104 @@ pub fn diff(file: &str, source: &str, edits: &[&Replacement]) -> Result<String> 
     Ok(out)
 }
 
+/// The files a unified [`diff`] edits (its `--- a/FILE` lines), in order.
+pub fn diff_files(diff: &str) -> Vec<String> {
+    diff.lines()
+        .filter_map(|l| l.strip_prefix("--- a/"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `text` (the content of `file`) with the hunks of `diff` that edit `file` applied. Each hunk's
+/// old lines (context and removed) must stand in the text at the line the hunk names: a file
+/// changed since the diff was made is an error, and nothing is applied.
+pub fn apply_diff(file: &str, text: &str, diff: &str) -> Result<String> {
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    let mut mine = false;
+    // Hunks as (first old line, 0-based; old lines; new lines), applied last first.
+    let mut hunks: Vec<(usize, Vec<String>, Vec<String>)> = Vec::new();
+    for l in diff.lines() {
+        if let Some(f) = l.strip_prefix("--- a/") {
+            mine = f == file;
+        } else if l.starts_with("+++ ") {
+        } else if let Some(h) = l.strip_prefix("@@ -") {
+            if mine {
+                let first: usize = h
+                    .split([',', ' '])
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(1);
+                hunks.push((first.saturating_sub(1), Vec::new(), Vec::new()));
+            }
+        } else if let (true, Some((_, old, new))) = (mine, hunks.last_mut()) {
+            let (tag, body) = l.split_at(l.len().min(1));
+            match tag {
+                " " => {
+                    old.push(body.to_string());
+                    new.push(body.to_string());
+                }
+                "-" => old.push(body.to_string()),
+                "+" => new.push(body.to_string()),
+                _ => {}
+            }
+        }
+    }
+    for (first, old, new) in hunks.into_iter().rev() {
+        let here = lines.get(first..first + old.len()).is_some_and(|have| {
+            have.iter()
+                .zip(&old)
+                .all(|(h, o)| h.trim_end_matches('\n') == o)
+        });
+        if !here {
+            bail!(
+                "{file} has changed since the candidate was measured (line {} does not read as \
+                 it did): run costbench advise again",
+                first + 1
+            );
+        }
+        // The last line keeps the file's own ending: with or without a final line break.
+        let ends = first + old.len() == lines.len() && !text.ends_with('\n');
+        let n = new.len();
+        let with: Vec<String> = new
+            .into_iter()
+            .enumerate()
+            .map(|(k, l)| if ends && k + 1 == n { l } else { l + "\n" })
+            .collect();
+        lines.splice(first..first + old.len(), with);
+    }
+    Ok(lines.concat())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_diff_applies_to_the_text_it_was_made_from_and_to_no_other() {
+        let text = "a\nb\nc\nd\ne\nf\ng\nh\ni\n";
+        let r1 = Replacement {
+            file: "x.rs".into(),
+            start: 2,
+            end: 3,
+            text: "B\nB2".into(),
+        };
+        let r2 = Replacement {
+            file: "x.rs".into(),
+            start: 16,
+            end: 17,
+            text: "I".into(),
+        };
+        let d = diff("x.rs", text, &[&r1, &r2]).unwrap();
+        assert_eq!(diff_files(&d), ["x.rs"]);
+        assert_eq!(
+            apply_diff("x.rs", text, &d).unwrap(),
+            apply(text, &[&r1, &r2]).unwrap()
+        );
+        assert_eq!(apply_diff("y.rs", text, &d).unwrap(), text);
+        let changed = text.replace("c\n", "C\n");
+        let err = apply_diff("x.rs", &changed, &d).unwrap_err().to_string();
+        assert!(err.contains("has changed since"), "{err}");
+    }
 
     fn rep(source: &str, find: &str, text: &str) -> Replacement {
         let start = source.find(find).unwrap();

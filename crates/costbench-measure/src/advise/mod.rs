@@ -7,6 +7,9 @@
 //! - `clippy`: what to spawn (`cargo clippy --message-format=json` with the `perf` group and
 //!   the lints of the classic slow idioms) and how to read it (the machine-applicable
 //!   suggestions);
+//! - `idioms`: the slow idioms no linter flags, found by reading the sources (`syn`) and
+//!   rewritten where the rewrite is mechanical;
+//! - `crate_tests`: the crate's own tests, run on the copy with a candidate applied;
 //! - `edit`: a suggestion's replacements applied to a file's text and shown as a unified diff
 //!   (pure).
 //!
@@ -15,8 +18,45 @@
 //! them (`costbench_judge::compare`, then `costbench_judge::advice`).
 
 pub mod clippy;
+pub mod crate_tests;
 pub mod edit;
+pub mod idioms;
 pub mod tree;
+
+use edit::Replacement;
+
+/// One source change to measure alone: a suggestion clippy marked `MachineApplicable`, or the
+/// rewrite of an idiom (`idioms`). One with no replacements is a finding that cannot be
+/// rewritten safely: reported, never built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suggestion {
+    /// Where it comes from: the lint (`clippy::NAME`) or the idiom (`idiom::NAME`).
+    pub rule: String,
+    /// What was found and what the change does.
+    pub message: String,
+    /// The replacements that make the change (for clippy, all of the diagnostic's, as `cargo
+    /// fix` applies them, in the order clippy gave them).
+    pub replacements: Vec<Replacement>,
+    /// The file (relative to the workspace root) and line (1-based) of the finding.
+    pub file: String,
+    /// See `file`.
+    pub line: u32,
+    /// The function it is in, where known (`parse`, `Parser::parse`); empty otherwise.
+    pub function: String,
+}
+
+impl From<idioms::Finding> for Suggestion {
+    fn from(f: idioms::Finding) -> Suggestion {
+        Suggestion {
+            rule: format!("idiom::{}", f.idiom.name()),
+            message: f.message,
+            replacements: f.replacements,
+            file: f.file,
+            line: f.line,
+            function: f.function,
+        }
+    }
+}
 
 /// Build directory (`TARGET/costbench/build/NAME`) of the unchanged copy.
 pub const BASE_BUILD: &str = "advise-base";
