@@ -128,6 +128,17 @@ pub struct Price {
     pub cand: f64,
 }
 
+/// A scenario that executes the code a source change touches, and how much of its cost that
+/// code is (instructions at the changed function's lines, with the calls made from them, out of
+/// the scenario's; read from the unchanged code's profile).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Share {
+    /// The scenario's id.
+    pub id: String,
+    /// Percent of the scenario's instructions.
+    pub percent: f64,
+}
+
 /// One candidate change, measured or not.
 #[derive(Debug, Clone, Serialize)]
 pub struct Candidate {
@@ -141,6 +152,10 @@ pub struct Candidate {
     pub reason: String,
     /// One per (scenario, figure) compared.
     pub effects: Vec<Effect>,
+    /// Source changes: the scenarios that execute the code it changes, the largest share
+    /// first (empty: none does, or not looked for: build choices, `--list`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub executed_by: Vec<Share>,
     /// The bench binary's loaded size (`text + data`) in bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub binary_bytes: Option<Price>,
@@ -270,6 +285,7 @@ pub fn measured(id: String, change: Change, cmp: &Comparison) -> Candidate {
         verdict,
         reason,
         effects,
+        executed_by: Vec::new(),
         binary_bytes: cmp
             .base
             .binary_bytes
@@ -319,6 +335,7 @@ pub fn build_choices(matrix: &Matrix) -> Vec<Candidate> {
                 verdict: Verdict::BuildFailed,
                 reason: "the variant did not build".into(),
                 effects: Vec::new(),
+                executed_by: Vec::new(),
                 binary_bytes: None,
                 build_seconds,
                 error: Some(e.clone()),
@@ -369,6 +386,7 @@ pub fn build_choices(matrix: &Matrix) -> Vec<Candidate> {
             verdict,
             reason,
             effects,
+            executed_by: Vec::new(),
             binary_bytes,
             build_seconds,
             error: None,

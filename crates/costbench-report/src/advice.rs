@@ -59,6 +59,15 @@ fn what(c: &Candidate) -> String {
     }
 }
 
+/// The scenarios that execute the code a candidate changes, with that code's share of each.
+fn executed_by(c: &Candidate) -> String {
+    c.executed_by
+        .iter()
+        .map(|e| format!("{} ({:.1} % of its instructions)", e.id, e.percent))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The effect with the largest significant change, else the largest change: the one number
 /// a summary line shows.
 fn headline(c: &Candidate) -> Option<&Effect> {
@@ -167,6 +176,9 @@ pub fn table(a: &Advice) -> String {
         if !c.reason.is_empty() {
             s += &format!("    {}\n", clean(&c.reason));
         }
+        if !c.executed_by.is_empty() {
+            s += &format!("    executed by: {}\n", clean(&executed_by(c)));
+        }
         for e in &c.effects {
             s += &format!("    {}\n", effect_line(e));
         }
@@ -234,6 +246,9 @@ pub fn markdown(a: &Advice) -> String {
         }
         if !c.reason.is_empty() {
             s += &format!("{}\n\n", escape_cell(&c.reason));
+        }
+        if !c.executed_by.is_empty() {
+            s += &format!("Executed by: {}\n\n", escape_cell(&executed_by(c)));
         }
         if !c.effects.is_empty() {
             s += "| scenario | figure | unchanged | candidate | change | verdict |\n\
@@ -304,6 +319,7 @@ mod tests {
                 verdict: Verdict::NoMeasurableEffect,
                 reason: "none of 1 changed significantly".into(),
                 effects: vec![effect(4020.0, V::Unchanged)],
+                executed_by: Vec::new(),
                 binary_bytes: None,
                 build_seconds: Some(Price {
                     base: 40.0,
@@ -324,6 +340,7 @@ mod tests {
                 verdict: Verdict::WorthIt,
                 reason: "1 of 1 significantly better".into(),
                 effects: vec![effect(2019.0, V::Improvement)],
+                executed_by: Vec::new(),
                 binary_bytes: Some(Price {
                     base: 1000.0,
                     cand: 990.0,

@@ -20,6 +20,10 @@ pub struct AdviseCmd {
     /// the idioms'); the others are listed as not measured.
     #[arg(long, value_name = "N")]
     pub max_candidates: Option<usize>,
+    /// Measure each source change on every scenario, not only on the scenarios that execute
+    /// the code it changes (found from the unchanged code's instruction profile).
+    #[arg(long)]
+    pub all_scenarios: bool,
     /// Do not run the crate's own tests on each source change before measuring it (by default
     /// a change that fails them is reported as such and never measured).
     #[arg(long)]

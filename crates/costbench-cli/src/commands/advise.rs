@@ -119,6 +119,7 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
         let plan = Plan {
             budget,
             tests: !a.no_tests,
+            all_scenarios: a.all_scenarios,
             root: &root,
             opts: &opts,
         };
@@ -189,6 +190,9 @@ fn find_suggestions(
         );
         found.extend(findings.into_iter().map(Suggestion::from));
     }
+    for s in &mut found {
+        s.locate(&tree.target.workspace_root)?;
+    }
     Ok((tree, found))
 }
 
@@ -245,6 +249,7 @@ fn unmeasured(id: String, change: Change, why: &str) -> Candidate {
         verdict: Verdict::NotMeasured,
         reason: why.to_string(),
         effects: Vec::new(),
+        executed_by: Vec::new(),
         binary_bytes: None,
         build_seconds: None,
         error: None,
@@ -276,6 +281,7 @@ fn note_scenarios(doc: &mut Advice, records: &[costbench_record::model::RunRecor
 struct Plan<'a> {
     budget: usize,
     tests: bool,
+    all_scenarios: bool,
     root: &'a Path,
     opts: &'a costbench_judge::compare::CompareOptions,
 }
@@ -330,14 +336,27 @@ fn measure_suggestions(
             "--no-tests: the source changes were measured without running the crate's tests".into(),
         );
     }
+    let profiled = profile_unchanged(session, tree, (&base_exe, &base_build), plan.root)?;
+    if doc.scenarios.is_empty() {
+        doc.scenarios = profiled.ids.clone();
+    }
     let mut ids = Ids::default();
     let mut measured = 0;
     for s in suggestions {
         let id = ids.next(s);
         let change = source_change(tree, s)?;
+        let executed_by = profiled.executed_by(tree, s)?;
         if s.replacements.is_empty() {
-            let mut c = unmeasured(id, change, NO_REWRITE);
+            let share = match executed_by.first() {
+                Some(top) => format!(
+                    "; the code it is in is {:.1} % of {}'s instructions",
+                    top.percent, top.id
+                ),
+                None => "; no scenario executes the code it is in".into(),
+            };
+            let mut c = unmeasured(id, change, &format!("{NO_REWRITE}{share}"));
             c.verdict = Verdict::NoRewrite;
+            c.executed_by = executed_by;
             doc.candidates.push(c);
             continue;
         }
@@ -378,6 +397,11 @@ fn measure_suggestions(
                 continue;
             }
         };
+        let where_ = if s.function.is_empty() {
+            format!("{}:{}-{}", s.file, s.lines.0, s.lines.1)
+        } else {
+            format!("`{}`, {}:{}-{}", s.function, s.file, s.lines.0, s.lines.1)
+        };
         if let Some(t) = tested.filter(|t| !t.passed) {
             let mut c = unmeasured(
                 id,
@@ -389,6 +413,28 @@ fn measure_suggestions(
             doc.candidates.push(c);
             continue;
         }
+        if executed_by.is_empty() {
+            let mut c = unmeasured(
+                id,
+                change,
+                &format!(
+                    "no scenario executes the code it changes ({where_}): it can change none of \
+                     their work, so it was built{} and not measured",
+                    if tests { ", tested" } else { "" }
+                ),
+            );
+            c.verdict = Verdict::NoMeasurableEffect;
+            doc.candidates.push(c);
+            continue;
+        }
+        let mut opts = session.cmd.measure.clone();
+        if !plan.all_scenarios {
+            let ids: Vec<String> = executed_by.iter().map(|e| regex::escape(&e.id)).collect();
+            opts.filter = Some(
+                regex::Regex::new(&format!("^(?:{})$", ids.join("|")))
+                    .expect("escaped ids make a valid pattern"),
+            );
+        }
         let dir = plan.root.join("source").join(&id);
         let side = |label: &str, exe, build| SideSpec {
             label: label.into(),
@@ -398,7 +444,7 @@ fn measure_suggestions(
             build: Some(build),
         };
         let mut records = costbench_measure::run::measure_sides(
-            &session.cmd.measure,
+            &opts,
             &tree.target,
             vec![
                 side("base", base_exe.clone(), base_build.clone()),
@@ -407,14 +453,21 @@ fn measure_suggestions(
         )?;
         let cand = records.pop().expect("two sides");
         let base = records.pop().expect("two sides");
-        note_scenarios(doc, std::slice::from_ref(&base));
         let cmp = costbench_judge::compare::compare_with(
             &base,
             &cand,
             plan.opts,
             &costbench_judge::compare::noise::HistoricThresholds::default(),
         );
-        let c = advice::measured(id, change, &cmp);
+        let mut c = advice::measured(id, change, &cmp);
+        if !plan.all_scenarios {
+            c.reason += &format!(
+                "; measured on the {} that execute{} the code it changes ({where_})",
+                plural(executed_by.len(), "scenario"),
+                if executed_by.len() == 1 { "s" } else { "" }
+            );
+        }
+        c.executed_by = executed_by;
         session.status(
             "Measured",
             format!("{}: {} ({})", c.id, c.verdict.words(), c.reason),
@@ -422,6 +475,72 @@ fn measure_suggestions(
         doc.candidates.push(c);
     }
     Ok(())
+}
+
+/// The unchanged copy measured once under callgrind, to read from each scenario's profile
+/// whether it executes the code a change touches (`advise::reach`).
+struct Profiled {
+    dir: costbench_record::output::OutputDir,
+    ids: Vec<String>,
+}
+
+impl Profiled {
+    /// The scenarios that execute `s`'s lines, the largest share first.
+    fn executed_by(&self, tree: &tree::Tree, s: &Suggestion) -> Result<Vec<advice::Share>> {
+        let file = tree.target.workspace_root.join(&s.file);
+        let file = file.to_string_lossy();
+        let mut out = Vec::new();
+        for id in &self.ids {
+            let (path, _) = self.dir.callgrind_paths(id);
+            let (a, b) = (u64::from(s.lines.0), u64::from(s.lines.1));
+            let r = costbench_measure::advise::reach::reach_file(&path, &file, a, b)?;
+            if r.ir > 0 {
+                out.push(advice::Share {
+                    id: id.clone(),
+                    percent: r.percent(),
+                });
+            }
+        }
+        out.sort_by(|x, y| y.percent.total_cmp(&x.percent));
+        Ok(out)
+    }
+}
+
+fn profile_unchanged(
+    session: &Session,
+    tree: &tree::Tree,
+    (exe, build): (&Path, &costbench_record::model::BuildInfo),
+    root: &Path,
+) -> Result<Profiled> {
+    session.status(
+        "Profiling",
+        "the unchanged copy (instruction counts: which scenarios execute each change)",
+    );
+    let mut opts = session.cmd.measure.clone();
+    opts.instruments = costbench_record::instrument::InstrumentSet::of(
+        costbench_record::instrument::Instrument::Icount,
+    );
+    opts.placement_runs = 0;
+    let dir = root.join("source").join("unchanged");
+    let records = costbench_measure::run::measure_sides(
+        &opts,
+        &tree.target,
+        vec![SideSpec {
+            label: "unchanged".into(),
+            exe: exe.to_path_buf(),
+            output_dir: dir.clone(),
+            target: None,
+            build: Some(build.clone()),
+        }],
+    )?;
+    let ids = records
+        .first()
+        .map(|r| r.results.iter().map(|x| x.id.clone()).collect())
+        .unwrap_or_default();
+    Ok(Profiled {
+        dir: costbench_record::output::OutputDir::prepare(&dir)?,
+        ids,
+    })
 }
 
 /// `--apply ID`: the diff of candidate `id` from the last advise's `advice.json`, applied to

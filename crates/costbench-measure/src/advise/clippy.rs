@@ -196,6 +196,7 @@ pub fn parse(json_lines: &str, lints: &[String]) -> Vec<Suggestion> {
         let s = Suggestion {
             rule: lint.to_string(),
             function: String::new(),
+            lines: (0, 0),
             message: d.message,
             file: primary.map_or_else(|| replacements[0].file.clone(), |p| p.file_name.clone()),
             line: primary.map_or(0, |p| p.line_start),

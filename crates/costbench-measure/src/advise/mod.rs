@@ -10,6 +10,8 @@
 //! - `idioms`: the slow idioms no linter flags, found by reading the sources (`syn`) and
 //!   rewritten where the rewrite is mechanical;
 //! - `crate_tests`: the crate's own tests, run on the copy with a candidate applied;
+//! - `reach`: which scenarios execute the code a change touches, from the unchanged copy's
+//!   callgrind profiles, and its share of their cost;
 //! - `edit`: a suggestion's replacements applied to a file's text and shown as a unified diff
 //!   (pure).
 //!
@@ -21,6 +23,7 @@ pub mod clippy;
 pub mod crate_tests;
 pub mod edit;
 pub mod idioms;
+pub mod reach;
 pub mod tree;
 
 use edit::Replacement;
@@ -43,6 +46,35 @@ pub struct Suggestion {
     pub line: u32,
     /// The function it is in, where known (`parse`, `Parser::parse`); empty otherwise.
     pub function: String,
+    /// The lines (first, last) of the code a scenario must execute for the change to matter:
+    /// the function's, or the whole file's for a change of the whole file ([`Suggestion::locate`]).
+    pub lines: (u32, u32),
+}
+
+impl Suggestion {
+    /// Fills in [`function`](Self::function) and [`lines`](Self::lines) from the file as it is
+    /// in the copy whose workspace root is `root`: the innermost function around the line, else
+    /// the whole file.
+    pub fn locate(&mut self, root: &std::path::Path) -> anyhow::Result<()> {
+        let path = root.join(&self.file);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        match idioms::enclosing(&text, self.line).filter(|_| self.line > 0) {
+            Some((name, a, b))
+                if !self.function.is_empty() || self.rule.starts_with("clippy::") =>
+            {
+                if self.function.is_empty() {
+                    self.function = name;
+                }
+                self.lines = (a, b);
+            }
+            _ => {
+                let n = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
+                self.lines = (1, n.max(1));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl From<idioms::Finding> for Suggestion {
@@ -54,6 +86,7 @@ impl From<idioms::Finding> for Suggestion {
             file: f.file,
             line: f.line,
             function: f.function,
+            lines: (f.line, f.line),
         }
     }
 }

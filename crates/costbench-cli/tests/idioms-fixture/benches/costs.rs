@@ -1,45 +1,57 @@
-//! The planted crate's scenarios: one per idiom, each op one item (a line, a row, a word).
+//! The planted crate's scenarios: one per idiom, each op one item (a line, a row, a word). The
+//! inputs are built before each scenario's measured region.
 
 use costbench::{black_box, ops, Suite};
 use idioms_fixture::*;
 
-fn main() {
-    let lines: Vec<String> = (0..200)
-        .map(|i| if i % 4 == 0 { format!("# note {i}") } else { format!("value {i} and {}", i * 7) })
-        .collect();
-    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let rows: Vec<u64> = (0..1000).collect();
-    let text: String = (0..1000).map(|i| format!("w{} ", i % 50)).collect();
-    let words: Vec<&str> = text.split(' ').collect();
-    let names: Vec<String> = (0..500).map(|i| format!("name-{i}")).collect();
+fn lines(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            if i % 4 == 0 {
+                format!("# note {i}")
+            } else {
+                format!("value {i} and {}", i * 7)
+            }
+        })
+        .collect()
+}
 
+fn text() -> String {
+    (0..1000).map(|i| format!("w{} ", i % 50)).collect()
+}
+
+fn main() {
     let mut suite = Suite::new();
-    let l = lines.clone();
-    suite.bench("regex/count_numbers", ops(20, "lines"), move |b| {
-        let l = &l[..20];
-        b.iter(|| count_numbers(black_box(l)))
+    suite.bench("regex/count_numbers", ops(20, "lines"), |b| {
+        let owned = lines(20);
+        let l: Vec<&str> = owned.iter().map(String::as_str).collect();
+        b.iter(|| count_numbers(black_box(&l)))
     });
-    let l = lines.clone();
-    suite.bench("regex/comments", ops(200, "lines"), move |b| {
+    suite.bench("regex/comments", ops(200, "lines"), |b| {
+        let owned = lines(200);
+        let l: Vec<&str> = owned.iter().map(String::as_str).collect();
         b.iter(|| comments(black_box(&l)))
     });
-    let r = rows.clone();
-    suite.bench("io/save", ops(1000, "rows"), move |b| {
-        b.iter(|| save(black_box("/dev/null"), black_box(&r)).unwrap())
+    suite.bench("io/save", ops(1000, "rows"), |b| {
+        let rows: Vec<u64> = (0..1000).collect();
+        b.iter(|| save(black_box("/dev/null"), black_box(&rows)).unwrap())
     });
-    let r = rows.clone();
-    suite.bench("vec/squares", ops(1000, "items"), move |b| {
-        b.iter(|| squares(black_box(&r)))
+    suite.bench("vec/squares", ops(1000, "items"), |b| {
+        let rows: Vec<u64> = (0..1000).collect();
+        b.iter(|| squares(black_box(&rows)))
     });
-    let w = words.clone();
-    suite.bench("map/word_counts", ops(1000, "words"), move |b| {
-        b.iter(|| word_counts(black_box(&w)))
+    suite.bench("map/word_counts", ops(1000, "words"), |b| {
+        let t = text();
+        let words: Vec<&str> = t.split_whitespace().collect();
+        b.iter(|| word_counts(black_box(&words)))
     });
-    suite.bench("clone/total_len", ops(500, "names"), move |b| {
+    suite.bench("clone/total_len", ops(500, "names"), |b| {
+        let names: Vec<String> = (0..500).map(|i| format!("name-{i}")).collect();
         b.iter(|| total_len(black_box(names.clone())))
     });
-    suite.bench("iter/word_lengths", ops(1000, "words"), move |b| {
-        b.iter(|| word_lengths(black_box(&text)))
+    suite.bench("iter/word_lengths", ops(1000, "words"), |b| {
+        let t = text();
+        b.iter(|| word_lengths(black_box(&t)))
     });
     suite.main();
 }

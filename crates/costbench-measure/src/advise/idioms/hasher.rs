@@ -30,7 +30,7 @@ const TYPES: &[(&str, &str)] = &[
 
 /// `use std::collections::{.., HashMap, ..};`: the leaves naming one of [`TYPES`] (not renamed),
 /// with the `use` item they are in.
-fn imported<'a>(file: &'a syn::File) -> Vec<(&'a syn::ItemUse, &'a syn::Ident)> {
+fn imported(file: &syn::File) -> Vec<(&syn::ItemUse, &syn::Ident)> {
     fn leaves<'a>(tree: &'a syn::UseTree, path: &mut Vec<String>, out: &mut Vec<&'a syn::Ident>) {
         match tree {
             syn::UseTree::Path(p) => {

@@ -363,6 +363,64 @@ pub fn add_dependency(file: &str, manifest: &str, dep: Dependency) -> Option<Rep
     })
 }
 
+/// The innermost function of `text` around 1-based `line`: its name (`parse`, `Parser::parse`)
+/// and its first and last lines. `None` outside any function, or where `text` does not parse.
+pub fn enclosing(text: &str, line: u32) -> Option<(String, u32, u32)> {
+    struct Find {
+        line: usize,
+        ty: Option<String>,
+        best: Option<(String, u32, u32)>,
+    }
+    impl Find {
+        fn consider(&mut self, name: String, span: proc_macro2::Span) {
+            let (a, b) = (span.start().line, span.end().line);
+            if (a..=b).contains(&self.line) {
+                let narrower = self
+                    .best
+                    .as_ref()
+                    .is_none_or(|(_, x, y)| (b - a) as u32 <= y - x);
+                if narrower {
+                    let to = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                    self.best = Some((name, to(a), to(b)));
+                }
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            use syn::spanned::Spanned;
+            self.consider(f.sig.ident.to_string(), f.span());
+            syn::visit::visit_item_fn(self, f);
+        }
+        fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+            let outer = self.ty.take();
+            self.ty = match &*i.self_ty {
+                syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            };
+            syn::visit::visit_item_impl(self, i);
+            self.ty = outer;
+        }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            use syn::spanned::Spanned;
+            let name = match &self.ty {
+                Some(t) => format!("{t}::{}", f.sig.ident),
+                None => f.sig.ident.to_string(),
+            };
+            self.consider(name, f.span());
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
+    let file = syn::parse_file(text).ok()?;
+    let mut find = Find {
+        line: line as usize,
+        ty: None,
+        best: None,
+    };
+    find.visit_file(&file);
+    find.best
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
@@ -392,6 +450,16 @@ pub(crate) fn rewritten(text: &str, finding: &Finding) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_enclosing_function_is_the_innermost() {
+        let text =
+            "fn a() {\n    1;\n}\nimpl S {\n    fn b(&self) {\n        fn c() {}\n    }\n}\n";
+        assert_eq!(enclosing(text, 2), Some(("a".into(), 1, 3)));
+        assert_eq!(enclosing(text, 5), Some(("S::b".into(), 5, 7)));
+        assert_eq!(enclosing(text, 6), Some(("c".into(), 6, 6)));
+        assert_eq!(enclosing(text, 4), None);
+    }
 
     #[test]
     fn a_dependency_goes_into_the_dependencies_table_once() {
