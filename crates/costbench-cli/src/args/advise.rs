@@ -12,7 +12,7 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct AdviseCmd {
     /// Only one kind of candidate: `build` (the build choices of `variants --preset
-    /// build-choices`), `clippy` (clippy's machine-applicable suggestions) or `idioms` (the slow
+    /// advice`), `clippy` (clippy's machine-applicable suggestions) or `idioms` (the slow
     /// idioms no linter flags) [default: all three].
     #[arg(long, value_enum, value_name = "KIND")]
     pub only: Option<CandidateKind>,
@@ -20,6 +20,12 @@ pub struct AdviseCmd {
     /// the idioms'); the others are listed as not measured.
     #[arg(long, value_name = "N")]
     pub max_candidates: Option<usize>,
+    /// Rank the bounds checks the optimiser left in the crate's code by executions per op (a
+    /// census of the unchanged code) and, for the N most executed, measure the upper bound of
+    /// removing each (its index made unchecked in the scratch copy, vetted by the crate's tests
+    /// and, where Miri is installed, `costbench miri`). 0 turns this off.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub checks: usize,
     /// Measure each source change on every scenario, not only on the scenarios that execute
     /// the code it changes (found from the unchanged code's instruction profile).
     #[arg(long)]
@@ -58,8 +64,8 @@ pub struct AdviseCmd {
 /// `--only`'s values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CandidateKind {
-    /// Build choices: overflow checks, debug assertions, codegen-units=1, fat LTO,
-    /// panic=abort, mimalloc, target-cpu=native, one at a time.
+    /// Build choices: overflow checks, debug assertions, codegen-units=1, fat and thin LTO,
+    /// panic=abort, opt-level=2, mimalloc, jemalloc, target-cpu=native, one at a time.
     Build,
     /// Source changes: clippy's machine-applicable suggestions of its perf group and of the
     /// lints of the classic slow idioms, each applied alone in a scratch copy.

@@ -234,7 +234,8 @@ pub struct VariantArgs {
     /// A built-in set of variants, measured before any --variant: build-choices (alias
     /// safety-tax): release against overflow-checks, debug-assertions, codegen-units=1,
     /// lto=fat, panic=abort, mimalloc and target-cpu=native (less SSE4a and AVX-512, which
-    /// valgrind cannot run), one at a time.
+    /// valgrind cannot run), one at a time; advice: build-choices and lto=thin, opt-level=2
+    /// and jemalloc (the choices `costbench advise` measures).
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
     /// The variant the others are compared with [default: the first]. (`check --baseline`

@@ -195,16 +195,21 @@ pub enum Command {
     /// Find candidate changes of the crate, measure each alone against the unchanged code on
     /// your scenarios, and report only what was measured.
     ///
-    /// Candidates: the build choices of `variants --preset build-choices` (measured together,
-    /// as `variants` measures them; overflow checks and debug assertions are reported as the
-    /// price of the check, not as advice to turn it off), and clippy's machine-applicable
-    /// suggestions of its perf group and of the lints of the classic slow idioms on the
-    /// package's library and binaries, each applied alone in a scratch copy of the sources
-    /// (TARGET_DIR/costbench/advise-tree; your checkout is never written to), built and measured
-    /// paired against the unchanged copy. Each candidate gets its effect on every scenario and a
-    /// verdict: worth it (a significant improvement, nothing significantly worse), no measurable
-    /// effect, costs more, or mixed; unresolved and placement rows never count as gains. A
-    /// suggestion that does not compile is reported as such. Results: advice.json (`"schema":
+    /// Candidates: the build choices of `variants --preset advice` (codegen-units=1, fat and
+    /// thin LTO, panic=abort, opt-level=2, mimalloc, jemalloc, target-cpu=native, measured
+    /// together as `variants` measures them; overflow checks and debug assertions are reported
+    /// as the price of the check, not as advice to turn it off); clippy's machine-applicable
+    /// suggestions of its perf group and of the lints of the classic slow idioms; and the slow
+    /// idioms no linter flags (a regex compiled per call or used for a plain string, unbuffered
+    /// writes in a loop, a Vec without its known capacity, the default hasher, a Vec collected
+    /// only to be iterated), rewritten where that is mechanical. Each source change is applied
+    /// alone in a scratch copy of the sources (TARGET_DIR/costbench/advise-tree; your checkout
+    /// is never written to unless --apply), built, vetted by the crate's own tests, and
+    /// measured paired against the unchanged copy on the scenarios that execute the code it
+    /// changes. Each candidate gets a verdict: worth it (a significant improvement, nothing
+    /// significantly worse), no measurable effect, costs more, or mixed; unresolved and
+    /// placement rows never count as gains. A change that does not compile or fails the tests
+    /// is reported as such, never measured. Results: advice.json (`"schema":
     /// "costbench-advice"`) in the output directory [default: TARGET_DIR/costbench/advise].
     Advise(AdviseCmd),
     /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell).

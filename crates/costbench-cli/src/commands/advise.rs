@@ -1,6 +1,6 @@
 //! `costbench advise`: candidate changes of the user's crate, each measured alone against the
 //! unchanged code on the user's scenarios, in four steps:
-//! 1. finding: the build choices of `variants`' `build-choices` preset, clippy's
+//! 1. finding: the build choices of `variants`' `advice` preset, clippy's
 //!    machine-applicable suggestions (`costbench_measure::advise::clippy`) and the slow idioms
 //!    no linter flags (`advise::idioms`) on a scratch copy of the sources (`advise::tree`; the
 //!    user's checkout is never written to);
@@ -97,11 +97,11 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
         );
     }
 
-    // 2. Build choices, as `variants --preset build-choices` measures them.
+    // 2. Build choices, as `variants --preset advice` measures them.
     if build {
         let vopts = costbench_measure::variants::VariantOptions {
             variants: Vec::new(),
-            preset: Some("build-choices".into()),
+            preset: Some("advice".into()),
             baseline: None,
             build_jobs: 1,
         };
@@ -120,6 +120,7 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
             budget,
             tests: !a.no_tests,
             all_scenarios: a.all_scenarios,
+            checks: if idioms { a.checks } else { 0 },
             root: &root,
             opts: &opts,
         };
@@ -200,11 +201,13 @@ fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Candidate ids: `c1`, `c2`, ... for clippy's suggestions, `i1`, `i2`, ... for the idioms.
+/// Candidate ids: `c1`, `c2`, ... for clippy's suggestions, `i1`, `i2`, ... for the idioms,
+/// `k1`, `k2`, ... for the hottest bounds checks.
 #[derive(Default)]
 struct Ids {
     clippy: usize,
     idioms: usize,
+    checks: usize,
 }
 
 impl Ids {
@@ -212,6 +215,9 @@ impl Ids {
         if s.rule.starts_with("clippy::") {
             self.clippy += 1;
             format!("c{}", self.clippy)
+        } else if s.rule.starts_with("check::") {
+            self.checks += 1;
+            format!("k{}", self.checks)
         } else {
             self.idioms += 1;
             format!("i{}", self.idioms)
@@ -225,7 +231,7 @@ const NO_REWRITE: &str = "found, not rewritten: no rewrite is mechanical and saf
 
 /// The build choices of the preset, not measured (`--list`).
 fn listed_build_choices() -> Result<Vec<Candidate>> {
-    let variants = costbench_measure::variants::presets::preset("build-choices")?;
+    let variants = costbench_measure::variants::presets::preset("advice")?;
     Ok(variants
         .iter()
         .skip(1)
@@ -282,6 +288,7 @@ struct Plan<'a> {
     budget: usize,
     tests: bool,
     all_scenarios: bool,
+    checks: usize,
     root: &'a Path,
     opts: &'a costbench_judge::compare::CompareOptions,
 }
@@ -296,7 +303,7 @@ fn measure_suggestions(
     plan: &Plan<'_>,
     doc: &mut Advice,
 ) -> Result<()> {
-    if suggestions.is_empty() {
+    if suggestions.is_empty() && plan.checks == 0 {
         return Ok(());
     }
     let flags = &session.cmd.measure.cargo;
@@ -340,9 +347,15 @@ fn measure_suggestions(
     if doc.scenarios.is_empty() {
         doc.scenarios = profiled.ids.clone();
     }
+    let checks = if plan.checks > 0 {
+        hot_checks(session, tree, (&base_exe, &base_build), plan, doc)?
+    } else {
+        Vec::new()
+    };
+    let mut miri_missing = false;
     let mut ids = Ids::default();
     let mut measured = 0;
-    for s in suggestions {
+    for s in suggestions.iter().chain(&checks) {
         let id = ids.next(s);
         let change = source_change(tree, s)?;
         let executed_by = profiled.executed_by(tree, s)?;
@@ -402,12 +415,20 @@ fn measure_suggestions(
         } else {
             format!("`{}`, {}:{}-{}", s.function, s.file, s.lines.0, s.lines.1)
         };
+        let tested = match tested {
+            Some(t) if t.passed && s.rule.starts_with("check::") && !miri_missing => {
+                miri_check(session, tree, &executed_by, &mut miri_missing, doc)?.or(Some(t))
+            }
+            other => other,
+        };
         if let Some(t) = tested.filter(|t| !t.passed) {
-            let mut c = unmeasured(
-                id,
-                change,
-                "the change compiles but the crate's own tests fail with it: never measured",
-            );
+            let why = if t.tail.starts_with("costbench miri:") {
+                "the change compiles and passes the crate's tests, but Miri finds a problem with \
+                 it: never measured"
+            } else {
+                "the change compiles but the crate's own tests fail with it: never measured"
+            };
+            let mut c = unmeasured(id, change, why);
             c.verdict = Verdict::TestsFailed;
             c.error = Some(t.tail);
             doc.candidates.push(c);
@@ -541,6 +562,161 @@ fn profile_unchanged(
         dir: costbench_record::output::OutputDir::prepare(&dir)?,
         ids,
     })
+}
+
+/// The bounds checks of the package's own code, ranked by executions per op in a census of the
+/// unchanged copy, the `plan.checks` most executed each as a candidate: its line's index
+/// expressions made unchecked (`advise::unchecked`).
+fn hot_checks(
+    session: &Session,
+    tree: &tree::Tree,
+    (exe, build): (&Path, &costbench_record::model::BuildInfo),
+    plan: &Plan<'_>,
+    doc: &mut Advice,
+) -> Result<Vec<Suggestion>> {
+    session.status(
+        "Counting",
+        "the bounds checks the unchanged copy executes (census)",
+    );
+    let mut opts = session.cmd.measure.clone();
+    opts.instruments = costbench_record::instrument::InstrumentSet::of(
+        costbench_record::instrument::Instrument::Census,
+    );
+    opts.placement_runs = 0;
+    let records = costbench_measure::run::measure_sides(
+        &opts,
+        &tree.target,
+        vec![SideSpec {
+            label: "census".into(),
+            exe: exe.to_path_buf(),
+            output_dir: plan.root.join("source").join("census"),
+            target: None,
+            build: Some(build.clone()),
+        }],
+    )?;
+    let ws = &tree.target.workspace_root;
+    let src = tree.target.package_dir.join("src");
+    // (file relative to the workspace, line) -> (most executions per op, in which scenario).
+    let mut hot: Vec<((String, u32), (f64, String))> = Vec::new();
+    for r in records.iter().flat_map(|r| &r.results) {
+        let Some(census) = &r.census else { continue };
+        for site in &census.top_sites {
+            if site.kind != "slice-index" && site.kind != "slice-range" {
+                continue;
+            }
+            // The check's own line, else the first caller it was inlined into, in the
+            // package's sources.
+            let frames = std::iter::once((site.file.as_deref(), site.line)).chain(
+                site.inline_chain
+                    .iter()
+                    .map(|f| (f.file.as_deref(), f.line)),
+            );
+            let Some((file, line)) = frames
+                .filter_map(|(f, l)| Some((Path::new(f?), l?)))
+                .find(|(f, _)| f.starts_with(&src))
+            else {
+                continue;
+            };
+            let rel = file
+                .strip_prefix(ws)
+                .unwrap_or(file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let key = (rel, line);
+            match hot.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, (n, id))) if site.per_op > *n => {
+                    *n = site.per_op;
+                    id.clone_from(&r.id);
+                }
+                Some(_) => {}
+                None => hot.push((key, (site.per_op, r.id.clone()))),
+            }
+        }
+    }
+    hot.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
+    let total = hot.len();
+    let mut out = Vec::new();
+    for ((file, line), (per_op, id)) in hot.into_iter().take(plan.checks) {
+        let text = std::fs::read_to_string(ws.join(&file))
+            .with_context(|| format!("cannot read {file} in advise's scratch tree"))?;
+        let replacements = costbench_measure::advise::unchecked::rewrite(&file, &text, line);
+        let mut s = Suggestion {
+            rule: "check::bounds".into(),
+            message: format!(
+                "the bounds check at {file}:{line} runs {per_op:.1} times per op ({id}): indexed \
+                 with get_unchecked instead, the upper bound of what removing it saves; sound \
+                 only where the index is always in bounds"
+            ),
+            replacements,
+            file,
+            line,
+            function: String::new(),
+            lines: (line, line),
+        };
+        s.locate(ws)?;
+        out.push(s);
+    }
+    doc.notes.push(format!(
+        "{} bounds-check site{} of the package's code executed; the {} most executed measured \
+         as candidates k1.. (--checks)",
+        total,
+        if total == 1 { "" } else { "s" },
+        out.len()
+    ));
+    Ok(out)
+}
+
+/// `costbench miri` on the scratch copy with an unchecked index applied, on the scenarios that
+/// execute it: `Some` failed run when Miri finds anything, `None` when all are clean or Miri
+/// is not installed (said once in the notes).
+fn miri_check(
+    session: &Session,
+    tree: &tree::Tree,
+    executed_by: &[advice::Share],
+    missing: &mut bool,
+    doc: &mut Advice,
+) -> Result<Option<crate_tests::TestRun>> {
+    let ids: Vec<String> = executed_by.iter().map(|e| regex::escape(&e.id)).collect();
+    session.status("Checking", "the unchecked index under Miri");
+    let started = std::time::Instant::now();
+    let report = costbench_measure::miri::run(costbench_measure::miri::MiriOptions {
+        manifest_path: Some(tree.target.manifest_path.clone()),
+        package: Some(tree.target.package.clone()),
+        bench: Some(tree.target.bench.clone()),
+        filter: Some(
+            regex::Regex::new(&format!("^(?:{})$", ids.join("|")))
+                .expect("escaped ids make a valid pattern"),
+        ),
+        cargo: session.cmd.measure.cargo.clone(),
+        timeout: std::time::Duration::from_secs(600),
+        json: true,
+        quiet: true,
+    });
+    let report = match report {
+        Ok(r) => r,
+        Err(e)
+            if e.downcast_ref::<costbench_measure::miri::NotInstalled>()
+                .is_some() =>
+        {
+            *missing = true;
+            doc.notes.push(format!(
+                "the unchecked indexes were vetted by the crate's tests only, not by Miri: {e}"
+            ));
+            return Ok(None);
+        }
+        Err(e) => return Err(e.context("costbench miri on advise's scratch copy")),
+    };
+    let found: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| r.finding.is_problem())
+        .map(|r| format!("{}: {} ({:?})", r.scenario, r.finding.verdict(), r.finding))
+        .collect();
+    Ok((!found.is_empty()).then(|| crate_tests::TestRun {
+        passed: false,
+        tail: format!("costbench miri: {}", found.join("; ")),
+        seconds: started.elapsed().as_secs_f64(),
+    }))
 }
 
 /// `--apply ID`: the diff of candidate `id` from the last advise's `advice.json`, applied to

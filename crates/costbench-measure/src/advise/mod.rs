@@ -12,6 +12,7 @@
 //! - `crate_tests`: the crate's own tests, run on the copy with a candidate applied;
 //! - `reach`: which scenarios execute the code a change touches, from the unchanged copy's
 //!   callgrind profiles, and its share of their cost;
+//! - `unchecked`: a hot bounds check removed (`get_unchecked`), the upper bound of its cost;
 //! - `edit`: a suggestion's replacements applied to a file's text and shown as a unified diff
 //!   (pure).
 //!
@@ -25,6 +26,7 @@ pub mod edit;
 pub mod idioms;
 pub mod reach;
 pub mod tree;
+pub mod unchecked;
 
 use edit::Replacement;
 
@@ -59,16 +61,16 @@ impl Suggestion {
         let path = root.join(&self.file);
         let text = std::fs::read_to_string(&path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        match idioms::enclosing(&text, self.line).filter(|_| self.line > 0) {
-            Some((name, a, b))
-                if !self.function.is_empty() || self.rule.starts_with("clippy::") =>
-            {
+        // A change of the whole file (the hasher's) matters wherever the file's code runs.
+        let whole_file = self.rule == format!("idiom::{}", idioms::Idiom::DefaultHasher.name());
+        match idioms::enclosing(&text, self.line).filter(|_| self.line > 0 && !whole_file) {
+            Some((name, a, b)) => {
                 if self.function.is_empty() {
                     self.function = name;
                 }
                 self.lines = (a, b);
             }
-            _ => {
+            None => {
                 let n = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
                 self.lines = (1, n.max(1));
             }

@@ -24,16 +24,32 @@ const BUILD_CHOICES: &[(&str, &str)] = &[
     ),
 ];
 
+/// `advice`: every build choice `costbench advise` measures, those of `build-choices` and the
+/// milder or other forms a user weighs against them.
+const ADVICE_MORE: &[(&str, &str)] = &[
+    ("lto-thin", "lto=thin"),
+    ("opt-level-2", "opt-level=2"),
+    ("jemalloc", "allocator=jemalloc"),
+];
+
 /// Preset names, with what they compare, for messages and `--help`.
-pub const PRESETS: &[(&str, &str)] = &[(
-    "build-choices",
-    "release against overflow-checks, debug-assertions, codegen-units=1, lto=fat, panic=abort, mimalloc, target-cpu=native less SSE4a and AVX-512 (alias: safety-tax)",
-)];
+pub const PRESETS: &[(&str, &str)] = &[
+    (
+        "build-choices",
+        "release against overflow-checks, debug-assertions, codegen-units=1, lto=fat, panic=abort, mimalloc, target-cpu=native less SSE4a and AVX-512 (alias: safety-tax)",
+    ),
+    (
+        "advice",
+        "build-choices and lto=thin, opt-level=2, jemalloc: every build choice costbench advise measures",
+    ),
+];
 
 /// The variants of preset `name`, baseline first.
 pub fn preset(name: &str) -> Result<Vec<Variant>> {
+    let advice: Vec<(&str, &str)> = BUILD_CHOICES.iter().chain(ADVICE_MORE).copied().collect();
     let entries = match name {
         "build-choices" | "safety-tax" => BUILD_CHOICES,
+        "advice" => &advice[..],
         _ => bail!(
             "unknown preset {name:?}; presets: {}",
             PRESETS
@@ -63,6 +79,11 @@ mod tests {
         assert_eq!(v, preset("build-choices").unwrap());
         assert_eq!(v[0], Variant::plain("release"));
         assert_eq!(v.len(), 8);
+        let more = preset("advice").unwrap();
+        assert_eq!(&more[..8], &v[..]);
+        assert_eq!(more[8].profile_value("lto"), Some("\"thin\""));
+        assert_eq!(more[9].profile_value("opt-level"), Some("2"));
+        assert_eq!(more.len(), 11);
         assert_eq!(v[1].profile_value("overflow-checks"), Some("true"));
         assert_eq!(v[5].profile_value("panic"), Some("\"abort\""));
         assert_eq!(

@@ -53,5 +53,10 @@ fn main() {
         let t = text();
         b.iter(|| word_lengths(black_box(&t)))
     });
+    suite.bench("index/gather", ops(1000, "elements"), |b| {
+        let data: Vec<u64> = (0..1000).collect();
+        let positions: Vec<usize> = (0..1000).map(|i| (i * 7919) % 1000).collect();
+        b.iter(|| gather(black_box(&data), black_box(&positions)))
+    });
     suite.main();
 }

@@ -1,7 +1,8 @@
 //! A crate planted with the classic slow idioms, for `costbench advise`'s end-to-end test
 //! (`tests/advise_e2e.rs`) and `scripts/advise.sh`: each function below holds one, and each
 //! scenario of `benches/costs.rs` runs one function. Two more are traps for the rewrites: one
-//! that no longer compiles with a `BufWriter`, one whose test fails with it.
+//! that no longer compiles with a `BufWriter`, one whose test fails with it. `gather` holds a
+//! bounds check executed once per element, the hottest the census finds.
 
 use regex::Regex;
 use std::collections::HashMap;
@@ -97,6 +98,16 @@ pub fn save_and_measure(path: &str, rows: &[u64]) -> std::io::Result<u64> {
     Ok(std::fs::metadata(path)?.len())
 }
 
+/// The sum of the elements at the given positions: one bounds check per position, which the
+/// optimiser cannot remove (the positions are data).
+pub fn gather(data: &[u64], positions: &[usize]) -> u64 {
+    let mut sum = 0u64;
+    for &p in positions {
+        sum = sum.wrapping_add(data[p]);
+    }
+    sum
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -115,5 +126,6 @@ mod tests {
         assert_eq!(super::word_counts(&["a", "b", "a"])["a"], 2);
         assert_eq!(super::total_len(vec!["ab".into(), "c".into()]), 3);
         assert_eq!(super::word_lengths("ab c"), 3);
+        assert_eq!(super::gather(&[5, 6, 7], &[2, 0, 2]), 19);
     }
 }
