@@ -111,8 +111,9 @@ pub fn count_owned(words: &[String]) -> std::collections::BTreeMap<String, usize
 /// library fails `cargo test`. Lines starting `# ` set a sample up (a `suite` to add to, a
 /// helper it calls); rustdoc and mdBook both hide them. This crate is where the samples can use
 /// everything a user's bench can: the library with `count-alloc`, and `subtle`.
-/// docs/extending.md is not here: its samples are excerpts of the runner's own source, which
-/// `scripts/toy-instrument.sh` applies to a scratch worktree and builds.
+/// docs/extending.md is not here: its samples are excerpts of the runner's own source;
+/// `scripts/toy-instrument.sh` writes the same toy instrument into a scratch worktree and builds
+/// it.
 #[cfg(doctest)]
 pub mod book {
     macro_rules! chapters {
