@@ -24,7 +24,10 @@ fn prose_lines(text: &str) -> Vec<(usize, String)> {
     let mut fence: Option<String> = None;
     for (k, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
-        let marker: String = trimmed.chars().take_while(|c| *c == '`' || *c == '~').collect();
+        let marker: String = trimmed
+            .chars()
+            .take_while(|c| *c == '`' || *c == '~')
+            .collect();
         if marker.len() >= 3 {
             match &fence {
                 Some(open) if marker.starts_with(open.as_str()) => fence = None,
@@ -93,7 +96,11 @@ fn anchors(text: &str) -> BTreeSet<String> {
         {
             let s = slug(heading);
             let n = seen.entry(s.clone()).or_insert(0);
-            out.insert(if *n == 0 { s.clone() } else { format!("{s}-{n}") });
+            out.insert(if *n == 0 {
+                s.clone()
+            } else {
+                format!("{s}-{n}")
+            });
             *n += 1;
         }
         for cap in html.captures_iter(&line) {
@@ -232,7 +239,11 @@ fn summary_chapters(summary: &str) -> Vec<String> {
     let link = regex::Regex::new(r"\]\(([^)]+)\)").unwrap();
     summary
         .lines()
-        .flat_map(|l| link.captures_iter(l).map(|c| c[1].to_string()).collect::<Vec<_>>())
+        .flat_map(|l| {
+            link.captures_iter(l)
+                .map(|c| c[1].to_string())
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
@@ -259,7 +270,10 @@ fn issue_41_summary_names_every_chapter_and_only_files_that_exist() {
         .iter()
         .filter(|c| !root.join("docs").join(c).is_file())
         .collect();
-    assert!(missing.is_empty(), "SUMMARY.md names missing files: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "SUMMARY.md names missing files: {missing:?}"
+    );
     let orphans: Vec<String> = markdown_under(&root, "docs")
         .into_iter()
         .map(|p| {
@@ -304,7 +318,9 @@ fn issue_41_the_link_check_catches_broken_links() {
         "costbench-variants-the-price-of-every-build-choice"
     );
     assert_eq!(
-        slug("Watching main: every commit's cost, change points at their commit, drift, a dashboard"),
+        slug(
+            "Watching main: every commit's cost, change points at their commit, drift, a dashboard"
+        ),
         "watching-main-every-commits-cost-change-points-at-their-commit-drift-a-dashboard"
     );
 }
@@ -328,7 +344,10 @@ fn cli_reference() -> String {
         let mut cmd = cmd.clone().mut_args(|a| a.hide_env_values(true));
         let help = cmd.render_long_help().to_string();
         let help: Vec<&str> = help.lines().map(str::trim_end).collect();
-        out.push_str(&format!("\n## `{path}`\n\n```text\n{}\n```\n", help.join("\n")));
+        out.push_str(&format!(
+            "\n## `{path}`\n\n```text\n{}\n```\n",
+            help.join("\n")
+        ));
         for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
             section(sub, &format!("{path} {}", sub.get_name()), out);
         }
@@ -439,7 +458,10 @@ fn issue_41_every_costbench_toml_sample_in_the_book_parses() {
             broken.push(format!("{place}: not a costbench.toml: {e:#}"));
         }
     }
-    assert!(checked >= 5, "too few costbench.toml samples found: {checked}");
+    assert!(
+        checked >= 5,
+        "too few costbench.toml samples found: {checked}"
+    );
     assert!(
         broken.is_empty(),
         "TOML samples in the README and the book that costbench would refuse:\n{}",
@@ -451,7 +473,14 @@ fn issue_41_every_costbench_toml_sample_in_the_book_parses() {
 fn issue_41_the_exit_codes_page_names_every_exit_code() {
     use costbench_cli::exit;
     let page = std::fs::read_to_string(workspace().join("docs/reference/exit-codes.md")).unwrap();
-    for code in [exit::OK, exit::FAILURE, exit::USAGE, exit::REGRESSION, 130, 143] {
+    for code in [
+        exit::OK,
+        exit::FAILURE,
+        exit::USAGE,
+        exit::REGRESSION,
+        130,
+        143,
+    ] {
         assert!(
             page.contains(&format!("| **{code}**")) || page.contains(&format!("/ **{code}**")),
             "docs/reference/exit-codes.md does not say what exit code {code} means"
