@@ -487,3 +487,39 @@ fn issue_41_the_exit_codes_page_names_every_exit_code() {
         );
     }
 }
+
+/// Every JSON schema the code writes (`"schema": "costbench-..."`, or a `SCHEMA` constant) has
+/// a row in the book's table of output documents.
+#[test]
+fn issue_41_the_output_page_names_every_json_schema() {
+    let root = workspace();
+    let page = std::fs::read_to_string(root.join("docs/reference/output.md")).unwrap();
+    let written =
+        regex::Regex::new(r#"(?:"schema": |SCHEMA: &str = )"(costbench-[a-z-]+)""#).unwrap();
+    let mut schemas = BTreeSet::new();
+    let mut stack = vec![root.join("crates")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && path.components().any(|c| c.as_os_str() == "src")
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for cap in written.captures_iter(&text) {
+                    schemas.insert(cap[1].to_string());
+                }
+            }
+        }
+    }
+    assert!(schemas.len() >= 8, "{schemas:?}");
+    let missing: Vec<&String> = schemas
+        .iter()
+        .filter(|s| !page.contains(&format!("| `{s}` |")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/reference/output.md has no row for the JSON schemas {missing:?}"
+    );
+}
