@@ -523,3 +523,61 @@ fn issue_41_the_output_page_names_every_json_schema() {
         "docs/reference/output.md has no row for the JSON schemas {missing:?}"
     );
 }
+
+/// Every repository path a shell sample of the README or the book names (`scripts/...`,
+/// `crates/...`, `examples/...`, ...) exists, and a script it runs is executable: the command
+/// lines themselves are parsed by docs_commands.rs.
+#[test]
+fn issue_41_the_paths_in_the_books_shell_samples_exist() {
+    let root = workspace();
+    let mut files = vec![PathBuf::from("README.md")];
+    files.extend(markdown_under(&root, "docs"));
+    let path = regex::Regex::new(
+        r"(?:^|[\s=])((?:scripts|crates|examples|suites|fuzz|docs)/[A-Za-z0-9_./-]*[A-Za-z0-9_])",
+    )
+    .unwrap();
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let mut lang: Option<String> = None;
+        for (k, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if let Some(l) = trimmed.strip_prefix("```") {
+                lang = match lang {
+                    Some(_) => None,
+                    None => Some(l.trim().to_string()),
+                };
+                continue;
+            }
+            if !matches!(lang.as_deref(), Some("sh" | "shell" | "bash" | "console")) {
+                continue;
+            }
+            // Only the command, not its comment.
+            let command = trimmed.split(" #").next().unwrap_or_default();
+            for cap in path.captures_iter(command) {
+                checked += 1;
+                let p = root.join(&cap[1]);
+                let place = format!("{}:{}", file.display(), k + 1);
+                if !p.exists() {
+                    broken.push(format!("{place}: `{}` does not exist", &cap[1]));
+                } else if command.trim_start().starts_with(&cap[1]) {
+                    use std::os::unix::fs::PermissionsExt;
+                    let mode = p.metadata().unwrap().permissions().mode();
+                    if mode & 0o111 == 0 {
+                        broken.push(format!("{place}: `{}` is not executable", &cap[1]));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        checked >= 5,
+        "too few paths found in shell samples: {checked}"
+    );
+    assert!(
+        broken.is_empty(),
+        "shell samples that name what is not in the repository:\n{}",
+        broken.join("\n")
+    );
+}
