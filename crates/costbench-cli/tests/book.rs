@@ -335,13 +335,16 @@ fn cli_reference() -> String {
          rewrite it with `COSTBENCH_BLESS=1 cargo test -p costbench-cli --test book`. -->\n\n\
          This page is `costbench --help` and each command's `--help`, generated from the \
          definitions the runner parses its command line with, so it is exactly what the \
-         installed runner says. [Commands at a glance](commands.md) says what each command is \
-         for; the guide's chapters say how to use them.\n",
+         installed runner says on an 80-column terminal. [Commands at a glance](commands.md) \
+         says what each command is for; the guide's chapters say how to use them.\n",
     );
     fn section(cmd: &clap::Command, path: &str, out: &mut String) {
         // An environment variable's value is never shown: the page must not depend on the
-        // environment it was generated in.
-        let mut cmd = cmd.clone().mut_args(|a| a.hide_env_values(true));
+        // environment it was generated in. Wrapped at 80 columns, to fit the book's page.
+        let mut cmd = cmd
+            .clone()
+            .term_width(80)
+            .mut_args(|a| a.hide_env_values(true));
         let help = cmd.render_long_help().to_string();
         let help: Vec<&str> = help.lines().map(str::trim_end).collect();
         out.push_str(&format!(
