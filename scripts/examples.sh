@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Measures issue 17's targets on the examples under examples/ and prints the figures the README
-# quotes:
+# Measures issue 17's targets on the examples under examples/ and prints the figures the book
+# quotes (docs/guide/experiments.md):
 #   rustls  - every row of icounts.csv identical across RUNS runs (default 3);
 #   capnp   - the `unaligned` feature's per-message instruction difference off the variant
 #             matrix, and Miri over the unaligned side;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Remakes docs/report.png, the screenshot of the HTML report linked from the README: the built-in
+# Remakes docs/report.png, the screenshot of the HTML report shown in the README and the book: the built-in
 # suite measured RUNS times (default 20) into a fresh history, then `costbench report` of the
 # newest run against the one before, with history charts, shot by headless Chromium.
 #

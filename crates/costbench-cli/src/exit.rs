@@ -1,5 +1,5 @@
-//! Exit codes, documented in `costbench --help` and the README: the one place that numbers
-//! them. Which one a command returns is the command's to choose.
+//! Exit codes, documented in `costbench --help` and the book (docs/reference/exit-codes.md):
+//! the one place that numbers them. Which one a command returns is the command's to choose.
 
 /// Everything asked for ran and was written.
 pub const OK: i32 = 0;

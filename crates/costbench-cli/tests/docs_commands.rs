@@ -1,6 +1,7 @@
 //! The documentation's command lines checked against the real command-line definitions (issue
 //! 16): every `costbench ...`, `cargo costbench ...` and `cargo run -- ...` line shown in
-//! README.md and docs/*.md (docs/github-actions.md aside: it describes CI, written elsewhere)
+//! README.md and in every chapter of the book, docs/**/*.md (docs/github-actions.md aside: it
+//! describes CI, written elsewhere; the generated docs/reference/cli.md has no command line)
 //! must parse with `Cli::try_parse_from`, and the cheap ones (`--help`, `--list`) are run for real
 //! from the repository root. A line that no longer parses fails with its file and line.
 //!
@@ -214,17 +215,30 @@ fn names_exist(argv: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The markdown files whose commands are checked.
+/// The markdown files whose commands are checked: the README and every chapter of the book.
 fn doc_files() -> Vec<(String, String)> {
     let root = workspace();
     let mut files = vec!["README.md".to_string()];
-    let mut docs: Vec<String> = std::fs::read_dir(root.join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".md") && n != "github-actions.md")
-        .map(|n| format!("docs/{n}"))
-        .collect();
+    let mut docs = Vec::new();
+    let mut stack = vec![root.join("docs")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md")
+                && !path.ends_with("docs/github-actions.md")
+            {
+                let rel = path.strip_prefix(&root).unwrap();
+                docs.push(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
     docs.sort();
+    assert!(
+        docs.iter().any(|d| d.starts_with("docs/guide/")),
+        "the book's chapters under docs/guide/ are read: {docs:?}"
+    );
     files.extend(docs);
     files
         .into_iter()
@@ -284,7 +298,7 @@ fn the_cheap_commands_in_the_docs_run() {
         .collect();
     assert!(
         cheap.iter().any(|c| c.argv.iter().any(|a| a == "--list")),
-        "the README shows a --list example: {cheap:#?}"
+        "the docs show a --list example: {cheap:#?}"
     );
     for c in &cheap {
         let out = costbench(&c.argv[1..]).current_dir(workspace()).output();
@@ -341,17 +355,18 @@ fn the_extraction_reads_shell_lines_as_a_shell_would() {
     let _ = Path::new("");
 }
 
-/// The README's "Repository layout" table names every crate, suite, doc page and script, and
-/// every source file directly under a crate's `src/` of the runner (where files are added most).
+/// The book's "Repository layout" table (docs/contributing.md) names every crate, suite, doc
+/// page and script, and every source file directly under a crate's `src/` of the runner (where
+/// files are added most).
 #[test]
-fn the_readme_layout_table_names_everything_in_the_repository() {
+fn the_layout_table_names_everything_in_the_repository() {
     let root = workspace();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let table = readme
+    let page = std::fs::read_to_string(root.join("docs/contributing.md")).unwrap();
+    let table = page
         .split("## Repository layout")
         .nth(1)
         .and_then(|t| t.split("\n## ").next())
-        .expect("README.md has a Repository layout section");
+        .expect("docs/contributing.md has a Repository layout section");
     let list = |dir: &str| -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(root.join(dir))
             .unwrap()
@@ -365,7 +380,16 @@ fn the_readme_layout_table_names_everything_in_the_repository() {
     for dir in ["crates", "suites", "docs", "scripts"] {
         wanted.extend(list(dir).into_iter().map(|n| format!("{dir}/{n}")));
     }
-    wanted.extend([".ci/run", "costbench.toml", "LICENSE-MIT", "LICENSE-APACHE"].map(String::from));
+    wanted.extend(
+        [
+            ".ci/run",
+            "costbench.toml",
+            "book.toml",
+            "LICENSE-MIT",
+            "LICENSE-APACHE",
+        ]
+        .map(String::from),
+    );
     wanted.extend(
         list("crates/costbench-cli/src")
             .into_iter()
@@ -381,6 +405,6 @@ fn the_readme_layout_table_names_everything_in_the_repository() {
         .collect();
     assert!(
         missing.is_empty(),
-        "README.md's Repository layout table does not name: {missing:?}"
+        "docs/contributing.md's Repository layout table does not name: {missing:?}"
     );
 }

@@ -183,7 +183,7 @@ fn capnp_example_shows_the_unaligned_features_exact_cost_per_message() {
     assert!(a > 64 * 1000, "reading 64 messages: {a} instructions");
     // The default build checks the segment's alignment for every pointer it follows
     // (`ReaderArenaImpl::get_segment`); the unaligned build has no such check. (3,554
-    // instructions per message with capnp 0.27.3 and Rust 1.95: the README's figure.)
+    // instructions per message with capnp 0.27.3 and Rust 1.95: the figure docs/guide/experiments.md quotes.)
     assert!(u < a, "unaligned {u} is cheaper than aligned {a}");
     // The misaligned read exists only where capnp accepts it.
     let mis = row("read/misaligned");

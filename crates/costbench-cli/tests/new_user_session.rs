@@ -1,5 +1,5 @@
 //! The first hour of a new user (issue 29), scripted: a fresh library crate in a temporary
-//! directory with the README's bench copied in (and a stray `benches/*.rs` that uses libtest's
+//! directory with the book's bench (docs/guide/scenarios.md) copied in (and a stray `benches/*.rs` that uses libtest's
 //! harness), costbench as a path dependency; then `run`, `check --baseline-rev`, `variants`,
 //! `census`, `report`, and ten bad inputs. Every step asserts its exit code and the first line
 //! of what it says (stderr's, or stdout's where the answer is there).
@@ -30,7 +30,7 @@ pub fn gather_sum(v: &[u64], idx: &[usize]) -> u64 {
 }
 "#;
 
-/// A scenario of the library, added at the top of the README's bench.
+/// A scenario of the library, added at the top of the book's bench.
 const LIB_SCENARIO: &str = r#"
     suite.bench("mylib/gather_sum", ops(1000, "lookups"), |b| {
         let v: Vec<u64> = (0..4096).collect();
@@ -39,13 +39,14 @@ const LIB_SCENARIO: &str = r#"
     });
 "#;
 
-/// The README's bench (the block after `// benches/costs.rs`), with [`LIB_SCENARIO`] added.
-fn readme_bench() -> String {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+/// The book's bench (the block after `// benches/costs.rs` in docs/guide/scenarios.md), with
+/// [`LIB_SCENARIO`] added.
+fn book_bench() -> String {
+    let readme = std::fs::read_to_string(workspace().join("docs/guide/scenarios.md")).unwrap();
     let start = readme
-        .find("```rust\n// benches/costs.rs\n")
-        .expect("the README shows benches/costs.rs")
-        + "```rust\n".len();
+        .find("```rust,no_run\n// benches/costs.rs\n")
+        .expect("docs/guide/scenarios.md shows benches/costs.rs")
+        + "```rust,no_run\n".len();
     let end = start + readme[start..].find("```").unwrap();
     let bench = &readme[start..end];
     let anchor = "    let mut suite = Suite::new();\n";
@@ -69,7 +70,7 @@ fn fresh_crate(dir: &Path) {
     )
     .unwrap();
     std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
-    std::fs::write(dir.join("benches/costs.rs"), readme_bench()).unwrap();
+    std::fs::write(dir.join("benches/costs.rs"), book_bench()).unwrap();
     // Found by cargo on its own: a libtest bench, which costbench must not ask about.
     std::fs::write(dir.join("benches/stray.rs"), "// a libtest bench\n").unwrap();
     // The workspace's lock file: the same dependency versions, no index update.

@@ -105,3 +105,44 @@ pub fn count_owned(words: &[String]) -> std::collections::BTreeMap<String, usize
     }
     m
 }
+
+/// The Rust samples of the README and of the guide book's chapters, compiled as this crate's
+/// doctests (issue 41), and run unless marked `no_run`: a sample that stops building against the
+/// library fails `cargo test`. Lines starting `# ` set a sample up (a `suite` to add to, a
+/// helper it calls); rustdoc and mdBook both hide them. This crate is where the samples can use
+/// everything a user's bench can: the library with `count-alloc`, and `subtle`.
+/// docs/extending.md is not here: its samples are excerpts of the runner's own source;
+/// `scripts/toy-instrument.sh` writes the same toy instrument into a scratch worktree and builds
+/// it.
+#[cfg(doctest)]
+pub mod book {
+    macro_rules! chapters {
+        ($($name:ident = $file:literal,)*) => {
+            $(
+                #[doc = include_str!(concat!("../../../", $file))]
+                pub struct $name;
+            )*
+        };
+    }
+    chapters! {
+        Readme = "README.md",
+        Introduction = "docs/introduction.md",
+        GettingStarted = "docs/guide/getting-started.md",
+        Scenarios = "docs/guide/scenarios.md",
+        ExistingBenches = "docs/guide/existing-benches.md",
+        Run = "docs/guide/run.md",
+        HowItMeasures = "docs/guide/how-it-measures.md",
+        Counters = "docs/guide/counters.md",
+        Census = "docs/guide/census.md",
+        Throughput = "docs/guide/throughput.md",
+        Check = "docs/guide/check.md",
+        History = "docs/guide/history.md",
+        Variants = "docs/guide/variants.md",
+        Experiments = "docs/guide/experiments.md",
+        Contracts = "docs/guide/contracts.md",
+        Report = "docs/guide/report.md",
+        Miri = "docs/guide/miri.md",
+        Config = "docs/reference/config.md",
+        Contributing = "docs/contributing.md",
+    }
+}

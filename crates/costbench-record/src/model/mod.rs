@@ -4,9 +4,9 @@
 //! Runs never depend on global counters: the run id is a timestamp plus random bits, and each
 //! result is keyed by its stable scenario id, so records from several machines can be merged.
 
-// Many fields of the run record carry no doc comment yet; the README lists what `run.json`
-// holds. Until they are documented, missing_docs is allowed here (and only here: `counters`,
-// `miri` and the rest of the crate warn).
+// Many fields of the run record carry no doc comment yet; the book lists what `run.json`
+// holds (docs/reference/output.md). Until they are documented, missing_docs is allowed here
+// (and only here: `counters`, `miri` and the rest of the crate warn).
 #![allow(missing_docs)]
 
 pub mod budget;
