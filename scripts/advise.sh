@@ -83,7 +83,7 @@ published() {
 import re, sys
 path, compat = sys.argv[1], sys.argv[2]
 text = open(path).read()
-head = re.compile(r'^\[dev-dependencies\.criterion\]\n', re.M)
+head = re.compile(r'^\[(?:target\.(?:"[^"]*"|\'[^\']*\')\.)?dev-dependencies\.criterion\]\n', re.M)
 m = head.search(text)
 assert m, "no criterion dev-dependency section"
 end = text.find("\n[", m.end())

@@ -170,6 +170,7 @@ impl RunArgs {
             preset: v.preset,
             baseline: v.baseline_variant,
             build_jobs: v.build_jobs.unwrap_or(v.parallel_builds),
+            lenient: false,
         };
         Ok((cmd, vopts))
     }

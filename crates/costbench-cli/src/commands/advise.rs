@@ -104,8 +104,14 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
             preset: Some("advice".into()),
             baseline: None,
             build_jobs: 1,
+            lenient: true,
         };
         let measured = session.measure_variants(&vopts, root.join("build-choices"))?;
+        for why in &measured.left_out {
+            doc.notes.push(format!(
+                "a build choice this package cannot take, left out: {why}"
+            ));
+        }
         note_scenarios(&mut doc, &measured.records);
         doc.candidates
             .extend(advice::build_choices(&measured.matrix));

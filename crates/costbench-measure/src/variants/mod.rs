@@ -45,6 +45,11 @@ pub struct VariantOptions {
     pub baseline: Option<String>,
     /// Variant builds at once (`--parallel-builds`).
     pub build_jobs: usize,
+    /// Leave out, with the reason in [`Measured::left_out`], each variant other than the
+    /// baseline that this package cannot build (an allocator where the package does not depend
+    /// on costbench itself, say), instead of refusing the whole plan: `advise`'s build choices
+    /// are offers, not the user's own list.
+    pub lenient: bool,
 }
 
 /// The variants to build, in column order, and the index of the baseline: the preset's (in
@@ -255,6 +260,9 @@ pub struct Measured {
     pub records: Vec<RunRecord>,
     /// The output root that holds one directory per variant.
     pub root: PathBuf,
+    /// The variants left out as this package cannot build them ([`VariantOptions::lenient`]),
+    /// each with why.
+    pub left_out: Vec<String>,
 }
 
 /// Refuses what variants cannot do, before anything is resolved or built.
@@ -277,6 +285,8 @@ pub struct Plan {
     built_first: Vec<Option<Outcome>>,
     /// Seconds those builds took.
     first_secs: f64,
+    /// Variants left out ([`VariantOptions::lenient`]), each with why.
+    left_out: Vec<String>,
 }
 
 /// Chooses the variants of `target` (costbench.toml's, `vopts`' and the preset's), applies a
@@ -291,6 +301,33 @@ pub fn plan(opts: &mut RunOptions, vopts: &VariantOptions, target: &BenchTarget)
         vopts.baseline.as_deref(),
     )?;
     let base_name = variants[base].name.clone();
+    let mut left_out = Vec::new();
+    let variants: Vec<Variant> = if vopts.lenient {
+        variants
+            .into_iter()
+            .filter(|v| {
+                v.name == base_name
+                    || match build::plan(
+                        target,
+                        std::slice::from_ref(v),
+                        &opts.cargo,
+                        opts.code_align,
+                    ) {
+                        Ok(_) => true,
+                        Err(e) => {
+                            left_out.push(format!("{}: {e:#}", v.name));
+                            false
+                        }
+                    }
+            })
+            .collect()
+    } else {
+        variants
+    };
+    let base = variants
+        .iter()
+        .position(|v| v.name == base_name)
+        .expect("the baseline is never left out");
     let everywhere = sharding::machine_bound(&opts.instruments);
     let (variants, shard) =
         sharding::whole_variants(opts.shard.as_mut(), everywhere, variants, base);
@@ -303,6 +340,7 @@ pub fn plan(opts: &mut RunOptions, vopts: &VariantOptions, target: &BenchTarget)
         build_jobs: vopts.build_jobs,
         built_first: Vec::new(),
         first_secs: 0.0,
+        left_out,
     })
 }
 
@@ -485,6 +523,7 @@ impl Builds {
             matrix,
             records,
             root,
+            left_out: plan.left_out,
         })
     }
 }
