@@ -11,11 +11,12 @@ use std::path::PathBuf;
 /// The arguments of `costbench advise`.
 #[derive(Debug, clap::Args)]
 pub struct AdviseCmd {
-    /// Only one kind of candidate: `build` (the build choices of `variants --preset
-    /// advice`), `clippy` (clippy's machine-applicable suggestions) or `idioms` (the slow
-    /// idioms no linter flags) [default: all three].
-    #[arg(long, value_enum, value_name = "KIND")]
-    pub only: Option<CandidateKind>,
+    /// Only these kinds of candidate, comma-separated: `build` (the build choices of
+    /// `variants --preset advice`), `clippy` (clippy's machine-applicable suggestions),
+    /// `idioms` (the slow idioms no linter flags, and the hottest bounds checks) [default: all
+    /// three].
+    #[arg(long, value_enum, value_name = "KIND", value_delimiter = ',')]
+    pub only: Vec<CandidateKind>,
     /// Measure at most N source changes (clippy's first, in the order clippy gives them, then
     /// the idioms'); the others are listed as not measured.
     #[arg(long, value_name = "N")]

@@ -55,7 +55,7 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
     let mut session = Session::open(cmd)?;
     let root = session.output_dir(|p| p.advise());
     costbench_record::output::OutputDir::prepare(&root)?;
-    let only = |k: CandidateKind| a.only.is_none() || a.only == Some(k);
+    let only = |k: CandidateKind| a.only.is_empty() || a.only.contains(&k);
     let (build, lints, idioms) = (
         only(CandidateKind::Build),
         only(CandidateKind::Clippy),
