@@ -4,7 +4,7 @@
 //!
 //! Pure: [`render`] is a function of its [`Input`]. Choosing which runs to compare, judging them
 //! and the history series, reading runs, querying the history and writing the file belong to
-//! the caller (`costbench_cli::output::html`); this module and its sections only render. Every string
+//! the caller (`costbench_cli::core::page`); this module and its sections only render. Every string
 //! that did not come from this module goes through [`escape::escape`], and none is ever put
 //! inside a script.
 //!
@@ -375,7 +375,7 @@ mod tests {
         run.variant = "<b>variant</b>".into();
         run.environment.git.as_mut().unwrap().branch = Some(INJECTED.into());
         run.environment.host.cpu = Some("<marquee>".into());
-        // Judged as `costbench_cli::output::html::judged_history` judges two points: too short to learn a
+        // Judged as `costbench_cli::core::page::judged_history` judges two points: too short to learn a
         // threshold, so the default one, which the +20 % change crosses.
         let h = [History {
             id: INJECTED.into(),
@@ -501,7 +501,7 @@ mod tests {
             )
         };
         let runs = [run("base", 1.0, 1), run("cand", 1.2, 3)];
-        // `costbench_cli::output::html::comparison_pair` picks these two (tested there).
+        // `costbench_cli::core::page::comparison_pair` picks these two (tested there).
         let cmp = compare::compare_with(
             &runs[0],
             &runs[1],
