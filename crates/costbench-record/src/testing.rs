@@ -5,32 +5,26 @@
 use crate::model::consttime::{CtFinding, CtFrame, CtKind, CtOrigin};
 use crate::model::{
     Environment, Failure, Git, Host, Icount, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,
-    Walltime, SCHEMA, SCHEMA_VERSION,
+    Walltime,
 };
 use crate::stats::summarize;
 
 /// A run record holding `results`, labelled `run_id`.
 pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
-    RunRecord {
-        schema: SCHEMA.into(),
-        schema_version: SCHEMA_VERSION,
-        run_id: run_id.into(),
-        started_at: "2025-01-01T00:00:00Z".into(),
-        finished_at: Some("2025-01-01T00:01:00Z".into()),
-        interrupted: None,
-        completion: None,
-        tool: Tool {
+    let mut run = RunRecord::new(
+        run_id.into(),
+        "2025-01-01T00:00:00Z".into(),
+        Tool {
             name: "costbench".into(),
             version: "0.1.0".into(),
             protocol: 1,
         },
-        suite: SuiteInfo {
+        SuiteInfo {
             package: "suite".into(),
             bench: "bench".into(),
             library_version: "0.1.0".into(),
         },
-        variant: "release".into(),
-        environment: Environment {
+        Environment {
             rustc: None,
             valgrind: None,
             host: Host {
@@ -48,7 +42,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
                 ..Default::default()
             }),
         },
-        settings: Settings {
+        Settings {
             instruments: vec!["icount".into(), "walltime".into()],
             filter: None,
             jobs: 1,
@@ -61,18 +55,11 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
             no_default_features: false,
             profile: None,
         },
-        skipped: vec![],
-        harness_residual_ir: None,
         results,
-        shard: None,
-        merged: None,
-        build: None,
-        binary: None,
-        budgets: Vec::new(),
-        complexity: Vec::new(),
-        complexity_checks: Vec::new(),
-        backfill: None,
-    }
+    );
+    run.finished_at = Some("2025-01-01T00:01:00Z".into());
+    run.variant = "release".into();
+    run
 }
 
 /// A scenario of one op per run ("op"), with no figures yet.

@@ -561,6 +561,45 @@ pub struct Failure {
 }
 
 impl RunRecord {
+    /// The one constructor of a run record (a measured run's, an import's, a test's): a record
+    /// of the current schema, of variant `default`, with `results` and nothing finished,
+    /// skipped, sharded, merged, built or checked yet; the caller sets what it knows beyond that.
+    pub fn new(
+        run_id: String,
+        started_at: String,
+        tool: Tool,
+        suite: SuiteInfo,
+        environment: Environment,
+        settings: Settings,
+        results: Vec<ScenarioResult>,
+    ) -> RunRecord {
+        RunRecord {
+            schema: SCHEMA.into(),
+            schema_version: SCHEMA_VERSION,
+            run_id,
+            started_at,
+            finished_at: None,
+            interrupted: None,
+            completion: None,
+            tool,
+            suite,
+            variant: "default".into(),
+            environment,
+            settings,
+            skipped: Vec::new(),
+            harness_residual_ir: None,
+            results,
+            build: None,
+            shard: None,
+            merged: None,
+            binary: None,
+            budgets: Vec::new(),
+            complexity: Vec::new(),
+            complexity_checks: Vec::new(),
+            backfill: None,
+        }
+    }
+
     pub fn failed(&self) -> impl Iterator<Item = &ScenarioResult> {
         self.results.iter().filter(|r| !r.failures.is_empty())
     }
