@@ -223,7 +223,8 @@ pub fn with_memory(r: ScenarioResult, allocs: u64) -> ScenarioResult {
 /// multiplexed), memory counted and not, DHAT, a skipped instrument, a failure with its stderr
 /// tail and the harness residual. For the snapshots of the run table and the CSV files.
 pub fn every_figure() -> RunRecord {
-    use crate::model::{CacheSim, Census, CensusKind, Dhat, Perf, PerfCounter, Skipped};
+    use crate::instrument::dhat::Dhat;
+    use crate::model::{CacheSim, Census, CensusKind, Perf, PerfCounter, Skipped};
     let mut checked = with_ops(scenario("index/sum/checked"), 1000, "elements");
     checked = with_icount(checked, 2003.5);
     checked = with_walltime(checked, &[1234.0, 1250.0, 1301.0, 1222.0, 1280.0]);

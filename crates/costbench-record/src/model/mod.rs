@@ -19,7 +19,7 @@ mod walltime;
 
 pub use completion::{Completion, RowState, StopReason, Unfinished};
 pub use counters::{
-    Allocations, CacheSim, Counters, Dhat, FigureValue, Memory, Perf, PerfCounter, CACHE_ROWS,
+    Allocations, CacheSim, Counters, FigureValue, Memory, Perf, PerfCounter, CACHE_ROWS,
 };
 
 use serde::{Deserialize, Serialize};
@@ -665,22 +665,11 @@ impl ScenarioResult {
     /// Whether this result has a figure of instrument `inst` (by its `run.json` name): the one
     /// answer every reader takes (completion, unfinished runs, interrupted runs).
     pub fn has_figure(&self, inst: &str) -> bool {
-        let c = &self.counters;
-        match inst {
-            "throughput" => self.throughput.is_some(),
-            "icount" => self.icount.is_some(),
-            "walltime" => self.walltime.is_some(),
-            "cache" => c.cache.is_some(),
-            "memory" => c.memory.is_some(),
-            "perf" => c.perf.is_some(),
-            "dhat" => c.dhat.is_some(),
-            "constant-time" => c.constant_time.is_some(),
-            // The census rides on icount's run: its rows hold the checks that ran, none for a
-            // scenario without checks.
-            "census" => true,
-            // An instrument without a typed field keeps its one number in `figures` under its
-            // name (docs/extending.md).
-            other => c.figures.contains_key(other),
+        // Each instrument's slice says (`crate::instrument`); an instrument without a typed
+        // field keeps its one number in `figures` under its name (docs/extending.md).
+        match crate::instrument::Instrument::from_name(inst).and_then(|i| i.slice().has_figure) {
+            Some(has) => has(self),
+            None => self.counters.figures.contains_key(inst),
         }
     }
 
