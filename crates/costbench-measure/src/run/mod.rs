@@ -1,5 +1,5 @@
 //! Measuring: list the scenarios of built bench targets, run the instruments and write the
-//! results ([`measure_sides`]). Instruction counts, simulated counters, DHAT and allocation counts run in
+//! results ([`measure_sides`]). Instruction counts, simulated counters, heap profiles and allocation counts run in
 //! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
 //! time afterwards, with nothing else of ours running.
 //!
@@ -48,6 +48,7 @@ use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::instrument::callgrind;
 use crate::instrument::census::CensusJoin;
+use crate::instrument::Phase;
 use anyhow::Result;
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};
 use costbench_record::instrument::{Instrument, InstrumentSet, Need};
@@ -318,8 +319,8 @@ fn run_phases(
     Ok(())
 }
 
-/// Each side's record, finished: findings named relative to the side's workspace, contracts
-/// checked, accepted constant-time findings marked, the end time set, and written.
+/// Each side's record, finished: contracts checked, each instrument's own finishing (its
+/// folder's `finish`), the end time set, and written.
 fn finish(
     opts: &RunOptions,
     target: &BenchTarget,
@@ -332,9 +333,13 @@ fn finish(
     for (((s, out), listing), side) in sessions.iter().zip(outs).zip(listings).zip(sides) {
         let mut record = s.record.lock().expect("no worker panicked");
         let root = &side.target.as_ref().unwrap_or(target).workspace_root;
-        crate::instrument::consttime::relative_to(&mut record, root);
         check_contracts(&mut record, listing, &opts.budgets)?;
-        costbench_judge::consttime::accept(&mut record, &opts.ct_allow);
+        // What each instrument does to a finished side's record (its folder's `finish`).
+        for i in opts.instruments.running() {
+            if let Phase::Parallel(p) | Phase::Probed(p) = crate::instrument::phase(i) {
+                p.finish(&mut record, root, opts);
+            }
+        }
         record.finished_at = Some(environment::now_rfc3339());
         if let Err(e) = out.write_all(&record) {
             record.finished_at = None;

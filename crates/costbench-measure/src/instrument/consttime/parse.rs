@@ -365,7 +365,7 @@ mod tests {
     fn bad_input_is_refused_and_a_dead_child_is_its_own_failure() {
         assert!(read("").is_err());
         assert!(
-            read("<valgrindoutput><protocoltool>dhat</protocoltool></valgrindoutput>")
+            read("<valgrindoutput><protocoltool>massif</protocoltool></valgrindoutput>")
                 .unwrap_err()
                 .contains("not memcheck")
         );
