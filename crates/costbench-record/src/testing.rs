@@ -2,7 +2,7 @@
 //! crates above it (which enable the `testing` feature in their dev-dependencies). Test-only.
 //! Comparisons and variant matrices built in code are `costbench_judge::testing`'s.
 
-use crate::model::consttime::{CtFinding, CtFrame, CtKind, CtOrigin};
+use crate::instrument::consttime::{CtFinding, CtFrame, CtKind, CtOrigin};
 use crate::model::{
     Environment, Failure, Git, Host, Icount, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,
     Walltime,

@@ -30,7 +30,6 @@ pub mod changes;
 pub mod check;
 pub mod checks;
 pub mod comparison;
-pub mod consttime;
 pub mod counters;
 pub mod dashboard;
 pub mod escape;

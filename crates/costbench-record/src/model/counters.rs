@@ -28,7 +28,7 @@ pub struct Counters {
     pub dhat: Option<crate::instrument::dhat::Dhat>,
     /// `--instrument constant-time`: memcheck's findings on the secrets the scenario marked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub constant_time: Option<super::consttime::ConstantTime>,
+    pub constant_time: Option<crate::instrument::consttime::ConstantTime>,
     /// The figure of each instrument that has no typed field here, by instrument name: one
     /// number, a count or a measurement (`"figures": {"nulgrind": 7}`). An instrument whose
     /// figure is one number stores it here (`Counters::set`, beside the registry of instruments)

@@ -12,7 +12,6 @@
 pub mod budget;
 mod completion;
 pub mod complexity;
-pub mod consttime;
 mod counters;
 pub mod miri;
 mod walltime;

@@ -19,7 +19,6 @@
 //! charts) and `provenance` (where every run came from); `history_chart` is the history chart
 //! with its caption that the scenario and contracts sections share.
 
-mod consttime;
 mod contracts;
 pub mod escape;
 pub(crate) mod explain;
@@ -217,18 +216,17 @@ pub fn render(input: &Input) -> String {
     if loads {
         page.push_str("<a href=\"#throughput\">Throughput</a>");
     }
-    if main
-        .results
-        .iter()
-        .any(|r| r.counters.constant_time.is_some())
-    {
-        page.push_str("<a href=\"#constant-time\">Constant time</a>");
+    let sections = crate::instrument::run_html(main);
+    for (s, _) in sections.iter().filter(|(_, linked)| *linked) {
+        let _ = write!(page, "<a href=\"#{}\">{}</a>", s.anchor, s.title);
     }
     page.push_str(
         "<a href=\"#scenarios\">Scenarios</a><a href=\"#provenance\">Provenance</a></nav><main>",
     );
     overview(&mut page, main, input.comparison, &rows);
-    consttime::section(&mut page, main);
+    for (s, _) in &sections {
+        (s.section)(&mut page, main);
+    }
     if !variants.is_empty() {
         variants_section(&mut page, variants);
     }

@@ -11,6 +11,7 @@ pub(super) const SLICE: Slice = Slice {
     counters: Some(counters),
     facts,
     measured_by: Some("DHAT"),
+    ..Slice::NONE
 };
 
 /// Its section of a group's counters table.
