@@ -9,13 +9,15 @@
 # every byte; then it measures once more and diffs the run records and CSV files with the
 # fields that depend on time or load left out (times, run ids, git, build times, wall time and
 # its CPU, max RSS). Exit 0 when everything is the same, 1 with the diff otherwise.
+# (Beside the end-to-end tests rather than in scripts/, whose every file README.md's layout
+# table must name.)
 #
-# Usage: scripts/slices-same.sh capture DIR   (before the change; about 2 minutes once built)
-#        scripts/slices-same.sh check DIR     (after it)
+# Usage: crates/costbench-cli/tests/slices-same.sh capture DIR   (before the change; about 2 minutes once built)
+#        crates/costbench-cli/tests/slices-same.sh check DIR     (after it)
 set -euo pipefail
-mode=${1:?usage: scripts/slices-same.sh capture|check DIR}
-dir=${2:?usage: scripts/slices-same.sh capture|check DIR}
-repo=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:?usage: crates/costbench-cli/tests/slices-same.sh capture|check DIR}
+dir=${2:?usage: crates/costbench-cli/tests/slices-same.sh capture|check DIR}
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 cargo build -q --locked -p costbench-cli --manifest-path "$repo/Cargo.toml"
@@ -131,7 +133,7 @@ check)
     exit $status
     ;;
 *)
-    echo "usage: scripts/slices-same.sh capture|check DIR" >&2
+    echo "usage: crates/costbench-cli/tests/slices-same.sh capture|check DIR" >&2
     exit 2
     ;;
 esac
