@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Issue 25's target "adding a (toy) instrument touches one folder plus one registry line",
-# measured (figures in docs/extending.md, "What it touched, measured"): adds the toy instrument
-# `nulgrind` of docs/extending.md ("Walkthrough: a toy instrument") to a scratch worktree of REV
+# Issues 25 and 40, measured (figures in docs/extending.md, "What it touched, measured"): adds
+# the toy instrument `nulgrind` of docs/extending.md ("Walkthrough: a toy instrument") to a
+# scratch worktree of REV, with its folder in the measuring crate and its slices of the record
+# (its figure, a memory.csv column) and of the reports (a counters-table row, an HTML fact),
 # and prints `git diff --stat` of that change: the files a new instrument touches.
 #
 # With --test it also runs the toy's unit test and the selftest suite's `calibrate/1000` with
 # `--instrument nulgrind,icount` (needs valgrind), and prints the figure run.json recorded
-# (`"figures": {"nulgrind": N}`). The scratch worktree is removed at the end; nothing is
+# (`"figures": {"nulgrind": N}`), its memory.csv column, its terminal row and its HTML fact.
+# The scratch worktree is removed at the end; nothing is
 # committed.
 #
 # Usage: scripts/toy-instrument.sh [--test] [REV]   (REV defaults to HEAD)
@@ -148,6 +150,64 @@ else
     printf '==1== Nulgrind, the minimal Valgrind tool\n==1== Copyright (C) 2002-2017, and GNU GPL'"'"'d, by Nicholas Nethercote.\n==1== Using Valgrind-3.19.0 and LibVEX; rerun with -h for copyright info\n==1== Command: /bin/true\n==1== Parent PID: 1\n==1== \n==1== \n' > "$d/testdata/none.log"
 fi
 
+# 3. Its slice of the record: where its figure is (one number, kept in `figures` under its name)
+# and its column of memory.csv.
+cat > crates/costbench-record/src/instrument/nulgrind.rs <<'EOF2'
+//! The toy's slice of the run record (docs/extending.md): its figure, the lines of valgrind's
+//! log, is one count kept in `figures` under its name; it adds one column to `memory.csv`.
+
+use super::slice::{Column, Slice};
+use super::Instrument;
+use crate::model::ScenarioResult;
+
+/// Its slice.
+pub const SLICE: Slice = Slice {
+    has_figure: None,
+    memory_csv: &[Column {
+        header: "nulgrind_log_lines",
+        cell: |r| Some(figure(r)?.to_string()),
+    }],
+};
+
+/// Its figure: the lines of the log of the whole process, if measured.
+pub fn figure(r: &ScenarioResult) -> Option<u64> {
+    match r.counters.figure(Instrument::Nulgrind)? {
+        crate::model::FigureValue::Count(n) => Some(n),
+        crate::model::FigureValue::Measure(x) => Some(x as u64),
+    }
+}
+EOF2
+
+# 4. Its slice of the reports: a section of the counters table, a fact on the HTML page and its
+# name in the page's provenance line.
+cat > crates/costbench-report/src/instrument/nulgrind.rs <<'EOF2'
+//! The toy's slice of the reports (docs/extending.md): the lines of valgrind's log, per run,
+//! in the counters table and on the HTML page.
+
+use super::{Section, Slice};
+use costbench_record::instrument::nulgrind::figure;
+use costbench_record::model::ScenarioResult;
+
+/// Its slice.
+pub(super) const SLICE: Slice = Slice {
+    counters: Some(counters),
+    facts: |r| figure(r).map(|n| ("nulgrind log lines", n.to_string())).into_iter().collect(),
+    measured_by: Some("nulgrind"),
+};
+
+/// Its section of a group's counters table.
+fn counters(cols: &[&ScenarioResult]) -> Section {
+    let cells = cols
+        .iter()
+        .map(|r| figure(r).map_or("-".into(), |n| n.to_string()))
+        .collect();
+    (
+        "nulgrind (valgrind's core alone), per run".into(),
+        vec![("log lines".into(), cells)],
+    )
+}
+EOF2
+
 git add -A
 echo "Files the toy instrument touched (against $(git rev-parse --short "$rev")):"
 git diff --cached --stat
@@ -165,4 +225,15 @@ if [ "$test" = 1 ]; then
         --bench selftest --instrument nulgrind,icount --filter 'calibrate/1000$' \
         --output-dir "$out" --quiet
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["id"], "figures:", json.dumps(r.get("figures")), "Ir/op:", r["icount"]["ir_per_op"])' "$out/run.json"
+    # Its column, its row of the terminal's counters table and its fact on the HTML page.
+    echo "memory.csv:"
+    cat "$out/memory.csv"
+    "$CARGO_TARGET_DIR/debug/costbench" export "$out" --format json >/dev/null
+    "$CARGO_TARGET_DIR/debug/costbench" report "$out" --no-history -o "$scratch/report.html" >/dev/null
+    echo "terminal:"
+    "$CARGO_TARGET_DIR/debug/costbench" run --manifest-path suites/selftest/Cargo.toml \
+        --bench selftest --instrument nulgrind,icount --filter 'calibrate/1000$' \
+        --output-dir "$scratch/run2" --no-history 2>/dev/null | grep -A2 "^  nulgrind"
+    echo "HTML: $(grep -o 'nulgrind log lines</span><span>[0-9]*' "$scratch/report.html")," \
+        "$(grep -o 'measured by [^<]*' "$scratch/report.html")"
 fi

@@ -131,38 +131,30 @@ pub fn from_csv(
         || "imported".to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    Ok(RunRecord {
-        schema: model::SCHEMA.into(),
-        schema_version: model::SCHEMA_VERSION,
+    let mut record = RunRecord::new(
         // With --commit the files are results of that commit: their identity is what they hold
         // and what they are said to be, so a retried CI job importing them again records one
         // run. Without it a CSV carries no identity of its own, and identical results of two
         // runs are history too (a steady scenario's unchanged count is the evidence that it is
         // steady): every import is a run of its own.
-        run_id: match meta.commit {
+        match meta.commit {
             Some(_) => content_id(icounts, walltimes, meta),
             None => costbench_measure::environment::new_run_id(),
         },
-        started_at: meta
-            .started_at
+        meta.started_at
             .clone()
             .unwrap_or_else(costbench_measure::environment::now_rfc3339),
-        finished_at: None,
-        interrupted: None,
-        // CSV files say nothing of how their run ended: what they hold is taken as the whole.
-        completion: Some(model::Completion::finished()),
-        tool: model::Tool {
+        model::Tool {
             name: "imported".into(),
             version: "unknown".into(),
             protocol: 0,
         },
-        suite: model::SuiteInfo {
+        model::SuiteInfo {
             package: "imported".into(),
             bench: name,
             library_version: "unknown".into(),
         },
-        variant: meta.variant.clone().unwrap_or_else(|| "default".into()),
-        environment: model::Environment {
+        model::Environment {
             rustc: None,
             valgrind: None,
             host: model::Host {
@@ -180,7 +172,7 @@ pub fn from_csv(
                 ..Default::default()
             }),
         },
-        settings: model::Settings {
+        model::Settings {
             instruments,
             filter: None,
             jobs: 0,
@@ -193,18 +185,12 @@ pub fn from_csv(
             no_default_features: false,
             profile: None,
         },
-        skipped: Vec::new(),
-        harness_residual_ir: None,
-        shard: None,
-        merged: None,
-        build: None,
-        binary: None,
-        budgets: Vec::new(),
-        complexity: Vec::new(),
-        complexity_checks: Vec::new(),
-        backfill: None,
         results,
-    })
+    );
+    // CSV files say nothing of how their run ended: what they hold is taken as the whole.
+    record.completion = Some(model::Completion::finished());
+    record.variant = meta.variant.clone().unwrap_or_else(|| "default".into());
+    Ok(record)
 }
 
 /// The run id of an import of a known commit: `import-` and a 64-bit FNV-1a hash of the files'

@@ -370,8 +370,8 @@ mod tests {
             ["cache", "memory"]
         );
         assert_eq!(
-            parse(&["--instrument", "perf", "--instrument", "dhat"]).names(),
-            ["dhat", "perf"]
+            parse(&["--instrument", "perf", "--instrument", "cache"]).names(),
+            ["cache", "perf"]
         );
         assert_eq!(parse(&["--instrument", "all"]), InstrumentSet::ALL);
         assert!(Cli::try_parse_from(["costbench", "run", "--instrument", "cycles"]).is_err());

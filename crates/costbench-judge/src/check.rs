@@ -157,7 +157,7 @@ pub struct CtViolation {
     /// The measured id.
     pub id: String,
     /// What memcheck found, where.
-    pub finding: costbench_record::model::consttime::CtFinding,
+    pub finding: costbench_record::instrument::consttime::CtFinding,
 }
 
 /// A family whose growth the gate fails.

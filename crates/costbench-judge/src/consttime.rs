@@ -20,7 +20,7 @@
 //! the last in the file names it, as later `[[budget]]` entries override earlier ones.
 
 use crate::glob::glob_match;
-use costbench_record::model::consttime::{CtAccepted, CtFinding, CtKind};
+use costbench_record::instrument::consttime::{CtAccepted, CtFinding, CtKind};
 use costbench_record::model::RunRecord;
 use serde::Deserialize;
 
@@ -259,7 +259,7 @@ pub fn stale_warning(a: &Allow) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::model::consttime::{ConstantTime, CtFrame, CtKind, CtOrigin};
+    use costbench_record::instrument::consttime::{ConstantTime, CtFrame, CtKind, CtOrigin};
     use costbench_record::testing::{record, scenario};
 
     use costbench_record::testing::ct_frame as frame;

@@ -228,7 +228,7 @@ mod tests {
         assert_eq!(a[0].kind, None);
         assert_eq!(
             a[1].kind,
-            Some(costbench_record::model::consttime::CtKind::Address)
+            Some(costbench_record::instrument::consttime::CtKind::Address)
         );
         for (bad, needle) in [
             (

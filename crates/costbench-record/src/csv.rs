@@ -6,7 +6,8 @@
 //! ([`crate::output::OutputDir`]) writes them; this module only renders text and must not touch
 //! files.
 
-use crate::model::RunRecord;
+use crate::instrument::Instrument;
+use crate::model::{RunRecord, ScenarioResult};
 
 /// One CSV file of an output directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,11 +67,7 @@ impl CsvFile {
             {
                 Presence::Write
             }
-            CsvFile::Memory
-                if any(|r| r.counters.memory.is_some() || r.counters.dhat.is_some()) =>
-            {
-                Presence::Write
-            }
+            CsvFile::Memory if run.results.iter().any(has_memory_columns) => Presence::Write,
             CsvFile::Throughput if any(|r| r.throughput.is_some()) => Presence::Write,
             CsvFile::Counters | CsvFile::Memory | CsvFile::Throughput => Presence::Remove,
         }
@@ -179,50 +176,33 @@ pub fn counters_csv(run: &RunRecord) -> String {
     csv_text(w)
 }
 
-/// `memory.csv`: one line per measured id with allocation counts per op, the body's peak live
-/// bytes, the process's max RSS and DHAT's whole-process totals (empty cells when not measured).
+/// The instruments that add columns to `memory.csv` (their slices' `memory_csv`), in the
+/// registry's order.
+fn memory_slices() -> impl Iterator<Item = Instrument> {
+    Instrument::ALL
+        .into_iter()
+        .filter(|i| !i.slice().memory_csv.is_empty())
+}
+
+/// Whether a result has a line in `memory.csv`: a figure of an instrument with columns there.
+fn has_memory_columns(r: &ScenarioResult) -> bool {
+    memory_slices().any(|i| r.has_figure(i.name()))
+}
+
+/// `memory.csv`: one line per measured id with the columns of each instrument's slice that has
+/// some (empty cells when not measured).
 pub fn memory_csv(run: &RunRecord) -> String {
     let mut w = csv_writer();
+    let columns: Vec<_> = memory_slices().flat_map(|i| i.slice().memory_csv).collect();
     csv_row(
         &mut w,
-        [
-            "name",
-            "allocator",
-            "allocs_per_op",
-            "deallocs_per_op",
-            "reallocs_per_op",
-            "bytes_allocated_per_op",
-            "peak_live_bytes",
-            "max_rss_kib",
-            "dhat_total_bytes",
-            "dhat_total_blocks",
-            "dhat_peak_bytes",
-            "dhat_peak_blocks",
-        ],
+        std::iter::once("name").chain(columns.iter().map(|c| c.header)),
     );
-    for r in &run.results {
-        let (m, d) = (&r.counters.memory, &r.counters.dhat);
-        if m.is_none() && d.is_none() {
-            continue;
-        }
-        let a = m.as_ref().and_then(|m| m.allocations.as_ref());
-        let opt = |v: Option<String>| v.unwrap_or_default();
+    for r in run.results.iter().filter(|r| has_memory_columns(r)) {
         csv_row(
             &mut w,
-            [
-                r.id.clone(),
-                opt(m.as_ref().map(|m| m.allocator.clone())),
-                opt(a.map(|a| a.allocs_per_op.to_string())),
-                opt(a.map(|a| a.deallocs_per_op.to_string())),
-                opt(a.map(|a| a.reallocs_per_op.to_string())),
-                opt(a.map(|a| a.bytes_allocated_per_op.to_string())),
-                opt(a.map(|a| a.peak_live_bytes.to_string())),
-                opt(m.as_ref().map(|m| m.max_rss_kib.to_string())),
-                opt(d.as_ref().map(|d| d.total_bytes.to_string())),
-                opt(d.as_ref().map(|d| d.total_blocks.to_string())),
-                opt(d.as_ref().map(|d| d.peak_bytes.to_string())),
-                opt(d.as_ref().map(|d| d.peak_blocks.to_string())),
-            ],
+            std::iter::once(r.id.clone())
+                .chain(columns.iter().map(|c| (c.cell)(r).unwrap_or_default())),
         );
     }
     csv_text(w)

@@ -1,5 +1,5 @@
 //! The output directory: `run.json`, `icounts.csv`, `walltime.csv`, `counters.csv`,
-//! `memory.csv`, `throughput.csv`, `callgrind/*.out`, `callgrind-cache/*.out` and `dhat/*.json`;
+//! `memory.csv`, `throughput.csv` and the files each instrument keeps (its descriptor's `kept`);
 //! (the CSV files rendered by [`crate::csv`]); and reading
 //! `run.json` back ([`load_run`]), with its schema checks, beside the code that writes it.
 //!

@@ -2,35 +2,29 @@
 //! crates above it (which enable the `testing` feature in their dev-dependencies). Test-only.
 //! Comparisons and variant matrices built in code are `costbench_judge::testing`'s.
 
-use crate::model::consttime::{CtFinding, CtFrame, CtKind, CtOrigin};
+use crate::instrument::consttime::{CtFinding, CtFrame, CtKind, CtOrigin};
 use crate::model::{
     Environment, Failure, Git, Host, Icount, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,
-    Walltime, SCHEMA, SCHEMA_VERSION,
+    Walltime,
 };
 use crate::stats::summarize;
 
 /// A run record holding `results`, labelled `run_id`.
 pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
-    RunRecord {
-        schema: SCHEMA.into(),
-        schema_version: SCHEMA_VERSION,
-        run_id: run_id.into(),
-        started_at: "2025-01-01T00:00:00Z".into(),
-        finished_at: Some("2025-01-01T00:01:00Z".into()),
-        interrupted: None,
-        completion: None,
-        tool: Tool {
+    let mut run = RunRecord::new(
+        run_id.into(),
+        "2025-01-01T00:00:00Z".into(),
+        Tool {
             name: "costbench".into(),
             version: "0.1.0".into(),
             protocol: 1,
         },
-        suite: SuiteInfo {
+        SuiteInfo {
             package: "suite".into(),
             bench: "bench".into(),
             library_version: "0.1.0".into(),
         },
-        variant: "release".into(),
-        environment: Environment {
+        Environment {
             rustc: None,
             valgrind: None,
             host: Host {
@@ -48,7 +42,7 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
                 ..Default::default()
             }),
         },
-        settings: Settings {
+        Settings {
             instruments: vec!["icount".into(), "walltime".into()],
             filter: None,
             jobs: 1,
@@ -61,18 +55,11 @@ pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
             no_default_features: false,
             profile: None,
         },
-        skipped: vec![],
-        harness_residual_ir: None,
         results,
-        shard: None,
-        merged: None,
-        build: None,
-        binary: None,
-        budgets: Vec::new(),
-        complexity: Vec::new(),
-        complexity_checks: Vec::new(),
-        backfill: None,
-    }
+    );
+    run.finished_at = Some("2025-01-01T00:01:00Z".into());
+    run.variant = "release".into();
+    run
 }
 
 /// A scenario of one op per run ("op"), with no figures yet.
@@ -236,7 +223,8 @@ pub fn with_memory(r: ScenarioResult, allocs: u64) -> ScenarioResult {
 /// multiplexed), memory counted and not, DHAT, a skipped instrument, a failure with its stderr
 /// tail and the harness residual. For the snapshots of the run table and the CSV files.
 pub fn every_figure() -> RunRecord {
-    use crate::model::{CacheSim, Census, CensusKind, Dhat, Perf, PerfCounter, Skipped};
+    use crate::instrument::dhat::Dhat;
+    use crate::model::{CacheSim, Census, CensusKind, Perf, PerfCounter, Skipped};
     let mut checked = with_ops(scenario("index/sum/checked"), 1000, "elements");
     checked = with_icount(checked, 2003.5);
     checked = with_walltime(checked, &[1234.0, 1250.0, 1301.0, 1222.0, 1280.0]);

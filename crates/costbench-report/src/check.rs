@@ -198,7 +198,7 @@ mod tests {
     #[test]
     fn issue_28_accepted_constant_time_findings_are_listed_not_failed() {
         use costbench_judge::consttime::{accept, Allow};
-        use costbench_record::model::consttime::{ConstantTime, CtKind};
+        use costbench_record::instrument::consttime::{ConstantTime, CtKind};
         use costbench_record::testing::{ct_finding, ct_frame};
         let finding = |line| ct_finding(CtKind::Branch, ct_frame("ct::f", "benches/ct.rs", line));
         let mut leak = scenario("leak/branch");

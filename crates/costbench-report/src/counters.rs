@@ -7,6 +7,7 @@
 //! `index/sum_indirect/unchecked` share a table), so that the ways of one piece of work stand
 //! side by side.
 
+use crate::instrument::{self, Row};
 use crate::table::{Align, TextTable};
 use costbench_record::fmt::fmt_count;
 use costbench_record::model::CACHE_ROWS;
@@ -20,11 +21,8 @@ fn split(id: &str) -> (&str, &str) {
 
 fn has_counters(r: &ScenarioResult) -> bool {
     let c = &r.counters;
-    c.cache.is_some() || c.perf.is_some() || c.memory.is_some() || c.dhat.is_some()
+    c.cache.is_some() || c.perf.is_some() || c.memory.is_some() || instrument::has_counters(r)
 }
-
-/// One table row: label, then one cell per column.
-type Row = (String, Vec<String>);
 
 fn section(title: String, rows: Vec<Row>, out: &mut Vec<(String, Vec<Row>)>) {
     if rows.iter().any(|(_, cells)| cells.iter().any(|c| c != "-")) {
@@ -146,27 +144,10 @@ fn sections(cols: &[&ScenarioResult]) -> Vec<(String, Vec<Row>)> {
     ];
     section("memory (counting allocator), per op".into(), rows, &mut out);
 
-    let dhat = |f: fn(&costbench_record::model::Dhat) -> u64| -> Vec<String> {
-        cols.iter()
-            .map(|r| {
-                r.counters
-                    .dhat
-                    .as_ref()
-                    .map_or("-".into(), |d| f(d).to_string())
-            })
-            .collect()
-    };
-    let rows = vec![
-        ("total bytes".into(), dhat(|d| d.total_bytes)),
-        ("total blocks".into(), dhat(|d| d.total_blocks)),
-        ("peak bytes".into(), dhat(|d| d.peak_bytes)),
-        ("peak blocks".into(), dhat(|d| d.peak_blocks)),
-    ];
-    section(
-        "DHAT (whole process, setup included), per run".into(),
-        rows,
-        &mut out,
-    );
+    // The sections of the instruments whose slices hold them (`crate::instrument`).
+    for (title, rows) in instrument::counters_sections(cols) {
+        section(title, rows, &mut out);
+    }
     out
 }
 

@@ -4,7 +4,8 @@
 //! in [`asm`], JUnit XML in [`junit`], GitHub Actions' workflow commands in [`github`]), history
 //! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]), Miri's report
 //! ([`miri`]) and the advice of `advise` ([`advice`]) to text, and the self-contained HTML page
-//! ([`html`]). [`render`] is the output
+//! ([`html`]). Each instrument's rows in those reports are its slice's (`instrument`, one
+//! module per instrument of the registry), which the renderers loop over. [`render`] is the output
 //! layer over them: the registry of formats, one renderer per format with a hook per document,
 //! and the documents the runner prints and writes. [`table`] aligns terminal tables; [`escape`] keeps recorded
 //! strings from breaking the terminal; [`style`] colours terminal text when the caller asks for
@@ -29,13 +30,13 @@ pub mod changes;
 pub mod check;
 pub mod checks;
 pub mod comparison;
-pub mod consttime;
 pub mod counters;
 pub mod dashboard;
 pub mod escape;
 pub mod github;
 pub mod history;
 pub mod html;
+mod instrument;
 pub mod junit;
 pub mod markdown;
 pub mod miri;

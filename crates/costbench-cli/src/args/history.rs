@@ -302,7 +302,7 @@ pub struct ReportCmd {
     #[arg(long)]
     pub no_history: bool,
     /// Runs of history per chart (the newest).
-    #[arg(long, value_name = "N", default_value_t = crate::output::html::DEFAULT_HISTORY_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = crate::core::page::DEFAULT_HISTORY_LIMIT)]
     pub history_limit: usize,
     #[command(flatten)]
     pub(crate) database: DatabaseArgs,

@@ -1,5 +1,5 @@
 //! `costbench report`: gather runs (named ones, a variants folder's, or the newest in history
-//! and the run before it) and the history charts (`output::html`), and send the page to the
+//! and the run before it) and the history charts (`core::page`), and send the page to the
 //! sink for `--output` (by default `TARGET_DIR/costbench/report.html`).
 
 use crate::args::ReportCmd;
@@ -96,7 +96,7 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
     }
     let (runs, dirs) = if specs.is_empty() {
         let store = store.as_deref().expect("checked above");
-        let runs = crate::output::html::latest_runs(store)?;
+        let runs = crate::core::page::latest_runs(store)?;
         // The newest run is one of the last variants session's: show that session's matrix.
         let session = paths
             .as_ref()
@@ -140,7 +140,7 @@ pub(super) fn report(r: ReportCmd) -> Result<i32> {
     };
     let dirs: Vec<Option<&std::path::Path>> = dirs.iter().map(|d| d.as_deref()).collect();
     let charts = store.as_deref().filter(|_| !r.no_history);
-    let gathered = crate::output::html::gather(runs, &dirs, charts, r.history_limit)?;
+    let gathered = crate::core::page::gather(runs, &dirs, charts, r.history_limit)?;
     let output = match (r.output, &paths) {
         (Some(o), _) => o,
         (None, Some(p)) => p.report(),

@@ -59,7 +59,7 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     let gathered = if html {
         let db = session.cmd.record_history.then_some(&session.history);
         let gathered =
-            crate::output::html::gather_for_run(&record, &out_root, db).context(HTML_FAILED)?;
+            crate::core::page::gather_for_run(&record, &out_root, db).context(HTML_FAILED)?;
         let path = out_root.join("report.html");
         footer = format!("report: {}\n", path.display());
         sink = sink.file(path, Format::Html, Some(HTML_FAILED.into()));

@@ -9,6 +9,8 @@
 //!   ([`session::Session::measure_and_record`]);
 //! - [`sides`]: loading a run named on the command line, learning thresholds from history, and
 //!   judging two runs with their function movers;
+//! - [`page`]: what the HTML report shows (runs, their comparison, judged history series),
+//!   gathered and judged for `report` and `run --html`;
 //! - [`present`]: the presentations two commands share (a variant matrix, the list of scenarios).
 //!
 //! It must not parse the command line (that is `args` and `options`) nor choose a command's
@@ -17,6 +19,7 @@
 
 pub(crate) mod changes;
 pub(crate) mod history;
+pub(crate) mod page;
 pub(crate) mod paths;
 pub(crate) mod present;
 pub(crate) mod session;

@@ -2,9 +2,9 @@
 //! produced (a `Render` of `costbench_report::render` or `costbench_record::csv`), the format
 //! stdout gets (none under `--quiet`), and every file asked for (`check --markdown`/`--junit`,
 //! `compare --junit`, `report`'s and `run --html`'s report.html, a variants root's
-//! matrix.json), writes each file atomically and then prints. [`html`] gathers what the HTML
-//! page shows (runs, history) from the store; [`formats`] lists the values of each command's
-//! `--format`.
+//! matrix.json), writes each file atomically and then prints; [`formats`] lists the values of
+//! each command's `--format`. What the HTML page shows is gathered and judged in the command
+//! core (`core::page`): this layer only renders it, like every other format.
 //!
 //! Commands build a sink from their flags and never match on formats themselves: a format a
 //! document does not render is refused here ([`accept`], before anything is built, and again
@@ -12,7 +12,6 @@
 //! documents do) nor choose exit codes beyond that refusal.
 
 pub mod formats;
-pub mod html;
 
 use anyhow::{Context, Result};
 use costbench_report::render::{self, Doc, Format, Render};

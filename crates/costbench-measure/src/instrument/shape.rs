@@ -10,10 +10,11 @@
 
 use super::callgrind::Valgrind;
 use crate::ending::Outcome;
+use crate::run::RunOptions;
 use anyhow::Context;
 use costbench_protocol::{self as proto, CountersResult, WalltimeSamples};
 use costbench_record::instrument::{Instrument, Need};
-use costbench_record::model::{Failure, ScenarioResult};
+use costbench_record::model::{Failure, RunRecord, ScenarioResult};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -148,6 +149,10 @@ pub(crate) trait PerParty: Parser + Sync {
     ) -> Command {
         in_process(exe, args, out_file)
     }
+    /// What it does to a side's record once every phase has ended, before the record is
+    /// finished and written: by default nothing. `root` is the workspace the side was built
+    /// from, `opts` what the run was asked.
+    fn finish(&self, _record: &mut RunRecord, _root: &Path, _opts: &RunOptions) {}
 }
 
 /// A [`PerParty`] instrument as the scheduler runs it (`run::phases`): one phase for all of
@@ -169,6 +174,8 @@ pub(crate) trait Party: Sync {
     ) -> Command;
     /// [`Parser::parse`], with the figure on its way to the record.
     fn read(&self, out: Output<'_>) -> Measured;
+    /// [`PerParty::finish`].
+    fn finish(&self, record: &mut RunRecord, root: &Path, opts: &RunOptions);
 }
 
 impl<T> Party for T
@@ -196,6 +203,9 @@ where
     }
     fn read(&self, out: Output<'_>) -> Measured {
         self.parse(out).map(|f| Box::new(f) as Box<dyn Stored>)
+    }
+    fn finish(&self, record: &mut RunRecord, root: &Path, opts: &RunOptions) {
+        PerParty::finish(self, record, root, opts)
     }
 }
 

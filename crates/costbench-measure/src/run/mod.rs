@@ -1,5 +1,5 @@
 //! Measuring: list the scenarios of built bench targets, run the instruments and write the
-//! results ([`measure_sides`]). Instruction counts, simulated counters, DHAT and allocation counts run in
+//! results ([`measure_sides`]). Instruction counts, simulated counters, heap profiles and allocation counts run in
 //! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
 //! time afterwards, with nothing else of ours running.
 //!
@@ -7,8 +7,10 @@
 //! `core::session`, and the commands `run`, `check` and `variants`): this module returns records
 //! and must not import `report`, `output`, `store` or `exit`.
 //!
-//! This file schedules (which phase runs when, for which side) and builds each side's empty
-//! record. The rest, in the order a run meets it: `binary` lists a build's scenarios;
+//! This file schedules ([`measure_sides`] in three steps: `setup`, `run_phases`, `finish`) and
+//! builds each side's empty record. The rest, in the order a run meets it: `setup` takes the
+//! steps before the first phase (listings, selections, output directories, shard, valgrind,
+//! census, one session per side); `binary` lists a build's scenarios;
 //! `session` holds one side's record and the plumbing every phase shares; `phases` runs the
 //! instruments (instruction counts and census, and wall time, by phases of their own; the others
 //! as the registry in `crate::instrument` says); the instruments' parsers read what a child
@@ -33,6 +35,7 @@ mod phases;
 pub mod placement;
 mod progress;
 mod session;
+mod setup;
 pub mod sharding;
 mod throughput;
 
@@ -45,7 +48,8 @@ use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::instrument::callgrind;
 use crate::instrument::census::CensusJoin;
-use anyhow::{bail, Result};
+use crate::instrument::Phase;
+use anyhow::Result;
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};
 use costbench_record::instrument::{Instrument, InstrumentSet, Need};
 use costbench_record::model::{self, RunRecord, ScenarioResult};
@@ -53,7 +57,6 @@ use costbench_record::output::OutputDir;
 use progress::Progress;
 use session::Session;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// What measuring takes: validated options of `costbench run`, `check` and `variants`. Which
@@ -185,231 +188,50 @@ pub fn measure_sides(
     sides: Vec<SideSpec>,
 ) -> Result<Vec<RunRecord>> {
     cancel::catch_signals();
-    let bins: Vec<Binary> = sides
-        .iter()
-        .map(|s| Binary {
-            exe: s.exe.clone(),
-            cwd: s.target.as_ref().unwrap_or(target).package_dir.clone(),
-        })
-        .collect();
-    // Which build an error is about, in words a user knows: with one build there is no need to
-    // say; with several, the directory it is measured into (a variant's, or check's
-    // `baseline/` and `candidate/`).
-    let several = sides.len() > 1;
-    fn which(several: bool, s: &SideSpec) -> impl FnOnce(anyhow::Error) -> anyhow::Error + '_ {
-        move |e| {
-            if several {
-                e.context(format!(
-                    "the build measured into {}",
-                    s.output_dir.display()
-                ))
-            } else {
-                e
-            }
-        }
-    }
-    let listings = bins
-        .iter()
-        .zip(&sides)
-        .map(|(b, s)| b.list(opts.timeout).map_err(which(several, s)))
-        .collect::<Result<Vec<_>>>()?;
-    let mut selections = listings
-        .iter()
-        .zip(&sides)
-        .map(|(l, s)| select(l, opts.filter.as_ref()).map_err(which(several, s)))
-        .collect::<Result<Vec<_>>>()?;
-    nothing_to_measure(opts, target, &selections)?;
+    let bins = setup::binaries(target, &sides);
+    let listings = setup::list(opts, &bins, &sides)?;
+    let mut selections = setup::select_all(opts, target, &listings, &sides)?;
     // Only now that there is something to measure is an output directory touched, once no
     // other costbench run writes into it (or times wall time on the same CPU).
     let _locks = take_locks(opts, &sides)?;
-    let outs = sides
-        .iter()
-        .map(|s| OutputDir::prepare(&s.output_dir))
-        .collect::<Result<Vec<_>>>()?;
-    if let Err(why) = cancel::start_janitor() {
-        eprintln!(
-            "warning: {why}; if this run is killed, its temporary files stay until the next run into the same directory"
-        );
-    }
+    let outs = setup::prepare_outputs(&sides)?;
     let _tmp_dirs = TmpDirs::create(&outs)?;
-    let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
-    let selected: usize = selections.iter().map(Vec::len).sum();
-    let shard_infos = opts
-        .shard
-        .as_ref()
-        .map(|plan| sharding::apply(plan, &labels, &mut selections));
-    let mut rounds = opts.rounds;
-    if let Some(plan) = &opts.shard {
-        let mine = selections.iter().map(Vec::len).sum();
-        rounds.budget = rounds.budget.mul_f64(plan.work_share(mine, selected));
-    }
-    let mut skipped = Vec::new();
-    let needs_valgrind = opts.instruments.valgrind();
-    let valgrind = if needs_valgrind.is_empty() {
-        None
-    } else {
-        match callgrind::detect() {
-            Ok(v) => Some(v),
-            // Nothing else was asked for: the run cannot do anything useful.
-            Err(reason) if needs_valgrind.len() == opts.instruments.names().len() => {
-                bail!("{reason}")
-            }
-            Err(reason) => {
-                eprintln!(
-                    "warning: {} skipped: {reason}; the other instruments still run",
-                    needs_valgrind.join(", ")
-                );
-                for inst in needs_valgrind {
-                    skipped.push(model::Skipped {
-                        instrument: inst.into(),
-                        reason: reason.clone(),
-                    });
-                }
-                None
-            }
-        }
-    };
-    let fixed_random = match (&valgrind, opts.real_random) {
-        (Some(_), false) => {
-            let cache = target.costbench_dir().join("cache");
-            match callgrind::fixed_random_library(&cache) {
-                Ok(lib) => Some(lib),
-                Err(why) => {
-                    eprintln!(
-                        "warning: {why}; instruction counts of code seeded from getrandom (std's HashMap) may drift between runs"
-                    );
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
+    let (shard_infos, rounds) = setup::shard(opts, &sides, &mut selections);
+    let (valgrind, skipped) = setup::valgrind(opts)?;
+    let fixed_random = setup::fixed_random(opts, target, valgrind.as_ref());
     // The census needs each binary's guards before any callgrind output can be joined with them.
-    let censuses: Vec<(Option<CensusJoin>, Option<model::Skipped>)> = bins
-        .iter()
-        .map(|b| match &valgrind {
-            Some(_) if opts.instruments.asked(Instrument::Census) => {
-                match crate::census::analyse(&b.exe) {
-                    Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
-                    Err(e) => {
-                        let reason = format!("{e:#}");
-                        eprintln!(
-                            "warning: census skipped: {reason}; instruction counts still run"
-                        );
-                        let skip = model::Skipped {
-                            instrument: "census".into(),
-                            reason,
-                        };
-                        (None, Some(skip))
-                    }
-                }
-            }
-            _ => (None, None),
-        })
-        .collect();
+    let censuses = setup::censuses(opts, &bins, valgrind.is_some());
     let total: usize = selections.iter().map(Vec::len).sum();
     let progress = progress_bar(opts, total, valgrind.is_some());
-    let sessions: Vec<Session> = sides
-        .iter()
-        .zip(censuses)
-        .enumerate()
-        .map(|(k, (side, (census, census_skipped)))| {
-            let mut skipped = skipped.clone();
-            skipped.extend(census_skipped);
-            let mut record = new_record(
-                opts,
-                side.target.as_ref().unwrap_or(target),
-                &listings[k],
-                &selections[k],
-                valgrind.as_ref(),
-                census.is_some(),
-                skipped,
-            );
-            record.variant = side.label.clone();
-            record.shard = shard_infos.as_ref().map(|i| i[k].clone());
-            record.build = side.build.clone();
-            record.binary = match crate::size::measure(&side.exe) {
-                Ok(size) => Some(size),
-                Err(e) => {
-                    eprintln!("warning: the size of the bench binary is not recorded: {e:#}");
-                    None
-                }
-            };
-            Session {
-                opts,
-                bin: &bins[k],
-                out: &outs[k],
-                record: Mutex::new(record),
-                fixed_random: fixed_random.clone(),
-                census,
-                progress: progress.clone(),
-            }
-        })
-        .collect();
+    let sessions = setup::sessions(
+        setup::Sides {
+            opts,
+            target,
+            sides: &sides,
+            bins: &bins,
+            listings: &listings,
+            selections: &selections,
+            outs: &outs,
+        },
+        valgrind.as_ref(),
+        setup::Shared {
+            skipped,
+            shard_infos,
+            fixed_random,
+            censuses,
+            progress: progress.clone(),
+        },
+    );
     // The phases, until they end or a signal stops them; either way, what finished is written.
-    let measured = (|| -> Result<()> {
-        for s in &sessions {
-            s.save()?;
-        }
-        costbench_record::fault::point("before-first-scenario");
-        if let Some(vg) = &valgrind {
-            for (k, s) in sessions.iter().enumerate() {
-                if opts.instruments.runs(Instrument::Icount) {
-                    if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
-                        // With several builds, one that valgrind cannot run (a target-cpu=native build
-                        // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
-                        // other builds their results: its counts fail, its wall time still runs.
-                        if sessions.len() == 1 || cancel::interrupted().is_some() {
-                            return Err(e);
-                        }
-                        eprintln!(
-                            "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
-                            sides[k].label
-                        );
-                        s.fail_icount(&format!("{e:#}"))?;
-                    }
-                }
-                for i in registry_phases(opts.instruments, true) {
-                    s.registry_phase(
-                        crate::instrument::phase(i),
-                        Some(vg),
-                        &listings[k],
-                        &selections[k],
-                    )?;
-                }
-            }
-            // Needs every side's counts: which ids changed decides what runs again, perturbed.
-            placement::phase(&sessions, &listings, &selections, vg)?;
-        }
-        for (k, s) in sessions.iter().enumerate() {
-            for i in registry_phases(opts.instruments, false) {
-                s.registry_phase(
-                    crate::instrument::phase(i),
-                    None,
-                    &listings[k],
-                    &selections[k],
-                )?;
-            }
-        }
-        if opts.instruments.asked(Instrument::Throughput) {
-            throughput::throughput_phase(&sessions, &selections)?;
-        }
-        if opts.instruments.asked(Instrument::Walltime) {
-            if let [one] = sessions.as_slice() {
-                one.walltime_phase(&selections[0])?;
-            } else {
-                // A token ring needs every side's library to know `--lockstep` (a baseline revision
-                // may predate it); without it, sides take turns round by round.
-                let lockstep = listings.iter().all(|l| {
-                    l.capabilities
-                        .iter()
-                        .any(|c| c == proto::CAPABILITY_LOCKSTEP)
-                });
-                interleaved::walltime_interleaved(&sessions, &selections, &rounds, lockstep)?;
-            }
-        }
-        Ok(())
-    })();
+    let measured = run_phases(
+        opts,
+        &sessions,
+        &sides,
+        &listings,
+        &selections,
+        valgrind.as_ref(),
+        &rounds,
+    );
     progress.finish_and_clear();
     if let Some(signal) = cancel::interrupted() {
         return Err(interrupted(signal, &sessions, &outs));
@@ -418,18 +240,111 @@ pub fn measure_sides(
         return Err(stopped(e, &sessions, &outs));
     }
     costbench_record::fault::point("after-measuring");
+    finish(opts, target, &sessions, &outs, &listings, &sides)
+}
+
+/// The phases of a run, in order: each side's instruments under valgrind (instruction counts
+/// first, then the registry's), the placement runs that need every side's counts, the
+/// registry's instruments that run natively, throughput, and last wall time (one side alone, or
+/// several interleaved).
+fn run_phases(
+    opts: &RunOptions,
+    sessions: &[Session],
+    sides: &[SideSpec],
+    listings: &[Listing],
+    selections: &[Vec<&ScenarioInfo>],
+    valgrind: Option<&callgrind::Valgrind>,
+    rounds: &Rounds,
+) -> Result<()> {
+    for s in sessions {
+        s.save()?;
+    }
+    costbench_record::fault::point("before-first-scenario");
+    if let Some(vg) = valgrind {
+        for (k, s) in sessions.iter().enumerate() {
+            if opts.instruments.runs(Instrument::Icount) {
+                if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
+                    // With several builds, one that valgrind cannot run (a target-cpu=native build
+                    // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
+                    // other builds their results: its counts fail, its wall time still runs.
+                    if sessions.len() == 1 || cancel::interrupted().is_some() {
+                        return Err(e);
+                    }
+                    eprintln!(
+                        "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
+                        sides[k].label
+                    );
+                    s.fail_icount(&format!("{e:#}"))?;
+                }
+            }
+            for i in registry_phases(opts.instruments, true) {
+                s.registry_phase(
+                    crate::instrument::phase(i),
+                    Some(vg),
+                    &listings[k],
+                    &selections[k],
+                )?;
+            }
+        }
+        // Needs every side's counts: which ids changed decides what runs again, perturbed.
+        placement::phase(sessions, listings, selections, vg)?;
+    }
+    for (k, s) in sessions.iter().enumerate() {
+        for i in registry_phases(opts.instruments, false) {
+            s.registry_phase(
+                crate::instrument::phase(i),
+                None,
+                &listings[k],
+                &selections[k],
+            )?;
+        }
+    }
+    if opts.instruments.asked(Instrument::Throughput) {
+        throughput::throughput_phase(sessions, selections)?;
+    }
+    if opts.instruments.asked(Instrument::Walltime) {
+        if let [one] = sessions {
+            one.walltime_phase(&selections[0])?;
+        } else {
+            // A token ring needs every side's library to know `--lockstep` (a baseline revision
+            // may predate it); without it, sides take turns round by round.
+            let lockstep = listings.iter().all(|l| {
+                l.capabilities
+                    .iter()
+                    .any(|c| c == proto::CAPABILITY_LOCKSTEP)
+            });
+            interleaved::walltime_interleaved(sessions, selections, rounds, lockstep)?;
+        }
+    }
+    Ok(())
+}
+
+/// Each side's record, finished: contracts checked, each instrument's own finishing (its
+/// folder's `finish`), the end time set, and written.
+fn finish(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    sessions: &[Session],
+    outs: &[OutputDir],
+    listings: &[Listing],
+    sides: &[SideSpec],
+) -> Result<Vec<RunRecord>> {
     let mut records = Vec::new();
-    for (((s, out), listing), side) in sessions.iter().zip(&outs).zip(&listings).zip(sides) {
+    for (((s, out), listing), side) in sessions.iter().zip(outs).zip(listings).zip(sides) {
         let mut record = s.record.lock().expect("no worker panicked");
         let root = &side.target.as_ref().unwrap_or(target).workspace_root;
-        crate::instrument::consttime::relative_to(&mut record, root);
         check_contracts(&mut record, listing, &opts.budgets)?;
-        costbench_judge::consttime::accept(&mut record, &opts.ct_allow);
+        // What each instrument does to a finished side's record (its folder's `finish`).
+        for i in opts.instruments.running() {
+            if let Phase::Parallel(p) | Phase::Probed(p) = crate::instrument::phase(i) {
+                p.finish(&mut record, root, opts);
+            }
+        }
         record.finished_at = Some(environment::now_rfc3339());
         if let Err(e) = out.write_all(&record) {
             record.finished_at = None;
             drop(record);
-            return Err(stopped(e, &sessions, &outs));
+            return Err(stopped(e, sessions, outs));
         }
         records.push(record.clone());
     }
@@ -647,30 +562,21 @@ pub(crate) fn new_record(
         .filter(|i| census || *i != Instrument::Census)
         .map(|i| i.name().to_string())
         .collect();
-    RunRecord {
-        schema: model::SCHEMA.into(),
-        schema_version: model::SCHEMA_VERSION,
-        run_id: environment::new_run_id(),
-        started_at: environment::now_rfc3339(),
-        finished_at: None,
-        interrupted: None,
-        completion: None,
-        tool: model::Tool {
+    let mut record = RunRecord::new(
+        environment::new_run_id(),
+        environment::now_rfc3339(),
+        model::Tool {
             name: "costbench".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             protocol: PROTOCOL_VERSION,
         },
-        suite: model::SuiteInfo {
+        model::SuiteInfo {
             package: target.package.clone(),
             bench: target.bench.clone(),
             library_version: listing.library_version.clone(),
         },
-        variant: "default".into(),
-        environment: environment::collect(
-            &target.workspace_root,
-            valgrind.map(|v| v.version.clone()),
-        ),
-        settings: model::Settings {
+        environment::collect(&target.workspace_root, valgrind.map(|v| v.version.clone())),
+        model::Settings {
             instruments,
             filter: opts.filter.as_ref().map(|f| f.as_str().to_string()),
             jobs: opts.jobs,
@@ -685,17 +591,7 @@ pub(crate) fn new_record(
             no_default_features: opts.cargo.no_default_features,
             profile: opts.cargo.profile.clone(),
         },
-        skipped,
-        harness_residual_ir: None,
-        shard: None,
-        merged: None,
-        build: None,
-        binary: None,
-        budgets: Vec::new(),
-        complexity: Vec::new(),
-        complexity_checks: Vec::new(),
-        backfill: None,
-        results: selected
+        selected
             .iter()
             .flat_map(|s| {
                 let load_rows: Vec<ScenarioResult> = match &s.service {
@@ -733,7 +629,9 @@ pub(crate) fn new_record(
                     .chain(load_rows)
             })
             .collect(),
-    }
+    );
+    record.skipped = skipped;
+    record
 }
 
 fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> Progress {

@@ -1,7 +1,6 @@
 //! The phases of a session: instruction counts (with the census riding on them) and wall time,
 //! which have phases of their own, and the one phase of every instrument whose children are one
-//! process per party writing one file (cache and DHAT under valgrind, memory and perf in
-//! process), run in parallel or, after a probe, one scenario at a time, as the registry
+//! process per party writing one file (under valgrind or in process), run in parallel or, after a probe, one scenario at a time, as the registry
 //! (`crate::instrument::phase`) says. Each spawns its children through [`Session`], hands what
 //! they wrote to the instrument's parser and stores the figure; none parses a child's output
 //! itself.

@@ -9,6 +9,11 @@
 //! judge's compared figures, the history's metrics and the command line's values. The measuring
 //! crate expands the same list into its folders' `mod` lines and its `phase` table.
 //!
+//! Each entry also points at its instrument's slice of the record: the module of this folder
+//! named like its folder (`dhat.rs`), which holds its figure's type where it has one, whether a
+//! result has its figure and its CSV columns ([`Slice`]). The rest of this crate loops over
+//! [`Instrument::slice`] and names no instrument there.
+//!
 //! Data only, like the rest of this crate: how an instrument's process is started and its output
 //! read is `costbench-measure`'s (`src/instrument/`, one folder per instrument), how its figures
 //! are judged `costbench-judge`'s. Nothing here may depend on clap or spawn anything.
@@ -16,8 +21,10 @@
 //! [`for_each_instrument!`]: crate::for_each_instrument!
 
 mod figure;
+mod slice;
 
 pub use figure::{Figure, Judged};
+pub use slice::{Column, Slice};
 
 use crate::history::Metric;
 
@@ -172,7 +179,8 @@ macro_rules! for_each_instrument {
 }
 
 /// What this crate derives from the registry: the enum, one descriptor per variant (at its
-/// variant's index), and the instruments in `--instrument`'s order.
+/// variant's index), the instruments in `--instrument`'s order, and one module per instrument
+/// (named in its entry) holding its [`Slice`] of the record.
 macro_rules! derive_instruments {
     ($( $(#[$doc:meta])* $variant:ident($folder:ident) { $($field:ident: $value:expr),* $(,)? } ),* $(,)?) => {
         /// One instrument: one kind of measurement of every selected scenario.
@@ -194,9 +202,18 @@ macro_rules! derive_instruments {
             }, )*
         ];
 
+        $( pub mod $folder; )*
+
         impl Instrument {
             /// Every instrument, in the order `--instrument` lists them.
             pub const ALL: [Instrument; COUNT] = [ $( Instrument::$variant, )* ];
+
+            /// Its slice of the run record: its module in this folder, named in its entry.
+            pub fn slice(self) -> &'static Slice {
+                match self {
+                    $( Instrument::$variant => &$folder::SLICE, )*
+                }
+            }
         }
     };
 }

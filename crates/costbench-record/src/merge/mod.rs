@@ -6,7 +6,7 @@
 //! missing or given twice; a scenario measured by two shards), naming the directories and what
 //! differs, and keeps per row which shard and machine measured it ([`Merged`]), so that wall
 //! time measured on different machines is never compared as if from one. [`merge_dirs`] reads
-//! the directories, copies the instruments' files (callgrind, cache, DHAT outputs) and writes
+//! the directories, copies the instruments' kept files (their descriptors' `kept`) and writes
 //! the merged directory atomically through [`OutputDir`].
 
 use crate::model::{

@@ -25,10 +25,10 @@ pub struct Counters {
     pub memory: Option<Memory>,
     /// `--instrument dhat`: valgrind DHAT's heap totals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dhat: Option<Dhat>,
+    pub dhat: Option<crate::instrument::dhat::Dhat>,
     /// `--instrument constant-time`: memcheck's findings on the secrets the scenario marked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub constant_time: Option<super::consttime::ConstantTime>,
+    pub constant_time: Option<crate::instrument::consttime::ConstantTime>,
     /// The figure of each instrument that has no typed field here, by instrument name: one
     /// number, a count or a measurement (`"figures": {"nulgrind": 7}`). An instrument whose
     /// figure is one number stores it here (`Counters::set`, beside the registry of instruments)
@@ -178,19 +178,4 @@ pub struct Allocations {
     pub reallocs_per_op: f64,
     /// `bytes_allocated` divided by the scenario's ops.
     pub bytes_allocated_per_op: f64,
-}
-
-/// DHAT's heap figures for the scenario's whole process (DHAT cannot be limited to the body).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Dhat {
-    /// Bytes allocated over the whole process.
-    pub total_bytes: u64,
-    /// Blocks allocated over the whole process.
-    pub total_blocks: u64,
-    /// Bytes live at the global heap peak (t-gmax).
-    pub peak_bytes: u64,
-    /// Blocks live at the global heap peak.
-    pub peak_blocks: u64,
-    /// DHAT's JSON output for this id, relative to the output directory.
-    pub dhat_out: String,
 }

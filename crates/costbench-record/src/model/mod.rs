@@ -12,14 +12,13 @@
 pub mod budget;
 mod completion;
 pub mod complexity;
-pub mod consttime;
 mod counters;
 pub mod miri;
 mod walltime;
 
 pub use completion::{Completion, RowState, StopReason, Unfinished};
 pub use counters::{
-    Allocations, CacheSim, Counters, Dhat, FigureValue, Memory, Perf, PerfCounter, CACHE_ROWS,
+    Allocations, CacheSim, Counters, FigureValue, Memory, Perf, PerfCounter, CACHE_ROWS,
 };
 
 use serde::{Deserialize, Serialize};
@@ -561,6 +560,45 @@ pub struct Failure {
 }
 
 impl RunRecord {
+    /// The one constructor of a run record (a measured run's, an import's, a test's): a record
+    /// of the current schema, of variant `default`, with `results` and nothing finished,
+    /// skipped, sharded, merged, built or checked yet; the caller sets what it knows beyond that.
+    pub fn new(
+        run_id: String,
+        started_at: String,
+        tool: Tool,
+        suite: SuiteInfo,
+        environment: Environment,
+        settings: Settings,
+        results: Vec<ScenarioResult>,
+    ) -> RunRecord {
+        RunRecord {
+            schema: SCHEMA.into(),
+            schema_version: SCHEMA_VERSION,
+            run_id,
+            started_at,
+            finished_at: None,
+            interrupted: None,
+            completion: None,
+            tool,
+            suite,
+            variant: "default".into(),
+            environment,
+            settings,
+            skipped: Vec::new(),
+            harness_residual_ir: None,
+            results,
+            build: None,
+            shard: None,
+            merged: None,
+            binary: None,
+            budgets: Vec::new(),
+            complexity: Vec::new(),
+            complexity_checks: Vec::new(),
+            backfill: None,
+        }
+    }
+
     pub fn failed(&self) -> impl Iterator<Item = &ScenarioResult> {
         self.results.iter().filter(|r| !r.failures.is_empty())
     }
@@ -626,22 +664,11 @@ impl ScenarioResult {
     /// Whether this result has a figure of instrument `inst` (by its `run.json` name): the one
     /// answer every reader takes (completion, unfinished runs, interrupted runs).
     pub fn has_figure(&self, inst: &str) -> bool {
-        let c = &self.counters;
-        match inst {
-            "throughput" => self.throughput.is_some(),
-            "icount" => self.icount.is_some(),
-            "walltime" => self.walltime.is_some(),
-            "cache" => c.cache.is_some(),
-            "memory" => c.memory.is_some(),
-            "perf" => c.perf.is_some(),
-            "dhat" => c.dhat.is_some(),
-            "constant-time" => c.constant_time.is_some(),
-            // The census rides on icount's run: its rows hold the checks that ran, none for a
-            // scenario without checks.
-            "census" => true,
-            // An instrument without a typed field keeps its one number in `figures` under its
-            // name (docs/extending.md).
-            other => c.figures.contains_key(other),
+        // Each instrument's slice says (`crate::instrument`); an instrument without a typed
+        // field keeps its one number in `figures` under its name (docs/extending.md).
+        match crate::instrument::Instrument::from_name(inst).and_then(|i| i.slice().has_figure) {
+            Some(has) => has(self),
+            None => self.counters.figures.contains_key(inst),
         }
     }
 

@@ -4,7 +4,7 @@
 //!
 //! Pure: [`render`] is a function of its [`Input`]. Choosing which runs to compare, judging them
 //! and the history series, reading runs, querying the history and writing the file belong to
-//! the caller (`costbench_cli::output::html`); this module and its sections only render. Every string
+//! the caller (`costbench_cli::core::page`); this module and its sections only render. Every string
 //! that did not come from this module goes through [`escape::escape`], and none is ever put
 //! inside a script.
 //!
@@ -19,7 +19,6 @@
 //! charts) and `provenance` (where every run came from); `history_chart` is the history chart
 //! with its caption that the scenario and contracts sections share.
 
-mod consttime;
 mod contracts;
 pub mod escape;
 pub(crate) mod explain;
@@ -217,18 +216,17 @@ pub fn render(input: &Input) -> String {
     if loads {
         page.push_str("<a href=\"#throughput\">Throughput</a>");
     }
-    if main
-        .results
-        .iter()
-        .any(|r| r.counters.constant_time.is_some())
-    {
-        page.push_str("<a href=\"#constant-time\">Constant time</a>");
+    let sections = crate::instrument::run_html(main);
+    for (s, _) in sections.iter().filter(|(_, linked)| *linked) {
+        let _ = write!(page, "<a href=\"#{}\">{}</a>", s.anchor, s.title);
     }
     page.push_str(
         "<a href=\"#scenarios\">Scenarios</a><a href=\"#provenance\">Provenance</a></nav><main>",
     );
     overview(&mut page, main, input.comparison, &rows);
-    consttime::section(&mut page, main);
+    for (s, _) in &sections {
+        (s.section)(&mut page, main);
+    }
     if !variants.is_empty() {
         variants_section(&mut page, variants);
     }
@@ -375,7 +373,7 @@ mod tests {
         run.variant = "<b>variant</b>".into();
         run.environment.git.as_mut().unwrap().branch = Some(INJECTED.into());
         run.environment.host.cpu = Some("<marquee>".into());
-        // Judged as `costbench_cli::output::html::judged_history` judges two points: too short to learn a
+        // Judged as `costbench_cli::core::page::judged_history` judges two points: too short to learn a
         // threshold, so the default one, which the +20 % change crosses.
         let h = [History {
             id: INJECTED.into(),
@@ -501,7 +499,7 @@ mod tests {
             )
         };
         let runs = [run("base", 1.0, 1), run("cand", 1.2, 3)];
-        // `costbench_cli::output::html::comparison_pair` picks these two (tested there).
+        // `costbench_cli::core::page::comparison_pair` picks these two (tested there).
         let cmp = compare::compare_with(
             &runs[0],
             &runs[1],

@@ -145,17 +145,8 @@ pub(super) fn scenario(
         }
         fact(page, "max RSS", &format!("{} KiB", m.max_rss_kib));
     }
-    if let Some(d) = &r.counters.dhat {
-        fact(
-            page,
-            "DHAT total bytes · blocks",
-            &format!("{} · {}", d.total_bytes, d.total_blocks),
-        );
-        fact(
-            page,
-            "DHAT peak bytes · blocks",
-            &format!("{} · {}", d.peak_bytes, d.peak_blocks),
-        );
+    for (name, value) in crate::instrument::facts(r) {
+        fact(page, name, &value);
     }
     page.push_str("</div>");
     if let Some(wall) = &r.walltime {
@@ -283,11 +274,11 @@ pub(super) fn scenario(
         r.counters.cache.as_ref().map(|_| "callgrind cache-sim"),
         r.counters.perf.as_ref().map(|_| "perf_event_open"),
         r.counters.memory.as_ref().map(|_| "counting allocator"),
-        r.counters.dhat.as_ref().map(|_| "DHAT"),
-        r.census.as_ref().map(|_| "census"),
     ]
     .into_iter()
     .flatten()
+    .chain(crate::instrument::measured_by(r))
+    .chain(r.census.as_ref().map(|_| "census"))
     .collect();
     let _ = write!(
         page,

@@ -1,6 +1,6 @@
 //! The variants section: heat maps of each variant's per-op figures as ratios to the baseline
 //! variant. Which runs are the variants and how they compare is the gatherer's
-//! (`costbench_cli::output::html`); this module only draws the [`VariantRun`]s it is given.
+//! (`costbench_cli::core::page`); this module only draws the [`VariantRun`]s it is given.
 
 use super::escape::escape;
 use super::{svg, VariantRun};

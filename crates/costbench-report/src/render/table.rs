@@ -21,7 +21,7 @@ impl Renderer for Table {
             }
             s += &crate::budget::complexity(v.record);
             s += &crate::budget::terminal(v.record);
-            s += &crate::consttime::terminal(v.record);
+            s += &crate::instrument::run_terminal(v.record);
             s + &v.footer
         })
     }

@@ -11,7 +11,8 @@ pub mod parse;
 
 use super::callgrind::Valgrind;
 use super::shape::{PerParty, Phase, Stored};
-use costbench_record::model::consttime::ConstantTime;
+use crate::run::RunOptions;
+use costbench_record::instrument::consttime::ConstantTime;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::path::Path;
 use std::process::Command;
@@ -47,6 +48,13 @@ impl PerParty for ConstantTimeCheck {
         let vg = valgrind.expect("the constant-time instrument runs only with valgrind");
         vg.command(TOOL_ARGS, "xml-file", out_file, exe, &args)
     }
+
+    /// Its findings' source files named relative to the side's workspace, then the findings
+    /// costbench.toml's `[[constant-time.allow]]` matches marked accepted.
+    fn finish(&self, record: &mut RunRecord, root: &Path, opts: &RunOptions) {
+        relative_to(record, root);
+        costbench_judge::consttime::accept(record, &opts.ct_allow);
+    }
 }
 
 impl Stored for ConstantTime {
@@ -57,7 +65,7 @@ impl Stored for ConstantTime {
 
 /// Names the source files of every finding of `record` under `root` (the workspace that was
 /// built) relative to it, as the library names the places secrets were marked.
-pub fn relative_to(record: &mut RunRecord, root: &Path) {
+fn relative_to(record: &mut RunRecord, root: &Path) {
     let rel = |f: &mut Option<String>| {
         if let Some(r) = f
             .as_deref()

@@ -12,7 +12,7 @@
 use super::super::shape::{Output, Parser};
 use super::ConstantTimeCheck;
 use costbench_record::instrument::Instrument;
-use costbench_record::model::consttime::{ConstantTime, CtFinding, CtFrame, CtKind, CtOrigin};
+use costbench_record::instrument::consttime::{ConstantTime, CtFinding, CtFrame, CtKind, CtOrigin};
 use costbench_record::model::Failure;
 use std::collections::HashMap;
 
@@ -319,13 +319,13 @@ mod tests {
         assert_eq!(ct.secret_marks, 1);
         assert_eq!(
             ct.verdict(),
-            costbench_record::model::consttime::CtVerdict::ConstantTime
+            costbench_record::instrument::consttime::CtVerdict::ConstantTime
         );
         let plain = read(NO_SECRET).unwrap();
         assert!(plain.findings.is_empty());
         assert_eq!(
             plain.verdict(),
-            costbench_record::model::consttime::CtVerdict::NotChecked
+            costbench_record::instrument::consttime::CtVerdict::NotChecked
         );
     }
 
@@ -351,7 +351,7 @@ mod tests {
         assert!(f.gates());
         assert_eq!(
             ct.verdict(),
-            costbench_record::model::consttime::CtVerdict::Leaks(1)
+            costbench_record::instrument::consttime::CtVerdict::Leaks(1)
         );
         assert!(f.line().starts_with("memory error at "), "{}", f.line());
         assert!(
@@ -365,7 +365,7 @@ mod tests {
     fn bad_input_is_refused_and_a_dead_child_is_its_own_failure() {
         assert!(read("").is_err());
         assert!(
-            read("<valgrindoutput><protocoltool>dhat</protocoltool></valgrindoutput>")
+            read("<valgrindoutput><protocoltool>massif</protocoltool></valgrindoutput>")
                 .unwrap_err()
                 .contains("not memcheck")
         );

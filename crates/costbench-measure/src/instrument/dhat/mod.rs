@@ -10,7 +10,7 @@ pub mod parse;
 
 use super::callgrind::Valgrind;
 use super::shape::{Phase, PerParty, Stored};
-use costbench_record::model::{self, ScenarioResult};
+use costbench_record::model::ScenarioResult;
 use std::path::Path;
 use std::process::Command;
 
@@ -44,7 +44,7 @@ impl PerParty for Dhat {
     }
 }
 
-impl Stored for model::Dhat {
+impl Stored for costbench_record::instrument::dhat::Dhat {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {
         r.counters.dhat = Some(*self);
     }

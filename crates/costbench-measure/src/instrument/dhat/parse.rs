@@ -4,7 +4,7 @@ use super::super::shape::{Output, Parser};
 use super::Dhat;
 use anyhow::{anyhow, Context, Result};
 use costbench_record::instrument::Instrument;
-use costbench_record::model::{self, Failure};
+use costbench_record::model::Failure;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -57,9 +57,9 @@ pub fn totals(json: &str) -> Result<(u64, u64, u64, u64)> {
 
 impl Parser for Dhat {
     const INSTRUMENT: Instrument = Instrument::Dhat;
-    type Figure = model::Dhat;
+    type Figure = costbench_record::instrument::dhat::Dhat;
 
-    fn parse(&self, out: Output<'_>) -> Result<model::Dhat, Failure> {
+    fn parse(&self, out: Output<'_>) -> Result<costbench_record::instrument::dhat::Dhat, Failure> {
         out.ended_well(Self::INSTRUMENT)?;
         let (tb, tbk, gb, gbk) = out
             .text("DHAT")
@@ -67,7 +67,7 @@ impl Parser for Dhat {
                 totals(&t).with_context(|| format!("in DHAT output {}", out.path.display()))
             })
             .map_err(|e| out.failure(Self::INSTRUMENT, "no-measurement", format!("{e:#}")))?;
-        Ok(model::Dhat {
+        Ok(costbench_record::instrument::dhat::Dhat {
             total_bytes: tb,
             total_blocks: tbk,
             peak_bytes: gb,

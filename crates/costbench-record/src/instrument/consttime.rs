@@ -1,12 +1,20 @@
-//! What `--instrument constant-time` found in one measured id: the secrets its process marked
-//! (`costbench::secret`) and memcheck's findings ([`ConstantTime`], [`CtFinding`]), with the
-//! verdict they give ([`CtVerdict`]) and the findings that fail the gate, or that an entry of
-//! costbench.toml's `[[constant-time.allow]]` accepted ([`CtAccepted`]). Plain serde types and
-//! pure functions over them; the instrument that fills them is `costbench-measure`'s
-//! (`src/instrument/consttime/`), which entries match which findings `costbench-judge`'s
-//! (`src/consttime.rs`).
+//! The constant-time check's slice of the run record: what `--instrument constant-time` found in
+//! one measured id, the secrets its process marked (`costbench::secret`) and memcheck's findings
+//! ([`ConstantTime`], [`CtFinding`]), with the verdict they give ([`CtVerdict`]) and the
+//! findings that fail the gate, or that an entry of costbench.toml's `[[constant-time.allow]]`
+//! accepted ([`CtAccepted`]); and whether a result has its figure (memcheck's findings were
+//! read for it; none found is a figure too). Plain serde types and pure functions over them; the
+//! instrument that fills them is `costbench-measure`'s (`src/instrument/consttime/`), which
+//! entries match which findings `costbench-judge`'s (`src/consttime.rs`).
 
+use super::slice::Slice;
 use serde::{Deserialize, Serialize};
+
+/// Its slice.
+pub const SLICE: Slice = Slice {
+    has_figure: Some(|r| r.counters.constant_time.is_some()),
+    memory_csv: &[],
+};
 
 /// What memcheck reported for one party's process under `--instrument constant-time`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -234,7 +242,7 @@ impl ConstantTime {
     }
 }
 
-impl super::RunRecord {
+impl crate::model::RunRecord {
     /// Every finding of `--instrument constant-time` that fails the run, with its id.
     pub fn broken_constant_time(&self) -> impl Iterator<Item = (&str, &CtFinding)> {
         self.results.iter().flat_map(|r| {

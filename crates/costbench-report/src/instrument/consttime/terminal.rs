@@ -4,7 +4,7 @@
 //! record; `check`'s gate lists the failing and accepted findings itself (`check.rs`,
 //! `markdown.rs`).
 
-use costbench_record::model::consttime::{CtFinding, CtVerdict};
+use costbench_record::instrument::consttime::{CtFinding, CtVerdict};
 use costbench_record::model::RunRecord;
 use std::fmt::Write as _;
 
@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 const FRAMES_SHOWN: usize = 4;
 
 /// The constant-time section of a run's table: nothing when the instrument did not run.
-pub fn terminal(record: &RunRecord) -> String {
+pub(super) fn terminal(record: &RunRecord) -> String {
     let mut out = String::new();
     let rows: Vec<_> = record
         .results
@@ -93,7 +93,7 @@ fn finding(out: &mut String, f: &CtFinding) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::model::consttime::{ConstantTime, CtKind};
+    use costbench_record::instrument::consttime::{ConstantTime, CtKind};
     use costbench_record::testing::{ct_finding, ct_frame, record, scenario};
 
     #[test]
@@ -137,7 +137,7 @@ constant time (memcheck on the bytes each scenario marked secret): 1 of 3 ids BR
 
     #[test]
     fn accepted_findings_say_so_and_their_id_is_not_constant_time() {
-        use costbench_record::model::consttime::CtAccepted;
+        use costbench_record::instrument::consttime::CtAccepted;
         let mut leak = scenario("leak/table");
         leak.counters.constant_time = Some(ConstantTime {
             secret_marks: 1,

@@ -2,8 +2,8 @@
 //! constant-time` and its findings with their source lines. Nothing when the instrument did
 //! not run.
 
-use super::escape::escape;
-use costbench_record::model::consttime::CtVerdict;
+use crate::html::escape::escape;
+use costbench_record::instrument::consttime::CtVerdict;
 use costbench_record::model::RunRecord;
 use std::fmt::Write as _;
 
@@ -45,7 +45,7 @@ pub(super) fn section(page: &mut String, run: &RunRecord) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::model::consttime::{ConstantTime, CtFinding, CtKind};
+    use costbench_record::instrument::consttime::{ConstantTime, CtFinding, CtKind};
     use costbench_record::testing::{ct_finding, ct_frame, record, scenario};
 
     #[test]

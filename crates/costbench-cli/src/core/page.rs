@@ -1,9 +1,10 @@
-//! Gathers what the HTML report shows (the runs, the comparison of the first and last of them,
-//! history series from the store) and judges it (which runs are compared, each history series'
-//! threshold and the points that cross it), into the page document
-//! (`costbench_report::render::Page`) that the sink renders and writes. Shared by `costbench
-//! report` and `costbench run --html`; it reads the store but never measures, and it neither
-//! renders nor writes.
+//! The HTML report's gathering, in the command core like every other command's: what the page
+//! shows (the runs, the comparison of the first and last of them, history series from the store)
+//! and its judging (which runs are compared, judged by [`super::sides::judge_sides`] as `compare`
+//! judges them; each history series' threshold and the points that cross it), into the page
+//! document (`costbench_report::render::Page`) that the output layer only renders and writes.
+//! Shared by `costbench report` and `costbench run --html`; it reads the store but never
+//! measures, and it neither renders nor writes.
 
 use anyhow::{Context, Result};
 use costbench_judge::compare::{self, noise::HistoricThresholds, CompareOptions, Comparison};
@@ -56,34 +57,17 @@ pub fn gather(
     history_limit: usize,
 ) -> Result<Gathered> {
     let last = runs.last().context("no run to report")?;
-    // Default thresholds: the same verdicts `costbench compare BASE CAND` prints.
+    // Default thresholds: the same verdicts `costbench compare BASE CAND` prints, judged by the
+    // steps `compare` takes (profiles read first, then judged, then explained).
+    let dir = |k: usize| dirs.get(k).copied().flatten();
     let comparison = comparison_pair(&runs).map(|(b, c)| {
-        let mut cmp = compare::compare_with(
-            &runs[b],
-            &runs[c],
+        super::sides::judge_sides(
+            (&runs[b], dir(b)),
+            (&runs[c], dir(c)),
             &CompareOptions::default(),
             &HistoricThresholds::default(),
-        );
-        let dir = |k: usize| dirs.get(k).copied().flatten();
-        compare::functions::attach(
-            &mut cmp,
-            |id| {
-                costbench_measure::instrument::icount::profile::load_both(
-                    id,
-                    &runs[b],
-                    dir(b),
-                    &runs[c],
-                    dir(c),
-                )
-            },
             None,
-        );
-        crate::core::sides::attach_explanations(
-            &mut cmp,
-            (&runs[b], dir(b), None),
-            (&runs[c], dir(c), None),
-        );
-        cmp
+        )
     });
     let history = match store {
         Some(s) => history(s, last, history_limit)?,

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Issue 40's target "runs, records, CSV files, comparisons and reports of the built-in suite are
+# byte for byte the same before and after", shown: `capture` measures a small part of the
+# built-in suite (icount, cache, memory, dhat, census, walltime) twice and the selftest suite's
+# constant-time scenarios once with this tree's binary, keeps the run folders and the history
+# database in DIR, and renders them (export JSON and BMF, compare in every format and JUnit,
+# the HTML report with and without history, history listings and series, an import). `check`,
+# run later on a changed tree, renders DIR's kept runs again with the changed binary and diffs
+# every byte; then it measures once more and diffs the run records and CSV files with the
+# fields that depend on time or load left out (times, run ids, git, build times, wall time and
+# its CPU, max RSS). Exit 0 when everything is the same, 1 with the diff otherwise.
+# (Beside the end-to-end tests rather than in scripts/, whose every file README.md's layout
+# table must name.)
+#
+# Usage: crates/costbench-cli/tests/slices-same.sh capture DIR   (before the change; about 2 minutes once built)
+#        crates/costbench-cli/tests/slices-same.sh check DIR     (after it)
+set -euo pipefail
+mode=${1:?usage: crates/costbench-cli/tests/slices-same.sh capture|check DIR}
+dir=${2:?usage: crates/costbench-cli/tests/slices-same.sh capture|check DIR}
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+cargo build -q --locked -p costbench-cli --manifest-path "$repo/Cargo.toml"
+bin="${CARGO_TARGET_DIR:-$repo/target}/debug/costbench"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export NO_COLOR=1 COLUMNS=100
+
+builtin=(--manifest-path "$repo/suites/builtin/Cargo.toml" --bench builtin
+    --filter '^(alloc/word_count|index/matmul32/checked)'
+    --instrument icount,cache,memory,dhat,census,walltime)
+consttime=(--manifest-path "$repo/suites/selftest/Cargo.toml" --bench consttime
+    --instrument constant-time,icount)
+
+# Wall time on any CPU: the default waits for CPU 1 while another costbench run times wall time
+# on it, and a fresh run's wall time is left out of what is compared anyway.
+cpu=any
+
+# measure OUT: the runs, into OUT/{a,b,ct} and the history OUT/history.db.
+measure() {
+    local out=$1 runs=${2:-a b}
+    for r in $runs; do
+        "$bin" run "${builtin[@]}" --output-dir "$out/$r" --db "$out/history.db" --quiet \
+            --walltime-cpu "$cpu"
+    done
+    # Any finding exits 3: the scenarios leak on purpose.
+    "$bin" run "${consttime[@]}" --output-dir "$out/ct" --db "$out/history.db" --quiet || [ $? = 3 ]
+}
+
+# render OUT: every view of the kept runs, from a copy of them in the current directory (relative
+# paths, so that no view shows where the copy is).
+render() {
+    local out=$1
+    mkdir -p "$out"
+    rm -rf runs && cp -r "$dir/runs" runs
+    local db=runs/history.db
+    for f in json bmf; do "$bin" export runs/a --format "$f" >"$out/export-a.$f"; done
+    "$bin" export runs/ct --format json >"$out/export-ct.json"
+    for f in table markdown json; do
+        "$bin" compare runs/a runs/b --format "$f" --junit "$out/compare-junit.xml" \
+            >"$out/compare.$f" || [ $? = 3 ]
+        "$bin" compare runs/ct runs/ct --format "$f" >"$out/compare-ct.$f" || [ $? = 3 ]
+    done
+    "$bin" report runs/a runs/b --no-history -o "$out/report-ab.html"
+    "$bin" report runs/ct --no-history -o "$out/report-ct.html"
+    "$bin" report runs/a runs/b --db "$db" -o "$out/report-history.html"
+    "$bin" history --db "$db" >"$out/history.txt"
+    for m in icount walltime cycles alloc-bytes allocs peak-bytes max-rss; do
+        "$bin" history --db "$db" --scenario alloc/word_count/borrowed --metric "$m" \
+            >"$out/history-$m.txt"
+    done
+    "$bin" import runs/a --db fresh.db --commit 0000000 --branch main >"$out/import.txt" 2>&1
+    "$bin" history --db fresh.db >"$out/history-imported.txt"
+    "$bin" history --db fresh.db --scenario index/matmul32/checked --metric cycles \
+        >"$out/history-imported-cycles.txt"
+    # Times of day: the import's and the HTML report's own.
+    sed -i -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2})?(Z|[+-][0-9:]{5})?/<time>/g' \
+        "$out"/*
+}
+
+# normalise RUN OUT: the run's record and CSV files without what depends on time or load.
+normalise() {
+    python3 - "$1" "$2" <<'EOF'
+import csv, json, os, sys
+run, out = sys.argv[1], sys.argv[2]
+os.makedirs(out, exist_ok=True)
+r = json.load(open(os.path.join(run, "run.json")))
+for k in ("run_id", "started_at", "finished_at"):
+    r.pop(k, None)
+r["environment"].pop("git", None)
+r.pop("build", None)
+r["settings"].pop("walltime_cpu", None)
+for res in r["results"]:
+    res.pop("walltime", None)
+    if res.get("memory"):
+        res["memory"].pop("max_rss_kib", None)
+json.dump(r, open(os.path.join(out, "run.json"), "w"), indent=1, sort_keys=True)
+for name in sorted(os.listdir(run)):
+    if not name.endswith(".csv") or name == "walltime.csv":
+        continue
+    rows = list(csv.reader(open(os.path.join(run, name))))
+    if name == "memory.csv":
+        i = rows[0].index("max_rss_kib")
+        for row in rows[1:]:
+            row[i] = "-"
+    csv.writer(open(os.path.join(out, name), "w")).writerows(rows)
+EOF
+}
+
+cd "$work"
+case $mode in
+capture)
+    rm -rf "$dir/runs" "$dir/render"
+    measure "$dir/runs"
+    render "$dir/render"
+    # b was measured like a: what differs between them is not deterministic and `check` would
+    # report it as a change.
+    normalise "$dir/runs/a" "$work/a"
+    normalise "$dir/runs/b" "$work/b"
+    diff -r "$work/a" "$work/b" || { echo "a and b differ beyond the normalised fields"; exit 1; }
+    echo "captured in $dir: $(ls "$dir/render" | wc -l) rendered files, runs a, b, ct"
+    ;;
+check)
+    status=0
+    render "$work/render"
+    diff -r "$dir/render" "$work/render" && echo "rendered views: the same ($(ls "$work/render" | wc -l) files)" || status=1
+    measure "$work/runs" a
+    for r in a ct; do
+        normalise "$dir/runs/$r" "$work/kept/$r"
+        normalise "$work/runs/$r" "$work/fresh/$r"
+    done
+    diff -r "$work/kept" "$work/fresh" && echo "fresh run records and CSV files: the same" || status=1
+    exit $status
+    ;;
+*)
+    echo "usage: crates/costbench-cli/tests/slices-same.sh capture|check DIR" >&2
+    exit 2
+    ;;
+esac

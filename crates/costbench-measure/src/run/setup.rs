@@ -1,0 +1,250 @@
+//! The steps of a run before its first phase, in the order [`super::measure_sides`] takes
+//! them: each side's binary, its listing and selection (refusing a run with nothing to
+//! measure), the output directories, this shard's share, valgrind and the fixed getrandom it
+//! preloads, each binary's census, and one [`Session`] per side holding its empty record. It
+//! measures nothing and never writes a record.
+
+use super::{
+    callgrind, cancel, model, new_record, nothing_to_measure, select, sharding, Binary, CensusJoin,
+    Instrument, Listing, OutputDir, Progress, Rounds, RunOptions, ScenarioInfo, Session, SideSpec,
+};
+use crate::cargo::BenchTarget;
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Each side's binary, run in its own package directory.
+pub(super) fn binaries(target: &BenchTarget, sides: &[SideSpec]) -> Vec<Binary> {
+    sides
+        .iter()
+        .map(|s| Binary {
+            exe: s.exe.clone(),
+            cwd: s.target.as_ref().unwrap_or(target).package_dir.clone(),
+        })
+        .collect()
+}
+
+/// Which build an error is about, in words a user knows: with one build there is no need to
+/// say; with several, the directory it is measured into (a variant's, or check's `baseline/`
+/// and `candidate/`).
+fn which(several: bool, s: &SideSpec) -> impl FnOnce(anyhow::Error) -> anyhow::Error + '_ {
+    move |e| {
+        if several {
+            e.context(format!(
+                "the build measured into {}",
+                s.output_dir.display()
+            ))
+        } else {
+            e
+        }
+    }
+}
+
+/// Each side's listing of its scenarios.
+pub(super) fn list(opts: &RunOptions, bins: &[Binary], sides: &[SideSpec]) -> Result<Vec<Listing>> {
+    bins.iter()
+        .zip(sides)
+        .map(|(b, s)| b.list(opts.timeout).map_err(which(sides.len() > 1, s)))
+        .collect()
+}
+
+/// The scenarios `--filter` selects from each side's listing; an error when nothing at all is
+/// selected, before any output directory is touched.
+pub(super) fn select_all<'l>(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    listings: &'l [Listing],
+    sides: &[SideSpec],
+) -> Result<Vec<Vec<&'l ScenarioInfo>>> {
+    let selections = listings
+        .iter()
+        .zip(sides)
+        .map(|(l, s)| select(l, opts.filter.as_ref()).map_err(which(sides.len() > 1, s)))
+        .collect::<Result<Vec<_>>>()?;
+    nothing_to_measure(opts, target, &selections)?;
+    Ok(selections)
+}
+
+/// Each side's output directory, prepared, and the janitor that cleans up after a killed run.
+pub(super) fn prepare_outputs(sides: &[SideSpec]) -> Result<Vec<OutputDir>> {
+    let outs = sides
+        .iter()
+        .map(|s| OutputDir::prepare(&s.output_dir))
+        .collect::<Result<Vec<_>>>()?;
+    if let Err(why) = cancel::start_janitor() {
+        eprintln!(
+            "warning: {why}; if this run is killed, its temporary files stay until the next run into the same directory"
+        );
+    }
+    Ok(outs)
+}
+
+/// `--shard`: this job's share of each side's selection (each side's shard, to record), and the
+/// wall-time rounds' budget cut to that share.
+pub(super) fn shard(
+    opts: &RunOptions,
+    sides: &[SideSpec],
+    selections: &mut [Vec<&ScenarioInfo>],
+) -> (Option<Vec<model::ShardInfo>>, Rounds) {
+    let labels: Vec<String> = sides.iter().map(|s| s.label.clone()).collect();
+    let selected: usize = selections.iter().map(Vec::len).sum();
+    let shard_infos = opts
+        .shard
+        .as_ref()
+        .map(|plan| sharding::apply(plan, &labels, selections));
+    let mut rounds = opts.rounds;
+    if let Some(plan) = &opts.shard {
+        let mine = selections.iter().map(Vec::len).sum();
+        rounds.budget = rounds.budget.mul_f64(plan.work_share(mine, selected));
+    }
+    (shard_infos, rounds)
+}
+
+/// Valgrind, when an instrument asked for needs it, and the instruments skipped because it is
+/// missing (an error when nothing else was asked for).
+pub(super) fn valgrind(
+    opts: &RunOptions,
+) -> Result<(Option<callgrind::Valgrind>, Vec<model::Skipped>)> {
+    let mut skipped = Vec::new();
+    let needs_valgrind = opts.instruments.valgrind();
+    if needs_valgrind.is_empty() {
+        return Ok((None, skipped));
+    }
+    match callgrind::detect() {
+        Ok(v) => Ok((Some(v), skipped)),
+        // Nothing else was asked for: the run cannot do anything useful.
+        Err(reason) if needs_valgrind.len() == opts.instruments.names().len() => {
+            bail!("{reason}")
+        }
+        Err(reason) => {
+            eprintln!(
+                "warning: {} skipped: {reason}; the other instruments still run",
+                needs_valgrind.join(", ")
+            );
+            for inst in needs_valgrind {
+                skipped.push(model::Skipped {
+                    instrument: inst.into(),
+                    reason: reason.clone(),
+                });
+            }
+            Ok((None, skipped))
+        }
+    }
+}
+
+/// The library preloaded under valgrind so that getrandom gives every run the same bytes
+/// (unless `--real-random`).
+pub(super) fn fixed_random(
+    opts: &RunOptions,
+    target: &BenchTarget,
+    valgrind: Option<&callgrind::Valgrind>,
+) -> Option<PathBuf> {
+    if valgrind.is_none() || opts.real_random {
+        return None;
+    }
+    let cache = target.costbench_dir().join("cache");
+    match callgrind::fixed_random_library(&cache) {
+        Ok(lib) => Some(lib),
+        Err(why) => {
+            eprintln!(
+                "warning: {why}; instruction counts of code seeded from getrandom (std's HashMap) may drift between runs"
+            );
+            None
+        }
+    }
+}
+
+/// Each binary's guards, for the census to join with its callgrind outputs, or why the census
+/// is skipped for it.
+pub(super) fn censuses(opts: &RunOptions, bins: &[Binary], valgrind: bool) -> Vec<Census> {
+    bins.iter()
+        .map(|b| match valgrind {
+            true if opts.instruments.asked(Instrument::Census) => {
+                match crate::census::analyse(&b.exe) {
+                    Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
+                    Err(e) => {
+                        let reason = format!("{e:#}");
+                        eprintln!(
+                            "warning: census skipped: {reason}; instruction counts still run"
+                        );
+                        let skip = model::Skipped {
+                            instrument: "census".into(),
+                            reason,
+                        };
+                        (None, Some(skip))
+                    }
+                }
+            }
+            _ => (None, None),
+        })
+        .collect()
+}
+
+/// What a run measures, per side (index `k` of each list is side `k`'s).
+pub(super) struct Sides<'a, 'l> {
+    pub opts: &'a RunOptions,
+    pub target: &'a BenchTarget,
+    pub sides: &'a [SideSpec],
+    pub bins: &'a [Binary],
+    pub listings: &'a [Listing],
+    pub selections: &'a [Vec<&'l ScenarioInfo>],
+    pub outs: &'a [OutputDir],
+}
+
+/// What every side's session shares.
+pub(super) struct Shared {
+    pub skipped: Vec<model::Skipped>,
+    pub shard_infos: Option<Vec<model::ShardInfo>>,
+    pub fixed_random: Option<PathBuf>,
+    pub censuses: Vec<Census>,
+    pub progress: Progress,
+}
+
+/// A side's census join, or why its census is skipped.
+pub(super) type Census = (Option<CensusJoin>, Option<model::Skipped>);
+
+/// One session per side: its empty record (what was asked for, its variant, shard, build and
+/// binary size) and what its phases share.
+pub(super) fn sessions<'a>(
+    s: Sides<'a, '_>,
+    valgrind: Option<&callgrind::Valgrind>,
+    shared: Shared,
+) -> Vec<Session<'a>> {
+    s.sides
+        .iter()
+        .zip(shared.censuses)
+        .enumerate()
+        .map(|(k, (side, (census, census_skipped)))| {
+            let mut skipped = shared.skipped.clone();
+            skipped.extend(census_skipped);
+            let mut record = new_record(
+                s.opts,
+                side.target.as_ref().unwrap_or(s.target),
+                &s.listings[k],
+                &s.selections[k],
+                valgrind,
+                census.is_some(),
+                skipped,
+            );
+            record.variant = side.label.clone();
+            record.shard = shared.shard_infos.as_ref().map(|i| i[k].clone());
+            record.build = side.build.clone();
+            record.binary = match crate::size::measure(&side.exe) {
+                Ok(size) => Some(size),
+                Err(e) => {
+                    eprintln!("warning: the size of the bench binary is not recorded: {e:#}");
+                    None
+                }
+            };
+            Session {
+                opts: s.opts,
+                bin: &s.bins[k],
+                out: &s.outs[k],
+                record: Mutex::new(record),
+                fixed_random: shared.fixed_random.clone(),
+                census,
+                progress: shared.progress.clone(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,36 @@
+//! What an instrument's slice owns in the run record, beside its entry in the registry: whether
+//! a result has its figure (the one answer completion, unfinished runs and every reader take,
+//! through `ScenarioResult::has_figure`) and the columns it adds to `memory.csv`. Each
+//! instrument's module in this folder (named like its folder in the registry) holds its
+//! [`Slice`] and, where it has one, its figure's type; the layers of this crate loop over the
+//! slices and name no instrument.
+
+use crate::model::ScenarioResult;
+
+/// The record's half of one instrument's slice.
+#[derive(Debug)]
+pub struct Slice {
+    /// Whether a result has its figure; `None` for an instrument whose figure is one number
+    /// kept in `figures` under its name (`Counters::set`).
+    pub has_figure: Option<fn(&ScenarioResult) -> bool>,
+    /// Its columns of `memory.csv`, after those of the instruments before it in the registry;
+    /// a result with the figure of any of them has a line there.
+    pub memory_csv: &'static [Column],
+}
+
+/// One column of a CSV file: its header and a result's cell (`None` leaves it empty).
+#[derive(Debug)]
+pub struct Column {
+    /// The header cell.
+    pub header: &'static str,
+    /// The cell of a result.
+    pub cell: fn(&ScenarioResult) -> Option<String>,
+}
+
+impl Slice {
+    /// A slice that adds nothing to the record's files, and whose figure is kept in `figures`.
+    pub const NONE: Slice = Slice {
+        has_figure: None,
+        memory_csv: &[],
+    };
+}

@@ -1,0 +1,125 @@
+//! Each instrument's slice of the reports: the section it adds to a group's counters table
+//! (terminal run report), the facts it adds to its scenario's section of the HTML page, how
+//! that page's provenance line names what measured it, and the sections of its own a run's
+//! terminal table ends with and the HTML page holds ([`Slice`]). One module per
+//! instrument, named like its folder in the registry (`costbench_record::for_each_instrument!`),
+//! which expands here into the `mod` lines and [`slice`]; the renderers loop over
+//! [`Instrument::ALL`] and name no instrument whose rows live here.
+//!
+//! Pure, like the rest of this crate: each piece is a function of results to text.
+
+use costbench_record::instrument::Instrument;
+use costbench_record::model::{RunRecord, ScenarioResult};
+
+/// One row of a counters table: its label, then one cell per column.
+pub(crate) type Row = (String, Vec<String>);
+
+/// A section of a counters table: its title and rows.
+pub(crate) type Section = (String, Vec<Row>);
+
+/// The reports' half of one instrument's slice.
+pub(crate) struct Slice {
+    /// Its section of a group's counters table, from the group's results (one column each):
+    /// its title and rows. Shown when some cell is not `-`.
+    pub counters: Option<fn(&[&ScenarioResult]) -> Section>,
+    /// Its facts (name, value) in a result's section of the HTML page, after the figures of the
+    /// instruments that have no slice here yet; empty without its figure.
+    pub facts: fn(&ScenarioResult) -> Vec<(&'static str, String)>,
+    /// What measured it, as the HTML page's provenance line says, when a result has its figure.
+    pub measured_by: Option<&'static str>,
+    /// The section a run's terminal table ends with (after the budgets); empty when no result
+    /// has its figure.
+    pub run_terminal: Option<fn(&RunRecord) -> String>,
+    /// Its section of the HTML page (after the overview), linked from the page's navigation when
+    /// some result of the run shown has its figure.
+    pub run_html: Option<RunSection>,
+}
+
+/// An instrument's section of the HTML page.
+pub(crate) struct RunSection {
+    /// The section's `id`, which the navigation links to.
+    pub anchor: &'static str,
+    /// The navigation's name for it.
+    pub title: &'static str,
+    /// Appends the section to the page (nothing when no result has its figure).
+    pub section: fn(&mut String, &RunRecord),
+}
+
+impl Slice {
+    /// A slice that adds nothing to the reports.
+    pub(crate) const NONE: Slice = Slice {
+        counters: None,
+        facts: |_| Vec::new(),
+        measured_by: None,
+        run_terminal: None,
+        run_html: None,
+    };
+}
+
+/// One `mod` line per instrument of the registry, and the table of their slices.
+macro_rules! slices {
+    ($( $(#[$doc:meta])* $variant:ident($folder:ident) { $($field:tt)* } ),* $(,)?) => {
+        $( mod $folder; )*
+
+        /// The reports' slice of `i`.
+        pub(crate) fn slice(i: Instrument) -> &'static Slice {
+            match i {
+                $( Instrument::$variant => &$folder::SLICE, )*
+            }
+        }
+    };
+}
+
+costbench_record::for_each_instrument!(slices);
+
+/// Whether a result has figures that some instrument's section of the counters table shows.
+pub(crate) fn has_counters(r: &ScenarioResult) -> bool {
+    Instrument::ALL
+        .into_iter()
+        .any(|i| slice(i).counters.is_some() && r.has_figure(i.name()))
+}
+
+/// The sections of the counters table that the slices add, in the registry's order.
+pub(crate) fn counters_sections(cols: &[&ScenarioResult]) -> Vec<Section> {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).counters.map(|f| f(cols)))
+        .collect()
+}
+
+/// The facts the slices add to a result's section of the HTML page, in the registry's order.
+pub(crate) fn facts(r: &ScenarioResult) -> Vec<(&'static str, String)> {
+    Instrument::ALL
+        .into_iter()
+        .flat_map(|i| (slice(i).facts)(r))
+        .collect()
+}
+
+/// What measured a result, as the slices name it, in the registry's order.
+pub(crate) fn measured_by(r: &ScenarioResult) -> Vec<&'static str> {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).measured_by.filter(|_| r.has_figure(i.name())))
+        .collect()
+}
+
+/// The sections the slices end a run's terminal table with, in the registry's order.
+pub(crate) fn run_terminal(run: &RunRecord) -> String {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).run_terminal)
+        .map(|f| f(run))
+        .collect()
+}
+
+/// The slices' sections of the HTML page, in the registry's order, with whether the page's
+/// navigation links to each (some result of `run` has the instrument's figure).
+pub(crate) fn run_html(run: &RunRecord) -> Vec<(&'static RunSection, bool)> {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| {
+            let s = slice(i).run_html.as_ref()?;
+            Some((s, run.results.iter().any(|r| r.has_figure(i.name()))))
+        })
+        .collect()
+}
