@@ -3,7 +3,7 @@
 #
 # - planted: crates/costbench-cli/tests/idioms-fixture, a crate planted with the classic slow
 #   idioms (a regex compiled in a loop, a regex for a prefix test, unbuffered writes, a Vec
-#   without capacity, the default hasher, a clone in a loop, a Vec collected to be iterated
+#   without capacity, the default hasher, an owned copy in a loop (clippy), a Vec collected to be iterated
 #   once, the system allocator), every candidate (build choices, clippy's, the idioms'), wall
 #   time included;
 # - fixture: crates/costbench-cli/tests/advise-fixture (a redundant clone on the hot path, a cold
