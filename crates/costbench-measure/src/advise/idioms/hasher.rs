@@ -69,6 +69,18 @@ struct Constructors<'a, 'e> {
 }
 
 impl<'e> Visit<'e> for Constructors<'_, 'e> {
+    fn visit_item_mod(&mut self, m: &'e syn::ItemMod) {
+        if !super::test_only(&m.attrs) {
+            syn::visit::visit_item_mod(self, m);
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'e syn::ItemFn) {
+        if !super::test_only(&f.attrs) {
+            syn::visit::visit_item_fn(self, f);
+        }
+    }
+
     fn visit_expr_call(&mut self, c: &'e syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func {
             let (ty, f) = tail(&p.path);

@@ -149,8 +149,32 @@ struct Walker<'s, 'a> {
     cx: Context,
 }
 
+/// Whether `attrs` mark test code (`#[test]`, `#[cfg(test)]`): no scenario runs it, and its
+/// idioms are no one's cost.
+fn test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("test")
+            || (a.path().is_ident("cfg")
+                && a.meta.require_list().is_ok_and(|l| {
+                    l.tokens
+                        .to_string()
+                        .split(|c: char| !c.is_alphanumeric())
+                        .any(|w| w == "test")
+                }))
+    })
+}
+
 impl<'ast> Visit<'ast> for Walker<'_, '_> {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if !test_only(&m.attrs) {
+            syn::visit::visit_item_mod(self, m);
+        }
+    }
+
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if test_only(&f.attrs) {
+            return;
+        }
         self.cx.functions.push(f.sig.ident.to_string());
         syn::visit::visit_item_fn(self, f);
         self.cx.functions.pop();
@@ -450,6 +474,14 @@ pub(crate) fn rewritten(text: &str, finding: &Finding) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn test_code_is_not_looked_at() {
+        let text = "#[cfg(test)]\nmod tests {\n    fn f() { let r = Regex::new(\"a+\").unwrap(); }\n}\n#[test]\nfn g() { let r = Regex::new(\"b+\").unwrap(); }\n#[cfg(all(test, unix))]\nmod more { fn h() { let r = Regex::new(\"c+\").unwrap(); } }\nfn kept() { let r = Regex::new(\"d+\").unwrap(); }\n";
+        let f = scan("a.rs", text).unwrap();
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].function, "kept");
+    }
 
     #[test]
     fn the_enclosing_function_is_the_innermost() {
