@@ -38,6 +38,7 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
     cmd.measure.placement_runs = a.placement_runs;
     cmd.record_history = false;
     let mut session = Session::open(cmd)?;
+    session.target.single("advise")?;
     let root = session.output_dir(|p| p.advise());
     costbench_record::output::OutputDir::prepare(&root)?;
     let (build, source) = match a.only {
@@ -273,6 +274,7 @@ fn measure_suggestions(
             output_dir: dir.join(label),
             target: None,
             build: Some(build),
+            others: Vec::new(),
         };
         let mut records = costbench_measure::run::measure_sides(
             &session.cmd.measure,

@@ -18,8 +18,9 @@ pub(super) fn asm(c: AsmCmd) -> Result<i32> {
             let target = costbench_measure::cargo::resolve(
                 c.target.manifest_path.as_deref(),
                 c.target.package.as_deref(),
-                c.target.bench.as_deref(),
+                &c.target.bench,
             )?;
+            target.single("asm")?;
             let exe = costbench_measure::cargo::build(
                 &target,
                 "default",

@@ -23,8 +23,9 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
             let target = costbench_measure::cargo::resolve(
                 c.target.manifest_path.as_deref(),
                 c.target.package.as_deref(),
-                c.target.bench.as_deref(),
+                &c.target.bench,
             )?;
+            target.single("census")?;
             if let (Some(note), false) = (target.choice_note(), c.format == Format::Json) {
                 costbench_measure::terminal::status("Selected", note);
             }

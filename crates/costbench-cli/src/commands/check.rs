@@ -43,6 +43,7 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     // that a hung scenario is not minutes of silence.
     cmd.measure.progress = !cmd.quiet && !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let session = Session::open(cmd)?;
+    session.target.single("check")?;
     let config = costbench_measure::config::Config::load(&session.target.workspace_root)?;
     let (base, cand, historic, sources) = if let Some(rev) = &c.baseline_rev {
         let (base, cand, sources) = measure_with_baseline_rev(&session, rev)?;
@@ -155,6 +156,7 @@ fn measure_with_baseline_rev(
             output_dir: root.join("baseline"),
             target: Some(base_target),
             build: Some(base_build),
+            others: Vec::new(),
         },
         costbench_measure::run::SideSpec {
             label: "default".into(),
@@ -162,6 +164,7 @@ fn measure_with_baseline_rev(
             output_dir: root.join("candidate"),
             target: None,
             build: Some(cand_build),
+            others: Vec::new(),
         },
     ];
     let mut together = Vec::new();
@@ -274,6 +277,7 @@ fn candidate_run(session: &Session) -> Result<Side> {
         output_dir: out.clone(),
         target: None,
         build: Some(build),
+        others: Vec::new(),
     };
     let cand = session.measure_and_record(vec![side])?.remove(0);
     session.status(

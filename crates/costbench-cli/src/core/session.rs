@@ -25,7 +25,7 @@ pub(crate) struct RunCommand {
     /// `--manifest-path`, `--package` and `--bench`: which bench target.
     pub manifest_path: Option<PathBuf>,
     pub package: Option<String>,
-    pub bench: Option<String>,
+    pub bench: Vec<String>,
     /// `--output-dir` (absolute), else each command's default under the target directory.
     pub output_dir: Option<PathBuf>,
     /// `--quiet`: only errors.
@@ -53,7 +53,7 @@ impl Session {
         let target = cargo::resolve(
             cmd.manifest_path.as_deref(),
             cmd.package.as_deref(),
-            cmd.bench.as_deref(),
+            &cmd.bench,
         )?;
         // costbench.toml's budgets, checked after measuring with the suite's own, and its
         // accepted constant-time findings; a bad entry is said here, before any build.
@@ -114,6 +114,25 @@ impl Session {
         )
     }
 
+    /// [`Session::build_timed`] of every bench target of the session (issue 41: `run` measures
+    /// them all in one run): the first's executable, the others' builds, the builds' time.
+    pub(crate) fn build_all_timed(
+        &self,
+    ) -> Result<(
+        PathBuf,
+        Vec<cargo::BuiltBench>,
+        costbench_record::model::BuildInfo,
+    )> {
+        self.say_choice();
+        cargo::build_all_timed(
+            &self.target,
+            cargo::DEFAULT_BUILD,
+            &self.cmd.measure.cargo,
+            self.cmd.quiet,
+            self.cmd.measure.code_align,
+        )
+    }
+
     /// Checks that `--filter` selects a scenario of the built bench target `exe`, by listing its
     /// scenarios: for a command with more to build, so that a filter that matches nothing is said
     /// before those builds (issue 29), as a usage error.
@@ -121,10 +140,8 @@ impl Session {
         let Some(filter) = &self.cmd.measure.filter else {
             return Ok(());
         };
-        let bin = costbench_measure::run::Binary {
-            exe: exe.to_path_buf(),
-            cwd: self.target.package_dir.clone(),
-        };
+        let mut bin =
+            costbench_measure::run::Binary::new(exe.to_path_buf(), self.target.package_dir.clone());
         let listing = bin.list(self.cmd.measure.timeout)?;
         costbench_record::selection::select(&listing, Some(filter))?;
         Ok(())

@@ -203,6 +203,11 @@ pub struct BenchTarget {
     /// criterion and divan dependencies it switched to costbench's compatible crates there, as
     /// `FILE: NAME`; empty elsewhere. The command says so unless quiet.
     pub switched: Vec<String>,
+    /// The other bench targets measured with this one in the same run, in cargo's order (issue
+    /// 41: without `--bench`, every bench target of the selected packages that depends on
+    /// costbench, as `cargo bench` runs them all); empty when one target was chosen. Each has
+    /// no `others` of its own.
+    pub others: Vec<BenchTarget>,
 }
 
 impl BenchTarget {
@@ -213,9 +218,13 @@ impl BenchTarget {
             return None;
         }
         Some(format!(
-            "bench target {} (harness = false) of package {}; not {}, which {} libtest's harness \
+            "bench target{} {} (harness = false) of package {}; not {}, which {} libtest's harness \
              (choose with --bench NAME)",
-            self.bench,
+            if self.others.is_empty() { "" } else { "s" },
+            self.all()
+                .map(|t| t.bench.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             self.package,
             self.passed_over.join(", "),
             if self.passed_over.len() == 1 {
@@ -224,6 +233,36 @@ impl BenchTarget {
                 "use"
             }
         ))
+    }
+
+    /// This target and its [`BenchTarget::others`], in run order.
+    pub fn all(&self) -> impl Iterator<Item = &BenchTarget> {
+        std::iter::once(self).chain(&self.others)
+    }
+
+    /// The bench targets' names, joined with `,`: what a run record keeps as its suite's bench.
+    pub fn names(&self) -> String {
+        self.all()
+            .map(|t| t.bench.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Refuses several bench targets for `command`, which measures one at a time, as a usage
+    /// error that names them and the option that chooses one.
+    pub fn single(&self, command: &str) -> Result<()> {
+        if self.others.is_empty() {
+            return Ok(());
+        }
+        costbench_record::bad_input!(
+            "`costbench {command}` takes one bench target, and {} qualify here: {}; choose one \
+             with --bench NAME (`costbench run` measures them all in one run)",
+            self.others.len() + 1,
+            self.all()
+                .map(|t| format!("{} (package {})", t.bench, t.package))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 
     /// costbench's own directory under this target's target directory ([`costbench_dir`]),
@@ -252,11 +291,13 @@ pub fn workspace(manifest_path: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
     Ok((meta.workspace_root, meta.target_directory))
 }
 
-/// Resolves which bench target to run from the command line, `costbench.toml` and the crate.
+/// Resolves which bench targets to run from the command line (`--bench`, repeatable),
+/// `costbench.toml` and the crate: the first is the returned target, the rest its
+/// [`BenchTarget::others`].
 pub fn resolve(
     manifest_path: Option<&Path>,
     package: Option<&str>,
-    bench: Option<&str>,
+    benches: &[String],
 ) -> Result<BenchTarget> {
     let (manifest, meta) = metadata(manifest_path)?;
     let config = Config::load(&meta.workspace_root)?;
@@ -265,15 +306,20 @@ pub fn resolve(
     let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
     let config_applies =
         own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
-    let (package, bench) = if config_applies {
+    let from_config: Vec<String> = config.run.bench.iter().cloned().collect();
+    let (package, benches) = if config_applies {
         (
             package.or(config.run.package.as_deref()),
-            bench.or(config.run.bench.as_deref()),
+            if benches.is_empty() {
+                &from_config[..]
+            } else {
+                benches
+            },
         )
     } else {
-        (package, bench)
+        (package, benches)
     };
-    choose(&meta, &manifest, package, bench)
+    choose(&meta, &manifest, package, benches)
 }
 
 /// The cargo features of the bench target's package and of its dependencies.
@@ -407,7 +453,7 @@ fn choose(
     meta: &Metadata,
     manifest: &Path,
     package: Option<&str>,
-    bench: Option<&str>,
+    benches: &[String],
 ) -> Result<BenchTarget> {
     // A package manifest (not the workspace root) restricts the choice to that package.
     let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
@@ -433,10 +479,9 @@ fn choose(
             );
         }
     }
-    if let Some(b) = bench {
+    if !benches.is_empty() {
         let all: Vec<String> = candidates.iter().map(|(_, t)| t.name.clone()).collect();
-        candidates.retain(|(_, t)| t.name == b);
-        if candidates.is_empty() {
+        if let Some(b) = benches.iter().find(|b| !all.contains(b)) {
             costbench_record::bad_input!(
                 "no bench target named {b:?}; bench targets here: {}",
                 if all.is_empty() {
@@ -446,6 +491,19 @@ fn choose(
                 }
             );
         }
+        // In the order given, each once.
+        let chosen: Vec<(&Package, &Target)> = benches
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| !benches[..*i].contains(b))
+            .flat_map(|(_, b)| {
+                candidates
+                    .iter()
+                    .copied()
+                    .filter(move |(_, t)| t.name == *b)
+            })
+            .collect();
+        candidates = chosen;
     } else {
         let found = candidates.clone();
         candidates.retain(|(p, _)| uses_costbench(p));
@@ -468,59 +526,67 @@ fn choose(
             candidates = own;
         }
     }
-    let (p, t) = match candidates.as_slice() {
-        [one] => *one,
-        [] => unreachable!("an empty choice was said above, or --bench found its target"),
-        many => {
-            let names: Vec<String> = many
-                .iter()
-                .map(|(p, t)| format!("{} (package {})", t.name, p.name))
-                .collect();
-            costbench_record::bad_input!(
-                "several bench targets could be run: {}; choose one with --bench NAME (and -p PACKAGE), \
-                 or set run.bench in costbench.toml",
-                names.join(", ")
-            )
-        }
-    };
-    Ok(BenchTarget {
-        package: p.name.clone(),
-        package_spec: format!("{}@{}", p.name, p.version),
-        bench: t.name.clone(),
-        package_dir: p
-            .manifest_path
-            .parent()
-            .ok_or_else(|| anyhow!("manifest path has no parent"))?
-            .to_path_buf(),
-        manifest_path: p.manifest_path.clone(),
-        workspace_root: meta.workspace_root.clone(),
-        target_directory: meta.target_directory.clone(),
-        passed_over,
-        workspace_crates: meta
-            .packages
-            .iter()
-            .flat_map(|p| &p.targets)
-            .map(|t| {
-                // A library's modules lie under its root file's folder; another target (a bench,
-                // a binary) is taken as its one file, since it often shares that folder.
-                let lib = t
-                    .kind
-                    .iter()
-                    .any(|k| k.contains("lib") || k == "proc-macro");
-                let path = match (lib, t.src_path.parent()) {
-                    (true, Some(dir)) => dir.to_path_buf(),
-                    _ => t.src_path.clone(),
-                };
-                (t.name.replace('-', "_"), path)
+    let workspace_crates = workspace_crates(meta);
+    let mut targets = candidates
+        .iter()
+        .map(|(p, t)| {
+            Ok(BenchTarget {
+                package: p.name.clone(),
+                package_spec: format!("{}@{}", p.name, p.version),
+                bench: t.name.clone(),
+                package_dir: p
+                    .manifest_path
+                    .parent()
+                    .ok_or_else(|| anyhow!("manifest path has no parent"))?
+                    .to_path_buf(),
+                manifest_path: p.manifest_path.clone(),
+                workspace_root: meta.workspace_root.clone(),
+                target_directory: meta.target_directory.clone(),
+                passed_over: Vec::new(),
+                workspace_crates: workspace_crates.clone(),
+                switched: Vec::new(),
+                others: Vec::new(),
             })
-            .collect(),
-        switched: Vec::new(),
-    })
+        })
+        .collect::<Result<Vec<_>>>()?
+        .into_iter();
+    let mut first = targets
+        .next()
+        .expect("an empty choice was said above, or --bench found its targets");
+    first.passed_over = passed_over;
+    first.others = targets.collect();
+    Ok(first)
+}
+
+/// The crates of the workspace's packages, each with where its source is (see
+/// [`BenchTarget::workspace_crates`]).
+fn workspace_crates(meta: &Metadata) -> Vec<(String, PathBuf)> {
+    meta.packages
+        .iter()
+        .flat_map(|p| &p.targets)
+        .map(|t| {
+            // A library's modules lie under its root file's folder; another target (a bench,
+            // a binary) is taken as its one file, since it often shares that folder.
+            let lib = t
+                .kind
+                .iter()
+                .any(|k| k.contains("lib") || k == "proc-macro");
+            let path = match (lib, t.src_path.parent()) {
+                (true, Some(dir)) => dir.to_path_buf(),
+                _ => t.src_path.clone(),
+            };
+            (t.name.replace('-', "_"), path)
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn b(name: &str) -> Vec<String> {
+        vec![name.to_string()]
+    }
 
     #[test]
     fn the_manifest_is_found_upward_from_a_subdirectory_as_cargo_finds_it() {
@@ -579,33 +645,51 @@ mod tests {
     fn chooses_by_name_package_or_uniqueness() {
         let m = meta();
         let root = Path::new("/w/Cargo.toml");
-        assert_eq!(choose(&m, root, None, Some("slow")).unwrap().package, "b");
+        assert_eq!(choose(&m, root, None, &b("slow")).unwrap().package, "b");
         // Cargo's --package takes NAME@VERSION: the name alone is ambiguous when the graph holds
         // another version of the crate (issue 26: itoa's own benches, under serde_json's itoa).
         assert_eq!(
-            choose(&m, root, None, Some("slow")).unwrap().package_spec,
+            choose(&m, root, None, &b("slow")).unwrap().package_spec,
             "b@1.2.3"
         );
-        let e = choose(&m, root, None, None).unwrap_err().to_string();
-        assert!(e.contains("several bench targets"), "{e}");
-        assert_eq!(choose(&m, root, Some("a"), None).unwrap().bench, "fast");
+        // Issue 41: without --bench, every qualifying target, as `cargo bench` runs them all
+        // (package c does not depend on costbench); --bench, repeated, chooses in its order.
+        let all = choose(&m, root, None, &[]).unwrap();
+        assert_eq!(all.names(), "fast,slow,crit");
+        assert_eq!(all.others[1].package, "b");
+        assert!(all.others.iter().all(|o| o.others.is_empty()));
+        let two = choose(
+            &m,
+            root,
+            None,
+            &["crit".into(), "fast".into(), "crit".into()],
+        )
+        .unwrap();
+        assert_eq!(two.names(), "crit,fast");
+        let e = two.single("miri").unwrap_err();
+        assert!(costbench_record::error::is_bad_input(&e), "{e:#}");
+        assert!(
+            e.to_string()
+                .contains("2 qualify here: crit (package b), fast (package a)"),
+            "{e}"
+        );
+        assert!(all.others[0].single("miri").is_ok());
+        assert_eq!(choose(&m, root, Some("a"), &[]).unwrap().bench, "fast");
         assert_eq!(
-            choose(&m, Path::new("/w/a/Cargo.toml"), None, None)
+            choose(&m, Path::new("/w/a/Cargo.toml"), None, &[])
                 .unwrap()
                 .bench,
             "fast"
         );
-        let e = choose(&m, root, None, Some("nope"))
-            .unwrap_err()
-            .to_string();
+        let e = choose(&m, root, None, &b("nope")).unwrap_err().to_string();
         assert!(e.contains("no bench target named \"nope\""), "{e}");
         // A name that does not exist is a wrong command line (issue 29).
         assert!(costbench_record::error::is_bad_input(
-            &choose(&m, root, None, Some("nope")).unwrap_err()
+            &choose(&m, root, None, &b("nope")).unwrap_err()
         ));
-        let e = choose(&m, root, Some("zz"), None).unwrap_err().to_string();
+        let e = choose(&m, root, Some("zz"), &[]).unwrap_err().to_string();
         assert!(e.contains("no package named"), "{e}");
-        assert!(choose(&m, Path::new("/w/c/Cargo.toml"), None, None).is_err());
+        assert!(choose(&m, Path::new("/w/c/Cargo.toml"), None, &[]).is_err());
     }
 
     /// Issue 41: a bench target that depends on costbench through a compatible crate under
@@ -619,7 +703,7 @@ mod tests {
             name: "costbench-criterion".into(),
         }];
         let root = Path::new("/w/Cargo.toml");
-        assert_eq!(choose(&m, root, None, None).unwrap().bench, "fast");
+        assert_eq!(choose(&m, root, None, &[]).unwrap().bench, "fast");
         m.packages[0].dependencies = vec![Dependency {
             name: "criterion".into(),
         }];
@@ -629,7 +713,7 @@ mod tests {
             harness_false: true,
             src_path: PathBuf::new(),
         });
-        let e = choose(&m, root, None, None).unwrap_err();
+        let e = choose(&m, root, None, &[]).unwrap_err();
         assert!(costbench_record::error::is_bad_input(&e), "{e:#}");
         let e = e.to_string();
         assert!(
@@ -640,7 +724,7 @@ mod tests {
             "{e}"
         );
         m.packages[0].dependencies.clear();
-        let e = choose(&m, root, None, None).unwrap_err().to_string();
+        let e = choose(&m, root, None, &[]).unwrap_err().to_string();
         assert!(e.contains("fast (package a) uses libtest's harness"), "{e}");
         assert!(
             e.contains("own (package a) runs its own main but does not depend on costbench"),
@@ -662,15 +746,14 @@ mod tests {
                 src_path: PathBuf::new(),
             })
             .collect();
-        let t = choose(&m, Path::new("/w/a/Cargo.toml"), None, None).unwrap();
+        let t = choose(&m, Path::new("/w/a/Cargo.toml"), None, &[]).unwrap();
         assert_eq!(t.bench, "costs");
         assert_eq!(t.passed_over, ["stray"]);
-        // Two costbench targets are still a question.
+        // Two costbench targets are both measured (issue 41).
         m.packages[0].targets[1].harness_false = true;
-        let e = choose(&m, Path::new("/w/a/Cargo.toml"), None, None)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("several bench targets"), "{e}");
+        let t = choose(&m, Path::new("/w/a/Cargo.toml"), None, &[]).unwrap();
+        assert_eq!(t.names(), "costs,stray");
+        assert!(t.passed_over.is_empty());
     }
 
     #[test]

@@ -165,6 +165,9 @@ pub struct SideSpec {
     pub target: Option<BenchTarget>,
     /// How costbench built it, when it built it as a build variant: kept in its run record.
     pub build: Option<model::BuildInfo>,
+    /// The other bench targets measured with this side's in the same record (issue 41); empty
+    /// for one target ([`Binary`] says how their ids are kept unique).
+    pub others: Vec<cargo::BuiltBench>,
 }
 
 /// Measures the selected scenarios of every side: instruction counts side after side (counts do
@@ -184,12 +187,19 @@ pub fn measure_sides(
     target: &BenchTarget,
     sides: Vec<SideSpec>,
 ) -> Result<Vec<RunRecord>> {
+    if sides.len() > 1 && sides.iter().any(|s| !s.others.is_empty()) {
+        costbench_record::bad_input!(
+            "builds compared side by side are measured one bench target at a time: choose one \
+             with --bench NAME"
+        );
+    }
     cancel::catch_signals();
-    let bins: Vec<Binary> = sides
+    let mut bins: Vec<Binary> = sides
         .iter()
-        .map(|s| Binary {
-            exe: s.exe.clone(),
-            cwd: s.target.as_ref().unwrap_or(target).package_dir.clone(),
+        .map(|s| {
+            let t = s.target.as_ref().unwrap_or(target);
+            Binary::new(s.exe.clone(), t.package_dir.clone())
+                .with_others(&t.bench, s.others.clone())
         })
         .collect();
     // Which build an error is about, in words a user knows: with one build there is no need to
@@ -209,7 +219,7 @@ pub fn measure_sides(
         }
     }
     let listings = bins
-        .iter()
+        .iter_mut()
         .zip(&sides)
         .map(|(b, s)| b.list(opts.timeout).map_err(which(several, s)))
         .collect::<Result<Vec<_>>>()?;
@@ -288,6 +298,18 @@ pub fn measure_sides(
     let censuses: Vec<(Option<CensusJoin>, Option<model::Skipped>)> = bins
         .iter()
         .map(|b| match &valgrind {
+            // The census joins callgrind's counts with one binary's guards.
+            Some(_) if opts.instruments.asked(Instrument::Census) && b.several() => {
+                let reason = "the census reads one bench binary at a time: choose one bench \
+                              target with --bench NAME"
+                    .to_string();
+                eprintln!("warning: census skipped: {reason}; instruction counts still run");
+                let skip = model::Skipped {
+                    instrument: "census".into(),
+                    reason,
+                };
+                (None, Some(skip))
+            }
             Some(_) if opts.instruments.asked(Instrument::Census) => {
                 match crate::census::analyse(&b.exe) {
                     Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
@@ -329,6 +351,8 @@ pub fn measure_sides(
             record.shard = shard_infos.as_ref().map(|i| i[k].clone());
             record.build = side.build.clone();
             record.binary = match crate::size::measure(&side.exe) {
+                // One binary's size; several targets' binaries are not one program.
+                Ok(_) if !side.others.is_empty() => None,
                 Ok(size) => Some(size),
                 Err(e) => {
                     eprintln!("warning: the size of the bench binary is not recorded: {e:#}");
@@ -506,7 +530,7 @@ fn nothing_to_measure(
          under load, and none of the {selected} selected scenarios of bench {:?} is one; select \
          a bench that has some (the built-in suite's are in --bench cache) or a --filter that \
          matches one",
-        target.bench
+        target.names()
     )))
 }
 
@@ -662,7 +686,7 @@ pub(crate) fn new_record(
         },
         suite: model::SuiteInfo {
             package: target.package.clone(),
-            bench: target.bench.clone(),
+            bench: target.names(),
             library_version: listing.library_version.clone(),
         },
         variant: "default".into(),
