@@ -29,10 +29,13 @@ pub struct Binary {
     bench: String,
     /// The other bench targets measured in the same run; usually none.
     others: Vec<BuiltBench>,
-    /// Set by [`Binary::list`] when there are others: per measured scenario name, which of
-    /// them runs it (0: this one, k: `others[k - 1]`) and the name it knows it by.
-    routes: BTreeMap<String, (usize, String)>,
+    /// Set by [`Binary::list`] when there are others.
+    routes: Routes,
 }
+
+/// Per measured scenario name, which binary runs it (0: the first, k: the k-th other) and the
+/// name that binary knows it by.
+type Routes = BTreeMap<String, (usize, String)>;
 
 impl Binary {
     /// The executable `exe` of one bench target, its scenarios run in `cwd`.
@@ -143,9 +146,7 @@ fn list_one(exe: &Path, cwd: &Path, timeout: Duration) -> Result<Listing> {
 /// the index of the listing that offers it and its own name there. A scenario id two targets
 /// both offer is measured as `TARGET/ID` in each; the library's internal scenarios (the empty
 /// one every binary has) are taken from the first only.
-pub(crate) fn merge_listings(
-    listings: Vec<(String, Listing)>,
-) -> Result<(Listing, BTreeMap<String, (usize, String)>)> {
+pub(crate) fn merge_listings(listings: Vec<(String, Listing)>) -> Result<(Listing, Routes)> {
     let mut offered: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, l) in &listings {
         for s in l.scenarios.iter().filter(|s| !s.internal) {
