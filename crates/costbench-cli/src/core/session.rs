@@ -50,11 +50,24 @@ impl Session {
     /// Resolves the bench target of `cmd` and, with `--shard`, fills the shard's costs from
     /// the history (when it exists; otherwise the partition is by count).
     pub(crate) fn open(mut cmd: RunCommand) -> Result<Session> {
-        let target = cargo::resolve(
+        let (target, left_out) = cargo::resolve_buildable(
             cmd.manifest_path.as_deref(),
             cmd.package.as_deref(),
             &cmd.bench,
+            &cmd.measure.cargo,
         )?;
+        // As `cargo bench` leaves them out (issue 41), said before the build.
+        for (bench, lacks) in left_out.iter().filter(|_| !cmd.quiet) {
+            costbench_measure::terminal::status(
+                "Skipped",
+                format!(
+                    "bench target {bench}: it needs features {} (cargo bench leaves it out too; \
+                     --features {} builds it)",
+                    lacks.join(", "),
+                    lacks.join(",")
+                ),
+            );
+        }
         // costbench.toml's budgets, checked after measuring with the suite's own, and its
         // accepted constant-time findings; a bad entry is said here, before any build.
         let config = costbench_measure::config::Config::load(&target.workspace_root)?;

@@ -69,10 +69,11 @@ impl std::error::Error for NotInstalled {}
 pub fn run(opts: MiriOptions) -> Result<MiriReport> {
     let started = Instant::now();
     let started_at = crate::environment::now_rfc3339();
-    let target = crate::cargo::resolve(
+    let (target, _) = crate::cargo::resolve_buildable(
         opts.manifest_path.as_deref(),
         opts.package.as_deref(),
         &opts.bench,
+        &opts.cargo,
     )?;
     target.single("miri")?;
     let toolchain =
