@@ -31,6 +31,9 @@ pub struct Binary {
     others: Vec<BuiltBench>,
     /// Set by [`Binary::list`] when there are others.
     routes: Routes,
+    /// The bench targets whose scenarios are measured, set by [`Binary::list`]: those of the
+    /// run less any whose binary does not answer costbench's protocol.
+    measured: Vec<String>,
 }
 
 /// Per measured scenario name, which binary runs it (0: the first, k: the k-th other) and the
@@ -46,6 +49,7 @@ impl Binary {
             bench: String::new(),
             others: Vec::new(),
             routes: BTreeMap::new(),
+            measured: Vec::new(),
         }
     }
 
@@ -98,22 +102,63 @@ impl Binary {
         ]
     }
 
+    /// The bench targets measured, after [`Binary::list`], when there are several.
+    pub fn measured(&self) -> &[String] {
+        &self.measured
+    }
+
     /// Asks the binary (and the others measured with it) for its scenarios, killing each after
     /// `timeout`; with others, one listing of them all, ids kept unique ([`merge_listings`]).
+    /// With others, a target whose binary does not answer costbench's protocol (a bench of the
+    /// same package on another harness: the package's dependency on costbench says nothing of
+    /// each target) is left out with a warning, as long as one target answers.
     pub fn list(&mut self, timeout: Duration) -> Result<Listing> {
-        let own = list_one(&self.exe, &self.cwd, timeout)?;
         if self.others.is_empty() {
-            return Ok(own);
+            return list_one(&self.exe, &self.cwd, timeout);
         }
-        let mut listings = vec![(self.bench.clone(), own)];
-        for o in &self.others {
-            listings.push((o.bench.clone(), list_one(&o.exe, &o.cwd, timeout)?));
+        let parts = std::iter::once((&self.bench, &self.exe, &self.cwd))
+            .chain(self.others.iter().map(|o| (&o.bench, &o.exe, &o.cwd)));
+        let mut listings = Vec::new();
+        let mut first_error = None;
+        for (k, (bench, exe, cwd)) in parts.enumerate() {
+            match list_one(exe, cwd, timeout) {
+                Ok(l) => listings.push((k, bench.clone(), l)),
+                Err(e) if e.is::<NotCostbench>() => {
+                    eprintln!(
+                        "warning: bench target {bench} left out: {e} (it runs another harness's \
+                         main; `cargo bench --bench {bench}` runs it)"
+                    );
+                    first_error.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
         }
+        if listings.is_empty() {
+            return Err(first_error.expect("every target failed to list"));
+        }
+        self.measured = listings.iter().map(|(_, b, _)| b.clone()).collect();
         let (listing, routes) = merge_listings(listings)?;
         self.routes = routes;
         Ok(listing)
     }
 }
+
+/// A scenario binary that printed no costbench listing: its main is not `Suite::main`'s.
+#[derive(Debug)]
+struct NotCostbench(PathBuf);
+
+impl std::fmt::Display for NotCostbench {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "scenario binary {} did not answer the costbench protocol; its main must end with \
+             costbench::Suite::main()",
+            self.0.display()
+        )
+    }
+}
+
+impl std::error::Error for NotCostbench {}
 
 /// Asks the binary `exe` for its scenarios.
 fn list_one(exe: &Path, cwd: &Path, timeout: Duration) -> Result<Listing> {
@@ -132,32 +177,28 @@ fn list_one(exe: &Path, cwd: &Path, timeout: Duration) -> Result<Listing> {
         );
     }
     Listing::from_stdout(&stdout).map_err(|e| match e {
-        proto::DecodeError::NoListing => anyhow::anyhow!(
-            "scenario binary {} did not answer the costbench protocol; its main must end with \
-             costbench::Suite::main()",
-            exe.display()
-        ),
+        proto::DecodeError::NoListing => NotCostbench(exe.to_path_buf()).into(),
         e => e.into(),
     })
 }
 
-/// One listing of several bench targets' `(name, listing)`, the first's library version and
-/// protocol, the capabilities they all have, their budgets; and per measured scenario name,
-/// the index of the listing that offers it and its own name there. A scenario id two targets
-/// both offer is measured as `TARGET/ID` in each; the library's internal scenarios (the empty
-/// one every binary has) are taken from the first only.
-pub(crate) fn merge_listings(listings: Vec<(String, Listing)>) -> Result<(Listing, Routes)> {
+/// One listing of several bench targets' `(index, name, listing)`, the first's library
+/// version and protocol, the capabilities they all have, their budgets; and per measured
+/// scenario name, the index of the binary that offers it and its own name there. A scenario id
+/// two targets both offer is measured as `TARGET/ID` in each; the library's internal scenarios
+/// (the empty one every binary has) are taken from the first only.
+pub(crate) fn merge_listings(listings: Vec<(usize, String, Listing)>) -> Result<(Listing, Routes)> {
     let mut offered: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, l) in &listings {
+    for (_, _, l) in &listings {
         for s in l.scenarios.iter().filter(|s| !s.internal) {
             *offered.entry(s.name.as_str()).or_default() += 1;
         }
     }
     let mut scenarios = Vec::new();
     let mut routes = BTreeMap::new();
-    for (k, (bench, l)) in listings.iter().enumerate() {
+    for (n, (k, bench, l)) in listings.iter().enumerate() {
         for s in &l.scenarios {
-            if s.internal && k > 0 {
+            if s.internal && n > 0 {
                 continue;
             }
             let mut s = s.clone();
@@ -165,7 +206,7 @@ pub(crate) fn merge_listings(listings: Vec<(String, Listing)>) -> Result<(Listin
             if !s.internal && offered[own.as_str()] > 1 {
                 s.name = format!("{bench}/{own}");
             }
-            if routes.insert(s.name.clone(), (k, own)).is_some() {
+            if routes.insert(s.name.clone(), (*k, own)).is_some() {
                 bail!(
                     "two bench targets offer scenario {:?} (after naming ids both offer by their \
                      target); measure them one at a time with --bench NAME",
@@ -175,11 +216,11 @@ pub(crate) fn merge_listings(listings: Vec<(String, Listing)>) -> Result<(Listin
             scenarios.push(s);
         }
     }
-    let first = &listings[0].1;
+    let first = &listings[0].2;
     let capabilities = first
         .capabilities
         .iter()
-        .filter(|c| listings.iter().all(|(_, l)| l.capabilities.contains(c)))
+        .filter(|c| listings.iter().all(|(_, _, l)| l.capabilities.contains(c)))
         .cloned()
         .collect();
     let listing = Listing {
@@ -189,7 +230,7 @@ pub(crate) fn merge_listings(listings: Vec<(String, Listing)>) -> Result<(Listin
         capabilities,
         budgets: listings
             .iter()
-            .flat_map(|(_, l)| l.budgets.iter().cloned())
+            .flat_map(|(_, _, l)| l.budgets.iter().cloned())
             .collect(),
     };
     Ok((listing, routes))
@@ -226,10 +267,15 @@ mod tests {
     fn ids_stay_unique_across_targets() {
         let (l, routes) = merge_listings(vec![
             (
+                0,
                 "a".into(),
                 listing(&["!empty", "parse", "only_a"], &["x", "y"]),
             ),
-            ("b".into(), listing(&["!empty", "parse", "b::only"], &["y"])),
+            (
+                1,
+                "b".into(),
+                listing(&["!empty", "parse", "b::only"], &["y"]),
+            ),
         ])
         .unwrap();
         let names: Vec<&str> = l.scenarios.iter().map(|s| s.name.as_str()).collect();
@@ -254,10 +300,17 @@ mod tests {
         assert_eq!(bin.exe_for("empty"), Path::new("/a"));
         // A prefixed id that another target offers as it is cannot be told apart.
         let e = merge_listings(vec![
-            ("a".into(), listing(&["x", "b/x"], &[])),
-            ("b".into(), listing(&["x"], &[])),
+            (0, "a".into(), listing(&["x", "b/x"], &[])),
+            (1, "b".into(), listing(&["x"], &[])),
         ])
         .unwrap_err();
         assert!(e.to_string().contains("\"b/x\""), "{e}");
+        // A target left out (index 0 here): the internal scenario comes from the first listed,
+        // every route to the binary that has it.
+        let (l, routes) =
+            merge_listings(vec![(1, "b".into(), listing(&["!empty", "x"], &[]))]).unwrap();
+        assert_eq!(l.scenarios.len(), 2);
+        assert_eq!(routes["x"], (1, "x".to_string()));
+        assert_eq!(routes["empty"], (1, "empty".to_string()));
     }
 }

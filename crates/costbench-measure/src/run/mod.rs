@@ -348,6 +348,9 @@ pub fn measure_sides(
                 skipped,
             );
             record.variant = side.label.clone();
+            if bins[k].several() {
+                record.suite.bench = bins[k].measured().join(",");
+            }
             record.shard = shard_infos.as_ref().map(|i| i[k].clone());
             record.build = side.build.clone();
             record.binary = match crate::size::measure(&side.exe) {
