@@ -103,10 +103,18 @@ PY
     cp "$dir/$omitted" "$pristine/$name-$version/$omitted"
   fi
   # What the crate's own harness runs: the unswitched copy's benchmarks as its criterion or
-  # divan lists them (`NAME: benchmark` or `NAME: bench` lines), over every bench target.
+  # divan lists them, over every bench target: criterion prints `NAME: benchmark` lines, divan a
+  # tree whose leaves are its benchmarks (one per argument, type and const).
   own=$(CARGO_TARGET_DIR="$out/own-target" cargo bench --quiet \
     --manifest-path "$pristine/$name-$version/Cargo.toml" -- --list 2>"$out/$name.own.log" |
-    grep -cE ': bench(mark)?$' || true)
+    python3 -c '
+import re, sys
+lines = sys.stdin.read().splitlines()
+depth = [max(l.find("\u251c\u2500"), l.find("\u2570\u2500")) for l in lines]
+listed = sum(1 for l in lines if re.search(r": bench(mark)?$", l))
+leaves = sum(1 for i, d in enumerate(depth)
+             if d >= 0 and not (i + 1 < len(lines) and depth[i + 1] > d))
+print(listed + leaves)')
   # The maintainer's command: in the crate's directory, no option.
   start=$(date +%s)
   set +e
