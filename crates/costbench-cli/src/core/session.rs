@@ -5,7 +5,8 @@
 //! `variants`) lands in history the same way.
 //!
 //! Printing a run and choosing the exit code are the commands'; this module prints only the
-//! line that says which bench target was chosen when there was a choice (before the build).
+//! lines that say which bench targets were chosen when there was a choice, and which were left
+//! out for their required features (before the build).
 
 use super::history;
 use super::paths::Paths;
