@@ -30,6 +30,8 @@ costbench="$repo/target/debug/costbench"
 # https://github.com/shnewto/bnf (without it, bnf is skipped with a line saying so).
 #
 # tendril has two bench targets (futf and tendril), both criterion's: one run measures both.
+# A crate with criterion and divan targets names both harnesses, `criterion+divan` (paralight
+# 0.0.12 would be "paralight 0.0.12 criterion+divan"; see docs/compat.md).
 crates=(
   "itoa 1.0.19 criterion"
   "semver 1.0.28 criterion"
@@ -66,9 +68,11 @@ for entry in "${crates[@]}"; do
   dir="$out/$name-$version"
   rm -rf "$dir"
   tar -xzf "$(crate_file "$name" "$version")" -C "$out"
-  # The one change: the harness's dependency section names the compat crate instead. Its
+  # The one change: the harness's dependency section names the compat crate instead (for a
+  # crate with criterion and divan targets, `criterion+divan`, each harness's line). Its
   # `features` and `default-features` lines stay (the compat crates have the same features).
-  python3 - "$dir/Cargo.toml" "$repo/crates/costbench-$harness" "$harness" <<'PY'
+  for h in ${harness//+/ }; do
+  python3 - "$dir/Cargo.toml" "$repo/crates/costbench-$h" "$h" <<'PY'
 import re, sys
 path, compat, harness = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(path).read()
@@ -82,6 +86,7 @@ switched = re.sub(r'^version = "[^"]*"$', f'package = "costbench-{harness}"\npat
 assert switched != section, f"no version line in the {harness} section"
 open(path, "w").write(text[:m.end()] + switched + text[m.end() + len(section):])
 PY
+  done
   if [ -n "${omitted:-}" ]; then
     repo_var="COMPAT_$(echo "$name" | tr '[:lower:]-' '[:upper:]_')_REPO"
     clone=${!repo_var:-}
