@@ -3,33 +3,41 @@
 # costbench-divan (issue 26): each crate's published source (the .crate tarball from cargo's
 # registry cache, fetched by cargo when missing), its bench files byte for byte as published,
 # only the criterion (or divan) dependency line switched to `package = "costbench-criterion"`
-# (or `"costbench-divan"`). Every benchmark is measured by
-# `costbench run --instrument icount,walltime`; the figures are in docs/compat.md.
+# (or `"costbench-divan"`). Then, as a maintainer would (issue 41), `costbench run` with no
+# option at all is typed in the crate's directory: it measures every bench target of the crate
+# in one run, under its default instruments (icount and walltime). Beside it, the crate's own
+# harness (the real criterion or divan, from the unswitched copy) lists its benchmarks
+# (`cargo bench -- --list`), so that the table says whether every one of them was measured.
+# The figures are in docs/compat.md.
 #
-# Usage: [COMPAT_ONLY=CRATE] [COMPAT_SAMPLES=N] scripts/compat.sh [OUT_DIR]   (default: a new temporary directory; it must lie outside
-# this repository, whose workspace would otherwise claim the extracted crates)
+# Usage: [COMPAT_ONLY=CRATE] scripts/compat.sh [OUT_DIR]   (default: a new temporary directory;
+# it must lie outside this repository, whose workspace would otherwise claim the extracted crates)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 out=${1:-$(mktemp -d -t costbench-compat.XXXXXX)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-samples=${COMPAT_SAMPLES:-20}
 
 cargo build --quiet -p costbench-cli
 costbench="$repo/target/debug/costbench"
 
-# name version bench-target harness [file the published crate omits but its benches read]
+# name version harness [file the published crate omits but its benches read]
 #
 # bnf's Cargo.toml excludes `tests` from the published crate, yet its bench `include_str!`s a
 # grammar from tests/fixtures: as published, it builds with no divan. That one file is taken from
 # the crate's repository at the release's tag: set COMPAT_BNF_REPO to a clone of
 # https://github.com/shnewto/bnf (without it, bnf is skipped with a line saying so).
+#
+# tendril has two bench targets (futf and tendril), both criterion's: one run measures both.
+# A crate with criterion and divan targets names both harnesses, `criterion+divan` (paralight
+# 0.0.12 would be "paralight 0.0.12 criterion+divan"; see docs/compat.md).
 crates=(
-  "bnf 0.6.0 divan divan tests/fixtures/postal_address.terminated.input.bnf"
-  "itoa 1.0.19 bench criterion"
-  "semver 1.0.28 parse criterion"
-  "zeroize 1.9.2 zeroize criterion"
+  "itoa 1.0.19 criterion"
+  "semver 1.0.28 criterion"
+  "zeroize 1.9.2 criterion"
+  "tendril 0.5.0 criterion"
+  "bnf 0.6.0 divan tests/fixtures/postal_address.terminated.input.bnf"
 )
 
 registry_cache() {
@@ -52,16 +60,19 @@ crate_file() {
   echo "$cache/$name-$version.crate"
 }
 
-printf '%-8s %-8s %-9s %7s %7s %8s %8s\n' crate version bench listed icount walltime failed
+printf '%-8s %-8s %-16s %6s %6s %6s %8s %6s %4s %6s\n' \
+  crate version targets own measured icount walltime failed exit seconds
 for entry in "${crates[@]}"; do
-  read -r name version bench harness omitted <<<"$entry"
+  read -r name version harness omitted <<<"$entry"
   if [ -n "${COMPAT_ONLY:-}" ] && [ "$name" != "$COMPAT_ONLY" ]; then continue; fi
   dir="$out/$name-$version"
   rm -rf "$dir"
   tar -xzf "$(crate_file "$name" "$version")" -C "$out"
-  # The one change: the harness's dependency section names the compat crate instead. Its
+  # The one change: the harness's dependency section names the compat crate instead (for a
+  # crate with criterion and divan targets, `criterion+divan`, each harness's line). Its
   # `features` and `default-features` lines stay (the compat crates have the same features).
-  python3 - "$dir/Cargo.toml" "$repo/crates/costbench-$harness" "$harness" <<'PY'
+  for h in ${harness//+/ }; do
+  python3 - "$dir/Cargo.toml" "$repo/crates/costbench-$h" "$h" <<'PY'
 import re, sys
 path, compat, harness = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(path).read()
@@ -75,6 +86,7 @@ switched = re.sub(r'^version = "[^"]*"$', f'package = "costbench-{harness}"\npat
 assert switched != section, f"no version line in the {harness} section"
 open(path, "w").write(text[:m.end()] + switched + text[m.end() + len(section):])
 PY
+  done
   if [ -n "${omitted:-}" ]; then
     repo_var="COMPAT_$(echo "$name" | tr '[:lower:]-' '[:upper:]_')_REPO"
     clone=${!repo_var:-}
@@ -91,20 +103,44 @@ PY
   rm -rf "$pristine" && mkdir -p "$pristine"
   tar -xzf "$(crate_file "$name" "$version")" -C "$pristine"
   diff -r "$pristine/$name-$version/benches" "$dir/benches"
-  results="$out/results-$name"
-  rm -rf "$results"
-  "$costbench" run --manifest-path "$dir/Cargo.toml" --bench "$bench" \
-    --instrument icount,walltime --iterations-per-scenario "$samples" \
-    --output-dir "$results" --color never >"$out/$name.log" 2>&1 || true
-  python3 - "$results/run.json" "$name" "$version" "$bench" <<'PY'
+  if [ -n "${omitted:-}" ]; then
+    mkdir -p "$pristine/$name-$version/$(dirname "$omitted")"
+    cp "$dir/$omitted" "$pristine/$name-$version/$omitted"
+  fi
+  # What the crate's own harness runs: the unswitched copy's benchmarks as its criterion or
+  # divan lists them, over every bench target: criterion prints `NAME: benchmark` lines, divan a
+  # tree whose leaves are its benchmarks (one per argument, type and const).
+  own=$(CARGO_TARGET_DIR="$out/own-target" cargo bench --quiet \
+    --manifest-path "$pristine/$name-$version/Cargo.toml" -- --list 2>"$out/$name.own.log" |
+    python3 -c '
+import re, sys
+lines = sys.stdin.read().splitlines()
+depth = [max(l.find("\u251c\u2500"), l.find("\u2570\u2500")) for l in lines]
+listed = sum(1 for l in lines if re.search(r": bench(mark)?$", l))
+leaves = sum(1 for i, d in enumerate(depth)
+             if d >= 0 and not (i + 1 < len(lines) and depth[i + 1] > d))
+print(listed + leaves)')
+  # The maintainer's command: in the crate's directory, no option.
+  start=$(date +%s)
+  set +e
+  (cd "$dir" && "$costbench" run) >"$out/$name.log" 2>&1
+  code=$?
+  set -e
+  seconds=$(($(date +%s) - start))
+  python3 - "$dir/target/costbench/results/run.json" "$name" "$version" "$own" "$code" "$seconds" <<'PY'
 import json, sys
-run = json.load(open(sys.argv[1]))
+path, name, version, own, code, seconds = sys.argv[1:]
+try:
+    run = json.load(open(path))
+except OSError:
+    print(f"{name:<8} {version:<8} {'-':<16} {own:>6} {'-':>6} {'-':>6} {'-':>8} {'-':>6} {code:>4} {seconds:>6}  (no run record: see the log)")
+    sys.exit(0)
 rs = run["results"]
 icount = sum(1 for r in rs if r.get("icount"))
 wall = sum(1 for r in rs if r.get("walltime"))
-refused = [r["id"] for r in rs if r["failures"]]
-print(f"{sys.argv[2]:<8} {sys.argv[3]:<8} {sys.argv[4]:<9} {len(rs):>7} {icount:>7} {wall:>8} {len(refused):>8}")
-for r in rs:
+failed = [r for r in rs if r["failures"]]
+print(f"{name:<8} {version:<8} {run['suite']['bench']:<16} {own:>6} {len(rs):>6} {icount:>6} {wall:>8} {len(failed):>6} {code:>4} {seconds:>6}")
+for r in failed:
     for f in r["failures"]:
         why = (f["stderr_tail"].strip().splitlines() or [f["message"]])[-1]
         print(f"  failed {r['id']} ({f['instrument']}, {f['kind']}): {why}")

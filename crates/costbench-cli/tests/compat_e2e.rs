@@ -181,3 +181,64 @@ fn issue_26_cargo_test_lists_and_runs_criterion_benchmarks_once() {
         "{text}"
     );
 }
+
+/// Issue 41: `costbench run` without `--bench` measures every bench target of the package that
+/// depends on costbench, as `cargo bench` runs them all: `suites/compat`'s three targets in one
+/// run record. Their ids collide (`sum` is in each), so each is named by its target; an id only
+/// one target has (divan's `sort::batched`) stays as it is. The same body counts the same
+/// through each target's binary, so every count lands on the right one. `--bench`, repeated,
+/// chooses. Instruction counts of five tiny scenarios: seconds once built (the builds are the
+/// other tests' of this file).
+#[test]
+fn issue_41_every_bench_target_in_one_run_with_colliding_ids_named_by_target() {
+    if !valgrind_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let filter = ["--filter", "(^|/)sum$|^sort::batched$"];
+    let out = costbench(["run", "--manifest-path"])
+        .arg(compat_manifest())
+        .args(["--instrument", "icount", "--no-history", "--output-dir"])
+        .arg(dir.path())
+        .args(filter)
+        .output();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Measuring bench targets criterion, divan, native: icount"),
+        "{}",
+        stderr(&out)
+    );
+    let run = run_json(dir.path());
+    assert_eq!(run["suite"]["bench"], "criterion,divan,native");
+    let mut got = ids(&run);
+    got.sort();
+    assert_eq!(
+        got,
+        ["criterion/sum", "divan/sum", "native/sum", "sort::batched"]
+    );
+    let residual = run["harness_residual_ir"].as_u64().unwrap();
+    let native = ir(&run, "native/sum");
+    for id in ["criterion/sum", "divan/sum"] {
+        assert!(
+            ir(&run, id).abs_diff(native) <= residual,
+            "{id}: {} against native/sum's {native}",
+            ir(&run, id)
+        );
+    }
+    // `sort::batched` sorts 1000 elements: a count far above `sum`'s, from divan's binary.
+    assert!(ir(&run, "sort::batched") > 10 * native, "{run:#}");
+
+    // Two chosen by name: only theirs, in one record, `sum` still named by target.
+    let out = costbench(["run", "--manifest-path"])
+        .arg(compat_manifest())
+        .args(["--bench", "native", "--bench", "divan", "--list"])
+        .args(filter)
+        .output();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listing = stdout(&out);
+    let listed: Vec<&str> = listing
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(listed, ["native/sum", "divan/sum", "sort::batched"]);
+}

@@ -261,7 +261,11 @@ fn bad_input_gets_one_clear_error() {
             2,
         ),
         (vec!["--bench", "nope"], "no bench target named \"nope\"", 2),
-        (vec![], "several bench targets", 2),
+        (
+            vec!["--bench", "selftest", "--bench", "nope"],
+            "no bench target named \"nope\"",
+            2,
+        ),
         (
             vec![
                 "--bench",

@@ -92,7 +92,8 @@ pub struct Config {
 pub struct RunConfig {
     /// Package of the bench target; `None` lets cargo choose.
     pub package: Option<String>,
-    /// Bench target to build; `None` when the package has only one.
+    /// Bench target to build; `None`: every bench target that depends on costbench (`run`
+    /// measures them all in one run; the other commands ask for one when there are several).
     pub bench: Option<String>,
 }
 

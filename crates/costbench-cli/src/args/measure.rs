@@ -121,10 +121,14 @@ pub struct TargetArgs {
         help_heading = "Package Selection"
     )]
     pub package: Option<String>,
-    /// Bench target (harness = false, main calls `costbench::Suite::main`). Without it:
-    /// `run.bench` from costbench.toml, or the only bench target that depends on costbench.
+    /// Bench target (harness = false, main calls `costbench::Suite::main`, or criterion's or
+    /// divan's benches through costbench-criterion and costbench-divan); repeat it for several.
+    /// Without it: `run.bench` from costbench.toml, or every bench target of the package that
+    /// depends on costbench, as `cargo bench` runs them all (`run`, and `check` against a
+    /// recorded baseline, measure them in one run, an id two targets share named `TARGET/ID`;
+    /// the other commands take one target).
     #[arg(long, value_name = "NAME", help_heading = "Target Selection")]
-    pub bench: Option<String>,
+    pub bench: Vec<String>,
     // After package and target selection and cargo's flags, so that the headings come in
     // cargo's order (clap orders them by first use).
     #[command(flatten)]

@@ -68,7 +68,12 @@ pub struct Cli {
 /// costbench's commands, one variant each.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Build a bench target and measure its scenarios.
+    /// Build the bench targets and measure their scenarios.
+    ///
+    /// Without --bench: every bench target of the package that depends on costbench (directly,
+    /// or through costbench-criterion or costbench-divan under any name), as `cargo bench` runs
+    /// them all, into one run record; an id two targets share is measured as TARGET/ID.
+    /// Default instruments: icount and walltime.
     ///
     /// Every scenario runs in its own child process: under callgrind with collection switched on
     /// only around the measured body (icount, and cache with its simulations), under DHAT

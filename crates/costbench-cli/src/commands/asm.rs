@@ -15,11 +15,13 @@ pub(super) fn asm(c: AsmCmd) -> Result<i32> {
         (Some(dir), _) => side("--run", dir, &c)?,
         (None, Some(p)) => side("--binary", p, &c)?,
         (None, None) => {
-            let target = costbench_measure::cargo::resolve(
+            let (target, _) = costbench_measure::cargo::resolve_buildable(
                 c.target.manifest_path.as_deref(),
                 c.target.package.as_deref(),
-                c.target.bench.as_deref(),
+                &c.target.bench,
+                &c.target.cargo.flags()?,
             )?;
+            target.single("asm")?;
             let exe = costbench_measure::cargo::build(
                 &target,
                 "default",

@@ -53,6 +53,7 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
     cmd.measure.progress = false;
     cmd.record_history = false;
     let session = Session::open(cmd)?;
+    session.target.single("bisect")?;
     let root = session.output_dir(|p| p.bisect());
     let (good, commits) = baseline::range(&session.target, &c.good, &c.bad)?;
     let n = commits.len();
@@ -146,6 +147,7 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
             output_dir: out.clone(),
             target: Some(target),
             build: None,
+            others: Vec::new(),
         };
         let run = session
             .measure_and_record(vec![side])?

@@ -20,11 +20,13 @@ pub(super) fn census(c: CensusCmd) -> Result<i32> {
             (p, std::env::current_dir().ok(), None)
         }
         None => {
-            let target = costbench_measure::cargo::resolve(
+            let (target, _) = costbench_measure::cargo::resolve_buildable(
                 c.target.manifest_path.as_deref(),
                 c.target.package.as_deref(),
-                c.target.bench.as_deref(),
+                &c.target.bench,
+                &c.target.cargo.flags()?,
             )?;
+            target.single("census")?;
             if let (Some(note), false) = (target.choice_note(), c.format == Format::Json) {
                 costbench_measure::terminal::status("Selected", note);
             }

@@ -43,6 +43,11 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     // that a hung scenario is not minutes of silence.
     cmd.measure.progress = !cmd.quiet && !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let session = Session::open(cmd)?;
+    // A baseline revision is built and measured side by side with the working tree, one bench
+    // target at a time; against a recorded baseline, the candidate is a run of every target.
+    if c.baseline_rev.is_some() {
+        session.target.single("check --baseline-rev")?;
+    }
     let config = costbench_measure::config::Config::load(&session.target.workspace_root)?;
     let (base, cand, historic, sources) = if let Some(rev) = &c.baseline_rev {
         let (base, cand, sources) = measure_with_baseline_rev(&session, rev)?;
@@ -155,6 +160,7 @@ fn measure_with_baseline_rev(
             output_dir: root.join("baseline"),
             target: Some(base_target),
             build: Some(base_build),
+            others: Vec::new(),
         },
         costbench_measure::run::SideSpec {
             label: "default".into(),
@@ -162,6 +168,7 @@ fn measure_with_baseline_rev(
             output_dir: root.join("candidate"),
             target: None,
             build: Some(cand_build),
+            others: Vec::new(),
         },
     ];
     let mut together = Vec::new();
@@ -266,14 +273,14 @@ fn candidate_run(session: &Session) -> Result<Side> {
     let out = session.output_dir(|p| p.results());
     // Checked before building: a wrong output directory should not cost a build.
     costbench_record::output::OutputDir::prepare(&out)?;
-    let (exe, build) =
-        session.build_timed(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
+    let (exe, others, build) = session.build_all_timed()?;
     let side = costbench_measure::run::SideSpec {
         label: "default".into(),
         exe,
         output_dir: out.clone(),
         target: None,
         build: Some(build),
+        others,
     };
     let cand = session.measure_and_record(vec![side])?.remove(0);
     session.status(

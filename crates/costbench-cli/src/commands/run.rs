@@ -1,4 +1,5 @@
-//! `costbench run`: build the bench target, measure it and record the run in history
+//! `costbench run`: build the bench targets (every qualifying one without `--bench`), measure
+//! them into one record and record the run in history
 //! (`Session::measure_and_record`), send it to the sink (stdout as `--format` and `--quiet` ask,
 //! `report.html` with `--html`), and choose the exit code (3 when a budget is broken or a
 //! constant-time finding was made).
@@ -24,21 +25,26 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     let out_root = session.output_dir(|p| p.results());
     // Checked before building: a wrong output directory should not cost a build.
     OutputDir::prepare(&out_root)?;
-    let (exe, build) =
-        session.build_timed(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
+    let (exe, others, build) = session.build_all_timed()?;
     let side = SideSpec {
         label: "default".into(),
         exe,
         output_dir: out_root.clone(),
         target: None,
         build: Some(build),
+        others,
     };
     let start = std::time::Instant::now();
     session.status(
         "Measuring",
         format!(
-            "bench target {}: {}",
-            session.target.bench,
+            "bench target{} {}: {}",
+            if session.target.others.is_empty() {
+                ""
+            } else {
+                "s"
+            },
+            session.target.names().replace(',', ", "),
             session.cmd.measure.instruments.names().join(", ")
         ),
     );

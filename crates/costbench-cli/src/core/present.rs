@@ -109,11 +109,9 @@ pub(crate) fn present(
 /// unit, parties); with `--shard`, this job's scenarios, so that a CI matrix can show its split.
 pub(crate) fn list(session: &Session) -> Result<i32> {
     let opts = &session.cmd.measure;
-    let exe = session.build(&session.target, costbench_measure::cargo::DEFAULT_BUILD)?;
-    let bin = Binary {
-        exe,
-        cwd: session.target.package_dir.clone(),
-    };
+    let (exe, others, _) = session.build_all_timed()?;
+    let mut bin = Binary::new(exe, session.target.package_dir.clone())
+        .with_others(&session.target.bench, others);
     let listing = bin.list(opts.timeout)?;
     let mut selected = vec![select(&listing, opts.filter.as_ref())?];
     if let Some(plan) = &opts.shard {

@@ -5,7 +5,8 @@
 //! `variants`) lands in history the same way.
 //!
 //! Printing a run and choosing the exit code are the commands'; this module prints only the
-//! line that says which bench target was chosen when there was a choice (before the build).
+//! lines that say which bench targets were chosen when there was a choice, and which were left
+//! out for their required features (before the build).
 
 use super::history;
 use super::paths::Paths;
@@ -25,7 +26,7 @@ pub(crate) struct RunCommand {
     /// `--manifest-path`, `--package` and `--bench`: which bench target.
     pub manifest_path: Option<PathBuf>,
     pub package: Option<String>,
-    pub bench: Option<String>,
+    pub bench: Vec<String>,
     /// `--output-dir` (absolute), else each command's default under the target directory.
     pub output_dir: Option<PathBuf>,
     /// `--quiet`: only errors.
@@ -50,11 +51,24 @@ impl Session {
     /// Resolves the bench target of `cmd` and, with `--shard`, fills the shard's costs from
     /// the history (when it exists; otherwise the partition is by count).
     pub(crate) fn open(mut cmd: RunCommand) -> Result<Session> {
-        let target = cargo::resolve(
+        let (target, left_out) = cargo::resolve_buildable(
             cmd.manifest_path.as_deref(),
             cmd.package.as_deref(),
-            cmd.bench.as_deref(),
+            &cmd.bench,
+            &cmd.measure.cargo,
         )?;
+        // As `cargo bench` leaves them out (issue 41), said before the build.
+        for (bench, lacks) in left_out.iter().filter(|_| !cmd.quiet) {
+            costbench_measure::terminal::status(
+                "Skipped",
+                format!(
+                    "bench target {bench}: it needs features {} (cargo bench leaves it out too; \
+                     --features {} builds it)",
+                    lacks.join(", "),
+                    lacks.join(",")
+                ),
+            );
+        }
         // costbench.toml's budgets, checked after measuring with the suite's own, and its
         // accepted constant-time findings; a bad entry is said here, before any build.
         let config = costbench_measure::config::Config::load(&target.workspace_root)?;
@@ -114,6 +128,25 @@ impl Session {
         )
     }
 
+    /// [`Session::build_timed`] of every bench target of the session (issue 41: `run` measures
+    /// them all in one run): the first's executable, the others' builds, the builds' time.
+    pub(crate) fn build_all_timed(
+        &self,
+    ) -> Result<(
+        PathBuf,
+        Vec<cargo::BuiltBench>,
+        costbench_record::model::BuildInfo,
+    )> {
+        self.say_choice();
+        cargo::build_all_timed(
+            &self.target,
+            cargo::DEFAULT_BUILD,
+            &self.cmd.measure.cargo,
+            self.cmd.quiet,
+            self.cmd.measure.code_align,
+        )
+    }
+
     /// Checks that `--filter` selects a scenario of the built bench target `exe`, by listing its
     /// scenarios: for a command with more to build, so that a filter that matches nothing is said
     /// before those builds (issue 29), as a usage error.
@@ -121,10 +154,8 @@ impl Session {
         let Some(filter) = &self.cmd.measure.filter else {
             return Ok(());
         };
-        let bin = costbench_measure::run::Binary {
-            exe: exe.to_path_buf(),
-            cwd: self.target.package_dir.clone(),
-        };
+        let mut bin =
+            costbench_measure::run::Binary::new(exe.to_path_buf(), self.target.package_dir.clone());
         let listing = bin.list(self.cmd.measure.timeout)?;
         costbench_record::selection::select(&listing, Some(filter))?;
         Ok(())

@@ -129,8 +129,12 @@ pub fn prepare(target: &BenchTarget) -> Result<Tree> {
     let manifest = copy.join(rel);
     // Benches written for criterion or divan: switched in the copy, as in a baseline worktree.
     let switched = cargo::compat::switch(&[manifest.clone(), copy.join("Cargo.toml")])?;
-    let mut t = cargo::resolve(Some(&manifest), Some(&target.package), Some(&target.bench))
-        .context("in advise's copy of the sources")?;
+    let mut t = cargo::resolve(
+        Some(&manifest),
+        Some(&target.package),
+        std::slice::from_ref(&target.bench),
+    )
+    .context("in advise's copy of the sources")?;
     t.target_directory = target.target_directory.clone();
     t.switched = switched;
     Ok(Tree {

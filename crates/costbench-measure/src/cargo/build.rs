@@ -253,6 +253,45 @@ pub fn build_timed(
     }
 }
 
+/// A bench target built to be measured in the same run as another (issue 41: every bench
+/// target of a package in one run): its name, executable and the directory its scenarios run
+/// in (its package's, as under `cargo bench`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltBench {
+    /// Name of the bench target.
+    pub bench: String,
+    /// Its executable.
+    pub exe: PathBuf,
+    /// Its package's directory.
+    pub cwd: PathBuf,
+}
+
+/// [`build_timed`] of `target` and then of each of its [`BenchTarget::others`], one cargo
+/// command each (cargo builds the shared dependencies once): the first's executable, the
+/// others' built benches, and how the builds went, added up.
+pub fn build_all_timed(
+    target: &BenchTarget,
+    variant: &str,
+    flags: &CargoFlags,
+    quiet: bool,
+    code_align: CodeAlign,
+) -> Result<(PathBuf, Vec<BuiltBench>, costbench_record::model::BuildInfo)> {
+    let (exe, mut info) = build_timed(target, variant, flags, quiet, code_align)?;
+    let mut others = Vec::new();
+    for t in &target.others {
+        let (exe, more) = build_timed(t, variant, flags, quiet, code_align)?;
+        info.seconds += more.seconds;
+        info.compiled += more.compiled;
+        info.fresh += more.fresh;
+        others.push(BuiltBench {
+            bench: t.bench.clone(),
+            exe,
+            cwd: t.package_dir.clone(),
+        });
+    }
+    Ok((exe, others, info))
+}
+
 /// The cargo command for `toolchain`: through rustup when one is named (a `+TOOLCHAIN`
 /// argument only works with rustup's proxy, and `$CARGO` may be a toolchain's own cargo).
 pub fn cargo_for(toolchain: Option<&str>) -> Command {

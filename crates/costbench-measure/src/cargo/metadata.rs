@@ -1,7 +1,7 @@
 //! Which bench target to build, as `cargo metadata` describes the workspace: the packages that
 //! use costbench and their bench targets, the features they and their dependencies offer, the
 //! target directory; and how every cargo command is started ([`LockFlags`] included). It only
-//! asks cargo; building is `build`'s.
+//! asks cargo; which targets a run takes is `select`'s, building is `build`'s.
 
 use crate::config::Config;
 use anyhow::{anyhow, bail, Context, Result};
@@ -47,36 +47,38 @@ impl LockFlags {
 /// What costbench reads of `cargo metadata` (parsed by the `cargo_metadata` crate): the
 /// packages with their bench targets, the target directory and the workspace root.
 #[derive(Debug)]
-struct Metadata {
-    packages: Vec<Package>,
-    target_directory: PathBuf,
-    workspace_root: PathBuf,
+pub(super) struct Metadata {
+    pub(super) packages: Vec<Package>,
+    pub(super) target_directory: PathBuf,
+    pub(super) workspace_root: PathBuf,
 }
 
 #[derive(Debug)]
-struct Package {
-    name: String,
-    version: String,
-    manifest_path: PathBuf,
-    dependencies: Vec<Dependency>,
-    targets: Vec<Target>,
-    features: BTreeMap<String, Vec<String>>,
+pub(super) struct Package {
+    pub(super) name: String,
+    pub(super) version: String,
+    pub(super) manifest_path: PathBuf,
+    pub(super) dependencies: Vec<Dependency>,
+    pub(super) targets: Vec<Target>,
+    pub(super) features: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug)]
-struct Dependency {
-    name: String,
+pub(super) struct Dependency {
+    pub(super) name: String,
 }
 
 #[derive(Debug)]
-struct Target {
-    name: String,
-    kind: Vec<String>,
+pub(super) struct Target {
+    pub(super) name: String,
+    pub(super) kind: Vec<String>,
     /// `harness = false` in the package's `[[bench]]` table: a target that runs its own `main`
     /// (costbench's), not libtest's. `cargo metadata` does not say; the manifest does.
-    harness_false: bool,
+    pub(super) harness_false: bool,
     /// The target's root source file.
-    src_path: PathBuf,
+    pub(super) src_path: PathBuf,
+    /// `required-features` of its `[[bench]]` table.
+    pub(super) required_features: Vec<String>,
 }
 
 /// The names of the `[[bench]]` targets that `manifest` declares with `harness = false`; none
@@ -122,6 +124,7 @@ impl From<cargo_metadata::Metadata> for Metadata {
                                 kind: t.kind.iter().map(ToString::to_string).collect(),
                                 harness_false: harness_false.contains(&t.name),
                                 src_path: t.src_path.into_std_path_buf(),
+                                required_features: t.required_features,
                                 name: t.name,
                             })
                             .collect(),
@@ -203,6 +206,17 @@ pub struct BenchTarget {
     /// criterion and divan dependencies it switched to costbench's compatible crates there, as
     /// `FILE: NAME`; empty elsewhere. The command says so unless quiet.
     pub switched: Vec<String>,
+    /// The other bench targets measured with this one in the same run, in cargo's order (issue
+    /// 41: without `--bench`, every bench target of the selected packages that depends on
+    /// costbench, as `cargo bench` runs them all); empty when one target was chosen. Each has
+    /// no `others` of its own.
+    pub others: Vec<BenchTarget>,
+    /// `required-features` of its `[[bench]]` table.
+    pub required_features: Vec<String>,
+    /// Its package's feature table (what each feature turns on).
+    pub(super) package_features: BTreeMap<String, Vec<String>>,
+    /// Chosen without `--bench` or `run.bench`: as one of every qualifying target.
+    pub(super) implicit: bool,
 }
 
 impl BenchTarget {
@@ -213,9 +227,13 @@ impl BenchTarget {
             return None;
         }
         Some(format!(
-            "bench target {} (harness = false) of package {}; not {}, which {} libtest's harness \
+            "bench target{} {} (harness = false) of package {}; not {}, which {} libtest's harness \
              (choose with --bench NAME)",
-            self.bench,
+            if self.others.is_empty() { "" } else { "s" },
+            self.all()
+                .map(|t| t.bench.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             self.package,
             self.passed_over.join(", "),
             if self.passed_over.len() == 1 {
@@ -224,6 +242,83 @@ impl BenchTarget {
                 "use"
             }
         ))
+    }
+
+    /// This target and its [`BenchTarget::others`], in run order.
+    pub fn all(&self) -> impl Iterator<Item = &BenchTarget> {
+        std::iter::once(self).chain(&self.others)
+    }
+
+    /// The bench targets' names, joined with `,`: what a run record keeps as its suite's bench.
+    pub fn names(&self) -> String {
+        self.all()
+            .map(|t| t.bench.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Refuses several bench targets for `command`, which measures one at a time, as a usage
+    /// error that names them and the option that chooses one.
+    pub fn single(&self, command: &str) -> Result<()> {
+        if self.others.is_empty() {
+            return Ok(());
+        }
+        costbench_record::bad_input!(
+            "`costbench {command}` takes one bench target, and {} qualify here: {}; choose one \
+             with --bench NAME (`costbench run` measures them all in one run)",
+            self.others.len() + 1,
+            self.all()
+                .map(|t| format!("{} (package {})", t.bench, t.package))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
+    /// Leaves out, as `cargo bench` does, the targets chosen without `--bench` whose
+    /// `required-features` the feature flags do not turn on, and returns each with the features
+    /// it lacks. A target named with `--bench` stays (cargo then says what it needs). When
+    /// every target would be left out, a usage error names them and the features.
+    pub fn leave_out_unbuildable(
+        &mut self,
+        features: &[String],
+        all_features: bool,
+        no_default_features: bool,
+    ) -> Result<Vec<LeftOut>> {
+        let mut kept = Vec::new();
+        let mut left = Vec::new();
+        let passed_over = std::mem::take(&mut self.passed_over);
+        let others = std::mem::take(&mut self.others);
+        for t in std::iter::once(self.clone()).chain(others) {
+            let on = super::required::enabled(
+                &t.package_features,
+                features,
+                all_features,
+                no_default_features,
+            );
+            let lacks = super::required::missing(&t.required_features, on.as_ref());
+            if t.implicit && !lacks.is_empty() {
+                left.push((t.bench.clone(), lacks));
+            } else {
+                kept.push(t);
+            }
+        }
+        if kept.is_empty() {
+            let named: Vec<String> = left
+                .iter()
+                .map(|(b, f)| format!("{b} (needs {})", f.join(", ")))
+                .collect();
+            costbench_record::bad_input!(
+                "every bench target that depends on costbench here needs features the build \
+                 does not turn on, so `cargo bench` would run none of them: {}; turn them on \
+                 with --features, or choose one with --bench NAME",
+                named.join(", ")
+            );
+        }
+        let mut kept = kept.into_iter();
+        *self = kept.next().expect("kept is not empty");
+        self.passed_over = passed_over;
+        self.others = kept.collect();
+        Ok(left)
     }
 
     /// costbench's own directory under this target's target directory ([`costbench_dir`]),
@@ -252,11 +347,13 @@ pub fn workspace(manifest_path: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
     Ok((meta.workspace_root, meta.target_directory))
 }
 
-/// Resolves which bench target to run from the command line, `costbench.toml` and the crate.
+/// Resolves which bench targets to run from the command line (`--bench`, repeatable),
+/// `costbench.toml` and the crate: the first is the returned target, the rest its
+/// [`BenchTarget::others`].
 pub fn resolve(
     manifest_path: Option<&Path>,
     package: Option<&str>,
-    bench: Option<&str>,
+    benches: &[String],
 ) -> Result<BenchTarget> {
     let (manifest, meta) = metadata(manifest_path)?;
     let config = Config::load(&meta.workspace_root)?;
@@ -265,15 +362,41 @@ pub fn resolve(
     let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
     let config_applies =
         own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
-    let (package, bench) = if config_applies {
+    let from_config: Vec<String> = config.run.bench.iter().cloned().collect();
+    let (package, benches) = if config_applies {
         (
             package.or(config.run.package.as_deref()),
-            bench.or(config.run.bench.as_deref()),
+            if benches.is_empty() {
+                &from_config[..]
+            } else {
+                benches
+            },
         )
     } else {
-        (package, bench)
+        (package, benches)
     };
-    choose(&meta, &manifest, package, bench)
+    super::select::choose(&meta, &manifest, package, benches)
+}
+
+/// A bench target left out of a run as `cargo bench` leaves it out: its name and the required
+/// features the build does not turn on.
+pub type LeftOut = (String, Vec<String>);
+
+/// [`resolve`], then [`BenchTarget::leave_out_unbuildable`] with the features of `flags`: the
+/// targets a build with them can have, and those left out with the features each lacks.
+pub fn resolve_buildable(
+    manifest_path: Option<&Path>,
+    package: Option<&str>,
+    benches: &[String],
+    flags: &super::CargoFlags,
+) -> Result<(BenchTarget, Vec<LeftOut>)> {
+    let mut target = resolve(manifest_path, package, benches)?;
+    let left = target.leave_out_unbuildable(
+        &flags.features,
+        flags.all_features,
+        flags.no_default_features,
+    )?;
+    Ok((target, left))
 }
 
 /// The cargo features of the bench target's package and of its dependencies.
@@ -346,178 +469,6 @@ fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
     Ok((manifest, meta.into()))
 }
 
-/// The packages a bench target measured by costbench depends on: the library, or a compatible
-/// crate under any name (`criterion = { package = "costbench-criterion", ... }`).
-const COSTBENCH_PACKAGES: [&str; 3] = ["costbench", "costbench-criterion", "costbench-divan"];
-
-/// The crates whose benches the compatible crates take over, with the one line that switches
-/// each in `[dev-dependencies]`.
-const SWITCHABLE: [(&str, &str); 2] = [
-    (
-        "criterion",
-        r#"criterion = { package = "costbench-criterion", version = "0.1" }"#,
-    ),
-    (
-        "divan",
-        r#"divan = { package = "costbench-divan", version = "0.1" }"#,
-    ),
-];
-
-fn uses_costbench(p: &Package) -> bool {
-    p.dependencies
-        .iter()
-        .any(|d| COSTBENCH_PACKAGES.contains(&d.name.as_str()))
-}
-
-/// Why no bench target of `found` can be measured, each named with what it is and, for a
-/// criterion or divan bench, the one line that switches it to costbench's compatible crate.
-fn none_qualifies(found: &[(&Package, &Target)]) -> String {
-    if found.is_empty() {
-        return "no bench target here: add one that depends on costbench (harness = false, main \
-                calls costbench::Suite::main), or pass --manifest-path to a crate that has one"
-            .into();
-    }
-    let mut lines = Vec::new();
-    for (p, t) in found {
-        let uses = SWITCHABLE
-            .iter()
-            .find(|(name, _)| p.dependencies.iter().any(|d| d.name == *name));
-        lines.push(match uses {
-            Some((name, line)) => format!(
-                "{} (package {}) uses {name}: switch it to costbench's compatible crate with one line in [dev-dependencies]: {line}",
-                t.name, p.name
-            ),
-            None if t.harness_false => format!(
-                "{} (package {}) runs its own main but does not depend on costbench",
-                t.name, p.name
-            ),
-            None => format!(
-                "{} (package {}) uses libtest's harness (#[bench]) and does not depend on costbench",
-                t.name, p.name
-            ),
-        });
-    }
-    format!(
-        "no bench target that depends on costbench here; found:\n  {}\n(or add a target with harness = false whose main calls costbench::Suite::main, or pass --bench NAME)",
-        lines.join("\n  ")
-    )
-}
-
-fn choose(
-    meta: &Metadata,
-    manifest: &Path,
-    package: Option<&str>,
-    bench: Option<&str>,
-) -> Result<BenchTarget> {
-    // A package manifest (not the workspace root) restricts the choice to that package.
-    let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
-    let mut passed_over = Vec::new();
-    let mut candidates: Vec<(&Package, &Target)> = meta
-        .packages
-        .iter()
-        .filter(|p| package.is_none_or(|name| p.name == name))
-        .filter(|p| package.is_some() || own.is_none_or(|o| o.name == p.name))
-        .flat_map(|p| {
-            p.targets
-                .iter()
-                .filter(|t| t.kind.iter().any(|k| k == "bench"))
-                .map(move |t| (p, t))
-        })
-        .collect();
-    if let Some(pkg) = package {
-        if !meta.packages.iter().any(|p| p.name == pkg) {
-            let names: Vec<_> = meta.packages.iter().map(|p| p.name.as_str()).collect();
-            costbench_record::bad_input!(
-                "no package named {pkg:?} here; packages: {}",
-                names.join(", ")
-            );
-        }
-    }
-    if let Some(b) = bench {
-        let all: Vec<String> = candidates.iter().map(|(_, t)| t.name.clone()).collect();
-        candidates.retain(|(_, t)| t.name == b);
-        if candidates.is_empty() {
-            costbench_record::bad_input!(
-                "no bench target named {b:?}; bench targets here: {}",
-                if all.is_empty() {
-                    "none".to_string()
-                } else {
-                    all.join(", ")
-                }
-            );
-        }
-    } else {
-        let found = candidates.clone();
-        candidates.retain(|(p, _)| uses_costbench(p));
-        if candidates.is_empty() {
-            costbench_record::bad_input!("{}", none_qualifies(&found));
-        }
-        // A costbench target runs its own main (`harness = false`); a stray `benches/x.rs`
-        // that cargo found by itself runs libtest's. Prefer the former, and say so.
-        let own: Vec<(&Package, &Target)> = candidates
-            .iter()
-            .copied()
-            .filter(|(_, t)| t.harness_false)
-            .collect();
-        if !own.is_empty() && own.len() < candidates.len() {
-            passed_over = candidates
-                .iter()
-                .filter(|(_, t)| !t.harness_false)
-                .map(|(_, t)| t.name.clone())
-                .collect();
-            candidates = own;
-        }
-    }
-    let (p, t) = match candidates.as_slice() {
-        [one] => *one,
-        [] => unreachable!("an empty choice was said above, or --bench found its target"),
-        many => {
-            let names: Vec<String> = many
-                .iter()
-                .map(|(p, t)| format!("{} (package {})", t.name, p.name))
-                .collect();
-            costbench_record::bad_input!(
-                "several bench targets could be run: {}; choose one with --bench NAME (and -p PACKAGE), \
-                 or set run.bench in costbench.toml",
-                names.join(", ")
-            )
-        }
-    };
-    Ok(BenchTarget {
-        package: p.name.clone(),
-        package_spec: format!("{}@{}", p.name, p.version),
-        bench: t.name.clone(),
-        package_dir: p
-            .manifest_path
-            .parent()
-            .ok_or_else(|| anyhow!("manifest path has no parent"))?
-            .to_path_buf(),
-        manifest_path: p.manifest_path.clone(),
-        workspace_root: meta.workspace_root.clone(),
-        target_directory: meta.target_directory.clone(),
-        passed_over,
-        workspace_crates: meta
-            .packages
-            .iter()
-            .flat_map(|p| &p.targets)
-            .map(|t| {
-                // A library's modules lie under its root file's folder; another target (a bench,
-                // a binary) is taken as its one file, since it often shares that folder.
-                let lib = t
-                    .kind
-                    .iter()
-                    .any(|k| k.contains("lib") || k == "proc-macro");
-                let path = match (lib, t.src_path.parent()) {
-                    (true, Some(dir)) => dir.to_path_buf(),
-                    _ => t.src_path.clone(),
-                };
-                (t.name.replace('-', "_"), path)
-            })
-            .collect(),
-        switched: Vec::new(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,138 +490,6 @@ mod tests {
         );
         let outside = tempfile::tempdir().unwrap();
         assert!(find_manifest(outside.path()).is_none_or(|p| !p.starts_with(outside.path())));
-    }
-
-    fn meta() -> Metadata {
-        let pkg = |name: &str, benches: &[&str], uses: bool| Package {
-            name: name.into(),
-            version: "1.2.3".into(),
-            manifest_path: PathBuf::from(format!("/w/{name}/Cargo.toml")),
-            dependencies: if uses {
-                vec![Dependency {
-                    name: "costbench".into(),
-                }]
-            } else {
-                vec![]
-            },
-            targets: benches
-                .iter()
-                .map(|b| Target {
-                    name: b.trim_start_matches('+').into(),
-                    kind: vec!["bench".into()],
-                    harness_false: b.starts_with('+'),
-                    src_path: PathBuf::new(),
-                })
-                .collect(),
-            features: BTreeMap::new(),
-        };
-        Metadata {
-            packages: vec![
-                pkg("a", &["fast"], true),
-                pkg("b", &["slow", "crit"], true),
-                pkg("c", &["crit2"], false),
-            ],
-            target_directory: "/w/target".into(),
-            workspace_root: "/w".into(),
-        }
-    }
-
-    #[test]
-    fn chooses_by_name_package_or_uniqueness() {
-        let m = meta();
-        let root = Path::new("/w/Cargo.toml");
-        assert_eq!(choose(&m, root, None, Some("slow")).unwrap().package, "b");
-        // Cargo's --package takes NAME@VERSION: the name alone is ambiguous when the graph holds
-        // another version of the crate (issue 26: itoa's own benches, under serde_json's itoa).
-        assert_eq!(
-            choose(&m, root, None, Some("slow")).unwrap().package_spec,
-            "b@1.2.3"
-        );
-        let e = choose(&m, root, None, None).unwrap_err().to_string();
-        assert!(e.contains("several bench targets"), "{e}");
-        assert_eq!(choose(&m, root, Some("a"), None).unwrap().bench, "fast");
-        assert_eq!(
-            choose(&m, Path::new("/w/a/Cargo.toml"), None, None)
-                .unwrap()
-                .bench,
-            "fast"
-        );
-        let e = choose(&m, root, None, Some("nope"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("no bench target named \"nope\""), "{e}");
-        // A name that does not exist is a wrong command line (issue 29).
-        assert!(costbench_record::error::is_bad_input(
-            &choose(&m, root, None, Some("nope")).unwrap_err()
-        ));
-        let e = choose(&m, root, Some("zz"), None).unwrap_err().to_string();
-        assert!(e.contains("no package named"), "{e}");
-        assert!(choose(&m, Path::new("/w/c/Cargo.toml"), None, None).is_err());
-    }
-
-    /// Issue 41: a bench target that depends on costbench through a compatible crate under
-    /// another name qualifies; where none qualifies, the message says what was found and the
-    /// one line that switches a criterion bench.
-    #[test]
-    fn a_compatible_crate_under_any_name_qualifies_and_none_says_why() {
-        let mut m = meta();
-        m.packages.truncate(1);
-        m.packages[0].dependencies = vec![Dependency {
-            name: "costbench-criterion".into(),
-        }];
-        let root = Path::new("/w/Cargo.toml");
-        assert_eq!(choose(&m, root, None, None).unwrap().bench, "fast");
-        m.packages[0].dependencies = vec![Dependency {
-            name: "criterion".into(),
-        }];
-        m.packages[0].targets.push(Target {
-            name: "own".into(),
-            kind: vec!["bench".into()],
-            harness_false: true,
-            src_path: PathBuf::new(),
-        });
-        let e = choose(&m, root, None, None).unwrap_err();
-        assert!(costbench_record::error::is_bad_input(&e), "{e:#}");
-        let e = e.to_string();
-        assert!(
-            e.contains(r#"fast (package a) uses criterion: switch it"#)
-                && e.contains(
-                    r#"criterion = { package = "costbench-criterion", version = "0.1" }"#
-                ),
-            "{e}"
-        );
-        m.packages[0].dependencies.clear();
-        let e = choose(&m, root, None, None).unwrap_err().to_string();
-        assert!(e.contains("fast (package a) uses libtest's harness"), "{e}");
-        assert!(
-            e.contains("own (package a) runs its own main but does not depend on costbench"),
-            "{e}"
-        );
-    }
-
-    /// Issue 29: a stray `benches/*.rs` (libtest's harness) beside the costbench target does not
-    /// make costbench ask which to run; the choice is said.
-    #[test]
-    fn a_harness_false_target_is_preferred_over_a_stray_libtest_bench() {
-        let mut m = meta();
-        m.packages[0].targets = ["+costs", "stray"]
-            .iter()
-            .map(|b| Target {
-                name: b.trim_start_matches('+').into(),
-                kind: vec!["bench".into()],
-                harness_false: b.starts_with('+'),
-                src_path: PathBuf::new(),
-            })
-            .collect();
-        let t = choose(&m, Path::new("/w/a/Cargo.toml"), None, None).unwrap();
-        assert_eq!(t.bench, "costs");
-        assert_eq!(t.passed_over, ["stray"]);
-        // Two costbench targets are still a question.
-        m.packages[0].targets[1].harness_false = true;
-        let e = choose(&m, Path::new("/w/a/Cargo.toml"), None, None)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("several bench targets"), "{e}");
     }
 
     #[test]

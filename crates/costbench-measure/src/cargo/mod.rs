@@ -20,12 +20,14 @@
 mod build;
 pub mod compat;
 mod metadata;
+mod required;
+mod select;
 
 pub use build::{
-    build, build_timed, build_with, cargo_for, BuildError, BuildSettings, Built, CargoFlags,
-    CodeAlign, DEFAULT_BUILD, DEFAULT_PROFILE,
+    build, build_all_timed, build_timed, build_with, cargo_for, BuildError, BuildSettings, Built,
+    BuiltBench, CargoFlags, CodeAlign, DEFAULT_BUILD, DEFAULT_PROFILE,
 };
 pub use metadata::{
-    costbench_dir, dependency_features, features, resolve, target_directory, workspace,
-    BenchTarget, Features, LockFlags,
+    costbench_dir, dependency_features, features, resolve, resolve_buildable, target_directory,
+    workspace, BenchTarget, Features, LockFlags,
 };

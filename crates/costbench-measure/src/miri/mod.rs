@@ -38,7 +38,7 @@ pub struct MiriOptions {
     /// Package of the bench target; `None` lets cargo choose.
     pub package: Option<String>,
     /// Bench target to run; `None` when the package has only one.
-    pub bench: Option<String>,
+    pub bench: Vec<String>,
     /// Run only the scenarios whose id matches; `None` runs all.
     pub filter: Option<regex::Regex>,
     /// The user's cargo flags: features, `--profile` (else cargo miri's test profile), lock file.
@@ -69,11 +69,13 @@ impl std::error::Error for NotInstalled {}
 pub fn run(opts: MiriOptions) -> Result<MiriReport> {
     let started = Instant::now();
     let started_at = crate::environment::now_rfc3339();
-    let target = crate::cargo::resolve(
+    let (target, _) = crate::cargo::resolve_buildable(
         opts.manifest_path.as_deref(),
         opts.package.as_deref(),
-        opts.bench.as_deref(),
+        &opts.bench,
+        &opts.cargo,
     )?;
+    target.single("miri")?;
     let toolchain =
         std::env::var("COSTBENCH_MIRI_TOOLCHAIN").unwrap_or_else(|_| DEFAULT_TOOLCHAIN.into());
     let miri = Miri {

@@ -252,8 +252,12 @@ fn target_in(
     // A commit from before the benches were switched to costbench: switched here, in the
     // worktree only (the next checkout resets it).
     let switched = cargo::compat::switch(&[manifest.clone(), dir.join("Cargo.toml")])?;
-    let mut base = cargo::resolve(Some(&manifest), Some(&target.package), Some(&target.bench))
-        .with_context(|| format!("in the baseline revision {rev}"))?;
+    let mut base = cargo::resolve(
+        Some(&manifest),
+        Some(&target.package),
+        std::slice::from_ref(&target.bench),
+    )
+    .with_context(|| format!("in the baseline revision {rev}"))?;
     base.target_directory = target.target_directory.clone();
     base.switched = switched;
     Ok(base)

@@ -226,11 +226,18 @@ fn all_ok(sc: &Scenario) -> bool {
     sc.got.iter().flatten().all(|(_, r)| r.is_ok())
 }
 
-/// The binary round `round` of `side` runs: its code layout, or the build itself.
-fn exe_for(layouts: &Layouts, sessions: &[Session], side: usize, round: u32) -> Result<PathBuf> {
+/// The binary round `round` of `side` runs scenario `name` with: its code layout, or the
+/// build itself (the bench target's that has `name`).
+fn exe_for(
+    layouts: &Layouts,
+    sessions: &[Session],
+    side: usize,
+    name: &str,
+    round: u32,
+) -> Result<PathBuf> {
     Ok(layouts
         .exe(side, round)?
-        .unwrap_or_else(|| sessions[side].bin.exe.clone()))
+        .unwrap_or_else(|| sessions[side].bin.exe_for(name).to_path_buf()))
 }
 
 /// Runs the next round of `sc` on every side.
@@ -250,7 +257,7 @@ fn run_round(
     let exes = sc
         .on
         .iter()
-        .map(|(k, _)| exe_for(layouts, sessions, *k, round))
+        .map(|(k, s)| exe_for(layouts, sessions, *k, &s.name, round))
         .collect::<Result<Vec<_>>>()?;
     let results = if sc.ring {
         sessions[0].progress.set_message(label);

@@ -168,6 +168,9 @@ pub struct SideSpec {
     pub target: Option<BenchTarget>,
     /// How costbench built it, when it built it as a build variant: kept in its run record.
     pub build: Option<model::BuildInfo>,
+    /// The other bench targets measured with this side's in the same record (issue 41); empty
+    /// for one target ([`Binary`] says how their ids are kept unique).
+    pub others: Vec<cargo::BuiltBench>,
 }
 
 /// Measures the selected scenarios of every side: instruction counts side after side (counts do
@@ -187,9 +190,15 @@ pub fn measure_sides(
     target: &BenchTarget,
     sides: Vec<SideSpec>,
 ) -> Result<Vec<RunRecord>> {
+    if sides.len() > 1 && sides.iter().any(|s| !s.others.is_empty()) {
+        costbench_record::bad_input!(
+            "builds compared side by side are measured one bench target at a time: choose one \
+             with --bench NAME"
+        );
+    }
     cancel::catch_signals();
-    let bins = setup::binaries(target, &sides);
-    let listings = setup::list(opts, &bins, &sides)?;
+    let mut bins = setup::binaries(target, &sides);
+    let listings = setup::list(opts, &mut bins, &sides)?;
     let mut selections = setup::select_all(opts, target, &listings, &sides)?;
     // Only now that there is something to measure is an output directory touched, once no
     // other costbench run writes into it (or times wall time on the same CPU).
@@ -421,7 +430,7 @@ fn nothing_to_measure(
          under load, and none of the {selected} selected scenarios of bench {:?} is one; select \
          a bench that has some (the built-in suite's are in --bench cache) or a --filter that \
          matches one",
-        target.bench
+        target.names()
     )))
 }
 
@@ -572,7 +581,7 @@ pub(crate) fn new_record(
         },
         model::SuiteInfo {
             package: target.package.clone(),
-            bench: target.bench.clone(),
+            bench: target.names(),
             library_version: listing.library_version.clone(),
         },
         environment::collect(&target.workspace_root, valgrind.map(|v| v.version.clone())),

@@ -60,7 +60,8 @@ impl Session<'_> {
         let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
             let tmp = self.tmp_path("icount", job, i);
             self.measured_command(
-                callgrind::command(vg, tool_args, &tmp, &self.bin.exe, &args),
+                callgrind::command(vg, tool_args, &tmp, self.bin.exe_for(&s.name), &args),
+                &s.name,
                 true,
             )
         })?;
@@ -165,8 +166,8 @@ impl Session<'_> {
         let name = inst.instrument().name();
         let outcomes = self.spawn_parties(s, inst.mode(), &|i, _id, args| {
             let tmp = self.tmp_path(name, job, i);
-            let cmd = inst.command(valgrind, &self.bin.exe, args, &tmp);
-            self.measured_command(cmd, inst.pin_random())
+            let cmd = inst.command(valgrind, self.bin.exe_for(&s.name), args, &tmp);
+            self.measured_command(cmd, &s.name, inst.pin_random())
         })?;
         let mut results = Vec::new();
         for (i, (id, outcome)) in outcomes.into_iter().enumerate() {
@@ -243,7 +244,7 @@ impl Session<'_> {
         let args = walltime::sampling_args(self.opts.samples);
         for s in selected {
             self.progress.set_message(format!("walltime {}", s.name));
-            for (id, r) in self.walltime_child(s, &self.bin.exe, &args)? {
+            for (id, r) in self.walltime_child(s, self.bin.exe_for(&s.name), &args)? {
                 let figure = r.and_then(|m| {
                     walltime::parse::figures(&m, s.ops)
                         .map(|w| Box::new(w) as Box<dyn Stored>)
@@ -284,13 +285,13 @@ impl Session<'_> {
             .tempfile_in(self.out.tmp_dir_path())
             .context("cannot create a temporary result file")?;
         let mut args = self.bin.child_args("walltime");
-        args.push(s.name.clone());
+        args.push(self.bin.child_name(&s.name));
         args.push("--result".into());
         args.push(result_file.path().display().to_string());
         args.extend(extra.iter().cloned());
         let mut cmd = Command::new(exe);
         cmd.args(&args);
-        let mut cmd = child::scenario_command(cmd, &self.bin.cwd, false);
+        let mut cmd = child::scenario_command(cmd, self.bin.cwd_for(&s.name), false);
         if let Some(cpu) = self.opts.walltime_cpu {
             child::pin_to_cpu(&mut cmd, cpu);
         }

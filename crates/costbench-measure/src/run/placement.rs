@@ -139,8 +139,10 @@ impl Session<'_> {
             let outcomes = self.spawn_parties(s, "icount", &|i, _id, mut args| {
                 args.extend(["--perturb".to_string(), p.to_string()]);
                 let tmp = self.tmp_path("placement", job, i);
+                let exe = self.bin.exe_for(&s.name);
                 self.measured_command(
-                    callgrind::command(vg, self.icount_tool_args(), &tmp, &self.bin.exe, &args),
+                    callgrind::command(vg, self.icount_tool_args(), &tmp, exe, &args),
+                    &s.name,
                     true,
                 )
             })?;

@@ -147,7 +147,7 @@ impl Session<'_> {
                 None => s.name.clone(),
             };
             let mut args = self.bin.child_args(mode);
-            args.push(s.name.clone());
+            args.push(self.bin.child_name(&s.name));
             let mut fds = Vec::new();
             if let Some(p) = party {
                 args.extend(["--party".to_string(), p.to_string()]);
@@ -199,9 +199,10 @@ impl Session<'_> {
             .join(format!("{what}-{job}-{party}.out"))
     }
 
-    /// A scenario process prepared like every measured one, with getrandom pinned when asked.
-    pub(super) fn measured_command(&self, cmd: Command, pin_random: bool) -> Command {
-        let mut cmd = child::scenario_command(cmd, &self.bin.cwd, true);
+    /// A process of the scenario measured as `name`, prepared like every measured one, with
+    /// getrandom pinned when asked.
+    pub(super) fn measured_command(&self, cmd: Command, name: &str, pin_random: bool) -> Command {
+        let mut cmd = child::scenario_command(cmd, self.bin.cwd_for(name), true);
         if let (true, Some(lib)) = (pin_random, &self.fixed_random) {
             cmd.env("LD_PRELOAD", lib);
         }

@@ -17,9 +17,10 @@ use std::sync::Mutex;
 pub(super) fn binaries(target: &BenchTarget, sides: &[SideSpec]) -> Vec<Binary> {
     sides
         .iter()
-        .map(|s| Binary {
-            exe: s.exe.clone(),
-            cwd: s.target.as_ref().unwrap_or(target).package_dir.clone(),
+        .map(|s| {
+            let t = s.target.as_ref().unwrap_or(target);
+            Binary::new(s.exe.clone(), t.package_dir.clone())
+                .with_others(&t.bench, s.others.clone())
         })
         .collect()
 }
@@ -41,8 +42,12 @@ fn which(several: bool, s: &SideSpec) -> impl FnOnce(anyhow::Error) -> anyhow::E
 }
 
 /// Each side's listing of its scenarios.
-pub(super) fn list(opts: &RunOptions, bins: &[Binary], sides: &[SideSpec]) -> Result<Vec<Listing>> {
-    bins.iter()
+pub(super) fn list(
+    opts: &RunOptions,
+    bins: &mut [Binary],
+    sides: &[SideSpec],
+) -> Result<Vec<Listing>> {
+    bins.iter_mut()
         .zip(sides)
         .map(|(b, s)| b.list(opts.timeout).map_err(which(sides.len() > 1, s)))
         .collect()
@@ -159,6 +164,18 @@ pub(super) fn fixed_random(
 pub(super) fn censuses(opts: &RunOptions, bins: &[Binary], valgrind: bool) -> Vec<Census> {
     bins.iter()
         .map(|b| match valgrind {
+            // The census joins callgrind's counts with one binary's guards.
+            true if opts.instruments.asked(Instrument::Census) && b.several() => {
+                let reason = "the census reads one bench binary at a time: choose one bench \
+                              target with --bench NAME"
+                    .to_string();
+                eprintln!("warning: census skipped: {reason}; instruction counts still run");
+                let skip = model::Skipped {
+                    instrument: "census".into(),
+                    reason,
+                };
+                (None, Some(skip))
+            }
             true if opts.instruments.asked(Instrument::Census) => {
                 match crate::census::analyse(&b.exe) {
                     Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
@@ -227,9 +244,14 @@ pub(super) fn sessions<'a>(
                 skipped,
             );
             record.variant = side.label.clone();
+            if s.bins[k].several() {
+                record.suite.bench = s.bins[k].measured().join(",");
+            }
             record.shard = shared.shard_infos.as_ref().map(|i| i[k].clone());
             record.build = side.build.clone();
             record.binary = match crate::size::measure(&side.exe) {
+                // One binary's size; several targets' binaries are not one program.
+                Ok(_) if !side.others.is_empty() => None,
                 Ok(size) => Some(size),
                 Err(e) => {
                     eprintln!("warning: the size of the bench binary is not recorded: {e:#}");

@@ -159,10 +159,10 @@ fn run_round(
     layouts: &Layouts,
     round: u32,
 ) -> Result<Vec<(usize, std::result::Result<LoadResult, Failure>)>> {
-    let exe = |k: usize| -> Result<std::path::PathBuf> {
+    let exe = |k: usize, s: &ScenarioInfo| -> Result<std::path::PathBuf> {
         Ok(layouts
             .exe(k, round)?
-            .unwrap_or_else(|| sessions[k].bin.exe.clone()))
+            .unwrap_or_else(|| sessions[k].bin.exe_for(&s.name).to_path_buf()))
     };
     let opts = &sessions[0].opts.load;
     let (server_cpu, load_cpu) = cpus();
@@ -176,10 +176,14 @@ fn run_round(
         addrs.push(listener.local_addr()?.to_string());
         let fd = OwnedFd::from(listener);
         let mut args = sessions[k].bin.child_args("serve");
-        args.extend([s.name.clone(), "--listen-fd".into(), "3".into()]);
-        let mut cmd = Command::new(exe(k)?);
+        args.extend([
+            sessions[k].bin.child_name(&s.name),
+            "--listen-fd".into(),
+            "3".into(),
+        ]);
+        let mut cmd = Command::new(exe(k, s)?);
         cmd.args(&args);
-        let mut cmd = child::scenario_command(cmd, &sessions[k].bin.cwd, false);
+        let mut cmd = child::scenario_command(cmd, sessions[k].bin.cwd_for(&s.name), false);
         if let Some(cpu) = server_cpu {
             child::pin_to_cpu(&mut cmd, cpu);
         }
@@ -187,7 +191,7 @@ fn run_round(
         let r = Running::spawn(&mut cmd).with_context(|| {
             format!(
                 "cannot run scenario binary {}",
-                sessions[k].bin.exe.display()
+                sessions[k].bin.exe_for(&s.name).display()
             )
         })?;
         servers.push(r);
@@ -211,7 +215,7 @@ fn run_round(
             .context("cannot create a temporary result file")?;
         let mut args = session.bin.child_args("load");
         args.extend([
-            s.name.clone(),
+            session.bin.child_name(&s.name),
             "--connect".into(),
             addrs[j].clone(),
             "--clients".into(),
@@ -230,9 +234,9 @@ fn run_round(
             let per_request = s.service.as_ref().map_or(1, |v| v.ops_per_request.max(1));
             args.extend(["--rate".into(), (rate / per_request as f64).to_string()]);
         }
-        let mut cmd = Command::new(exe(k)?);
+        let mut cmd = Command::new(exe(k, s)?);
         cmd.args(&args);
-        let mut cmd = child::scenario_command(cmd, &session.bin.cwd, false);
+        let mut cmd = child::scenario_command(cmd, session.bin.cwd_for(&s.name), false);
         if let Some(cpu) = load_cpu {
             child::pin_to_cpu(&mut cmd, cpu);
         }
@@ -252,7 +256,10 @@ fn run_round(
                     s.stop();
                 }
                 return Err(e).with_context(|| {
-                    format!("cannot run scenario binary {}", session.bin.exe.display())
+                    format!(
+                        "cannot run scenario binary {}",
+                        session.bin.exe_for(&s.name).display()
+                    )
                 });
             }
         }

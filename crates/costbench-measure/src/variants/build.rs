@@ -288,7 +288,7 @@ mod tests {
     fn plan_selftest(texts: &[&str], user: &cargo::CargoFlags) -> Result<Vec<Plan>> {
         let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../suites/selftest/Cargo.toml");
-        let target = cargo::resolve(Some(&manifest), None, Some("selftest"))?;
+        let target = cargo::resolve(Some(&manifest), None, &["selftest".into()])?;
         let variants: Vec<Variant> = texts
             .iter()
             .map(|t| {

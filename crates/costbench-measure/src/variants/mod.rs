@@ -447,6 +447,7 @@ impl Builds {
                     output_dir: self.root.join(&p.variant.name),
                     target: None,
                     build: o.info.clone(),
+                    others: Vec::new(),
                 })
             })
             .collect()

@@ -38,6 +38,7 @@ pub(super) fn hot_checks(
             output_dir: plan.root.join("source").join("census"),
             target: None,
             build: Some(build.clone()),
+            others: Vec::new(),
         }],
     )?;
     let ws = &tree.target.workspace_root;
@@ -128,7 +129,7 @@ pub(super) fn miri_check(
     let report = costbench_measure::miri::run(costbench_measure::miri::MiriOptions {
         manifest_path: Some(tree.target.manifest_path.clone()),
         package: Some(tree.target.package.clone()),
-        bench: Some(tree.target.bench.clone()),
+        bench: vec![tree.target.bench.clone()],
         filter: Some(
             regex::Regex::new(&format!("^(?:{})$", ids.join("|")))
                 .expect("escaped ids make a valid pattern"),

@@ -192,6 +192,7 @@ pub(super) fn measure_suggestions(
             output_dir: dir.join(label),
             target: None,
             build: Some(build),
+            others: Vec::new(),
         };
         let mut records = costbench_measure::run::measure_sides(
             &opts,
@@ -281,6 +282,7 @@ fn profile_unchanged(
             output_dir: dir.clone(),
             target: None,
             build: Some(build.clone()),
+            others: Vec::new(),
         }],
     )?;
     let ids = records

@@ -97,6 +97,7 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
     // did not exist then. Lints change no code.
     cmd.measure.cargo.cap_lints = true;
     let session = Session::open(cmd)?;
+    session.target.single("history backfill")?;
     let root = session.target.workspace_root.clone();
     if git::dirty(&root)? {
         crate::exit::usage!(
@@ -366,6 +367,7 @@ impl Backfiller<'_> {
                     output_dir: dir.clone(),
                     target: Some(target),
                     build: None,
+                    others: Vec::new(),
                 };
                 self.session
                     .measure_and_record(vec![side])?

@@ -57,6 +57,7 @@ pub(super) fn measure(
         output_dir,
         target: Some(target.clone()),
         build: None,
+        others: Vec::new(),
     };
     let rest = asked.without(Instrument::Walltime);
     let alone = if rest == InstrumentSet::NONE {

@@ -161,6 +161,7 @@ impl Backfiller<'_> {
             output_dir: dir.clone(),
             target: Some(target),
             build: None,
+            others: Vec::new(),
         };
         let mut run = measure_sides(&opts, &self.session.target, vec![side])
             .with_context(|| format!("measuring {label}"))?
