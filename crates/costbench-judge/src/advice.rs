@@ -479,6 +479,7 @@ mod tests {
         assert_eq!(c.reason, "1 of 2 significantly better");
         let json = serde_json::to_value(&c).unwrap();
         assert_eq!(json["verdict"], "worth-it");
-        assert_eq!(json["change"]["kind"], "clippy");
+        assert_eq!(json["change"]["kind"], "source");
+        assert_eq!(json["change"]["rule"], "clippy::redundant_clone");
     }
 }

@@ -169,6 +169,7 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
             std::fs::remove_dir_all(&dir)
                 .with_context(|| format!("cannot remove stale worktree {}", dir.display()))?;
         }
+        let _one_at_a_time = worktree_lock();
         // Forget worktrees whose directories are gone (a cleaned target directory).
         git(&top, &["worktree", "prune"])?;
         let d = dir.to_string_lossy();
@@ -181,6 +182,15 @@ pub fn checkout(target: &BenchTarget, rev: &str) -> Result<BenchTarget> {
     }
     costbench_record::output::write_atomic(&marker, sha.as_bytes())?;
     target_in(target, &top, &dir, rev, &sha)
+}
+
+/// Held while a worktree is pruned and added: `bisect` checks out its two commits from two
+/// threads, and a `git worktree prune` that reads the other's half-made entry fails ("failed to
+/// read .git/worktrees/bisect-ahead/commondir", seen once in explain_e2e).
+fn worktree_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Build directory name (`TARGET/costbench/build/NAME`) of `bisect`'s checkouts.
@@ -214,6 +224,7 @@ pub fn checkout_for_bisect(
             std::fs::remove_dir_all(&dir)
                 .with_context(|| format!("cannot remove stale worktree {}", dir.display()))?;
         }
+        let _one_at_a_time = worktree_lock();
         git(&top, &["worktree", "prune"])?;
         let d = dir.to_string_lossy();
         git(&top, &["worktree", "add", "--detach", "--force", &d, sha])
