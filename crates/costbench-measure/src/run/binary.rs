@@ -108,7 +108,7 @@ impl Binary {
     }
 
     /// Asks the binary (and the others measured with it) for its scenarios, killing each after
-    /// `timeout`; with others, one listing of them all, ids kept unique ([`merge_listings`]).
+    /// `timeout`; with others, one listing of them all, ids kept unique (`merge_listings`).
     /// With others, a target whose binary does not answer costbench's protocol (a bench of the
     /// same package on another harness: the package's dependency on costbench says nothing of
     /// each target) is left out with a warning, as long as one target answers.
