@@ -8,7 +8,7 @@
 //! `xs.bytes()`, `xs.drain(..)`: `xs.len()`), where each bound or collection is a name, a field
 //! or a literal (evaluated once more, so nothing with a side effect).
 
-use super::source::{let_name, Source};
+use super::source::{binding, Source};
 use super::{Context, Found, Idiom};
 use syn::visit::Visit;
 
@@ -115,13 +115,10 @@ fn empty_vec(init: &syn::Expr) -> bool {
 pub(super) fn block(found: &mut Found<'_, '_>, cx: &Context, b: &syn::Block) {
     let src = found.src;
     for pair in b.stmts.windows(2) {
-        let syn::Stmt::Local(local) = &pair[0] else {
+        let Some((_, name, init)) = binding(&pair[0]) else {
             continue;
         };
-        let (Some(name), Some(init)) = (let_name(local), &local.init) else {
-            continue;
-        };
-        if init.diverge.is_some() || !empty_vec(&init.expr) {
+        if !empty_vec(init) {
             continue;
         }
         let syn::Stmt::Expr(syn::Expr::ForLoop(f), _) = &pair[1] else {
@@ -155,7 +152,7 @@ pub(super) fn block(found: &mut Found<'_, '_>, cx: &Context, b: &syn::Block) {
                 "`{name}` grows by one push per iteration of a loop of known length: created with \
                  that capacity ({len}), it reallocates no more"
             ),
-            vec![src.replace(&*init.expr, format!("Vec::with_capacity({len})"))],
+            vec![src.replace(init, format!("Vec::with_capacity({len})"))],
         );
     }
 }

@@ -4,7 +4,7 @@
 //! Iterating `&v` yielded references where the iterator yields the items: a body that relied on
 //! that no longer compiles, and is reported as such.
 
-use super::source::{ident, let_name};
+use super::source::{binding, ident};
 use super::{Context, Found, Idiom};
 use syn::visit::Visit;
 
@@ -65,16 +65,10 @@ impl<'e> Visit<'e> for Mentions<'_> {
 pub(super) fn block(found: &mut Found<'_, '_>, cx: &Context, b: &syn::Block) {
     let src = found.src;
     for (i, pair) in b.stmts.windows(2).enumerate() {
-        let syn::Stmt::Local(local) = &pair[0] else {
+        let Some((local, name, init)) = binding(&pair[0]) else {
             continue;
         };
-        let (Some(name), Some(init)) = (let_name(local), &local.init) else {
-            continue;
-        };
-        if init.diverge.is_some() {
-            continue;
-        }
-        let Some(iter) = collected(local, &init.expr) else {
+        let Some(iter) = collected(local, init) else {
             continue;
         };
         let syn::Stmt::Expr(syn::Expr::ForLoop(f), _) = &pair[1] else {

@@ -10,7 +10,7 @@
 //!   (`^abc`: `starts_with`, `abc$`: `ends_with`) or `x.split("abc")`, on a chain or through a
 //!   `let` whose every use is one of those calls (the `let` is then removed).
 
-use super::source::{called_path, ident, let_name, unwrapped, Source};
+use super::source::{binding, called_path, ident, unwrapped, Source};
 use super::{Context, Found, Idiom};
 use syn::visit::Visit;
 
@@ -212,16 +212,10 @@ impl<'e> Visit<'e> for Uses<'_, 'e> {
 pub(super) fn block(found: &mut Found<'_, '_>, cx: &Context, b: &syn::Block) {
     let src = found.src;
     for (i, stmt) in b.stmts.iter().enumerate() {
-        let syn::Stmt::Local(local) = stmt else {
+        let Some((_, name, init)) = binding(stmt) else {
             continue;
         };
-        let (Some(name), Some(init)) = (let_name(local), &local.init) else {
-            continue;
-        };
-        if init.diverge.is_some() {
-            continue;
-        }
-        let Some((_, lit)) = regex_new(src, unwrapped(&init.expr)) else {
+        let Some((_, lit)) = regex_new(src, unwrapped(init)) else {
             continue;
         };
         let Some((anchor, s)) = plain(&lit.value()) else {

@@ -147,6 +147,16 @@ pub fn ident(expr: &syn::Expr) -> Option<String> {
     }
 }
 
+/// A `let` statement of one name with an initialiser and no `else` (`let mut out: T = INIT;`):
+/// the statement, the name, the initialiser. What every idiom that follows a binding starts from.
+pub fn binding(stmt: &syn::Stmt) -> Option<(&syn::Local, String, &syn::Expr)> {
+    let syn::Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    Some((local, let_name(local)?, &init.expr))
+}
+
 /// The name a `let` binds when its pattern is one identifier (`let mut out: T = ..`).
 pub fn let_name(local: &syn::Local) -> Option<String> {
     let mut pat = &local.pat;

@@ -7,7 +7,7 @@
 //! flushed at every line break, but buffering it would reorder its lines with any other output
 //! of the program.
 
-use super::source::{called_path, let_name, tail, unwrapped};
+use super::source::{binding, called_path, tail, unwrapped};
 use super::{Context, Found, Idiom};
 use syn::visit::Visit;
 
@@ -115,16 +115,10 @@ impl<'e> Visit<'e> for LoopWrites<'_> {
 pub(super) fn block(found: &mut Found<'_, '_>, cx: &Context, b: &syn::Block) {
     let src = found.src;
     for (i, stmt) in b.stmts.iter().enumerate() {
-        let syn::Stmt::Local(local) = stmt else {
+        let Some((_, name, init)) = binding(stmt) else {
             continue;
         };
-        let (Some(name), Some(init)) = (let_name(local), &local.init) else {
-            continue;
-        };
-        if init.diverge.is_some() {
-            continue;
-        }
-        let Some(what) = opens(&init.expr) else {
+        let Some(what) = opens(init) else {
             continue;
         };
         let mut w = LoopWrites {
@@ -138,7 +132,7 @@ pub(super) fn block(found: &mut Found<'_, '_>, cx: &Context, b: &syn::Block) {
         if !w.hit {
             continue;
         }
-        let fix = format!("::std::io::BufWriter::new({})", src.text_of(&*init.expr));
+        let fix = format!("::std::io::BufWriter::new({})", src.text_of(init));
         found.add(
             Idiom::UnbufferedWrites,
             stmt,
@@ -147,7 +141,7 @@ pub(super) fn block(found: &mut Found<'_, '_>, cx: &Context, b: &syn::Block) {
                 "`{name}` ({what}) is written to in a loop without a buffer, one system call per \
                  write: wrapped in a BufWriter (flushed when dropped)"
             ),
-            vec![src.replace(&*init.expr, fix)],
+            vec![src.replace(init, fix)],
         );
     }
 }
