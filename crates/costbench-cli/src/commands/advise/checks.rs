@@ -2,50 +2,26 @@
 //! checks by executions per op, the hottest become candidates (`advise::unchecked`), and each is
 //! run under `costbench miri` besides the crate's tests.
 
-use super::measure::Plan;
 use crate::core::session::Session;
 use anyhow::{Context, Result};
 use costbench_judge::advice::{self, Advice};
 use costbench_measure::advise::{crate_tests, tree, Suggestion};
-use costbench_measure::run::SideSpec;
 use std::path::Path;
 
-/// The bounds checks of the package's own code, ranked by executions per op in a census of the
-/// unchanged copy, the `plan.checks` most executed each as a candidate: its line's index
+/// The bounds checks of the package's own code, ranked by executions per op in `census` (the
+/// unchanged copy's), the `n` most executed each as a candidate: its line's index
 /// expressions made unchecked (`advise::unchecked`).
 pub(super) fn hot_checks(
-    session: &Session,
     tree: &tree::Tree,
-    (exe, build): (&Path, &costbench_record::model::BuildInfo),
-    plan: &Plan<'_>,
+    census: &[costbench_record::model::RunRecord],
+    n: usize,
     doc: &mut Advice,
 ) -> Result<Vec<Suggestion>> {
-    session.status(
-        "Counting",
-        "the bounds checks the unchanged copy executes (census)",
-    );
-    let mut opts = session.cmd.measure.clone();
-    opts.instruments = costbench_record::instrument::InstrumentSet::of(
-        costbench_record::instrument::Instrument::Census,
-    );
-    opts.placement_runs = 0;
-    let records = costbench_measure::run::measure_sides(
-        &opts,
-        &tree.target,
-        vec![SideSpec {
-            label: "census".into(),
-            exe: exe.to_path_buf(),
-            output_dir: plan.root.join("source").join("census"),
-            target: None,
-            build: Some(build.clone()),
-            others: Vec::new(),
-        }],
-    )?;
     let ws = &tree.target.workspace_root;
     let src = tree.target.package_dir.join("src");
     // (file relative to the workspace, line) -> (most executions per op, in which scenario).
     let mut hot: Vec<((String, u32), (f64, String))> = Vec::new();
-    for r in records.iter().flat_map(|r| &r.results) {
+    for r in census.iter().flat_map(|r| &r.results) {
         let Some(census) = &r.census else { continue };
         for site in &census.top_sites {
             if site.kind != "slice-index" && site.kind != "slice-range" {
@@ -83,7 +59,7 @@ pub(super) fn hot_checks(
     hot.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
     let total = hot.len();
     let mut out = Vec::new();
-    for ((file, line), (per_op, id)) in hot.into_iter().take(plan.checks) {
+    for ((file, line), (per_op, id)) in hot.into_iter().take(n) {
         let text = std::fs::read_to_string(ws.join(&file))
             .with_context(|| format!("cannot read {file} in advise's scratch tree"))?;
         let replacements = costbench_measure::advise::unchecked::rewrite(&file, &text, line);

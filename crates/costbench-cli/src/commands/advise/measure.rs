@@ -77,7 +77,18 @@ pub(super) fn measure_suggestions(
         doc.scenarios = profiled.ids.clone();
     }
     let checks = if plan.checks > 0 {
-        hot_checks(session, tree, (&base_exe, &base_build), plan, doc)?
+        session.status(
+            "Counting",
+            "the bounds checks the unchanged copy executes (census)",
+        );
+        let census = measure_unchanged(
+            session,
+            tree,
+            (&base_exe, &base_build),
+            costbench_record::instrument::Instrument::Census,
+            &plan.root.join("source").join("census"),
+        )?;
+        hot_checks(tree, &census, plan.checks, doc)?
     } else {
         Vec::new()
     };
@@ -257,33 +268,52 @@ impl Profiled {
     }
 }
 
-fn profile_unchanged(
+/// The unchanged copy measured once, alone, with `instrument` only, into `dir`: the profile
+/// that says which scenarios execute each change, and the census that ranks the checks.
+fn measure_unchanged(
     session: &Session,
     tree: &tree::Tree,
     (exe, build): (&Path, &costbench_record::model::BuildInfo),
+    instrument: costbench_record::instrument::Instrument,
+    dir: &Path,
+) -> Result<Vec<costbench_record::model::RunRecord>> {
+    let mut opts = session.cmd.measure.clone();
+    opts.instruments = costbench_record::instrument::InstrumentSet::of(instrument);
+    opts.placement_runs = 0;
+    costbench_measure::run::measure_sides(
+        &opts,
+        &tree.target,
+        vec![SideSpec {
+            // The folder's name, as each side is labelled by its directory.
+            label: dir
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            exe: exe.to_path_buf(),
+            output_dir: dir.to_path_buf(),
+            target: None,
+            build: Some(build.clone()),
+            others: Vec::new(),
+        }],
+    )
+}
+
+fn profile_unchanged(
+    session: &Session,
+    tree: &tree::Tree,
+    unchanged: (&Path, &costbench_record::model::BuildInfo),
     root: &Path,
 ) -> Result<Profiled> {
     session.status(
         "Profiling",
         "the unchanged copy (instruction counts: which scenarios execute each change)",
     );
-    let mut opts = session.cmd.measure.clone();
-    opts.instruments = costbench_record::instrument::InstrumentSet::of(
-        costbench_record::instrument::Instrument::Icount,
-    );
-    opts.placement_runs = 0;
     let dir = root.join("source").join("unchanged");
-    let records = costbench_measure::run::measure_sides(
-        &opts,
-        &tree.target,
-        vec![SideSpec {
-            label: "unchanged".into(),
-            exe: exe.to_path_buf(),
-            output_dir: dir.clone(),
-            target: None,
-            build: Some(build.clone()),
-            others: Vec::new(),
-        }],
+    let records = measure_unchanged(
+        session,
+        tree,
+        unchanged,
+        costbench_record::instrument::Instrument::Icount,
+        &dir,
     )?;
     let ids = records
         .first()
