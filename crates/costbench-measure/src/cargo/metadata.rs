@@ -3,7 +3,6 @@
 //! target directory; and how every cargo command is started ([`LockFlags`] included). It only
 //! asks cargo; which targets a run takes is `select`'s, building is `build`'s.
 
-use crate::config::Config;
 use anyhow::{anyhow, bail, Context, Result};
 use cargo_metadata::MetadataCommand;
 use std::collections::BTreeMap;
@@ -347,57 +346,9 @@ pub fn workspace(manifest_path: Option<&Path>) -> Result<(PathBuf, PathBuf)> {
     Ok((meta.workspace_root, meta.target_directory))
 }
 
-/// Resolves which bench targets to run from the command line (`--bench`, repeatable),
-/// `costbench.toml` and the crate: the first is the returned target, the rest its
-/// [`BenchTarget::others`].
-pub fn resolve(
-    manifest_path: Option<&Path>,
-    package: Option<&str>,
-    benches: &[String],
-) -> Result<BenchTarget> {
-    let (manifest, meta) = metadata(manifest_path)?;
-    let config = Config::load(&meta.workspace_root)?;
-    // costbench.toml speaks for the workspace: pointing at another member package's manifest
-    // means that package, whatever the file prefers.
-    let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
-    let config_applies =
-        own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
-    let from_config: Vec<String> = config.run.bench.iter().cloned().collect();
-    let (package, benches) = if config_applies {
-        (
-            package.or(config.run.package.as_deref()),
-            if benches.is_empty() {
-                &from_config[..]
-            } else {
-                benches
-            },
-        )
-    } else {
-        (package, benches)
-    };
-    super::select::choose(&meta, &manifest, package, benches)
-}
-
 /// A bench target left out of a run as `cargo bench` leaves it out: its name and the required
 /// features the build does not turn on.
 pub type LeftOut = (String, Vec<String>);
-
-/// [`resolve`], then [`BenchTarget::leave_out_unbuildable`] with the features of `flags`: the
-/// targets a build with them can have, and those left out with the features each lacks.
-pub fn resolve_buildable(
-    manifest_path: Option<&Path>,
-    package: Option<&str>,
-    benches: &[String],
-    flags: &super::CargoFlags,
-) -> Result<(BenchTarget, Vec<LeftOut>)> {
-    let mut target = resolve(manifest_path, package, benches)?;
-    let left = target.leave_out_unbuildable(
-        &flags.features,
-        flags.all_features,
-        flags.no_default_features,
-    )?;
-    Ok((target, left))
-}
 
 /// The cargo features of the bench target's package and of its dependencies.
 #[derive(Debug, Clone, Default)]
@@ -446,7 +397,7 @@ fn find_manifest(dir: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
+pub(super) fn metadata(manifest_path: Option<&Path>) -> Result<(PathBuf, Metadata)> {
     let manifest = match manifest_path {
         Some(p) => p.to_path_buf(),
         None => {

@@ -28,6 +28,7 @@ pub use build::{
     BuiltBench, CargoFlags, CodeAlign, DEFAULT_BUILD, DEFAULT_PROFILE,
 };
 pub use metadata::{
-    costbench_dir, dependency_features, features, resolve, resolve_buildable, target_directory,
-    workspace, BenchTarget, Features, LockFlags,
+    costbench_dir, dependency_features, features, target_directory, workspace, BenchTarget,
+    Features, LockFlags,
 };
+pub use select::{resolve, resolve_buildable};

@@ -4,7 +4,8 @@
 //! as `cargo bench` runs them all (issue 41); and, where none qualifies, what was found and
 //! the one line that switches a criterion or divan bench. It asks cargo nothing.
 
-use super::metadata::{BenchTarget, Metadata, Package, Target};
+use super::metadata::{metadata, BenchTarget, LeftOut, Metadata, Package, Target};
+use crate::config::Config;
 use anyhow::{anyhow, Result};
 use std::path::{Path, PathBuf};
 
@@ -197,6 +198,54 @@ fn workspace_crates(meta: &Metadata) -> Vec<(String, PathBuf)> {
             (t.name.replace('-', "_"), path)
         })
         .collect()
+}
+
+/// Resolves which bench targets to run from the command line (`--bench`, repeatable),
+/// `costbench.toml` and the crate: the first is the returned target, the rest its
+/// [`BenchTarget::others`].
+pub fn resolve(
+    manifest_path: Option<&Path>,
+    package: Option<&str>,
+    benches: &[String],
+) -> Result<BenchTarget> {
+    let (manifest, meta) = metadata(manifest_path)?;
+    let config = Config::load(&meta.workspace_root)?;
+    // costbench.toml speaks for the workspace: pointing at another member package's manifest
+    // means that package, whatever the file prefers.
+    let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
+    let config_applies =
+        own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
+    let from_config: Vec<String> = config.run.bench.iter().cloned().collect();
+    let (package, benches) = if config_applies {
+        (
+            package.or(config.run.package.as_deref()),
+            if benches.is_empty() {
+                &from_config[..]
+            } else {
+                benches
+            },
+        )
+    } else {
+        (package, benches)
+    };
+    choose(&meta, &manifest, package, benches)
+}
+
+/// [`resolve`], then [`BenchTarget::leave_out_unbuildable`] with the features of `flags`: the
+/// targets a build with them can have, and those left out with the features each lacks.
+pub fn resolve_buildable(
+    manifest_path: Option<&Path>,
+    package: Option<&str>,
+    benches: &[String],
+    flags: &super::CargoFlags,
+) -> Result<(BenchTarget, Vec<LeftOut>)> {
+    let mut target = resolve(manifest_path, package, benches)?;
+    let left = target.leave_out_unbuildable(
+        &flags.features,
+        flags.all_features,
+        flags.no_default_features,
+    )?;
+    Ok((target, left))
 }
 
 #[cfg(test)]
