@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::scratch::{git, scratch_repo};
+use common::scratch::{git, scratch_repo_cold};
 use common::{costbench, selftest_manifest, stderr};
 use std::process::Output;
 
@@ -112,7 +112,7 @@ fn issue_29_a_filter_that_matches_nothing_is_a_plain_usage_error() {
     );
     assert!(!stderr(&o).contains("side"), "{}", stderr(&o));
 
-    let repo = scratch_repo();
+    let repo = scratch_repo_cold();
     let out = tempfile::tempdir().unwrap();
     let o = costbench(["check", "--manifest-path"])
         .arg(repo.path().join("Cargo.toml"))
@@ -205,7 +205,7 @@ fn issue_29_an_unwritable_output_dir_is_found_before_the_build() {
 /// error after a colon with nothing; now it names the branches there are, as a usage error.
 #[test]
 fn issue_29_an_unknown_baseline_rev_names_the_branches() {
-    let repo = scratch_repo();
+    let repo = scratch_repo_cold();
     git(repo.path(), &["branch", "-M", "master"]);
     let out = tempfile::tempdir().unwrap();
     let o = costbench(["check", "--manifest-path"])
