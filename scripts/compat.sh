@@ -22,7 +22,11 @@ out=$(cd "$out" && pwd)
 cargo build --quiet -p costbench-cli
 costbench="$repo/target/debug/costbench"
 
-# name version harness [file the published crate omits but its benches read]
+# name version harness [omit=FILE] [own=BENCH]
+#
+# omit=FILE: a file the published crate omits but its benches read. own=BENCH: the crate's own
+# harness is listed on that bench target alone (`cargo bench --bench BENCH -- --list`), where
+# another target runs a harness that has no `--list` (merni's tango).
 #
 # bnf's Cargo.toml excludes `tests` from the published crate, yet its bench `include_str!`s a
 # grammar from tests/fixtures: as published, it builds with no divan. That one file is taken from
@@ -37,7 +41,9 @@ crates=(
   "semver 1.0.28 criterion"
   "zeroize 1.9.2 criterion"
   "tendril 0.5.0 criterion"
-  "bnf 0.6.0 divan tests/fixtures/postal_address.terminated.input.bnf"
+  "bnf 0.6.0 divan omit=tests/fixtures/postal_address.terminated.input.bnf"
+  "merni 0.1.3 divan own=divan"
+  "trie-hard 0.2.0 criterion+divan"
 )
 
 registry_cache() {
@@ -63,7 +69,15 @@ crate_file() {
 printf '%-8s %-8s %-16s %6s %6s %6s %8s %6s %4s %6s\n' \
   crate version targets own measured icount walltime failed exit seconds
 for entry in "${crates[@]}"; do
-  read -r name version harness omitted <<<"$entry"
+  read -r name version harness options <<<"$entry"
+  omitted= own_bench=()
+  for o in ${options:-}; do
+    case $o in
+      omit=*) omitted=${o#omit=} ;;
+      own=*) own_bench=(--bench "${o#own=}") ;;
+      *) echo "compat.sh: unknown option $o of $name" >&2; exit 2 ;;
+    esac
+  done
   if [ -n "${COMPAT_ONLY:-}" ] && [ "$name" != "$COMPAT_ONLY" ]; then continue; fi
   dir="$out/$name-$version"
   rm -rf "$dir"
@@ -81,10 +95,14 @@ m = head.search(text)
 assert m, f"no {harness} dev-dependency section"
 end = text.find("\n[", m.end())
 section = text[m.end():end if end >= 0 else len(text)]
+rest = text[m.end() + len(section):]
+# A section that already renames a package (merni's `package = "codspeed-divan-compat"`, divan's
+# API under another crate) loses that line: the compat crate takes the name instead.
+unrenamed = re.sub(r'^package = "[^"]*"\n?', "", section, flags=re.M)
 switched = re.sub(r'^version = "[^"]*"$', f'package = "costbench-{harness}"\npath = "{compat}"',
-                  section, count=1, flags=re.M)
-assert switched != section, f"no version line in the {harness} section"
-open(path, "w").write(text[:m.end()] + switched + text[m.end() + len(section):])
+                  unrenamed, count=1, flags=re.M)
+assert switched != unrenamed, f"no version line in the {harness} section"
+open(path, "w").write(text[:m.end()] + switched + rest)
 PY
   done
   if [ -n "${omitted:-}" ]; then
@@ -110,7 +128,7 @@ PY
   # What the crate's own harness runs: the unswitched copy's benchmarks as its criterion or
   # divan lists them, over every bench target: criterion prints `NAME: benchmark` lines, divan a
   # tree whose leaves are its benchmarks (one per argument, type and const).
-  own=$(CARGO_TARGET_DIR="$out/own-target" cargo bench --quiet \
+  own=$(CARGO_TARGET_DIR="$out/own-target" cargo bench --quiet "${own_bench[@]}" \
     --manifest-path "$pristine/$name-$version/Cargo.toml" -- --list 2>"$out/$name.own.log" |
     python3 -c '
 import re, sys
@@ -120,6 +138,14 @@ listed = sum(1 for l in lines if re.search(r": bench(mark)?$", l))
 leaves = sum(1 for i, d in enumerate(depth)
              if d >= 0 and not (i + 1 < len(lines) and depth[i + 1] > d))
 print(listed + leaves)')
+  # A crate that pins its toolchain (merni's rust-toolchain.toml: 1.89) is built with it, as on
+  # its maintainer's machine: rustup installs it first where it is missing.
+  if [ -f "$dir/rust-toolchain.toml" ] || [ -f "$dir/rust-toolchain" ]; then
+    if ! (cd "$dir" && rustup toolchain install >"$out/$name.toolchain.log" 2>&1); then
+      echo "$name: skipped: rustup cannot install the toolchain its rust-toolchain.toml pins (see $out/$name.toolchain.log)"
+      continue
+    fi
+  fi
   # The maintainer's command: in the crate's directory, no option.
   start=$(date +%s)
   set +e

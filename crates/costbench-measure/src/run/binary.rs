@@ -143,17 +143,23 @@ impl Binary {
     }
 }
 
-/// A scenario binary that printed no costbench listing: its main is not `Suite::main`'s.
+/// A scenario binary that printed no costbench listing: its main is not `Suite::main`'s. With
+/// how it failed, when it exited with an error (another harness refusing the protocol's
+/// arguments, as tango's does).
 #[derive(Debug)]
-struct NotCostbench(PathBuf);
+struct NotCostbench(PathBuf, Option<String>);
 
 impl std::fmt::Display for NotCostbench {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "scenario binary {} did not answer the costbench protocol; its main must end with \
+            "scenario binary {} did not answer the costbench protocol{}; its main must end with \
              costbench::Suite::main()",
-            self.0.display()
+            self.0.display(),
+            self.1
+                .as_ref()
+                .map(|why| format!(" ({why})"))
+                .unwrap_or_default()
         )
     }
 }
@@ -170,6 +176,16 @@ fn list_one(exe: &Path, cwd: &Path, timeout: Duration) -> Result<Listing> {
         .with_context(|| format!("cannot run scenario binary {}", exe.display()))?;
     if !outcome.success() {
         let (_, what) = outcome.describe(timeout);
+        // A binary without the library failed as another harness's main does: not a scenario
+        // binary whose listing broke (that one keeps the error below).
+        if !links_costbench(exe) {
+            let said = outcome.stderr_tail.lines().find(|l| !l.trim().is_empty());
+            let why = match said {
+                Some(line) => format!("{what}: {}", line.trim()),
+                None => what,
+            };
+            return Err(NotCostbench(exe.to_path_buf(), Some(why)).into());
+        }
         bail!(
             "scenario binary {} failed to list its scenarios ({what}):\n{}",
             exe.display(),
@@ -177,8 +193,25 @@ fn list_one(exe: &Path, cwd: &Path, timeout: Duration) -> Result<Listing> {
         );
     }
     Listing::from_stdout(&stdout).map_err(|e| match e {
-        proto::DecodeError::NoListing => NotCostbench(exe.to_path_buf()).into(),
+        proto::DecodeError::NoListing => NotCostbench(exe.to_path_buf(), None).into(),
         e => e.into(),
+    })
+}
+
+/// Whether the executable `exe` holds code of the `costbench` library (a function of its crate
+/// among its symbols, which costbench's builds keep); true where it cannot be read, so that
+/// only a binary known to lack the library is taken for another harness's.
+fn links_costbench(exe: &Path) -> bool {
+    use object::{Object, ObjectSymbol};
+    let Ok(data) = std::fs::read(exe) else {
+        return true;
+    };
+    let Ok(file) = object::File::parse(&*data) else {
+        return true;
+    };
+    file.symbols().chain(file.dynamic_symbols()).any(|s| {
+        s.name()
+            .is_ok_and(|n| crate::size::crate_of(n) == "costbench")
     })
 }
 
@@ -259,6 +292,29 @@ mod tests {
             capabilities: caps.iter().map(|c| c.to_string()).collect(),
             budgets: Vec::new(),
         }
+    }
+
+    /// Issue 41: a bench target of another harness that exits with an error when asked for a
+    /// listing (merni's tango) is told from a costbench binary whose listing broke by the
+    /// library's symbols. This test binary has `costbench_measure`'s and `costbench_protocol`'s
+    /// but not the library's: a crate whose name only starts with `costbench` is not it.
+    #[test]
+    fn another_harness_is_told_by_the_librarys_symbols() {
+        let me = std::env::current_exe().unwrap();
+        assert!(!links_costbench(&me));
+        let data = std::fs::read(&me).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        use object::{Object, ObjectSymbol};
+        assert!(
+            file.symbols().any(|s| s
+                .name()
+                .is_ok_and(|n| crate::size::crate_of(n) == "costbench_measure")),
+            "the test binary keeps its symbols"
+        );
+        // Unreadable: taken for a costbench binary, whose error is kept.
+        assert!(links_costbench(Path::new(
+            "/nonexistent/costbench-test-binary"
+        )));
     }
 
     /// Issue 41: two bench targets in one listing; an id both offer is named by its target in
