@@ -125,19 +125,44 @@ PY
     mkdir -p "$pristine/$name-$version/$(dirname "$omitted")"
     cp "$dir/$omitted" "$pristine/$name-$version/$omitted"
   fi
-  # What the crate's own harness runs: the unswitched copy's benchmarks as its criterion or
-  # divan lists them, over every bench target: criterion prints `NAME: benchmark` lines, divan a
-  # tree whose leaves are its benchmarks (one per argument, type and const).
-  own=$(CARGO_TARGET_DIR="$out/own-target" cargo bench --quiet "${own_bench[@]}" \
-    --manifest-path "$pristine/$name-$version/Cargo.toml" -- --list 2>"$out/$name.own.log" |
-    python3 -c '
-import re, sys
+  # What the crate's own harness runs, from the unswitched copy: criterion's benchmarks as its
+  # `--list` prints them (`NAME: benchmark` lines, over every bench target), and divan's as a
+  # one-sample run of each divan target draws them, one leaf of its tree per argument, type and
+  # const (divan's `--list` names each function once: trie-hard's 7 are 102 benchmarks).
+  manifest="$pristine/$name-$version/Cargo.toml"
+  listed=$(CARGO_TARGET_DIR="$out/own-target" cargo bench --quiet "${own_bench[@]}" \
+    --manifest-path "$manifest" -- --list 2>"$out/$name.own.log" |
+    grep -cE ': bench(mark)?$' || true)
+  leaves=0
+  for t in $(python3 - "$manifest" <<'PY'
+import os, sys, tomllib
+path = sys.argv[1]
+root = os.path.dirname(path)
+m = tomllib.load(open(path, "rb"))
+benches = {b["name"]: b.get("path", f"benches/{b['name']}.rs") for b in m.get("bench", [])}
+if m.get("package", {}).get("autobenches", True) and os.path.isdir(f"{root}/benches"):
+    for f in os.listdir(f"{root}/benches"):
+        if f.endswith(".rs"):
+            benches.setdefault(f[:-3], f"benches/{f}")
+for name, src in sorted(benches.items()):
+    try:
+        if "divan::main" in open(os.path.join(root, src)).read():
+            print(name)
+    except OSError:
+        pass
+PY
+  ); do
+    n=$(CARGO_TARGET_DIR="$out/own-target" cargo bench --quiet --manifest-path "$manifest" \
+      --bench "$t" -- --sample-count 1 --sample-size 1 2>>"$out/$name.own.log" |
+      python3 -c '
+import sys
 lines = sys.stdin.read().splitlines()
 depth = [max(l.find("\u251c\u2500"), l.find("\u2570\u2500")) for l in lines]
-listed = sum(1 for l in lines if re.search(r": bench(mark)?$", l))
-leaves = sum(1 for i, d in enumerate(depth)
-             if d >= 0 and not (i + 1 < len(lines) and depth[i + 1] > d))
-print(listed + leaves)')
+print(sum(1 for i, d in enumerate(depth)
+          if d >= 0 and not (i + 1 < len(lines) and depth[i + 1] > d)))')
+    leaves=$((leaves + n))
+  done
+  own=$((listed + leaves))
   # A crate that pins its toolchain (merni's rust-toolchain.toml: 1.89) is built with it, as on
   # its maintainer's machine: rustup installs it first where it is missing.
   if [ -f "$dir/rust-toolchain.toml" ] || [ -f "$dir/rust-toolchain" ]; then
