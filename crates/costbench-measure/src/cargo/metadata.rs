@@ -264,7 +264,7 @@ impl BenchTarget {
         }
         costbench_record::bad_input!(
             "`costbench {command}` takes one bench target, and {} qualify here: {}; choose one \
-             with --bench NAME (`costbench run` measures them all in one run)",
+             with --bench NAME (`costbench run`, `check` and `variants` measure them all in one run)",
             self.others.len() + 1,
             self.all()
                 .map(|t| format!("{} (package {})", t.bench, t.package))
