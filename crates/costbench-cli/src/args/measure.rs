@@ -125,9 +125,9 @@ pub struct TargetArgs {
     /// divan's benches through costbench-criterion and costbench-divan); repeat it for several.
     /// Without it: `run.bench` from costbench.toml (a name or a list), or every bench target of
     /// the package that depends on costbench, as `cargo bench` runs them all (`run`, `check`,
-    /// `variants` and `advise` measure them in one run per build, an id two targets share named
-    /// `TARGET/ID`; `census` and `miri` go through each; `bisect` takes the one that offers the
-    /// scenario --filter selects; `asm` and `history backfill` take one target).
+    /// `variants`, `advise` and `history backfill` measure them in one run per build, an id two
+    /// targets share named `TARGET/ID`; `census` and `miri` go through each; `bisect` takes the
+    /// one that offers the scenario --filter selects; `asm` takes one target).
     #[arg(long, value_name = "NAME", help_heading = "Target Selection")]
     pub bench: Vec<String>,
     // After package and target selection and cargo's flags, so that the headings come in
