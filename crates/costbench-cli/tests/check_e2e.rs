@@ -399,6 +399,78 @@ fn check_against_a_git_revision_finds_a_known_regression() {
         bi,
         "the old commit's worktree was built afresh"
     );
+    issue_41_every_bench_target_on_both_sides(repo.path(), out.path(), bi + 1000);
+}
+
+/// Issue 41: `check --baseline-rev` measures every chosen bench target on both sides. The
+/// working tree adds a second target, `selftest2`, built from the same source as `selftest`;
+/// HEAD lacks it, so it is left out of the baseline with a note and its scenarios are new.
+/// `knob/spin` is offered by both targets of the candidate, so it is `selftest/knob/spin` on
+/// both sides (the baseline, with one target, names it alike) and the sides pair up by id:
+/// the same commit's count on both, and wall time in interleaved rounds across the targets.
+/// Reuses the builds above: one more bench binary to build.
+fn issue_41_every_bench_target_on_both_sides(repo: &Path, out: &Path, knob_ir: u64) {
+    let manifest = repo.join("suites/selftest/Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str(
+        "\n[[bench]]\nname = \"selftest2\"\npath = \"benches/selftest.rs\"\nharness = false\n",
+    );
+    std::fs::write(&manifest, text).unwrap();
+    let o = costbench(["check", "--manifest-path"])
+        .arg(repo.join("Cargo.toml"))
+        .args(["-p", "costbench-selftest", "--bench", "selftest"])
+        .args(["--bench", "selftest2", "--baseline-rev", "HEAD"])
+        .args([
+            "--filter",
+            "(^|/)knob/spin$",
+            "--instrument",
+            "icount,walltime",
+        ])
+        .args(["--rounds", "8", "--max-rounds", "8"])
+        .args(["--format", "json", "--no-history", "--output-dir"])
+        .arg(out)
+        .output();
+    let err = stderr(&o);
+    assert!(matches!(o.status.code(), Some(0 | 3)), "{err}");
+    assert!(
+        err.contains("bench target selftest2 left out at HEAD"),
+        "{err}"
+    );
+    let (base, cand) = (
+        run_json(&out.join("baseline")),
+        run_json(&out.join("candidate")),
+    );
+    let ids = |r: &Value| -> Vec<String> {
+        r["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&base), ["selftest/knob/spin"]);
+    assert_eq!(ids(&cand), ["selftest/knob/spin", "selftest2/knob/spin"]);
+    assert_eq!(cand["suite"]["bench"], "selftest,selftest2");
+    for r in [&base, &cand] {
+        assert_eq!(ir(r, "selftest/knob/spin"), knob_ir, "{r:#}");
+    }
+    assert_eq!(ir(&cand, "selftest2/knob/spin"), knob_ir);
+    // Paired by id: the same pairing session and rounds on both sides.
+    let paired = |r: &Value, id: &str| result(r, id)["walltime"]["paired"].clone();
+    let (bp, cp) = (
+        paired(&base, "selftest/knob/spin"),
+        paired(&cand, "selftest/knob/spin"),
+    );
+    assert_eq!(bp["session"], cp["session"], "{bp} {cp}");
+    assert_eq!(cp["round_min_ns_per_op"].as_array().unwrap().len(), 8);
+    let json = common::stdout_json(&o, "check");
+    let rows = json["comparison"]["rows"].as_array().unwrap();
+    assert!(
+        rows.iter().any(|r| r["id"] == "selftest/knob/spin"
+            && r["instrument"] == "icount"
+            && r["verdict"] == "unchanged"),
+        "{json:#}"
+    );
 }
 
 /// What the check that found the knob's regression left for GitHub Actions (issue 15): the

@@ -242,3 +242,37 @@ fn issue_41_every_bench_target_in_one_run_with_colliding_ids_named_by_target() {
         .collect();
     assert_eq!(listed, ["native/sum", "divan/sum", "sort::batched"]);
 }
+
+/// Issue 41: `costbench census` without `--bench` reads every bench target that depends on
+/// costbench, one census per target's binary in cargo's order (as JSON, one document each);
+/// `--bench` still chooses one. The builds are the ones `run` made above.
+#[test]
+fn issue_41_census_reads_every_bench_target() {
+    let census = |extra: &[&str]| {
+        let out = costbench(["census", "--manifest-path"])
+            .arg(compat_manifest())
+            .args(["--format", "json"])
+            .args(extra)
+            .output();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::Deserializer::from_slice(&out.stdout)
+            .into_iter::<Value>()
+            .map(|d| d.unwrap())
+            .collect::<Vec<_>>()
+    };
+    let docs = census(&[]);
+    let binaries: Vec<String> = docs
+        .iter()
+        .map(|d| {
+            assert_eq!(d["schema"], "costbench-census");
+            let b = d["binary"].as_str().unwrap();
+            let file = std::path::Path::new(b)
+                .file_name()
+                .unwrap()
+                .to_string_lossy();
+            file.split('-').next().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(binaries, ["criterion", "divan", "native"]);
+    assert_eq!(census(&["--bench", "divan"]).len(), 1);
+}

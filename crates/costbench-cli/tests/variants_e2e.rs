@@ -183,6 +183,45 @@ fn variants_change_exact_counts_skip_a_broken_build_and_rebuild_nothing_the_seco
             matrix_cell(&m, "checked/sum", v)["icount"]["per_op"]
         );
     }
+
+    // Issue 41: each variant builds and measures every chosen bench target, one record per
+    // variant holding them all, and the matrix pairs the variants by id across the targets.
+    // Two of the variants above, with one more (small) bench target each.
+    let two = variants(
+        &dir.path().join("two"),
+        &[
+            "--variant",
+            "e2e-release:",
+            "--variant",
+            "e2e-oc:overflow-checks=true",
+            "--bench",
+            "growth",
+            "--filter",
+            "^(checked/sum|scan/128)$",
+            "--instrument",
+            "icount",
+            "--no-history",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(two.status.success(), "{}", stderr(&two));
+    let m3: Value = serde_json::from_slice(&two.stdout).unwrap();
+    for v in ["e2e-release", "e2e-oc"] {
+        let run = run_json(&dir.path().join("two").join(v));
+        assert_eq!(run["suite"]["bench"], "selftest,growth", "{v}");
+        assert!(ir(&run, "scan/128") > 0, "{v}");
+        assert!(
+            matrix_cell(&m3, "scan/128", v)["icount"]["per_op"]
+                .as_f64()
+                .unwrap()
+                > 0.0
+        );
+    }
+    assert_eq!(
+        matrix_cell(&m3, "checked/sum", "e2e-oc")["icount"]["per_op"],
+        matrix_cell(&m, "checked/sum", "e2e-oc")["icount"]["per_op"]
+    );
 }
 
 #[test]

@@ -132,6 +132,48 @@ fn backfill_places_a_change_at_its_commit_and_explains_it() {
         "{}",
         stdout(&o)
     );
+    // Issue 41: every chosen bench target at every commit, into one record per commit (the
+    // newest commit, into a history of its own: one more small bench binary to build).
+    let db2 = r.join("target/history-two-targets.sqlite");
+    let o = costbench(["history", "backfill", "HEAD~1..HEAD", "--manifest-path"])
+        .arg(r.join("Cargo.toml"))
+        .args([
+            "-p",
+            "costbench-selftest",
+            "--bench",
+            "selftest",
+            "--bench",
+            "growth",
+        ])
+        .args([
+            "--filter",
+            "^(knob/spin|scan/128)$",
+            "--instrument",
+            "icount",
+        ])
+        .args(["--quiet", "--db"])
+        .arg(&db2)
+        .output();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let head = rev_parse(r, "HEAD");
+    let run: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            r.join("target/costbench/backfill")
+                .join(&head)
+                .join("run/run.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(run["suite"]["bench"], "selftest,growth", "{run:#}");
+    let ids: Vec<&str> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["knob/spin", "scan/128"], "{run:#}");
+
     // Acknowledged in costbench.toml: reported with its reason, not failing.
     std::fs::write(
         r.join("costbench.toml"),

@@ -3,7 +3,8 @@
 //! ```toml
 //! [run]
 //! package = "my-crate"   # package that has the bench target
-//! bench = "costs"        # bench target to run when --bench is not given
+//! bench = "costs"        # bench target(s) to run when --bench is not given; a list takes
+//!                        # several: bench = ["costs", "parse"]
 //!
 //! [check]                 # what `costbench check` fails on
 //! ignore = ["pipe/*"]     # ids (globs) that never fail the check
@@ -92,9 +93,24 @@ pub struct Config {
 pub struct RunConfig {
     /// Package of the bench target; `None` lets cargo choose.
     pub package: Option<String>,
-    /// Bench target to build; `None`: every bench target that depends on costbench (`run`
-    /// measures them all in one run; the other commands ask for one when there are several).
-    pub bench: Option<String>,
+    /// Bench targets to build, as `--bench` names them (a single name or a list); empty:
+    /// every bench target that depends on costbench, as `cargo bench` runs them all (issue 41).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub bench: Vec<String>,
+}
+
+/// `bench = "a"` or `bench = ["a", "b"]`: one name, or a list of them.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged, expecting = "a bench target's name or a list of names")]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(name) => vec![name],
+        OneOrMany::Many(names) => names,
+    })
 }
 
 impl Config {
@@ -168,7 +184,16 @@ mod tests {
     #[test]
     fn parses_run_section_and_rejects_typos() {
         let c = Config::parse("[run]\nbench = \"b\"\n").unwrap();
-        assert_eq!(c.run.bench.as_deref(), Some("b"));
+        assert_eq!(c.run.bench, ["b"]);
+        // Issue 41: a list names several, as --bench repeated does.
+        let c = Config::parse("[run]\nbench = [\"b\", \"a\"]\n").unwrap();
+        assert_eq!(c.run.bench, ["b", "a"]);
+        assert!(Config::parse("[run]\n").unwrap().run.bench.is_empty());
+        let e = Config::parse("[run]\nbench = 3\n").unwrap_err();
+        assert!(
+            format!("{e:#}").contains("a bench target's name or a list"),
+            "{e:#}"
+        );
         let e = Config::parse("[run]\nbnech = \"b\"\n").unwrap_err();
         assert!(format!("{e:#}").contains("bnech"), "{e:#}");
         let c = Config::parse("[variants.b]\nlto = true\n[variants.a]\n").unwrap();

@@ -200,8 +200,9 @@ pub struct BisectCmd {
     /// they run.
     #[arg(long)]
     pub build_every_commit: bool,
-    /// How to build and measure each commit; --filter must select exactly one scenario, and
-    /// instruction counts are measured (wall time is not used). Add `--instrument
+    /// How to build and measure each commit; --filter must select exactly one scenario (with
+    /// several bench targets, the target that offers it is bisected; an id two targets share
+    /// is TARGET/ID), and instruction counts are measured (wall time is not used). Add `--instrument
     /// icount,census` for the checks that moved in the explanation.
     #[command(flatten)]
     pub measure: MeasureArgs,

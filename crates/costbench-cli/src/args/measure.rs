@@ -123,10 +123,11 @@ pub struct TargetArgs {
     pub package: Option<String>,
     /// Bench target (harness = false, main calls `costbench::Suite::main`, or criterion's or
     /// divan's benches through costbench-criterion and costbench-divan); repeat it for several.
-    /// Without it: `run.bench` from costbench.toml, or every bench target of the package that
-    /// depends on costbench, as `cargo bench` runs them all (`run`, and `check` against a
-    /// recorded baseline, measure them in one run, an id two targets share named `TARGET/ID`;
-    /// the other commands take one target).
+    /// Without it: `run.bench` from costbench.toml (a name or a list), or every bench target of
+    /// the package that depends on costbench, as `cargo bench` runs them all (`run`, `check`,
+    /// `variants`, `advise` and `history backfill` measure them in one run per build, an id two
+    /// targets share named `TARGET/ID`; `census` and `miri` go through each; `bisect` takes the
+    /// one that offers the scenario --filter selects; `asm` takes one target).
     #[arg(long, value_name = "NAME", help_heading = "Target Selection")]
     pub bench: Vec<String>,
     // After package and target selection and cargo's flags, so that the headings come in

@@ -82,14 +82,16 @@ pub enum Command {
     /// counters.csv, memory.csv, throughput.csv, run.json, callgrind/*.out,
     /// callgrind-cache/*.out, dhat/*.json, and report.html with --html) and tables go to stdout.
     Run(RunArgs),
-    /// Build the bench target once per variant and print the matrix of per-op costs.
+    /// Build the bench targets once per variant and print the matrix of per-op costs.
     ///
     /// A variant changes profile keys, cargo features, rustflags, the global allocator or the
     /// toolchain: --variant 'NAME:KEY=VALUE,...', a [variants.NAME] table in costbench.toml, or
     /// --preset build-choices. Each builds into its own target directory; all are measured in one
     /// session; each run is recorded in history under its variant name; the matrix shows each
     /// variant's per-op figure and its ratio to the baseline (the first variant, or --baseline-variant).
-    /// Same options as `run`. Without --variant or --preset: every variant in costbench.toml.
+    /// Same options as `run`: without --bench, each variant builds and measures every bench target
+    /// that depends on costbench, into one run per variant. Without --variant or --preset: every
+    /// variant in costbench.toml.
     Variants(RunArgs),
     /// List recorded runs, or one scenario's series of per-op figures over them.
     History(HistoryCmd),
@@ -111,8 +113,8 @@ pub enum Command {
     Export(ExportCmd),
     /// List the bounds and overflow checks that survived optimisation in a binary.
     ///
-    /// Builds the bench target as `run` does (or reads --binary, any x86-64 ELF binary with
-    /// symbols; line tables make it name source lines) and finds every guard (a bounds or
+    /// Builds the bench targets as `run` does, one census per target's binary (or reads --binary,
+    /// any x86-64 ELF binary with symbols; line tables make it name source lines), and finds every guard (a bounds or
     /// overflow check): a conditional branch that leads only to a panic. Prints totals per kind, per crate and per
     /// function, and each guard with its source line and inline chain. `costbench run
     /// --instrument census` counts how many of them execute per op.
@@ -134,7 +136,7 @@ pub enum Command {
     /// latest run of that branch in history, whose history then also sets the thresholds), or a
     /// git revision (--baseline-rev) that is built from a worktree and measured together with the
     /// candidate, wall time in interleaved rounds and judged paired, so the machine's drift
-    /// between minutes cancels. Limits and ignores come from `[check]` in costbench.toml.
+    /// between minutes cancels. Both sides take every bench target, as `run` does. Limits and ignores come from `[check]` in costbench.toml.
     ///
     /// Only regressions and hard limits fail the check. Rows the comparison could not resolve,
     /// and placement effects (the same instructions, the time moved), are listed as notes; wall
@@ -171,7 +173,7 @@ pub enum Command {
     /// Run every scenario once under Miri to find undefined behaviour in its unsafe code (needs
     /// nightly with miri and rust-src).
     ///
-    /// Builds the bench target with `cargo +nightly miri` and runs each selected scenario's
+    /// Builds each bench target with `cargo +nightly miri` and runs each selected scenario's
     /// setup and one run of its body in a Miri process of its own (multi-party scenarios: their
     /// parties as threads over in-memory links), reporting per scenario: clean, undefined
     /// behaviour (Miri's message, location, notes and backtrace), not runnable under Miri (foreign

@@ -52,8 +52,10 @@ pub(super) fn bisect(c: BisectCmd) -> Result<i32> {
     cmd.measure.instruments = instruments;
     cmd.measure.progress = false;
     cmd.record_history = false;
-    let session = Session::open(cmd)?;
-    session.target.single("bisect")?;
+    let mut session = Session::open(cmd)?;
+    // Several bench targets (issue 41): the one that offers the scenario --filter selects.
+    session.narrow_to_filtered_target("bisect")?;
+    let session = session;
     let root = session.output_dir(|p| p.bisect());
     let (good, commits) = baseline::range(&session.target, &c.good, &c.bad)?;
     let n = commits.len();

@@ -43,11 +43,6 @@ pub(super) fn check(c: CheckCmd) -> Result<i32> {
     // that a hung scenario is not minutes of silence.
     cmd.measure.progress = !cmd.quiet && !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let session = Session::open(cmd)?;
-    // A baseline revision is built and measured side by side with the working tree, one bench
-    // target at a time; against a recorded baseline, the candidate is a run of every target.
-    if c.baseline_rev.is_some() {
-        session.target.single("check --baseline-rev")?;
-    }
     let config = costbench_measure::config::Config::load(&session.target.workspace_root)?;
     let (base, cand, historic, sources) = if let Some(rev) = &c.baseline_rev {
         let (base, cand, sources) = measure_with_baseline_rev(&session, rev)?;
@@ -126,9 +121,10 @@ fn measure_with_baseline_rev(
     }
     let base_target = costbench_measure::run::baseline::checkout(target, rev)?;
     session.say_switched(&base_target, rev);
-    let (cand_exe, cand_build) =
-        session.build_timed(target, costbench_measure::cargo::DEFAULT_BUILD)?;
-    session.check_filter(&cand_exe)?;
+    // Every bench target on both sides (issue 41): a target the revision lacks is measured on
+    // the candidate's side only, its scenarios new.
+    let (cand_exe, cand_others, cand_build) = session.build_all_timed()?;
+    session.check_filter(&cand_exe, &cand_others)?;
     // Which files the pull request changed, so that a change of inlining in code it did not
     // touch is labelled, not gated. Without it (git cannot tell) every such change is gated.
     let sources = match SourceDiff::between(&base_target, target) {
@@ -149,7 +145,7 @@ fn measure_with_baseline_rev(
     // so two checkouts built in one directory overwrite each other's binaries.
     // Both sides with the user's cargo flags: the same features and profile, so that only the
     // source differs.
-    let (base_exe, base_build) = session.build_timed(
+    let (base_exe, base_others, base_build) = session.build_all_of(
         &base_target,
         costbench_measure::run::baseline::BUILD_VARIANT,
     )?;
@@ -160,7 +156,7 @@ fn measure_with_baseline_rev(
             output_dir: root.join("baseline"),
             target: Some(base_target),
             build: Some(base_build),
-            others: Vec::new(),
+            others: base_others,
         },
         costbench_measure::run::SideSpec {
             label: "default".into(),
@@ -168,7 +164,7 @@ fn measure_with_baseline_rev(
             output_dir: root.join("candidate"),
             target: None,
             build: Some(cand_build),
-            others: Vec::new(),
+            others: cand_others,
         },
     ];
     let mut together = Vec::new();

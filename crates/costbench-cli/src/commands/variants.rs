@@ -14,7 +14,6 @@ pub(super) fn variants(args: RunArgs) -> Result<i32> {
     let (cmd, vopts) = args.variant_options()?;
     costbench_measure::variants::validate(&vopts)?;
     let mut session = Session::open(cmd)?;
-    session.target.single("variants")?;
     if session.cmd.measure.list_only {
         return crate::core::present::list(&session);
     }

@@ -137,28 +137,99 @@ impl Session {
         Vec<cargo::BuiltBench>,
         costbench_record::model::BuildInfo,
     )> {
+        self.build_all_of(&self.target, cargo::DEFAULT_BUILD)
+    }
+
+    /// [`Session::build_all_timed`] of `target` and its others (a baseline's checkout, whose
+    /// targets are the session's as that revision has them) into build directory `variant`.
+    pub(crate) fn build_all_of(
+        &self,
+        target: &BenchTarget,
+        variant: &str,
+    ) -> Result<(
+        PathBuf,
+        Vec<cargo::BuiltBench>,
+        costbench_record::model::BuildInfo,
+    )> {
         self.say_choice();
         cargo::build_all_timed(
-            &self.target,
-            cargo::DEFAULT_BUILD,
+            target,
+            variant,
             &self.cmd.measure.cargo,
             self.cmd.quiet,
             self.cmd.measure.code_align,
         )
     }
 
-    /// Checks that `--filter` selects a scenario of the built bench target `exe`, by listing its
-    /// scenarios: for a command with more to build, so that a filter that matches nothing is said
-    /// before those builds (issue 29), as a usage error.
-    pub(crate) fn check_filter(&self, exe: &Path) -> Result<()> {
+    /// Checks that `--filter` selects a scenario of the built bench target `exe` (and the
+    /// `others` built with it, as one run lists them), by listing its scenarios: for a command
+    /// with more to build, so that a filter that matches nothing is said before those builds
+    /// (issue 29), as a usage error.
+    pub(crate) fn check_filter(&self, exe: &Path, others: &[cargo::BuiltBench]) -> Result<()> {
         let Some(filter) = &self.cmd.measure.filter else {
             return Ok(());
         };
         let mut bin =
-            costbench_measure::run::Binary::new(exe.to_path_buf(), self.target.package_dir.clone());
+            costbench_measure::run::Binary::new(exe.to_path_buf(), self.target.package_dir.clone())
+                .with_others(&self.target.bench, others.to_vec());
         let listing = bin.list(self.cmd.measure.timeout)?;
         costbench_record::selection::select(&listing, Some(filter))?;
         Ok(())
+    }
+
+    /// For a command that follows one scenario (`bisect`) when several bench targets qualify
+    /// (issue 41): builds them all (run's build), finds the one whose scenarios `--filter`
+    /// selects, and narrows the session to it, the filter then naming the ids as that target
+    /// knows them (an id two targets share is selected as `TARGET/ID`). A filter that selects
+    /// scenarios of several targets is a usage error naming them.
+    pub(crate) fn narrow_to_filtered_target(&mut self, command: &str) -> Result<()> {
+        let Some(filter) = self.cmd.measure.filter.clone() else {
+            return Ok(());
+        };
+        if self.target.others.is_empty() {
+            return Ok(());
+        }
+        let (exe, others, _) = self.build_all_timed()?;
+        let mut bin = costbench_measure::run::Binary::new(exe, self.target.package_dir.clone())
+            .with_others(&self.target.bench, others);
+        let listing = bin.list(self.cmd.measure.timeout)?;
+        let selected = costbench_record::selection::select(&listing, Some(&filter))?;
+        let mut benches: Vec<&str> = Vec::new();
+        let mut own = Vec::new();
+        for s in &selected {
+            let (bench, name) = bin.origin(&s.name);
+            if !benches.contains(&bench) {
+                benches.push(bench);
+            }
+            own.push(regex::escape(&name));
+        }
+        if let [one] = benches[..] {
+            let mut chosen = self
+                .target
+                .all()
+                .find(|t| t.bench == one)
+                .expect("the listing's targets are the session's")
+                .clone();
+            chosen.others.clear();
+            self.status(
+                "Selected",
+                format!("bench target {one}: it offers the scenario --filter selects"),
+            );
+            self.target = chosen;
+            self.cmd.measure.filter = Some(
+                regex::Regex::new(&format!("^(?:{})$", own.join("|")))
+                    .expect("escaped ids make a valid pattern"),
+            );
+            return Ok(());
+        }
+        costbench_record::bad_input!(
+            "`costbench {command}` follows one scenario, and --filter {:?} selects scenarios of \
+             {} bench targets ({}): narrow it to one (an id two targets share is `TARGET/ID`), or \
+             choose the target with --bench NAME",
+            filter.as_str(),
+            benches.len(),
+            benches.join(", ")
+        )
     }
 
     /// When a `harness = false` target was chosen over others, the line that says so (once,
@@ -225,8 +296,8 @@ impl Session {
         if self.cmd.measure.filter.is_some() {
             // The output directory is checked first, as before any build.
             costbench_record::output::OutputDir::prepare(&root)?;
-            if let Some(exe) = plan.build_first(&self.cmd.measure, &self.target) {
-                self.check_filter(&exe)?;
+            if let Some((exe, others)) = plan.build_first(&self.cmd.measure, &self.target) {
+                self.check_filter(&exe, &others)?;
             }
         }
         let builds = plan.build(&mut self.cmd.measure, &self.target, root)?;

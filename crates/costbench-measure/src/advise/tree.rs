@@ -119,24 +119,43 @@ pub fn prepare(target: &BenchTarget) -> Result<Tree> {
         std::fs::remove_file(copy.join(rel))
             .with_context(|| format!("cannot remove {}", copy.join(rel).display()))?;
     }
-    let rel = target.manifest_path.strip_prefix(&top).with_context(|| {
-        format!(
-            "manifest {} is not inside {}",
-            target.manifest_path.display(),
-            top.display()
-        )
-    })?;
-    let manifest = copy.join(rel);
+    let in_copy = |t: &BenchTarget| -> Result<PathBuf> {
+        let rel = t.manifest_path.strip_prefix(&top).with_context(|| {
+            format!(
+                "manifest {} is not inside {}",
+                t.manifest_path.display(),
+                top.display()
+            )
+        })?;
+        Ok(copy.join(rel))
+    };
+    let manifest = in_copy(target)?;
     // Benches written for criterion or divan: switched in the copy, as in a baseline worktree.
-    let switched = cargo::compat::switch(&[manifest.clone(), copy.join("Cargo.toml")])?;
-    let mut t = cargo::resolve(
-        Some(&manifest),
-        Some(&target.package),
-        std::slice::from_ref(&target.bench),
-    )
-    .context("in advise's copy of the sources")?;
-    t.target_directory = target.target_directory.clone();
+    let mut manifests = vec![manifest.clone(), copy.join("Cargo.toml")];
+    for o in &target.others {
+        let m = in_copy(o)?;
+        if !manifests.contains(&m) {
+            manifests.push(m);
+        }
+    }
+    let switched = cargo::compat::switch(&manifests)?;
+    // Every bench target of the session, found in the copy (issue 41: advise measures the
+    // scenarios of them all).
+    let resolve_in = |t: &BenchTarget, manifest: &Path| -> Result<BenchTarget> {
+        let mut found = cargo::resolve(
+            Some(manifest),
+            Some(&t.package),
+            std::slice::from_ref(&t.bench),
+        )
+        .context("in advise's copy of the sources")?;
+        found.target_directory = target.target_directory.clone();
+        Ok(found)
+    };
+    let mut t = resolve_in(target, &manifest)?;
     t.switched = switched;
+    for o in &target.others {
+        t.others.push(resolve_in(o, &in_copy(o)?)?);
+    }
     Ok(Tree {
         root: copy,
         target: t,

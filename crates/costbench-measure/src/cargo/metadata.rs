@@ -256,15 +256,15 @@ impl BenchTarget {
             .join(",")
     }
 
-    /// Refuses several bench targets for `command`, which measures one at a time, as a usage
-    /// error that names them and the option that chooses one.
+    /// Refuses several bench targets for `command`, which reads one at a time (`asm`: one
+    /// function of one binary), as a usage error that names them and the option that chooses one.
     pub fn single(&self, command: &str) -> Result<()> {
         if self.others.is_empty() {
             return Ok(());
         }
         costbench_record::bad_input!(
             "`costbench {command}` takes one bench target, and {} qualify here: {}; choose one \
-             with --bench NAME (`costbench run` measures them all in one run)",
+             with --bench NAME (`costbench run` and the other measuring commands take them all)",
             self.others.len() + 1,
             self.all()
                 .map(|t| format!("{} (package {})", t.bench, t.package))

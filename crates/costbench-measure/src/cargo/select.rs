@@ -215,7 +215,7 @@ pub fn resolve(
     let own = meta.packages.iter().find(|p| p.manifest_path == manifest);
     let config_applies =
         own.is_none_or(|o| config.run.package.as_ref().is_none_or(|p| *p == o.name));
-    let from_config: Vec<String> = config.run.bench.iter().cloned().collect();
+    let from_config = &config.run.bench;
     let (package, benches) = if config_applies {
         (
             package.or(config.run.package.as_deref()),

@@ -1,7 +1,7 @@
-//! `costbench miri`: checks the unsafe side of every trade under Miri. Builds the bench target
-//! with `cargo +nightly miri`, then runs each selected scenario's setup and one run of its body
-//! (the child protocol's `once` mode; multi-party scenarios run their parties as threads over
-//! in-memory links) in a Miri process of its own, so that one finding never hides another, and
+//! `costbench miri`: checks the unsafe side of every trade under Miri. Builds each bench target
+//! (every one that depends on costbench, as `run` measures them) with `cargo +nightly miri`,
+//! then runs each selected scenario's setup and one run of its body (the child protocol's
+//! `once` mode; multi-party scenarios run their parties as threads over in-memory links) in a Miri process of its own, so that one finding never hides another, and
 //! reports each as clean, undefined behaviour, not runnable under Miri, or failed.
 //!
 //! This module owns the Miri processes (toolchain check, sysroot, build, one run per scenario
@@ -75,15 +75,20 @@ pub fn run(opts: MiriOptions) -> Result<MiriReport> {
         &opts.bench,
         &opts.cargo,
     )?;
-    target.single("miri")?;
     let toolchain =
         std::env::var("COSTBENCH_MIRI_TOOLCHAIN").unwrap_or_else(|_| DEFAULT_TOOLCHAIN.into());
-    let miri = Miri {
-        toolchain,
-        target,
-        cargo: opts.cargo.clone(),
-        quiet: opts.quiet,
-    };
+    // One `cargo miri` per bench target (issue 41: every target that depends on costbench, as
+    // `cargo bench` runs them all).
+    let miris: Vec<Miri> = target
+        .all()
+        .map(|t| Miri {
+            toolchain: toolchain.clone(),
+            target: t.clone(),
+            cargo: opts.cargo.clone(),
+            quiet: opts.quiet,
+        })
+        .collect();
+    let miri = &miris[0];
     let miri_version = match miri.version() {
         Ok(v) => v,
         Err(why) => return Err(NotInstalled(missing_message(&miri.toolchain, &why)).into()),
@@ -97,22 +102,40 @@ pub fn run(opts: MiriOptions) -> Result<MiriReport> {
     let t = Instant::now();
     miri.setup()?;
     let sysroot_s = t.elapsed().as_secs_f64();
-    progress(&format!(
-        "building bench target {} of package {}",
-        miri.target.bench, miri.target.package
-    ));
-    let t = Instant::now();
-    miri.build()?;
-    let build_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let listing = miri.list(opts.timeout)?;
-    let list_s = t.elapsed().as_secs_f64();
+    let (mut build_s, mut list_s) = (0.0, 0.0);
+    let mut parts = Vec::new();
+    for (k, m) in miris.iter().enumerate() {
+        progress(&format!(
+            "building bench target {} of package {}",
+            m.target.bench, m.target.package
+        ));
+        let t = Instant::now();
+        m.build()?;
+        build_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        parts.push((k, m.target.bench.clone(), m.list(opts.timeout)?));
+        list_s += t.elapsed().as_secs_f64();
+    }
+    // Several targets: one listing, an id two targets share named `TARGET/ID`, as `run` names it.
+    let (listing, routes) = crate::run::merge_listings(parts, &Default::default())?;
     let selected = costbench_record::selection::select(&listing, opts.filter.as_ref())?;
     let miriflags = std::env::var("MIRIFLAGS").unwrap_or_default();
     let t = Instant::now();
     let mut results = Vec::new();
     for (k, s) in selected.iter().enumerate() {
-        let r = miri.check(s, opts.timeout);
+        // The target that offers it, and the name it knows it by.
+        let (m, own) = match routes.get(&s.name) {
+            Some((i, own)) => (&miris[*i], own.clone()),
+            None => (miri, s.name.clone()),
+        };
+        let mut r = m.check(
+            &ScenarioInfo {
+                name: own,
+                ..(*s).clone()
+            },
+            opts.timeout,
+        );
+        r.scenario = s.name.clone();
         progress(&format!(
             "[{}/{}] {}: {} ({:.1} s)",
             k + 1,
@@ -135,7 +158,7 @@ pub fn run(opts: MiriOptions) -> Result<MiriReport> {
         },
         suite: costbench_record::model::SuiteInfo {
             package: miri.target.package.clone(),
-            bench: miri.target.bench.clone(),
+            bench: target.names(),
             library_version: listing.library_version.clone(),
         },
         toolchain: miri.toolchain.clone(),

@@ -237,7 +237,10 @@ pub fn checkout_for_bisect(
 }
 
 /// The bench target of `target`'s package and bench in the checkout at `dir` of the repository
-/// whose top is `top`, with `target`'s target directory.
+/// whose top is `top`, with `target`'s target directory; and with it, as its others, those of
+/// `target`'s others that the checkout has (issue 41: every bench target is measured at every
+/// commit). An other target the checkout lacks (a bench added since) is left out with a note:
+/// its scenarios are then new on the side that has it.
 fn target_in(
     target: &BenchTarget,
     top: &Path,
@@ -245,32 +248,65 @@ fn target_in(
     rev: &str,
     sha: &str,
 ) -> Result<BenchTarget> {
-    let rel = target.manifest_path.strip_prefix(top).with_context(|| {
-        format!(
-            "manifest {} is not inside the git repository {}",
-            target.manifest_path.display(),
-            top.display()
-        )
-    })?;
-    let manifest = dir.join(rel);
+    let short = &sha[..12.min(sha.len())];
+    let manifest_in = |t: &BenchTarget| -> Result<PathBuf> {
+        let rel = t.manifest_path.strip_prefix(top).with_context(|| {
+            format!(
+                "manifest {} is not inside the git repository {}",
+                t.manifest_path.display(),
+                top.display()
+            )
+        })?;
+        Ok(dir.join(rel))
+    };
+    let manifest = manifest_in(target)?;
     if !manifest.exists() {
         bail!(
-            "the baseline revision {rev} ({}) has no {}: the bench target cannot be built there",
-            &sha[..12.min(sha.len())],
-            rel.display()
+            "the baseline revision {rev} ({short}) has no {}: the bench target cannot be built there",
+            manifest.strip_prefix(dir).unwrap_or(&manifest).display()
         );
     }
     // A commit from before the benches were switched to costbench: switched here, in the
     // worktree only (the next checkout resets it).
-    let switched = cargo::compat::switch(&[manifest.clone(), dir.join("Cargo.toml")])?;
-    let mut base = cargo::resolve(
-        Some(&manifest),
-        Some(&target.package),
-        std::slice::from_ref(&target.bench),
-    )
-    .with_context(|| format!("in the baseline revision {rev}"))?;
-    base.target_directory = target.target_directory.clone();
+    let mut manifests = vec![manifest.clone(), dir.join("Cargo.toml")];
+    for o in &target.others {
+        let m = manifest_in(o)?;
+        if m.exists() && !manifests.contains(&m) {
+            manifests.push(m);
+        }
+    }
+    let switched = cargo::compat::switch(&manifests)?;
+    let resolve_in = |t: &BenchTarget, manifest: &Path| -> Result<BenchTarget> {
+        let mut found = cargo::resolve(
+            Some(manifest),
+            Some(&t.package),
+            std::slice::from_ref(&t.bench),
+        )
+        .with_context(|| format!("in the baseline revision {rev}"))?;
+        found.target_directory = target.target_directory.clone();
+        Ok(found)
+    };
+    let mut base = resolve_in(target, &manifest)?;
     base.switched = switched;
+    for o in &target.others {
+        let m = manifest_in(o)?;
+        match m.exists().then(|| resolve_in(o, &m)) {
+            Some(Ok(found)) => base.others.push(found),
+            Some(Err(e)) if e.is::<costbench_record::error::BadInput>() => {
+                eprintln!(
+                    "note: bench target {} left out at {rev} ({short}): {}",
+                    o.bench,
+                    e.root_cause()
+                );
+            }
+            Some(Err(e)) => return Err(e),
+            None => eprintln!(
+                "note: bench target {} left out at {rev} ({short}): it has no {}",
+                o.bench,
+                m.strip_prefix(dir).unwrap_or(&m).display()
+            ),
+        }
+    }
     Ok(base)
 }
 

@@ -12,7 +12,7 @@ use super::child;
 use crate::cargo::BuiltBench;
 use anyhow::{bail, Context, Result};
 use costbench_protocol::{self as proto, Listing, CHILD_FLAG, PROTOCOL_VERSION};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -116,6 +116,15 @@ impl Binary {
         if self.others.is_empty() {
             return list_one(&self.exe, &self.cwd, timeout);
         }
+        let parts = self.list_parts(timeout)?;
+        self.merge(parts, &BTreeSet::new())
+    }
+
+    /// Each bench target's own listing, `(index, name, listing)`, without merging them: index 0
+    /// is this binary's target, k the k-th other. A target whose binary does not answer
+    /// costbench's protocol is left out with a warning, as long as one target answers (see
+    /// [`Binary::list`]).
+    pub(super) fn list_parts(&self, timeout: Duration) -> Result<Vec<Part>> {
         let parts = std::iter::once((&self.bench, &self.exe, &self.cwd))
             .chain(self.others.iter().map(|o| (&o.bench, &o.exe, &o.cwd)));
         let mut listings = Vec::new();
@@ -123,7 +132,7 @@ impl Binary {
         for (k, (bench, exe, cwd)) in parts.enumerate() {
             match list_one(exe, cwd, timeout) {
                 Ok(l) => listings.push((k, bench.clone(), l)),
-                Err(e) if e.is::<NotCostbench>() => {
+                Err(e) if e.is::<NotCostbench>() && self.several() => {
                     eprintln!(
                         "warning: bench target {bench} left out: {e} (it runs another harness's \
                          main; `cargo bench --bench {bench}` runs it)"
@@ -136,11 +145,59 @@ impl Binary {
         if listings.is_empty() {
             return Err(first_error.expect("every target failed to list"));
         }
-        self.measured = listings.iter().map(|(_, b, _)| b.clone()).collect();
-        let (listing, routes) = merge_listings(listings)?;
+        Ok(listings)
+    }
+
+    /// One listing of `parts` (from [`Binary::list_parts`]), ids kept unique as
+    /// [`merge_listings`] keeps them, and also named by their target where `prefixed` holds
+    /// them: ids that collide on another side of the run, so that every side names an id the
+    /// same way and the sides pair up by id.
+    pub(super) fn merge(
+        &mut self,
+        parts: Vec<Part>,
+        prefixed: &BTreeSet<String>,
+    ) -> Result<Listing> {
+        self.measured = parts.iter().map(|(_, b, _)| b.clone()).collect();
+        let (listing, routes) = merge_listings(parts, prefixed)?;
         self.routes = routes;
         Ok(listing)
     }
+
+    /// The bench target that offers the measured scenario `name` and the name it knows it by
+    /// there, after [`Binary::list`].
+    pub fn origin(&self, name: &str) -> (&str, String) {
+        match self.routes.get(name) {
+            Some((k, own)) if *k > 0 => (&self.others[k - 1].bench, own.clone()),
+            Some((_, own)) => (&self.bench, own.clone()),
+            None => (&self.bench, name.to_string()),
+        }
+    }
+
+    /// Whether the measured scenario `name` runs in this binary's own target (not one of the
+    /// others): a code layout relinked from [`Binary::exe`] holds only its scenarios.
+    pub(super) fn on_first(&self, name: &str) -> bool {
+        self.routes.get(name).is_none_or(|(k, _)| *k == 0)
+    }
+}
+
+/// One bench target's listing: its index in a [`Binary`] (0: the first), its name, and what it
+/// lists.
+pub(super) type Part = (usize, String, Listing);
+
+/// The scenario ids that two bench targets of one part list both offer (the library's internal
+/// scenarios aside): those each side names `TARGET/ID`.
+pub(super) fn colliding(parts: &[Part]) -> BTreeSet<String> {
+    let mut offered: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, _, l) in parts {
+        for s in l.scenarios.iter().filter(|s| !s.internal) {
+            *offered.entry(s.name.as_str()).or_default() += 1;
+        }
+    }
+    offered
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(name, _)| name.to_string())
+        .collect()
 }
 
 /// A scenario binary that printed no costbench listing: its main is not `Suite::main`'s. With
@@ -218,15 +275,15 @@ fn links_costbench(exe: &Path) -> bool {
 /// One listing of several bench targets' `(index, name, listing)`, the first's library
 /// version and protocol, the capabilities they all have, their budgets; and per measured
 /// scenario name, the index of the binary that offers it and its own name there. A scenario id
-/// two targets both offer is measured as `TARGET/ID` in each; the library's internal scenarios
+/// two targets both offer, or one `prefixed` names (it collides on another side), is measured
+/// as `TARGET/ID` in each; the library's internal scenarios
 /// (the empty one every binary has) are taken from the first only.
-pub(crate) fn merge_listings(listings: Vec<(usize, String, Listing)>) -> Result<(Listing, Routes)> {
-    let mut offered: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, _, l) in &listings {
-        for s in l.scenarios.iter().filter(|s| !s.internal) {
-            *offered.entry(s.name.as_str()).or_default() += 1;
-        }
-    }
+pub(crate) fn merge_listings(
+    listings: Vec<Part>,
+    prefixed: &BTreeSet<String>,
+) -> Result<(Listing, Routes)> {
+    let mut prefixed = prefixed.clone();
+    prefixed.extend(colliding(&listings));
     let mut scenarios = Vec::new();
     let mut routes = BTreeMap::new();
     for (n, (k, bench, l)) in listings.iter().enumerate() {
@@ -236,7 +293,7 @@ pub(crate) fn merge_listings(listings: Vec<(usize, String, Listing)>) -> Result<
             }
             let mut s = s.clone();
             let own = s.name.clone();
-            if !s.internal && offered[own.as_str()] > 1 {
+            if !s.internal && prefixed.contains(&own) {
                 s.name = format!("{bench}/{own}");
             }
             if routes.insert(s.name.clone(), (*k, own)).is_some() {
@@ -321,18 +378,21 @@ mod tests {
     /// each, the others stay as they are, and every name is routed to the binary that has it.
     #[test]
     fn ids_stay_unique_across_targets() {
-        let (l, routes) = merge_listings(vec![
-            (
-                0,
-                "a".into(),
-                listing(&["!empty", "parse", "only_a"], &["x", "y"]),
-            ),
-            (
-                1,
-                "b".into(),
-                listing(&["!empty", "parse", "b::only"], &["y"]),
-            ),
-        ])
+        let (l, routes) = merge_listings(
+            vec![
+                (
+                    0,
+                    "a".into(),
+                    listing(&["!empty", "parse", "only_a"], &["x", "y"]),
+                ),
+                (
+                    1,
+                    "b".into(),
+                    listing(&["!empty", "parse", "b::only"], &["y"]),
+                ),
+            ],
+            &BTreeSet::new(),
+        )
         .unwrap();
         let names: Vec<&str> = l.scenarios.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["empty", "a/parse", "only_a", "b/parse", "b::only"]);
@@ -355,18 +415,67 @@ mod tests {
         assert_eq!(bin.exe_for("a/parse"), Path::new("/a"));
         assert_eq!(bin.exe_for("empty"), Path::new("/a"));
         // A prefixed id that another target offers as it is cannot be told apart.
-        let e = merge_listings(vec![
-            (0, "a".into(), listing(&["x", "b/x"], &[])),
-            (1, "b".into(), listing(&["x"], &[])),
-        ])
+        let e = merge_listings(
+            vec![
+                (0, "a".into(), listing(&["x", "b/x"], &[])),
+                (1, "b".into(), listing(&["x"], &[])),
+            ],
+            &BTreeSet::new(),
+        )
         .unwrap_err();
         assert!(e.to_string().contains("\"b/x\""), "{e}");
         // A target left out (index 0 here): the internal scenario comes from the first listed,
         // every route to the binary that has it.
-        let (l, routes) =
-            merge_listings(vec![(1, "b".into(), listing(&["!empty", "x"], &[]))]).unwrap();
+        let (l, routes) = merge_listings(
+            vec![(1, "b".into(), listing(&["!empty", "x"], &[]))],
+            &BTreeSet::new(),
+        )
+        .unwrap();
         assert_eq!(l.scenarios.len(), 2);
         assert_eq!(routes["x"], (1, "x".to_string()));
         assert_eq!(routes["empty"], (1, "empty".to_string()));
+    }
+
+    /// Issue 41, sides compared by id: an id that collides on one side (the candidate added a
+    /// second target offering it) is named by its target on a side where it does not collide,
+    /// even a side of one target, so that both sides name it `a/parse` and pair up.
+    #[test]
+    fn ids_colliding_on_another_side_are_named_alike() {
+        let cand = vec![
+            (0, "a".to_string(), listing(&["!empty", "parse", "x"], &[])),
+            (1, "b".to_string(), listing(&["!empty", "parse"], &[])),
+        ];
+        let base = vec![(0, "a".to_string(), listing(&["!empty", "parse", "x"], &[]))];
+        let prefixed: BTreeSet<String> =
+            colliding(&cand).union(&colliding(&base)).cloned().collect();
+        assert_eq!(prefixed, BTreeSet::from(["parse".to_string()]));
+        let names = |parts| {
+            let (l, _) = merge_listings(parts, &prefixed).unwrap();
+            l.scenarios.into_iter().map(|s| s.name).collect::<Vec<_>>()
+        };
+        assert_eq!(names(base), ["empty", "a/parse", "x"]);
+        assert_eq!(names(cand), ["empty", "a/parse", "x", "b/parse"]);
+        // The first target's own scenarios run in its (relinkable) executable; the others' not.
+        let mut bin = Binary::new("/a".into(), "/pa".into()).with_others(
+            "a",
+            vec![BuiltBench {
+                bench: "b".into(),
+                exe: "/b".into(),
+                cwd: "/pb".into(),
+            }],
+        );
+        bin.merge(
+            vec![
+                (0, "a".to_string(), listing(&["parse"], &[])),
+                (1, "b".to_string(), listing(&["parse"], &[])),
+            ],
+            &BTreeSet::new(),
+        )
+        .unwrap();
+        assert!(bin.on_first("a/parse"));
+        assert_eq!(bin.origin("b/parse"), ("b", "parse".to_string()));
+        assert_eq!(bin.origin("a/parse"), ("a", "parse".to_string()));
+        assert!(!bin.on_first("b/parse"));
+        assert_eq!(bin.measured(), ["a", "b"]);
     }
 }

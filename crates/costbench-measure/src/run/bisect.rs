@@ -207,8 +207,11 @@ impl BuildInputs {
                 }
             }
         }
-        if let Ok(rel) = target.package_dir.strip_prefix(top) {
-            inputs.dirs.insert(rel.to_path_buf());
+        // Every bench target's package (issue 41: a backfill builds them all).
+        for t in target.all() {
+            if let Ok(rel) = t.package_dir.strip_prefix(top) {
+                inputs.dirs.insert(rel.to_path_buf());
+            }
         }
         Ok(inputs)
     }

@@ -227,7 +227,9 @@ fn all_ok(sc: &Scenario) -> bool {
 }
 
 /// The binary round `round` of `side` runs scenario `name` with: its code layout, or the
-/// build itself (the bench target's that has `name`).
+/// build itself (the bench target's that has `name`). Layouts are relinked from each side's
+/// first bench target only: a scenario of another target (issue 41) runs in its plain build
+/// on every side, so the sides still meet it alike.
 fn exe_for(
     layouts: &Layouts,
     sessions: &[Session],
@@ -235,9 +237,12 @@ fn exe_for(
     name: &str,
     round: u32,
 ) -> Result<PathBuf> {
-    Ok(layouts
-        .exe(side, round)?
-        .unwrap_or_else(|| sessions[side].bin.exe_for(name).to_path_buf()))
+    let bin = sessions[side].bin;
+    let layout = match sessions.iter().all(|s| s.bin.on_first(name)) {
+        true => layouts.exe(side, round)?,
+        false => None,
+    };
+    Ok(layout.unwrap_or_else(|| bin.exe_for(name).to_path_buf()))
 }
 
 /// Runs the next round of `sc` on every side.

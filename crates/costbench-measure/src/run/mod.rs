@@ -40,6 +40,7 @@ pub mod sharding;
 mod throughput;
 
 pub use adaptive::Rounds;
+pub(crate) use binary::merge_listings;
 pub use binary::Binary;
 
 use costbench_record::selection::select;
@@ -190,12 +191,6 @@ pub fn measure_sides(
     target: &BenchTarget,
     sides: Vec<SideSpec>,
 ) -> Result<Vec<RunRecord>> {
-    if sides.len() > 1 && sides.iter().any(|s| !s.others.is_empty()) {
-        costbench_record::bad_input!(
-            "builds compared side by side are measured one bench target at a time: choose one \
-             with --bench NAME"
-        );
-    }
     cancel::catch_signals();
     let mut bins = setup::binaries(target, &sides);
     let listings = setup::list(opts, &mut bins, &sides)?;

@@ -4,12 +4,14 @@
 //! preloads, each binary's census, and one [`Session`] per side holding its empty record. It
 //! measures nothing and never writes a record.
 
+use super::binary::colliding;
 use super::{
     callgrind, cancel, model, new_record, nothing_to_measure, select, sharding, Binary, CensusJoin,
     Instrument, Listing, OutputDir, Progress, Rounds, RunOptions, ScenarioInfo, Session, SideSpec,
 };
 use crate::cargo::BenchTarget;
 use anyhow::{bail, Result};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -41,15 +43,33 @@ fn which(several: bool, s: &SideSpec) -> impl FnOnce(anyhow::Error) -> anyhow::E
     }
 }
 
-/// Each side's listing of its scenarios.
+/// Each side's listing of its scenarios. With several sides of which one measures several
+/// bench targets (issue 41: `check --baseline-rev`, `variants`), an id that two targets offer
+/// on any side is named `TARGET/ID` on every side, so that the sides name each scenario alike
+/// and pair up by id.
 pub(super) fn list(
     opts: &RunOptions,
     bins: &mut [Binary],
     sides: &[SideSpec],
 ) -> Result<Vec<Listing>> {
-    bins.iter_mut()
+    let several = sides.len() > 1;
+    if !several || !bins.iter().any(Binary::several) {
+        return bins
+            .iter_mut()
+            .zip(sides)
+            .map(|(b, s)| b.list(opts.timeout).map_err(which(several, s)))
+            .collect();
+    }
+    let parts = bins
+        .iter()
         .zip(sides)
-        .map(|(b, s)| b.list(opts.timeout).map_err(which(sides.len() > 1, s)))
+        .map(|(b, s)| b.list_parts(opts.timeout).map_err(which(several, s)))
+        .collect::<Result<Vec<_>>>()?;
+    let prefixed: BTreeSet<String> = parts.iter().flat_map(|p| colliding(p)).collect();
+    bins.iter_mut()
+        .zip(parts)
+        .zip(sides)
+        .map(|((b, p), s)| b.merge(p, &prefixed).map_err(which(several, s)))
         .collect()
 }
 

@@ -159,10 +159,14 @@ fn run_round(
     layouts: &Layouts,
     round: u32,
 ) -> Result<Vec<(usize, std::result::Result<LoadResult, Failure>)>> {
+    // Layouts are relinked from each side's first bench target: another target's service
+    // (issue 41) runs in its plain build on every side.
     let exe = |k: usize, s: &ScenarioInfo| -> Result<std::path::PathBuf> {
-        Ok(layouts
-            .exe(k, round)?
-            .unwrap_or_else(|| sessions[k].bin.exe_for(&s.name).to_path_buf()))
+        let layout = match sessions.iter().all(|x| x.bin.on_first(&s.name)) {
+            true => layouts.exe(k, round)?,
+            false => None,
+        };
+        Ok(layout.unwrap_or_else(|| sessions[k].bin.exe_for(&s.name).to_path_buf()))
     };
     let opts = &sessions[0].opts.load;
     let (server_cpu, load_cpu) = cpus();

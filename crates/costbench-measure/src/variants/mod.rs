@@ -1,5 +1,5 @@
-//! `costbench variants` (and `costbench run --variant ...`): build the same bench target once per
-//! named variant, measure every build in one session, record each run in history under its
+//! `costbench variants` (and `costbench run --variant ...`): build the same bench targets once per
+//! named variant (every target of the session in each, issue 41), measure every build in one session, record each run in history under its
 //! variant name, and print the matrix of per-op figures and ratios to the baseline.
 //!
 //! - `spec`: parsing and validation of variants (pure; the validated `Variant` is
@@ -147,8 +147,33 @@ fn compiler_errors(stderr: &str) -> String {
 #[derive(Debug)]
 struct Outcome {
     built: Option<cargo::Built>,
+    /// The other bench targets of the session built as this variant (issue 41: every bench
+    /// target of the package is measured in each variant); empty for one target.
+    others: Vec<cargo::BuiltBench>,
     info: Option<BuildInfo>,
     error: Option<String>,
+}
+
+/// Builds `target` as `settings` say, then each of its [`BenchTarget::others`] the same way
+/// into the same build directory (cargo builds the shared dependencies once): the first's
+/// build, its units counted over them all, and the others' built benches.
+fn build_with_others(
+    target: &BenchTarget,
+    settings: &cargo::BuildSettings,
+) -> Result<(cargo::Built, Vec<cargo::BuiltBench>)> {
+    let mut first = cargo::build_with(target, settings)?;
+    let mut others = Vec::new();
+    for t in &target.others {
+        let b = cargo::build_with(t, settings)?;
+        first.compiled += b.compiled;
+        first.fresh += b.fresh;
+        others.push(cargo::BuiltBench {
+            bench: t.bench.clone(),
+            exe: b.exe,
+            cwd: t.package_dir.clone(),
+        });
+    }
+    Ok((first, others))
 }
 
 /// Builds every plan of `plans`, `jobs` at a time, and returns their outcomes in order; a
@@ -177,10 +202,10 @@ fn build_all(
                 // Cargo's own lines shown as they come (unless --quiet) and kept for the matrix.
                 let mut settings = plan.settings.clone();
                 settings.echo_stderr = !quiet;
-                let result = cargo::build_with(target, &settings);
+                let result = build_with_others(target, &settings);
                 let seconds = start.elapsed().as_secs_f64();
                 let outcome = match result {
-                    Ok(b) => {
+                    Ok((b, others)) => {
                         if !quiet {
                             crate::terminal::status(
                                 "Finished",
@@ -201,6 +226,7 @@ fn build_all(
                                 fresh: b.fresh,
                             }),
                             built: Some(b),
+                            others,
                             error: None,
                         }
                     }
@@ -215,6 +241,7 @@ fn build_all(
                         );
                         Outcome {
                             built: None,
+                            others: Vec::new(),
                             info: Some(BuildInfo {
                                 seconds,
                                 compiled: 0,
@@ -363,7 +390,11 @@ impl Plan {
     /// that must see a built binary of the suite before the other builds (`variants --filter`
     /// checks that it selects a scenario); [`Plan::build`] then builds only the variants not
     /// built yet, and the outcomes of these builds are kept for the matrix.
-    pub fn build_first(&mut self, opts: &RunOptions, target: &BenchTarget) -> Option<PathBuf> {
+    pub fn build_first(
+        &mut self,
+        opts: &RunOptions,
+        target: &BenchTarget,
+    ) -> Option<(PathBuf, Vec<cargo::BuiltBench>)> {
         let base = self
             .plans
             .iter()
@@ -379,7 +410,10 @@ impl Plan {
             let outcome = build_all(target, &[&self.plans[i]], 1, !opts.progress)
                 .pop()
                 .expect("one plan, one outcome");
-            exe = outcome.built.as_ref().map(|b| b.exe.clone());
+            exe = outcome
+                .built
+                .as_ref()
+                .map(|b| (b.exe.clone(), outcome.others.clone()));
             self.built_first[i] = Some(outcome);
             if exe.is_some() {
                 break;
@@ -447,7 +481,7 @@ impl Builds {
                     output_dir: self.root.join(&p.variant.name),
                     target: None,
                     build: o.info.clone(),
-                    others: Vec::new(),
+                    others: o.others.clone(),
                 })
             })
             .collect()

@@ -105,7 +105,13 @@ pub(super) fn miri_check(
     let report = costbench_measure::miri::run(costbench_measure::miri::MiriOptions {
         manifest_path: Some(tree.target.manifest_path.clone()),
         package: Some(tree.target.package.clone()),
-        bench: vec![tree.target.bench.clone()],
+        // The package's bench targets of the session: Miri names their ids as the profile did.
+        bench: tree
+            .target
+            .all()
+            .filter(|t| t.package == tree.target.package)
+            .map(|t| t.bench.clone())
+            .collect(),
         filter: Some(
             regex::Regex::new(&format!("^(?:{})$", ids.join("|")))
                 .expect("escaped ids make a valid pattern"),

@@ -48,10 +48,12 @@ pub(super) fn measure_suggestions(
         tree.touch()?;
     }
     session.status("Building", "the unchanged copy of the sources");
-    let (base_exe, base_build) =
-        costbench_measure::cargo::build_timed(&tree.target, BASE_BUILD, flags, quiet, align)
+    // Every bench target of the session (issue 41), in each build.
+    let (base_exe, base_others, base_build) =
+        costbench_measure::cargo::build_all_timed(&tree.target, BASE_BUILD, flags, quiet, align)
             .context("the unchanged copy of the sources does not build")?;
-    session.check_filter(&base_exe)?;
+    session.check_filter(&base_exe, &base_others)?;
+    let unchanged = (base_exe.as_path(), base_others.as_slice(), &base_build);
     costbench_measure::run::bisect::seed_build(&tree.target, BASE_BUILD, CANDIDATE_BUILD)?;
     // The crate's tests must pass unchanged for a failure with a candidate to mean anything.
     let mut tests = plan.tests;
@@ -72,7 +74,7 @@ pub(super) fn measure_suggestions(
             "--no-tests: the source changes were measured without running the crate's tests".into(),
         );
     }
-    let profiled = profile_unchanged(session, tree, (&base_exe, &base_build), plan.root)?;
+    let profiled = profile_unchanged(session, tree, unchanged, plan.root)?;
     if doc.scenarios.is_empty() {
         doc.scenarios = profiled.ids.clone();
     }
@@ -84,7 +86,7 @@ pub(super) fn measure_suggestions(
         let census = measure_unchanged(
             session,
             tree,
-            (&base_exe, &base_build),
+            unchanged,
             costbench_record::instrument::Instrument::Census,
             &plan.root.join("source").join("census"),
         )?;
@@ -127,7 +129,7 @@ pub(super) fn measure_suggestions(
             // The files are put back as soon as the candidate is built and tested: measuring
             // reads only the executable.
             let _applied = tree.apply(&s.replacements)?;
-            let built = costbench_measure::cargo::build_timed(
+            let built = costbench_measure::cargo::build_all_timed(
                 &tree.target,
                 CANDIDATE_BUILD,
                 flags,
@@ -140,7 +142,7 @@ pub(super) fn measure_suggestions(
             };
             (built, tested)
         };
-        let (cand_exe, cand_build) = match built {
+        let (cand_exe, cand_others, cand_build) = match built {
             Ok(b) => b,
             Err(e) => {
                 let mut c = unmeasured(id, change, "the change does not compile: never measured");
@@ -197,20 +199,25 @@ pub(super) fn measure_suggestions(
             );
         }
         let dir = plan.root.join("source").join(&id);
-        let side = |label: &str, exe, build| SideSpec {
+        let side = |label: &str, exe, others, build| SideSpec {
             label: label.into(),
             exe,
             output_dir: dir.join(label),
             target: None,
             build: Some(build),
-            others: Vec::new(),
+            others,
         };
         let mut records = costbench_measure::run::measure_sides(
             &opts,
             &tree.target,
             vec![
-                side("base", base_exe.clone(), base_build.clone()),
-                side("candidate", cand_exe, cand_build),
+                side(
+                    "base",
+                    base_exe.clone(),
+                    base_others.clone(),
+                    base_build.clone(),
+                ),
+                side("candidate", cand_exe, cand_others, cand_build),
             ],
         )?;
         let cand = records.pop().expect("two sides");
@@ -273,7 +280,7 @@ impl Profiled {
 fn measure_unchanged(
     session: &Session,
     tree: &tree::Tree,
-    (exe, build): (&Path, &costbench_record::model::BuildInfo),
+    (exe, others, build): Unchanged<'_>,
     instrument: costbench_record::instrument::Instrument,
     dir: &Path,
 ) -> Result<Vec<costbench_record::model::RunRecord>> {
@@ -292,15 +299,23 @@ fn measure_unchanged(
             output_dir: dir.to_path_buf(),
             target: None,
             build: Some(build.clone()),
-            others: Vec::new(),
+            others: others.to_vec(),
         }],
     )
 }
 
+/// The unchanged copy's build: the first bench target's executable, the others' builds, and
+/// how the build went.
+type Unchanged<'a> = (
+    &'a Path,
+    &'a [costbench_measure::cargo::BuiltBench],
+    &'a costbench_record::model::BuildInfo,
+);
+
 fn profile_unchanged(
     session: &Session,
     tree: &tree::Tree,
-    unchanged: (&Path, &costbench_record::model::BuildInfo),
+    unchanged: Unchanged<'_>,
     root: &Path,
 ) -> Result<Profiled> {
     session.status(

@@ -53,7 +53,6 @@ pub(super) fn advise(a: AdviseCmd) -> Result<i32> {
     cmd.measure.placement_runs = a.placement_runs;
     cmd.record_history = false;
     let mut session = Session::open(cmd)?;
-    session.target.single("advise")?;
     let root = session.output_dir(|p| p.advise());
     costbench_record::output::OutputDir::prepare(&root)?;
     let only = |k: CandidateKind| a.only.is_empty() || a.only.contains(&k);

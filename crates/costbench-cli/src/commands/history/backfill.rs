@@ -23,7 +23,7 @@ use crate::core::session::Session;
 use crate::output::Sink;
 use anyhow::{Context, Result};
 use costbench_judge::changes::{self, Method};
-use costbench_measure::cargo::DEFAULT_BUILD;
+use costbench_measure::cargo::{BuiltBench, DEFAULT_BUILD};
 use costbench_measure::run::backfill::{self as git, BranchCommit, BACKFILL_VARIANT};
 use costbench_measure::run::baseline;
 use costbench_measure::run::bisect::{changed_files, seed_build, BuildInputs};
@@ -43,6 +43,8 @@ struct Measured {
     run: RunRecord,
     inputs: BuildInputs,
     exe: PathBuf,
+    /// The other bench targets' kept binaries (issue 41: every target at every commit).
+    others: Vec<BuiltBench>,
 }
 
 /// A commit checked out and built: its worktree's bench target, its kept binary, the files its
@@ -50,6 +52,8 @@ struct Measured {
 struct Built {
     target: costbench_measure::cargo::BenchTarget,
     kept: PathBuf,
+    /// The other bench targets' kept binaries.
+    others: Vec<BuiltBench>,
     inputs: BuildInputs,
     dir: PathBuf,
 }
@@ -97,7 +101,6 @@ pub(super) fn backfill(mut b: BackfillCmd) -> Result<i32> {
     // did not exist then. Lints change no code.
     cmd.measure.cargo.cap_lints = true;
     let session = Session::open(cmd)?;
-    session.target.single("history backfill")?;
     let root = session.target.workspace_root.clone();
     if git::dirty(&root)? {
         crate::exit::usage!(
@@ -326,6 +329,7 @@ impl Backfiller<'_> {
         let Built {
             target,
             kept,
+            others,
             inputs,
             dir,
         } = match self.build(c, &label)? {
@@ -346,7 +350,7 @@ impl Backfiller<'_> {
             }
         };
         let previous = if pairing::wanted(self.session) {
-            self.previous(c, &kept)
+            self.previous(c, &kept, &others)
         } else {
             None
         };
@@ -357,7 +361,7 @@ impl Backfiller<'_> {
                     "Measuring",
                     format!("{label} (wall time paired with {})", short(&p.sha)),
                 );
-                pairing::measure(self.session, &target, p, &kept, &dir)?
+                pairing::measure(self.session, &target, p, (&kept, &others), &dir)?
             }
             None => {
                 self.session.status("Measuring", &label);
@@ -367,7 +371,7 @@ impl Backfiller<'_> {
                     output_dir: dir.clone(),
                     target: Some(target),
                     build: None,
-                    others: Vec::new(),
+                    others: others.clone(),
                 };
                 self.session
                     .measure_and_record(vec![side])?
@@ -397,6 +401,7 @@ impl Backfiller<'_> {
             run,
             inputs,
             exe: kept,
+            others,
         });
         Ok(Outcome::Measured(paired_with))
     }
@@ -413,8 +418,10 @@ impl Backfiller<'_> {
         let target =
             baseline::checkout_for_bisect(&self.session.target, &c.sha, BACKFILL_VARIANT, take)?;
         self.session.say_switched(&target, short(&c.sha));
-        let exe = match self.session.build(&target, BACKFILL_VARIANT) {
-            Ok(exe) => exe,
+        // Every bench target at every commit (issue 41); one that does not build fails the
+        // commit, as `cargo bench` would.
+        let (exe, others) = match self.session.build_all_of(&target, BACKFILL_VARIANT) {
+            Ok((exe, others, _)) => (exe, others),
             Err(e) => return Ok(Err(format!("{e:#}"))),
         };
         // Relative to the worktree's top, as bisect reads them: the files are the worktree's.
@@ -429,12 +436,26 @@ impl Backfiller<'_> {
         let bin = dir.parent().unwrap_or(&dir).join("bin");
         std::fs::create_dir_all(&bin)
             .with_context(|| format!("cannot create {}", bin.display()))?;
-        let kept = bin.join(exe.file_name().unwrap_or_default());
-        std::fs::copy(&exe, &kept)
-            .with_context(|| format!("cannot copy {} to {}", exe.display(), kept.display()))?;
+        let keep = |exe: &std::path::Path| -> Result<PathBuf> {
+            let kept = bin.join(exe.file_name().unwrap_or_default());
+            std::fs::copy(exe, &kept)
+                .with_context(|| format!("cannot copy {} to {}", exe.display(), kept.display()))?;
+            Ok(kept)
+        };
+        let kept = keep(&exe)?;
+        let others = others
+            .into_iter()
+            .map(|o| {
+                Ok(BuiltBench {
+                    exe: keep(&o.exe)?,
+                    ..o
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(Ok(Built {
             target,
             kept,
+            others,
             inputs,
             dir,
         }))
@@ -444,7 +465,12 @@ impl Backfiller<'_> {
     /// backfill, else its parent when an earlier backfill kept its results and its binary
     /// (named as `exe` is). `None` for the first commit measured: its wall time is measured
     /// alone.
-    fn previous(&self, c: &BranchCommit, exe: &std::path::Path) -> Option<Previous> {
+    fn previous(
+        &self,
+        c: &BranchCommit,
+        exe: &std::path::Path,
+        others: &[BuiltBench],
+    ) -> Option<Previous> {
         let here = self
             .measured
             .iter()
@@ -454,16 +480,32 @@ impl Backfiller<'_> {
             return Some(Previous {
                 sha: m.sha.clone(),
                 exe: m.exe.clone(),
+                others: m.others.clone(),
                 run: m.run.clone(),
             });
         }
         let parent = c.parent.as_ref()?;
         let dir = kept_dir(&self.session.paths, parent);
-        let exe = dir.parent()?.join("bin").join(exe.file_name()?);
+        let bin = dir.parent()?.join("bin");
+        let exe = bin.join(exe.file_name()?);
+        // The other targets' binaries, named as this commit's are.
+        let others: Vec<BuiltBench> = others
+            .iter()
+            .map(|o| {
+                Some(BuiltBench {
+                    exe: bin.join(o.exe.file_name()?),
+                    ..o.clone()
+                })
+            })
+            .collect::<Option<_>>()?;
         let run = costbench_record::output::load_run(&dir).ok()?;
-        (exe.is_file() && run.results.iter().any(|r| r.walltime.is_some())).then(|| Previous {
+        (exe.is_file()
+            && others.iter().all(|o| o.exe.is_file())
+            && run.results.iter().any(|r| r.walltime.is_some()))
+        .then(|| Previous {
             sha: parent.clone(),
             exe,
+            others,
             run,
         })
     }

@@ -19,7 +19,7 @@
 use crate::core::session::Session;
 use anyhow::{Context, Result};
 use costbench_judge::compare::{compare_with, noise::HistoricThresholds, CompareOptions};
-use costbench_measure::cargo::BenchTarget;
+use costbench_measure::cargo::{BenchTarget, BuiltBench};
 use costbench_measure::run::layout::LayoutMode;
 use costbench_measure::run::{measure_sides, SideSpec};
 use costbench_record::instrument::{Figure, Instrument, InstrumentSet};
@@ -32,6 +32,8 @@ use std::path::{Path, PathBuf};
 pub(super) struct Previous {
     pub sha: String,
     pub exe: PathBuf,
+    /// The other bench targets' kept binaries (issue 41).
+    pub others: Vec<BuiltBench>,
     pub run: RunRecord,
 }
 
@@ -47,17 +49,17 @@ pub(super) fn measure(
     session: &Session,
     target: &BenchTarget,
     previous: &Previous,
-    exe: &Path,
+    (exe, others): (&Path, &[BuiltBench]),
     dir: &Path,
 ) -> Result<RunRecord> {
     let asked = session.cmd.measure.instruments;
-    let side = |label: &str, exe: &Path, output_dir: PathBuf| SideSpec {
+    let side = |label: &str, (exe, others): (&Path, &[BuiltBench]), output_dir: PathBuf| SideSpec {
         label: label.into(),
         exe: exe.to_path_buf(),
         output_dir,
         target: Some(target.clone()),
         build: None,
-        others: Vec::new(),
+        others: others.to_vec(),
     };
     let rest = asked.without(Instrument::Walltime);
     let alone = if rest == InstrumentSet::NONE {
@@ -68,7 +70,7 @@ pub(super) fn measure(
         let mut runs = measure_sides(
             &opts,
             &session.target,
-            vec![side("default", exe, dir.to_path_buf())],
+            vec![side("default", (exe, others), dir.to_path_buf())],
         )?;
         runs.pop()
     };
@@ -87,8 +89,12 @@ pub(super) fn measure(
             &opts,
             &session.target,
             vec![
-                side("previous", &previous.exe, into.join("previous")),
-                side("default", exe, into.join("this")),
+                side(
+                    "previous",
+                    (&previous.exe, &previous.others),
+                    into.join("previous"),
+                ),
+                side("default", (exe, others), into.join("this")),
             ],
         )
         .with_context(|| {
