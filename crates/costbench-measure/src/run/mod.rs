@@ -106,7 +106,7 @@ pub struct RunOptions {
     pub budgets: Vec<costbench_record::model::budget::Budget>,
     /// `[[constant-time.allow]]` of costbench.toml: the constant-time findings they match are
     /// recorded as accepted (reported, not failing).
-    pub ct_allow: Vec<costbench_judge::consttime::Allow>,
+    pub ct_allow: Vec<costbench_judge::instrument::consttime::Allow>,
 }
 
 /// How the throughput instrument puts a service scenario under load (`--clients`, `--rate`,

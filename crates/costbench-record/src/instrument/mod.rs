@@ -20,9 +20,12 @@
 //!
 //! [`for_each_instrument!`]: crate::for_each_instrument!
 
+mod counters;
 mod figure;
 mod metric;
 mod slice;
+
+pub use counters::{Counters, FigureValue};
 
 pub use figure::{FigureSpec, Judged};
 pub use metric::{MetricSpec, Steps};
