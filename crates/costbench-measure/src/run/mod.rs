@@ -148,7 +148,7 @@ fn registry_phases(asked: InstrumentSet, under_valgrind: bool) -> Vec<Instrument
         .running()
         .into_iter()
         .filter(|i| i.needs(Need::Valgrind) == under_valgrind)
-        .filter(|i| !matches!(crate::instrument::phase(*i), crate::instrument::Phase::Own))
+        .filter(|i| crate::instrument::phase(*i).in_registry_phases())
         .collect()
 }
 
@@ -650,9 +650,9 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> Progress 
         .running()
         .into_iter()
         .filter(|i| valgrind || !i.needs(Need::Valgrind))
-        // The census rides on the icount run: no phase of its own. The throughput phase adds
-        // its own rows (services times client counts) when it starts.
-        .filter(|i| !matches!(i, Instrument::Census | Instrument::Throughput))
+        // An instrument riding on another's run has no rows of its own; a phase whose rows
+        // are known only when it starts (servers times client counts) adds them then.
+        .filter(|i| crate::instrument::phase(*i).counted())
         .count() as u64;
     let total = per_instrument * phases;
     Progress::new(total, opts.progress, opts.timeout)
