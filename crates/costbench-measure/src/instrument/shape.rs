@@ -10,7 +10,7 @@
 
 use super::callgrind::Valgrind;
 use crate::ending::Outcome;
-use crate::run::RunOptions;
+use crate::run::options::RunOptions;
 use anyhow::Context;
 use costbench_protocol::{self as proto, CountersResult, WalltimeSamples};
 use costbench_record::instrument::{Instrument, Need};

@@ -11,7 +11,7 @@ pub mod parse;
 
 use super::callgrind::Valgrind;
 use super::shape::{PerParty, Phase, Stored};
-use crate::run::RunOptions;
+use crate::run::options::RunOptions;
 use costbench_record::instrument::consttime::ConstantTime;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::path::Path;
