@@ -2,14 +2,16 @@
 # Issues 25 and 40, measured (figures in docs/extending.md, "What it touched, measured"): adds
 # the toy instrument `nulgrind` of docs/extending.md ("Walkthrough: a toy instrument") to a
 # scratch worktree of REV, with its folder in the measuring crate and its slices of the record
-# (its figure, a memory.csv column) and of the reports (a counters-table row, an HTML fact),
-# and prints `git diff --stat` of that change: the files a new instrument touches.
+# (its figure, a memory.csv column, a compared figure, a history series) and of the reports (a
+# counters-table row, an HTML fact), and prints `git diff --stat` of that change: the files a
+# new instrument touches.
 #
-# With --test it also runs the toy's unit test and the selftest suite's `calibrate/1000` with
-# `--instrument nulgrind,icount` (needs valgrind), and prints the figure run.json recorded
-# (`"figures": {"nulgrind": N}`), its memory.csv column, its terminal row and its HTML fact.
-# The scratch worktree is removed at the end; nothing is
-# committed.
+# With --test it also runs the toy's unit tests and, twice, the selftest suite's
+# `calibrate/1000` with `--instrument nulgrind,icount` (needs valgrind) into a history of its
+# own, and prints the figure run.json recorded (`"figures": {"nulgrind": N}`), its memory.csv
+# column, its terminal row, its row of `compare`, its series in `history` and what the HTML
+# report shows of it (its row of the comparison, its chart's caption, its fact, its provenance).
+# The scratch worktree is removed at the end; nothing is committed.
 #
 # Usage: scripts/toy-instrument.sh [--test] [REV]   (REV defaults to HEAD)
 set -euo pipefail
@@ -35,13 +37,19 @@ at = s.index("macro_rules! for_each_instrument")
 cut = s.index(end, at)
 entry = '''            /// A toy: valgrind's core alone, counting the lines of its log.
             Nulgrind(nulgrind) {
+                figures: [
+                    /// The lines of valgrind's log, per run.
+                    Nulgrind,
+                ],
+                metrics: [
+                    /// The lines of valgrind's log, per run.
+                    NulgrindLines,
+                ],
                 name: "nulgrind",
                 help: "A toy: valgrind's core alone (--tool=none), counting the lines of its log",
                 needs: &[Need::Valgrind],
                 kept: Some(Kept { dir: "nulgrind", ext: "log" }),
                 machine_bound: false,
-                figures: &[],
-                metrics: &[],
                 run_rank: 48,
             },
 '''
@@ -154,10 +162,11 @@ fi
 # and its column of memory.csv.
 cat > crates/costbench-record/src/instrument/nulgrind.rs <<'EOF2'
 //! The toy's slice of the run record (docs/extending.md): its figure, the lines of valgrind's
-//! log, is one count kept in `figures` under its name; it adds one column to `memory.csv`.
+//! log, is one count kept in `figures` under its name; it adds one column to `memory.csv`, is
+//! a compared figure (`compare`, `check`) and a series of the history.
 
 use super::slice::{Column, Slice};
-use super::Instrument;
+use super::{Figure, FigureSpec, Instrument, Judged, Metric, MetricSpec, Steps};
 use crate::model::ScenarioResult;
 
 /// Its slice.
@@ -167,7 +176,37 @@ pub const SLICE: Slice = Slice {
         header: "nulgrind_log_lines",
         cell: |r| Some(figure(r)?.to_string()),
     }],
+    figures: &[FigureSpec {
+        figure: Figure::Nulgrind,
+        name: "nulgrind",
+        title: "Lines of valgrind's log",
+        short_title: "log lines",
+        unit: Some("lines"),
+        judged: Judged::Exact,
+        evidence: "exact line counts",
+        history: Some(Metric::NulgrindLines),
+        fmt_value: |v| format!("{v:.0} lines"),
+        per_op: lines,
+    }],
+    metrics: &[MetricSpec {
+        metric: Metric::NulgrindLines,
+        name: "nulgrind_lines",
+        arg: "nulgrind-lines",
+        help: "Lines of valgrind's log, per run (--instrument nulgrind)",
+        per_op: lines,
+        title: "log lines (run)",
+        chart_title: "lines of valgrind's log (run)",
+        unit: "lines",
+        fmt_value: |v| format!("{v:.0}"),
+        with_unit: |v| format!("{v:.0} lines"),
+        steps: Steps::Exact,
+    }],
 };
+
+/// Its figure as a compared figure and a series' value.
+fn lines(r: &ScenarioResult) -> Option<f64> {
+    figure(r).map(|n| n as f64)
+}
 
 /// Its figure: the lines of the log of the whole process, if measured.
 pub fn figure(r: &ScenarioResult) -> Option<u64> {
@@ -193,6 +232,7 @@ pub(super) const SLICE: Slice = Slice {
     counters: Some(counters),
     facts: |r| figure(r).map(|n| ("nulgrind log lines", n.to_string())).into_iter().collect(),
     measured_by: Some("nulgrind"),
+    ..Slice::NONE
 };
 
 /// Its section of a group's counters table.
@@ -213,27 +253,35 @@ echo "Files the toy instrument touched (against $(git rev-parse --short "$rev"))
 git diff --cached --stat
 
 if [ "$test" = 1 ]; then
-    # A build directory of the script's own, for these commands only: sharing the repository's
-    # would leave it holding the toy's build of the crates (cargo keys path crates by name, not
-    # by checkout). Kept between runs, so only the first one builds everything.
-    export CARGO_TARGET_DIR="$repo/target/toy-instrument"
+    # A build directory of the script's own unless CARGO_TARGET_DIR names one: sharing the
+    # repository's leaves it holding the toy's build of the crates (cargo keys path crates by
+    # name, not by checkout), so the next build of the tree rebuilds them. Kept between runs.
+    export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target/toy-instrument}"
     cargo test -q -p costbench-record --lib instrument
     cargo test -q -p costbench-measure --lib nulgrind
     cargo build -q -p costbench-cli
-    out="$scratch/run"
-    "$CARGO_TARGET_DIR/debug/costbench" run --manifest-path suites/selftest/Cargo.toml \
-        --bench selftest --instrument nulgrind,icount --filter 'calibrate/1000$' \
-        --output-dir "$out" --quiet
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["id"], "figures:", json.dumps(r.get("figures")), "Ir/op:", r["icount"]["ir_per_op"])' "$out/run.json"
-    # Its column, its row of the terminal's counters table and its fact on the HTML page.
-    echo "memory.csv:"
-    cat "$out/memory.csv"
-    "$CARGO_TARGET_DIR/debug/costbench" export "$out" --format json >/dev/null
-    "$CARGO_TARGET_DIR/debug/costbench" report "$out" --no-history -o "$scratch/report.html" >/dev/null
-    echo "terminal:"
-    "$CARGO_TARGET_DIR/debug/costbench" run --manifest-path suites/selftest/Cargo.toml \
-        --bench selftest --instrument nulgrind,icount --filter 'calibrate/1000$' \
-        --output-dir "$scratch/run2" --no-history 2>/dev/null | grep -A2 "^  nulgrind"
-    echo "HTML: $(grep -o 'nulgrind log lines</span><span>[0-9]*' "$scratch/report.html")," \
-        "$(grep -o 'measured by [^<]*' "$scratch/report.html")"
+    bin="$CARGO_TARGET_DIR/debug/costbench"
+    export NO_COLOR=1
+    toy=(--manifest-path suites/selftest/Cargo.toml --bench selftest
+        --instrument nulgrind,icount --filter 'calibrate/1000$' --db "$scratch/history.db")
+    # Two runs, both recorded in a history of their own: the second prints the run's table.
+    "$bin" run "${toy[@]}" --output-dir "$scratch/a" --quiet
+    "$bin" run "${toy[@]}" --output-dir "$scratch/b" 2>/dev/null >"$scratch/run-b.txt"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(r["id"], "figures:", json.dumps(r.get("figures")), "Ir/op:", r["icount"]["ir_per_op"])' "$scratch/a/run.json"
+    echo "== its column of memory.csv:"
+    cat "$scratch/a/memory.csv"
+    echo "== its rows of the run's terminal table:"
+    grep -A1 "^  nulgrind" "$scratch/run-b.txt"
+    echo "== compare (its compared figure; the table lists changed rows only, so its row as JSON):"
+    "$bin" compare "$scratch/a" "$scratch/b" --format table | tail -n 1
+    "$bin" compare "$scratch/a" "$scratch/b" --format json | python3 -c 'import json,sys; [print(r["id"], r["instrument"], r["base"], "->", r["cand"], r["verdict"], "|", r["evidence"]) for r in json.load(sys.stdin)["rows"] if r["instrument"] == "nulgrind"]'
+    echo "== history (its series):"
+    "$bin" history --db "$scratch/history.db" --scenario calibrate/1000 --metric nulgrind-lines
+    echo "== the HTML report (with history):"
+    "$bin" report "$scratch/a" "$scratch/b" --db "$scratch/history.db" -o "$scratch/report.html" >/dev/null
+    # Its row of the comparison, its chart's caption, its fact and its provenance.
+    for want in 'nulgrind change</span><span>[^<]*' "History of [^<]*lines of valgrind's log (run)" \
+        'nulgrind log lines</span><span>[0-9]*' 'measured by [^<]*nulgrind'; do
+        grep -o "$want" "$scratch/report.html" | sed 's/<[^>]*>/ /g' | sort -u
+    done
 fi

@@ -15,7 +15,7 @@
 //!   so does a family of sized ids whose growth changed or disagrees with its declared class
 //!   ([`crate::complexity`]).
 //! - A constant-time finding fails the gate unless costbench.toml's `[[constant-time.allow]]`
-//!   accepted it ([`crate::consttime`]): then it is listed as accepted, with the entry's reason.
+//!   accepted it ([`crate::instrument::consttime`]): then it is listed as accepted, with the entry's reason.
 //! - Unresolved rows (the measurement could not tell) and placement rows (the same
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.

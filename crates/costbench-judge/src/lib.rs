@@ -1,7 +1,8 @@
 //! Statistics and verdicts of costbench: comparing two run records ([`compare`]: thresholds,
 //! the bootstrap, paired signed-rank intervals, family-wise error control, history noise,
 //! placement effects, function movers), the CI gate of `costbench check` over a comparison
-//! ([`check`]), the constant-time findings costbench.toml accepts ([`consttime`]), the search
+//! ([`check`]), what costbench.toml accepts of an instrument's findings ([`instrument`], one
+//! module per instrument that has something to judge beyond its compared figures), the search
 //! of `costbench bisect` over exact counts ([`bisect`]) and the matrix of build variants, each
 //! judged against a baseline variant ([`variants`]), and the advice of `costbench advise` over
 //! both ([`advice`]).
@@ -24,8 +25,8 @@ pub mod changes;
 pub mod check;
 pub mod compare;
 pub mod complexity;
-pub mod consttime;
 pub mod glob;
+pub mod instrument;
 pub mod variants;
 
 #[cfg(any(test, feature = "testing"))]

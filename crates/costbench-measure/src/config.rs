@@ -27,7 +27,7 @@
 //!
 //! [[constant-time.allow]] # a reviewed constant-time finding: reported, not failing
 //! scenario = "leak/*"     # glob over measured ids; default "*"
-//! at = "benches/ct.rs:27" # FILE:LINE, FILE or a function name (costbench_judge::consttime)
+//! at = "benches/ct.rs:27" # FILE:LINE, FILE or a function name (costbench_judge::instrument::consttime)
 //! kind = "address"        # optional: only "branch" or only "address" findings there
 //! why = "reviewed: ..."   # required, shown in every report
 //!
@@ -78,7 +78,7 @@ pub struct Config {
     /// `[constant-time]`: the `[[constant-time.allow]]` entries, each named
     /// `costbench.toml:LINE` after the line its table starts on.
     #[serde(default, rename = "constant-time")]
-    pub constant_time: costbench_judge::consttime::ConstantTimeConfig,
+    pub constant_time: costbench_judge::instrument::consttime::ConstantTimeConfig,
     /// `[history]`: the drift budget and acknowledged change points (`history changes`).
     #[serde(default)]
     pub history: costbench_judge::changes::config::HistoryConfig,

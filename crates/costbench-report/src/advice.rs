@@ -10,12 +10,9 @@ use costbench_record::instrument::Figure;
 
 /// A per-op figure with its unit.
 fn value(figure: Figure, v: f64) -> String {
-    match figure {
-        Figure::Icount => format!("{} Ir", fmt_whole(v)),
-        Figure::Cache => format!("{} cycles", fmt_whole(v)),
-        Figure::Memory => format!("{} B", fmt_whole(v)),
-        Figure::Rss => format!("{} KiB", fmt_whole(v)),
-        Figure::Walltime | Figure::Throughput | Figure::P99 => fmt_ns(v),
+    match figure.spec().unit {
+        Some(unit) => format!("{} {unit}", fmt_whole(v)),
+        None => fmt_ns(v),
     }
 }
 

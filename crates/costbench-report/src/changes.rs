@@ -5,7 +5,7 @@
 
 use crate::escape::escape_cell;
 use costbench_judge::changes::{ChangePoint, ChangeReport, Drift, Method};
-use costbench_record::fmt::{fmt_change, fmt_ir, fmt_ns};
+use costbench_record::fmt::fmt_change;
 use costbench_record::history::{MergedOrigin, Metric, Timeline, TimelineRun};
 use std::fmt::Write as _;
 
@@ -53,17 +53,7 @@ impl ChangesView<'_> {
 
 /// A per-op value of `metric` with its unit.
 pub fn value(metric: Metric, v: f64) -> String {
-    match metric {
-        Metric::Icount => format!("{} Ir", fmt_ir(v)),
-        Metric::Walltime => fmt_ns(v),
-        Metric::WalltimeStep => format!("×{v:.3}"),
-        Metric::Cycles => format!("{} cycles", fmt_ir(v)),
-        Metric::AllocBytes | Metric::PeakBytes => format!("{} B", fmt_ir(v)),
-        Metric::Allocs => format!("{} allocs", fmt_ir(v)),
-        Metric::MaxRss => format!("{} KiB", fmt_ir(v)),
-        Metric::BinarySize => format!("{} B", crate::budget::thousands(v as u64)),
-        Metric::BuildSeconds => format!("{v:.1} s"),
-    }
+    (metric.spec().with_unit)(v)
 }
 
 /// `before` and `after` of `metric` as two strings that differ: a change of an exact count can be

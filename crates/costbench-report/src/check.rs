@@ -197,7 +197,7 @@ mod tests {
     /// terminal, markdown and JUnit, and does not fail the gate; the other one does.
     #[test]
     fn issue_28_accepted_constant_time_findings_are_listed_not_failed() {
-        use costbench_judge::consttime::{accept, Allow};
+        use costbench_judge::instrument::consttime::{accept, Allow};
         use costbench_record::instrument::consttime::{ConstantTime, CtKind};
         use costbench_record::testing::{ct_finding, ct_frame};
         let finding = |line| ct_finding(CtKind::Branch, ct_frame("ct::f", "benches/ct.rs", line));

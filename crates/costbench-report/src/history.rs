@@ -1,6 +1,5 @@
 //! Text tables of the history: the list of runs, and one scenario's series.
 
-use costbench_record::fmt::{fmt_ir, fmt_ns};
 use costbench_record::history::{Metric, RunSummary, SeriesPoint};
 use std::fmt::Write as _;
 
@@ -48,29 +47,11 @@ pub fn runs(runs: &[RunSummary]) -> String {
 /// The table of `costbench history series`: one line per recorded value of `id`'s `metric`.
 pub fn series(id: &str, metric: Metric, points: &[SeriesPoint]) -> String {
     let mut s = String::new();
-    let what = match metric {
-        Metric::Icount => "Ir/op",
-        Metric::Walltime => "time/op (median)",
-        Metric::WalltimeStep => "time/op over the previous measured commit's (paired)",
-        Metric::Cycles => "estimated cycles/op (simulated)",
-        Metric::AllocBytes => "bytes allocated/op",
-        Metric::Allocs => "allocations/op",
-        Metric::PeakBytes => "peak live bytes (run)",
-        Metric::MaxRss => "max RSS KiB (process)",
-        Metric::BinarySize => "bench binary bytes (text + data)",
-        Metric::BuildSeconds => "bench binary build time, s",
-    };
+    let what = metric.spec().title;
     let _ = writeln!(s, "{id}: {what}");
     let mut prev: Option<f64> = None;
     for p in points {
-        let value = match metric {
-            Metric::Icount => fmt_ir(p.per_op),
-            Metric::Walltime => fmt_ns(p.per_op),
-            Metric::WalltimeStep => format!("×{:.3}", p.per_op),
-            Metric::BinarySize => crate::budget::thousands(p.per_op as u64),
-            Metric::BuildSeconds => format!("{:.1} s", p.per_op),
-            _ => fmt_ir(p.per_op),
-        };
+        let value = (metric.spec().fmt_value)(p.per_op);
         let change = match prev {
             Some(b) if b != 0.0 => format!("{:+.2}%", 100.0 * (p.per_op - b) / b),
             _ => String::new(),

@@ -9,7 +9,7 @@
 use crate::escape::{escape_cell, truncate};
 use costbench_judge::compare::{Comparison, NotCompared, Row, Side, Verdict};
 use costbench_record::fmt::{fmt_change, fmt_ci, fmt_threshold};
-use costbench_record::instrument::Figure;
+use costbench_record::instrument::{Figure, Judged};
 use std::fmt::Write as _;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -150,18 +150,18 @@ fn section(out: &mut String, c: &Comparison, inst: Figure, not_compared: &[&NotC
     not_gated(out, &open);
     if !negligible.is_empty() {
         let o = &c.options;
-        let why = match inst {
-            Figure::Icount | Figure::Cache | Figure::Memory => {
+        let why = match inst.judged() {
+            Judged::Exact => {
                 format!("within {}", fmt_threshold(o.icount_threshold_pct))
             }
-            Figure::Rss => format!(
+            Judged::Rss => format!(
                 "within {}",
                 fmt_threshold(costbench_judge::compare::RSS_THRESHOLD_PCT)
             ),
-            Figure::Walltime => {
+            Judged::Walltime => {
                 format!("within {}", c.walltime_threshold())
             }
-            Figure::Throughput | Figure::P99 => {
+            Judged::UnderLoad => {
                 format!("within {}", fmt_threshold(o.paired_walltime_threshold_pct))
             }
         };

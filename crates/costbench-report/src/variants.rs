@@ -123,15 +123,7 @@ fn has_cell(r: &costbench_judge::variants::MatrixRow, inst: Figure) -> bool {
 
 /// A column heading for an instrument's price.
 fn short_title(inst: Figure) -> &'static str {
-    match inst {
-        Figure::Icount => "instructions",
-        Figure::Walltime => "time",
-        Figure::Cache => "est. cycles",
-        Figure::Memory => "bytes allocated",
-        Figure::Rss => "max RSS",
-        Figure::Throughput => "time per op under load",
-        Figure::P99 => "p99 under load",
-    }
+    inst.spec().short_title
 }
 
 fn instruments(m: &Matrix) -> Vec<Figure> {

@@ -75,12 +75,12 @@ pub enum Command {
     /// them all, into one run record; an id two targets share is measured as TARGET/ID.
     /// Default instruments: icount and walltime.
     ///
-    /// Every scenario runs in its own child process: under callgrind with collection switched on
-    /// only around the measured body (icount, and cache with its simulations), under DHAT
-    /// (dhat), natively with counters read around the body (memory, perf), and in a fresh
+    /// Every scenario runs in its own child process for each instrument (--instrument says how
+    /// each measures): under valgrind, with collection switched on only around the measured body
+    /// where the tool allows it, natively with counters read around the body, and in a fresh
     /// process for wall time. Results go to the output directory (icounts.csv, walltime.csv,
-    /// counters.csv, memory.csv, throughput.csv, run.json, callgrind/*.out,
-    /// callgrind-cache/*.out, dhat/*.json, and report.html with --html) and tables go to stdout.
+    /// counters.csv, memory.csv, throughput.csv, run.json, each valgrind instrument's raw files
+    /// in a folder of its own, and report.html with --html) and tables go to stdout.
     Run(RunArgs),
     /// Build the bench targets once per variant and print the matrix of per-op costs.
     ///
@@ -186,8 +186,8 @@ pub enum Command {
     /// Join the output directories of the shards of one sharded run (`--shard K/N`) into one run.
     ///
     /// The merged directory has the same files as an unsharded run (run.json, icounts.csv,
-    /// walltime.csv, counters.csv, memory.csv, throughput.csv, callgrind/, callgrind-cache/,
-    /// dhat/) and is an ordinary run for compare, check, history and report; run.json keeps which
+    /// walltime.csv, counters.csv, memory.csv, throughput.csv and the instruments' folders of raw
+    /// files) and is an ordinary run for compare, check, history and report; run.json keeps which
     /// shard and machine measured each row, and wall time measured on different machines is never
     /// compared. Refuses shards of different commits, toolchains, suites, variants, settings,
     /// instruments, shard counts or partitions, a missing or duplicated shard, and a scenario

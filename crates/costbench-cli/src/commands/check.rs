@@ -369,10 +369,13 @@ fn gate_and_emit(
     let mut cand = cand;
     let allow = &config.constant_time.allow;
     if config.from_file {
-        costbench_judge::consttime::decide(&mut cand, allow);
+        costbench_judge::instrument::consttime::decide(&mut cand, allow);
     }
-    for a in costbench_judge::consttime::stale(&cand, allow) {
-        eprintln!("warning: {}", costbench_judge::consttime::stale_warning(a));
+    for a in costbench_judge::instrument::consttime::stale(&cand, allow) {
+        eprintln!(
+            "warning: {}",
+            costbench_judge::instrument::consttime::stale_warning(a)
+        );
     }
     let cmp: Comparison = judge_sides(
         (&base, base_dir.as_deref()),

@@ -138,16 +138,16 @@ fn list_line(s: &ScenarioInfo) -> String {
 /// an unfulfilled expectation, said, never failing.
 pub(crate) fn warn_stale_allowances(
     record: &RunRecord,
-    allow: &[costbench_judge::consttime::Allow],
+    allow: &[costbench_judge::instrument::consttime::Allow],
     variant: Option<&str>,
 ) {
     let within = variant
         .map(|v| format!(" in variant {v}"))
         .unwrap_or_default();
-    for a in costbench_judge::consttime::stale(record, allow) {
+    for a in costbench_judge::instrument::consttime::stale(record, allow) {
         eprintln!(
             "warning{within}: {}",
-            costbench_judge::consttime::stale_warning(a)
+            costbench_judge::instrument::consttime::stale_warning(a)
         );
     }
 }

@@ -15,6 +15,7 @@ pub mod exact;
 pub mod noisy;
 
 use costbench_record::history::{Metric, Timeline};
+use costbench_record::instrument::Steps;
 use serde::Serialize;
 
 /// Which method a metric's series is judged by.
@@ -34,15 +35,10 @@ pub enum Method {
 impl Method {
     /// How `metric`'s series are judged.
     pub fn of(metric: Metric) -> Method {
-        match metric {
-            Metric::Icount
-            | Metric::Cycles
-            | Metric::AllocBytes
-            | Metric::Allocs
-            | Metric::PeakBytes
-            | Metric::BinarySize => Method::Exact,
-            Metric::Walltime | Metric::MaxRss | Metric::BuildSeconds => Method::TTest,
-            Metric::WalltimeStep => Method::Paired,
+        match metric.spec().steps {
+            Steps::Exact => Method::Exact,
+            Steps::Scattered => Method::TTest,
+            Steps::Paired => Method::Paired,
         }
     }
 }

@@ -440,12 +440,7 @@ pub(super) fn exact_evidence(
     id: &str,
     historic: &noise::HistoricThresholds,
 ) -> String {
-    let what = match inst {
-        Figure::Icount => "exact instruction counts",
-        Figure::Cache => "simulated cycles (exact)",
-        Figure::Memory => "exact allocation counts",
-        Figure::Rss | Figure::Walltime | Figure::Throughput | Figure::P99 => "one figure per run",
-    };
+    let what = inst.spec().evidence;
     match historic.learned(id, inst) {
         Some(l) => format!("{what}; threshold from {} changes of history", l.changes),
         None => what.to_string(),

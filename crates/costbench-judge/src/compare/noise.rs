@@ -15,7 +15,7 @@
 //! scenarios tight but sane: 0.01 % for instruction counts, 1 % for wall time. A noisy history
 //! raises the threshold as far as its noise requires.
 
-use costbench_record::instrument::Figure;
+use costbench_record::instrument::{Figure, Judged};
 use costbench_record::stats::quantile;
 use std::collections::BTreeMap;
 
@@ -26,9 +26,10 @@ pub const DEFAULT_WINDOW: usize = 30;
 
 /// Lowest threshold history can set, per instrument, in percent.
 pub fn floor_pct(inst: Figure) -> f64 {
-    match inst {
-        Figure::Icount | Figure::Cache | Figure::Memory => 0.01,
-        Figure::Walltime | Figure::Rss | Figure::Throughput | Figure::P99 => 1.0,
+    if inst.judged() == Judged::Exact {
+        0.01
+    } else {
+        1.0
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::callgrind::Valgrind;
 use crate::ending::Outcome;
-use crate::run::RunOptions;
+use crate::run::options::RunOptions;
 use anyhow::Context;
 use costbench_protocol::{self as proto, CountersResult, WalltimeSamples};
 use costbench_record::instrument::{Instrument, Need};
@@ -21,15 +21,39 @@ use std::time::Duration;
 
 /// How the scheduler runs an instrument: each instrument's folder says it in its `PHASE`.
 pub(crate) enum Phase {
+    /// Rides on another instrument's run (the census reads the icount run's callgrind output):
+    /// no phase and no rows of progress of its own.
+    Riding,
     /// By a phase of its own in `run` (`run::phases`): an instrument that is not one process
     /// per party writing one file (a run another instrument rides on, rounds interleaved with
-    /// other builds, servers under load).
-    Own,
+    /// other builds, servers under load). `counted`: whether the progress bar counts one row per
+    /// measured id for it up front; a phase whose rows are known only when it starts (servers
+    /// times client counts) says `false` and adds them then.
+    Own {
+        /// Whether the progress bar counts its rows up front.
+        counted: bool,
+    },
     /// One process per party of each scenario, `--measure-jobs` scenarios at once.
     Parallel(&'static dyn Party),
     /// One process per party, one scenario at a time (its figures depend on what else runs),
     /// after a probe on the library's empty scenario says whether it can run here at all.
     Probed(&'static dyn Party),
+}
+
+impl Phase {
+    /// Whether the progress bar counts one row per measured id for it up front.
+    pub(crate) fn counted(&self) -> bool {
+        match self {
+            Phase::Riding => false,
+            Phase::Own { counted } => *counted,
+            Phase::Parallel(_) | Phase::Probed(_) => true,
+        }
+    }
+
+    /// Whether it runs in one of the registry's phases (rather than its own, or none).
+    pub(crate) fn in_registry_phases(&self) -> bool {
+        matches!(self, Phase::Parallel(_) | Phase::Probed(_))
+    }
 }
 
 /// What one child of an instrument left behind, as its parser reads it.

@@ -31,6 +31,7 @@ pub mod child;
 mod interleaved;
 pub mod layout;
 mod lock;
+pub mod options;
 mod phases;
 pub mod placement;
 mod progress;
@@ -42,6 +43,7 @@ mod throughput;
 pub use adaptive::Rounds;
 pub(crate) use binary::merge_listings;
 pub use binary::Binary;
+pub use options::{LoadOptions, RunOptions};
 
 use costbench_record::selection::select;
 
@@ -58,88 +60,6 @@ use costbench_record::output::OutputDir;
 use progress::Progress;
 use session::Session;
 use std::path::PathBuf;
-use std::time::Duration;
-
-/// What measuring takes: validated options of `costbench run`, `check` and `variants`. Which
-/// bench target, where results go by default, how they are printed and where they are recorded
-/// are the commands' (they resolve the target and pass each side's output directory).
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    /// The user's cargo flags (features, profile, lock file), for every build of the run.
-    pub cargo: cargo::CargoFlags,
-    /// Measure only the scenarios whose id matches (`--filter`); `None` measures all.
-    pub filter: Option<regex::Regex>,
-    /// List the scenarios instead of measuring them (`--list`).
-    pub list_only: bool,
-    /// The instruments to measure with.
-    pub instruments: InstrumentSet,
-    /// Scenarios measured at once (`--measure-jobs`).
-    pub jobs: usize,
-    /// Wall-time samples per scenario (`--samples`); `None` chooses them adaptively.
-    pub samples: Option<u32>,
-    /// Longest one child may run before it is killed.
-    pub timeout: Duration,
-    /// The CPU every wall-time child is pinned to (`--walltime-cpu`); `None` lets it move.
-    pub walltime_cpu: Option<usize>,
-    /// Function alignment of the builds (`--code-align`).
-    pub code_align: cargo::CodeAlign,
-    /// Show progress on stderr while measuring: the progress bar, the status lines of variant
-    /// builds with cargo's own output, and warnings about an instrument the machine cannot run
-    /// (perf). Off where stdout and stderr must stay clean of it: `--quiet`, `--format json`,
-    /// and `check`, whose report goes to stdout. How a command prints its results is the
-    /// command's, so this is the only printing choice the measuring crate takes.
-    pub progress: bool,
-    /// Leave getrandom alone under callgrind.
-    pub real_random: bool,
-    /// Wall-time rounds when several sides are measured together.
-    pub rounds: Rounds,
-    /// With several sides: an id whose instructions per op differ between the first side and
-    /// another by more than this (percent) gets data-placement runs.
-    pub icount_threshold_pct: f64,
-    /// Perturbed callgrind runs per side for such ids (`--placement-runs`; 0 = none).
-    pub placement_runs: u32,
-    /// `--shard K/N`: measure only this job's share of the scenarios (or variant cells).
-    pub shard: Option<sharding::ShardPlan>,
-    /// How the throughput instrument loads service scenarios.
-    pub load: LoadOptions,
-    /// `[[budget]]` of costbench.toml: checked after measuring, after the suite's own budgets
-    /// (which they override where both limit the same figure of an id).
-    pub budgets: Vec<costbench_record::model::budget::Budget>,
-    /// `[[constant-time.allow]]` of costbench.toml: the constant-time findings they match are
-    /// recorded as accepted (reported, not failing).
-    pub ct_allow: Vec<costbench_judge::consttime::Allow>,
-}
-
-/// How the throughput instrument puts a service scenario under load (`--clients`, `--rate`,
-/// `--load-rounds`, `--slices`, `--slice-ms`, `--load-warmup-ms`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadOptions {
-    /// Each number of concurrent clients to measure, one row each.
-    pub clients: Vec<u32>,
-    /// Open loop at this many ops per second over all clients; `None` is a closed loop.
-    pub rate: Option<f64>,
-    /// Rounds per build: a fresh server and load process each.
-    pub rounds: u32,
-    /// Measured slices per round.
-    pub slices: u32,
-    /// Length of one measured slice.
-    pub slice: Duration,
-    /// Unmeasured load before a round's first slice.
-    pub warmup: Duration,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            clients: vec![4],
-            rate: None,
-            rounds: 10,
-            slices: 40,
-            slice: Duration::from_millis(25),
-            warmup: Duration::from_millis(200),
-        }
-    }
-}
 
 /// The instruments asked for that run by the registry's phases rather than one of their own,
 /// in run order: those under valgrind (before placement runs, which need every side's counts)
@@ -149,7 +69,7 @@ fn registry_phases(asked: InstrumentSet, under_valgrind: bool) -> Vec<Instrument
         .running()
         .into_iter()
         .filter(|i| i.needs(Need::Valgrind) == under_valgrind)
-        .filter(|i| !matches!(crate::instrument::phase(*i), crate::instrument::Phase::Own))
+        .filter(|i| crate::instrument::phase(*i).in_registry_phases())
         .collect()
 }
 
@@ -645,9 +565,9 @@ fn progress_bar(opts: &RunOptions, measured: usize, valgrind: bool) -> Progress 
         .running()
         .into_iter()
         .filter(|i| valgrind || !i.needs(Need::Valgrind))
-        // The census rides on the icount run: no phase of its own. The throughput phase adds
-        // its own rows (services times client counts) when it starts.
-        .filter(|i| !matches!(i, Instrument::Census | Instrument::Throughput))
+        // An instrument riding on another's run has no rows of its own; a phase whose rows
+        // are known only when it starts (servers times client counts) adds them then.
+        .filter(|i| crate::instrument::phase(*i).counted())
         .count() as u64;
     let total = per_instrument * phases;
     Progress::new(total, opts.progress, opts.timeout)

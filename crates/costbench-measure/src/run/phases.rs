@@ -129,7 +129,7 @@ impl Session<'_> {
         selected: &[&ScenarioInfo],
     ) -> Result<()> {
         match phase {
-            Phase::Own => Ok(()),
+            Phase::Own { .. } | Phase::Riding => Ok(()),
             Phase::Parallel(inst) => self.parallel_phase(selected, |sc, job| {
                 self.per_party_scenario(inst, valgrind, sc, job)
             }),

@@ -7,4 +7,6 @@ use super::slice::Slice;
 pub const SLICE: Slice = Slice {
     has_figure: Some(|_| true),
     memory_csv: &[],
+    figures: &[],
+    metrics: &[],
 };

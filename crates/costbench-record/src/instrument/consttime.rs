@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.constant_time.is_some()),
     memory_csv: &[],
+    figures: &[],
+    metrics: &[],
 };
 
 /// What memcheck reported for one party's process under `--instrument constant-time`.

@@ -43,6 +43,8 @@ pub const SLICE: Slice = Slice {
             cell: |r| Some(figure(r)?.peak_blocks.to_string()),
         },
     ],
+    figures: &[],
+    metrics: &[],
 };
 
 /// The figure of a result, if it has one.

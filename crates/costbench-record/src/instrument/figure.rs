@@ -2,39 +2,15 @@
 //! named after the instrument that measured it (memory yields two: bytes allocated and the
 //! process's max RSS; throughput two: time per op and p99 latency under load).
 //!
-//! It owns what a figure is (its name, heading, unit and where it sits in a [`ScenarioResult`])
-//! and which history series follows it; which instrument yields it is the descriptors' (the
-//! parent module), how a change of it is judged is `costbench-judge`'s.
+//! It owns what describes a figure ([`FigureSpec`]: its name, heading, unit, where it sits in a
+//! [`ScenarioResult`], which history series follows it and how it is judged) and the accessors
+//! of [`Figure`] that read it. The variants of [`Figure`] are the registry's (each entry lists
+//! its instrument's); each spec is its instrument's slice's (`Slice::figures`), so a new figure
+//! edits neither this file nor a match. How a change of it is judged is `costbench-judge`'s.
 
-use crate::fmt::{fmt_ir, fmt_ns, fmt_ops_per_sec};
-use crate::history::Metric;
+use super::{Figure, Metric};
 use crate::model::ScenarioResult;
-use serde::Serialize;
 use std::fmt;
-
-/// A compared figure: what a row of a comparison is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Figure {
-    /// Instructions per op (`Icount::ir_per_op`).
-    Icount,
-    /// Median wall time per op (`Walltime::ns_per_op.median`).
-    Walltime,
-    /// Simulated estimated cycles per op (`CacheSim::per_op["EstimatedCycles"]`): as exact as
-    /// instruction counts, judged with the same threshold.
-    Cache,
-    /// Bytes allocated per op (`Allocations::bytes_allocated_per_op`): exact with the system
-    /// allocator, judged with the instruction-count threshold.
-    Memory,
-    /// The process's max RSS in KiB (not per op): judged against the judge's RSS threshold.
-    Rss,
-    /// A service scenario under load: nanoseconds per op at the measured throughput
-    /// (`1e9 / Throughput::ops_per_sec`), so that more is worse as for every other figure; shown
-    /// with the ops per second it stands for. Judged paired, slice by slice, like wall time.
-    Throughput,
-    /// A service scenario under load: the 99th percentile of request latency in nanoseconds.
-    P99,
-}
 
 /// How a change of a figure is judged, which picks its default threshold among the judge's
 /// options: a new figure says here which it is, and the judge needs no arm of its own for it.
@@ -59,107 +35,75 @@ impl Judged {
     }
 }
 
+/// What a compared figure is, as its instrument's slice says it.
+#[derive(Debug)]
+pub struct FigureSpec {
+    /// The figure described (its variant, from the registry's entry).
+    pub figure: Figure,
+    /// The name used in comparisons, verdicts and on the command line (`--limit`); the same as
+    /// its name in JSON (the variant's name in lower case: a test holds them together).
+    pub name: &'static str,
+    /// A heading for reports.
+    pub title: &'static str,
+    /// A column heading for its price in the variant matrix ("instructions", "max RSS").
+    pub short_title: &'static str,
+    /// The unit of a count, where it is one ("Ir", "B"), shown after a whole number; `None`
+    /// for a time in nanoseconds.
+    pub unit: Option<&'static str>,
+    /// How a change of it is judged.
+    pub judged: Judged,
+    /// What backs a verdict on it, as a comparison's evidence says ("exact instruction counts",
+    /// "one figure per run").
+    pub evidence: &'static str,
+    /// The history series that follows it from run to run, if any: the one its threshold is
+    /// learned from and its chart drawn of.
+    pub history: Option<Metric>,
+    /// A per-op figure with its unit: "2003 Ir", "12.35 ns".
+    pub fmt_value: fn(f64) -> String,
+    /// The per-op figure of a result, if it was measured.
+    pub per_op: fn(&ScenarioResult) -> Option<f64>,
+}
+
 impl Figure {
-    /// Every figure a comparison can judge, in the order of the rows: the instruments' figures
-    /// in the order of [`Instrument::ALL`] (a test holds the two together).
-    ///
-    /// [`Instrument::ALL`]: crate::instrument::Instrument::ALL
-    pub const ALL: [Figure; 7] = [
-        Figure::Icount,
-        Figure::Walltime,
-        Figure::Cache,
-        Figure::Memory,
-        Figure::Rss,
-        Figure::Throughput,
-        Figure::P99,
-    ];
+    /// What its instrument's slice says of it.
+    pub fn spec(self) -> &'static FigureSpec {
+        self.instrument()
+            .slice()
+            .figures
+            .iter()
+            .find(|s| s.figure == self)
+            .expect("every figure is described by its instrument's slice")
+    }
 
     /// The name used in comparisons, verdicts and on the command line (`--limit`).
     pub fn name(self) -> &'static str {
-        match self {
-            Figure::Icount => "icount",
-            Figure::Walltime => "walltime",
-            Figure::Cache => "cache",
-            Figure::Memory => "memory",
-            Figure::Rss => "rss",
-            Figure::Throughput => "throughput",
-            Figure::P99 => "p99",
-        }
+        self.spec().name
     }
 
     /// The history series that follows this figure from run to run, if any: the one its
     /// threshold is learned from and its chart drawn of.
     pub fn history(self) -> Option<Metric> {
-        match self {
-            Figure::Icount => Some(Metric::Icount),
-            Figure::Walltime => Some(Metric::Walltime),
-            Figure::Cache => Some(Metric::Cycles),
-            Figure::Memory => Some(Metric::AllocBytes),
-            Figure::Rss => Some(Metric::MaxRss),
-            Figure::Throughput | Figure::P99 => None,
-        }
+        self.spec().history
     }
 
     /// How a change of it is judged.
     pub fn judged(self) -> Judged {
-        match self {
-            Figure::Icount | Figure::Cache | Figure::Memory => Judged::Exact,
-            Figure::Rss => Judged::Rss,
-            Figure::Walltime => Judged::Walltime,
-            Figure::Throughput | Figure::P99 => Judged::UnderLoad,
-        }
+        self.spec().judged
     }
 
     /// A heading for reports.
     pub fn title(self) -> &'static str {
-        match self {
-            Figure::Icount => "Instruction counts",
-            Figure::Walltime => "Wall time",
-            Figure::Cache => "Estimated cycles (simulated)",
-            Figure::Memory => "Bytes allocated",
-            Figure::Rss => "Max RSS (process)",
-            Figure::Throughput => "Throughput under load (time per op)",
-            Figure::P99 => "p99 latency under load",
-        }
+        self.spec().title
     }
 
     /// A per-op figure with its unit: "2003 Ir", "12.35 ns".
     pub fn fmt_value(self, v: f64) -> String {
-        match self {
-            Figure::Icount => format!("{} Ir", fmt_ir(v)),
-            Figure::Walltime => fmt_ns(v),
-            Figure::Cache => format!("{} cyc (sim)", fmt_ir(v)),
-            Figure::Memory => format!("{} B", fmt_ir(v)),
-            Figure::Rss => format!("{v:.0} KiB"),
-            Figure::Throughput => format!("{} ({})", fmt_ns(v), fmt_ops_per_sec(1e9 / v)),
-            Figure::P99 => fmt_ns(v),
-        }
+        (self.spec().fmt_value)(v)
     }
 
     /// The per-op figure of `r`, if it was measured.
     pub fn per_op(self, r: &ScenarioResult) -> Option<f64> {
-        match self {
-            Figure::Icount => r.icount.as_ref().map(|i| i.ir_per_op),
-            Figure::Walltime => r.walltime.as_ref().map(|w| w.ns_per_op.median),
-            Figure::Cache => r
-                .counters
-                .cache
-                .as_ref()
-                .and_then(|c| c.per_op.get("EstimatedCycles").copied()),
-            Figure::Memory => r
-                .counters
-                .memory
-                .as_ref()
-                .and_then(|m| m.allocations.as_ref())
-                .map(|a| a.bytes_allocated_per_op),
-            Figure::Rss => r.counters.memory.as_ref().map(|m| m.max_rss_kib as f64),
-            Figure::Throughput => r
-                .throughput
-                .as_ref()
-                .filter(|t| t.ops_per_sec > 0.0)
-                .map(|t| 1e9 / t.ops_per_sec),
-            Figure::P99 => r.throughput.as_ref().map(|t| t.latency.p99_ns),
-        }
+        (self.spec().per_op)(r)
     }
 }
 

@@ -1,9 +1,43 @@
-//! Instruction counts' slice of the run record: a result has its figure when it has a count.
+//! Instruction counts' slice of the run record: a result has its figure when it has a count;
+//! its compared figure and its history series are its instructions per op.
 
 use super::slice::Slice;
+use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};
+use crate::fmt::fmt_ir;
+use crate::model::ScenarioResult;
 
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.icount.is_some()),
     memory_csv: &[],
+    figures: &[FigureSpec {
+        figure: Figure::Icount,
+        evidence: "exact instruction counts",
+        name: "icount",
+        title: "Instruction counts",
+        short_title: "instructions",
+        unit: Some("Ir"),
+        judged: Judged::Exact,
+        history: Some(Metric::Icount),
+        fmt_value: |v| format!("{} Ir", fmt_ir(v)),
+        per_op: ir_per_op,
+    }],
+    metrics: &[MetricSpec {
+        metric: Metric::Icount,
+        title: "Ir/op",
+        chart_title: "instructions per op",
+        unit: "Ir/op",
+        fmt_value: fmt_ir,
+        with_unit: |v| format!("{} Ir", fmt_ir(v)),
+        steps: Steps::Exact,
+        name: "icount",
+        arg: "icount",
+        help: "Instructions per op",
+        per_op: ir_per_op,
+    }],
 };
+
+/// Instructions per op, if counted.
+fn ir_per_op(r: &ScenarioResult) -> Option<f64> {
+    r.icount.as_ref().map(|i| i.ir_per_op)
+}

@@ -20,13 +20,16 @@
 //!
 //! [`for_each_instrument!`]: crate::for_each_instrument!
 
+mod counters;
 mod figure;
+mod metric;
 mod slice;
 
-pub use figure::{Figure, Judged};
-pub use slice::{Column, Slice};
+pub use counters::{Counters, FigureValue};
 
-use crate::history::Metric;
+pub use figure::{FigureSpec, Judged};
+pub use metric::{MetricSpec, Steps};
+pub use slice::{Column, Slice};
 
 /// The registry of instruments: one entry per instrument, in the order `--instrument` lists them
 /// (and the order of the compared figures they yield, [`Figure::ALL`]). Each entry is
@@ -45,17 +48,35 @@ macro_rules! for_each_instrument {
         $callback! {
             /// Instruction counts under callgrind.
             Icount(icount) {
+                figures: [
+                    /// Instructions per op (`Icount::ir_per_op`).
+                    Icount,
+                ],
+                metrics: [
+                    /// Instructions per op.
+                    Icount,
+                ],
                 name: "icount",
                 help: "Instruction counts under valgrind callgrind: exact and repeatable",
                 needs: &[Need::Valgrind],
                 kept: Some(Kept { dir: "callgrind", ext: "out" }),
                 machine_bound: false,
-                figures: &[Figure::Icount],
-                metrics: &[Metric::Icount],
                 run_rank: 10,
             },
             /// Wall time, in process.
             Walltime(walltime) {
+                figures: [
+                    /// Median wall time per op (`Walltime::ns_per_op.median`).
+                    Walltime,
+                ],
+                metrics: [
+                    /// Median wall time per op, ns.
+                    Walltime,
+                    /// Wall time against the previous measured commit, measured paired
+                    /// (`history backfill`): the ratio where the paired test resolved a change,
+                    /// 1 where it resolved none.
+                    WalltimeStep,
+                ],
                 name: "walltime",
                 help: concat!(
                     "Wall time: warm-up, then many timed batches; min, median, mean, p95, IQR ",
@@ -64,12 +85,19 @@ macro_rules! for_each_instrument {
                 needs: &[],
                 kept: None,
                 machine_bound: true,
-                figures: &[Figure::Walltime],
-                metrics: &[Metric::Walltime, Metric::WalltimeStep],
                 run_rank: 70,
             },
             /// Simulated caches and branches under callgrind.
             Cache(cache) {
+                figures: [
+                    /// Simulated estimated cycles per op (`CacheSim::per_op["EstimatedCycles"]`):
+                    /// as exact as instruction counts, judged with the same threshold.
+                    Cache,
+                ],
+                metrics: [
+                    /// Simulated estimated cycles per op.
+                    Cycles,
+                ],
                 name: "cache",
                 help: concat!(
                     "Simulated caches and branches (callgrind --cache-sim --branch-sim): reads, ",
@@ -79,12 +107,28 @@ macro_rules! for_each_instrument {
                 needs: &[Need::Valgrind],
                 kept: Some(Kept { dir: "callgrind-cache", ext: "out" }),
                 machine_bound: false,
-                figures: &[Figure::Cache],
-                metrics: &[Metric::Cycles],
                 run_rank: 30,
             },
             /// Allocation counts and max RSS, in process.
             Memory(memory) {
+                figures: [
+                    /// Bytes allocated per op (`Allocations::bytes_allocated_per_op`): exact with
+                    /// the system allocator, judged with the instruction-count threshold.
+                    Memory,
+                    /// The process's max RSS in KiB (not per op): judged against the judge's RSS
+                    /// threshold.
+                    Rss,
+                ],
+                metrics: [
+                    /// Bytes allocated per op.
+                    AllocBytes,
+                    /// Allocations per op.
+                    Allocs,
+                    /// Peak live heap bytes of one run of the body.
+                    PeakBytes,
+                    /// The process's max RSS, KiB.
+                    MaxRss,
+                ],
                 name: "memory",
                 help: concat!(
                     "Allocations, deallocations, reallocations, bytes allocated per op and peak ",
@@ -94,17 +138,12 @@ macro_rules! for_each_instrument {
                 needs: &[Need::CountAlloc],
                 kept: None,
                 machine_bound: false,
-                figures: &[Figure::Memory, Figure::Rss],
-                metrics: &[
-                    Metric::AllocBytes,
-                    Metric::Allocs,
-                    Metric::PeakBytes,
-                    Metric::MaxRss,
-                ],
                 run_rank: 50,
             },
             /// Hardware counters, in process.
             Perf(perf) {
+                figures: [],
+                metrics: [],
                 name: "perf",
                 help: concat!(
                     "Hardware counters (perf_event_open) around the body: cycles, instructions, ",
@@ -114,23 +153,23 @@ macro_rules! for_each_instrument {
                 needs: &[Need::HardwareCounters],
                 kept: None,
                 machine_bound: true,
-                figures: &[],
-                metrics: &[],
                 run_rank: 60,
             },
             /// Valgrind's DHAT heap profile.
             Dhat(dhat) {
+                figures: [],
+                metrics: [],
                 name: "dhat",
                 help: "Valgrind DHAT: total and peak heap bytes and blocks of the whole process",
                 needs: &[Need::Valgrind],
                 kept: Some(Kept { dir: "dhat", ext: "json" }),
                 machine_bound: false,
-                figures: &[],
-                metrics: &[],
                 run_rank: 40,
             },
             /// Bounds and overflow checks executed per op, riding on the icount run.
             Census(census) {
+                figures: [],
+                metrics: [],
                 name: "census",
                 help: concat!(
                     "Instruction counts plus the census: bounds and overflow checks executed ",
@@ -140,12 +179,21 @@ macro_rules! for_each_instrument {
                 needs: &[Need::Valgrind],
                 kept: None,
                 machine_bound: false,
-                figures: &[],
-                metrics: &[],
                 run_rank: 20,
             },
             /// Operations per second and latency of service scenarios under load.
             Throughput(throughput) {
+                figures: [
+                    /// A service scenario under load: nanoseconds per op at the measured
+                    /// throughput (`1e9 / Throughput::ops_per_sec`), so that more is worse as for
+                    /// every other figure; shown with the ops per second it stands for. Judged
+                    /// paired, slice by slice, like wall time.
+                    Throughput,
+                    /// A service scenario under load: the 99th percentile of request latency in
+                    /// nanoseconds.
+                    P99,
+                ],
+                metrics: [],
                 name: "throughput",
                 help: concat!(
                     "Service scenarios under load (loopback TCP, --clients N): operations per ",
@@ -155,12 +203,12 @@ macro_rules! for_each_instrument {
                 needs: &[Need::Services],
                 kept: None,
                 machine_bound: true,
-                figures: &[Figure::Throughput, Figure::P99],
-                metrics: &[],
                 run_rank: 80,
             },
             /// Secret-dependent branches and addresses, under valgrind's memcheck.
             ConstantTime(consttime) {
+                figures: [],
+                metrics: [],
                 name: "constant-time",
                 help: concat!(
                     "Valgrind memcheck on the secrets a scenario marks (costbench::secret): ",
@@ -170,8 +218,6 @@ macro_rules! for_each_instrument {
                 needs: &[Need::Valgrind],
                 kept: Some(Kept { dir: "memcheck", ext: "xml" }),
                 machine_bound: false,
-                figures: &[],
-                metrics: &[],
                 run_rank: 45,
             },
         }
@@ -182,7 +228,11 @@ macro_rules! for_each_instrument {
 /// variant's index), the instruments in `--instrument`'s order, and one module per instrument
 /// (named in its entry) holding its [`Slice`] of the record.
 macro_rules! derive_instruments {
-    ($( $(#[$doc:meta])* $variant:ident($folder:ident) { $($field:ident: $value:expr),* $(,)? } ),* $(,)?) => {
+    ($( $(#[$doc:meta])* $variant:ident($folder:ident) {
+        figures: [$( $(#[$fdoc:meta])* $figure:ident ),* $(,)?],
+        metrics: [$( $(#[$mdoc:meta])* $metric:ident ),* $(,)?],
+        $($field:ident: $value:expr),* $(,)?
+    } ),* $(,)?) => {
         /// One instrument: one kind of measurement of every selected scenario.
         ///
         /// The order of the variants is the order `--instrument` lists them in and the order of
@@ -195,12 +245,51 @@ macro_rules! derive_instruments {
             $( $(#[$doc])* $variant, )*
         }
 
+        /// A compared figure: what a row of a comparison is about, one per-op number of a
+        /// measured id named after the instrument that measured it. The variants are the
+        /// figures the registry's entries list, in its order (the order of a comparison's
+        /// rows); each is described by its instrument's slice ([`FigureSpec`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum Figure {
+            $( $( $(#[$fdoc])* $figure, )* )*
+        }
+
+        /// A metric of one measured id (instructions per op, median wall time per op ...), or of
+        /// the run's bench binary (its size, its build time: [`Metric::RUN`]). The variants but
+        /// the last two are the series the registry's entries list, in its order; each is
+        /// described by its instrument's slice ([`MetricSpec`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Metric {
+            $( $( $(#[$mdoc])* $metric, )* )*
+            /// Bytes the bench binary loads (`text + data`), under the id `bench:NAME`.
+            BinarySize,
+            /// Seconds costbench's build of the bench binary took, under the id `bench:NAME`.
+            BuildSeconds,
+        }
+
         const DESCRIPTORS: &[Descriptor] = &[
             $( Descriptor {
                 instrument: Instrument::$variant,
+                figures: &[ $( Figure::$figure, )* ],
+                metrics: &[ $( Metric::$metric, )* ],
                 $($field: $value,)*
             }, )*
         ];
+
+        impl Figure {
+            /// Every figure a comparison can judge, in the order of the rows: the instruments'
+            /// figures in the order of [`Instrument::ALL`].
+            pub const ALL: [Figure; [ $( $( Figure::$figure, )* )* ].len()] =
+                [ $( $( Figure::$figure, )* )* ];
+        }
+
+        impl Metric {
+            /// Every metric, in the order of the instruments that record them, then the run's
+            /// own (`--metric` lists them so).
+            pub const ALL: [Metric; [ $( $( Metric::$metric, )* )* ].len() + 2] =
+                [ $( $( Metric::$metric, )* )* Metric::BinarySize, Metric::BuildSeconds ];
+        }
 
         $( pub mod $folder; )*
 
@@ -556,6 +645,37 @@ mod tests {
         assert_eq!(metrics, Metric::ALL);
         for m in Metric::RUN {
             assert_eq!(m.instrument(), None);
+        }
+    }
+
+    /// Each figure and series its entry lists is described once by its instrument's slice, and
+    /// nothing else is; a figure's name is its name in JSON.
+    #[test]
+    fn each_slice_describes_the_figures_and_metrics_of_its_entry() {
+        for i in Instrument::ALL {
+            let figures: Vec<Figure> = i.slice().figures.iter().map(|s| s.figure).collect();
+            let mut listed = i.descriptor().figures.to_vec();
+            let mut described = figures.clone();
+            listed.sort();
+            described.sort();
+            described.dedup();
+            assert_eq!(described, listed, "{i}");
+            assert_eq!(figures.len(), listed.len(), "{i}");
+            let metrics: Vec<&str> = i.slice().metrics.iter().map(|s| s.name).collect();
+            let mut listed: Vec<&str> = i.descriptor().metrics.iter().map(|m| m.as_str()).collect();
+            let mut described = metrics.clone();
+            listed.sort_unstable();
+            described.sort_unstable();
+            assert_eq!(described, listed, "{i}");
+        }
+        for f in Figure::ALL {
+            assert_eq!(
+                serde_json::to_string(&f).unwrap(),
+                format!("\"{}\"", f.name())
+            );
+        }
+        for m in Metric::ALL {
+            assert_eq!(m.spec().metric, m);
         }
     }
 

@@ -6,4 +6,6 @@ use super::slice::Slice;
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.perf.is_some()),
     memory_csv: &[],
+    figures: &[],
+    metrics: &[],
 };

@@ -1,10 +1,12 @@
 //! What an instrument's slice owns in the run record, beside its entry in the registry: whether
 //! a result has its figure (the one answer completion, unfinished runs and every reader take,
-//! through `ScenarioResult::has_figure`) and the columns it adds to `memory.csv`. Each
+//! through `ScenarioResult::has_figure`), the columns it adds to `memory.csv`, and what its
+//! compared figures and history series are (their variants are listed in its registry entry). Each
 //! instrument's module in this folder (named like its folder in the registry) holds its
 //! [`Slice`] and, where it has one, its figure's type; the layers of this crate loop over the
 //! slices and name no instrument.
 
+use super::{FigureSpec, MetricSpec};
 use crate::model::ScenarioResult;
 
 /// The record's half of one instrument's slice.
@@ -16,6 +18,10 @@ pub struct Slice {
     /// Its columns of `memory.csv`, after those of the instruments before it in the registry;
     /// a result with the figure of any of them has a line there.
     pub memory_csv: &'static [Column],
+    /// Its compared figures, one spec per figure its registry entry lists (in any order).
+    pub figures: &'static [FigureSpec],
+    /// Its history series, one spec per metric its registry entry lists (in any order).
+    pub metrics: &'static [MetricSpec],
 }
 
 /// One column of a CSV file: its header and a result's cell (`None` leaves it empty).
@@ -32,5 +38,7 @@ impl Slice {
     pub const NONE: Slice = Slice {
         has_figure: None,
         memory_csv: &[],
+        figures: &[],
+        metrics: &[],
     };
 }

@@ -16,10 +16,9 @@ mod counters;
 pub mod miri;
 mod walltime;
 
+pub use crate::instrument::{Counters, FigureValue};
 pub use completion::{Completion, RowState, StopReason, Unfinished};
-pub use counters::{
-    Allocations, CacheSim, Counters, FigureValue, Memory, Perf, PerfCounter, CACHE_ROWS,
-};
+pub use counters::{Allocations, CacheSim, Memory, Perf, PerfCounter, CACHE_ROWS};
 
 use serde::{Deserialize, Serialize};
 pub use walltime::{Paired, Step, Walltime};

@@ -152,17 +152,7 @@ impl Facts {
 /// What a figure of `metric` is counted in, per op unless the figure is of the whole run or
 /// process.
 fn unit(metric: Metric) -> &'static str {
-    match metric {
-        Metric::Icount => "Ir/op",
-        Metric::Walltime => "ns/op",
-        Metric::WalltimeStep => "× previous commit",
-        Metric::Cycles => "cycles/op",
-        Metric::AllocBytes => "B/op",
-        Metric::Allocs => "allocs/op",
-        Metric::PeakBytes | Metric::BinarySize => "B",
-        Metric::MaxRss => "KiB",
-        Metric::BuildSeconds => "s",
-    }
+    metric.spec().unit
 }
 
 /// A value of `metric` with its unit, in the digits the script's tooltips use too ("1,204 Ir/op",

@@ -3,33 +3,16 @@
 //! by the scenario sections and the contracts section; renders only, the series comes judged.
 
 use super::{short_commit, svg, History};
-use costbench_record::fmt::{fmt_change, fmt_ir, fmt_ns, fmt_threshold};
+use costbench_record::fmt::{fmt_change, fmt_threshold};
 use costbench_record::history::Metric;
 use std::fmt::Write as _;
 
 fn metric_title(m: Metric) -> &'static str {
-    match m {
-        Metric::Icount => "instructions per op",
-        Metric::Walltime => "median time per op",
-        Metric::WalltimeStep => "time per op over the previous measured commit's (paired)",
-        Metric::Cycles => "estimated cycles per op (simulated)",
-        Metric::AllocBytes => "bytes allocated per op",
-        Metric::Allocs => "allocations per op",
-        Metric::PeakBytes => "peak live heap bytes (run)",
-        Metric::MaxRss => "max RSS, KiB (process)",
-        Metric::BinarySize => "bench binary bytes (text + data)",
-        Metric::BuildSeconds => "bench binary build time",
-    }
+    m.spec().chart_title
 }
 
 fn metric_fmt(m: Metric) -> fn(f64) -> String {
-    match m {
-        Metric::Walltime => fmt_ns,
-        Metric::WalltimeStep => |v| format!("×{v:.3}"),
-        Metric::BinarySize => |v| crate::budget::thousands(v as u64),
-        Metric::BuildSeconds => |v| format!("{v:.1} s"),
-        _ => fmt_ir,
-    }
+    m.spec().fmt_value
 }
 
 /// The chart of `h` in a `<figure>` with its caption.

@@ -15,7 +15,7 @@ use costbench_record::model::{self, ScenarioResult};
 use std::path::{Path, PathBuf};
 
 /// How the scheduler runs it: on the icount run, in its phase.
-pub(crate) const PHASE: Phase = Phase::Own;
+pub(crate) const PHASE: Phase = Phase::Riding;
 
 /// Callgrind option that writes a cost line per instruction address (`positions: instr line`):
 /// the census reads guard execution counts from it. It does not change the Ir total.

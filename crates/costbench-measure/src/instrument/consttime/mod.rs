@@ -11,7 +11,7 @@ pub mod parse;
 
 use super::callgrind::Valgrind;
 use super::shape::{PerParty, Phase, Stored};
-use crate::run::RunOptions;
+use crate::run::options::RunOptions;
 use costbench_record::instrument::consttime::ConstantTime;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::path::Path;
@@ -53,7 +53,7 @@ impl PerParty for ConstantTimeCheck {
     /// costbench.toml's `[[constant-time.allow]]` matches marked accepted.
     fn finish(&self, record: &mut RunRecord, root: &Path, opts: &RunOptions) {
         relative_to(record, root);
-        costbench_judge::consttime::accept(record, &opts.ct_allow);
+        costbench_judge::instrument::consttime::accept(record, &opts.ct_allow);
     }
 }
 

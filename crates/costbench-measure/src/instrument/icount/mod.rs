@@ -17,7 +17,7 @@ use super::shape::{Phase, Stored};
 use costbench_record::model::{self, ScenarioResult};
 
 /// How the scheduler runs it: by a phase of its own (`run::phases`), with the harness residual and the census riding on it.
-pub(crate) const PHASE: Phase = Phase::Own;
+pub(crate) const PHASE: Phase = Phase::Own { counted: true };
 
 impl Stored for model::Icount {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {

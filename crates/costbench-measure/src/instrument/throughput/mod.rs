@@ -9,7 +9,7 @@ use super::shape::{Phase, Stored};
 use costbench_record::model::{self, ScenarioResult};
 
 /// How the scheduler runs it: by a phase of its own: a server and load processes per round.
-pub(crate) const PHASE: Phase = Phase::Own;
+pub(crate) const PHASE: Phase = Phase::Own { counted: false };
 
 impl Stored for model::Throughput {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {

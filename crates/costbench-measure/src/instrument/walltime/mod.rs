@@ -10,7 +10,7 @@ use super::shape::{Phase, Stored};
 use costbench_record::model::{self, ScenarioResult};
 
 /// How the scheduler runs it: by a phase of its own: one scenario at a time, or interleaved with other builds.
-pub(crate) const PHASE: Phase = Phase::Own;
+pub(crate) const PHASE: Phase = Phase::Own { counted: true };
 
 /// The sampling arguments of a plain run's child: exactly `samples` samples and no time budget
 /// when `--iterations-per-scenario` gives a count, else the library's defaults.
