@@ -119,42 +119,19 @@ pub fn prepare(target: &BenchTarget) -> Result<Tree> {
         std::fs::remove_file(copy.join(rel))
             .with_context(|| format!("cannot remove {}", copy.join(rel).display()))?;
     }
-    let in_copy = |t: &BenchTarget| -> Result<PathBuf> {
-        let rel = t.manifest_path.strip_prefix(&top).with_context(|| {
-            format!(
-                "manifest {} is not inside {}",
-                t.manifest_path.display(),
-                top.display()
-            )
-        })?;
-        Ok(copy.join(rel))
-    };
-    let manifest = in_copy(target)?;
     // Benches written for criterion or divan: switched in the copy, as in a baseline worktree.
-    let mut manifests = vec![manifest.clone(), copy.join("Cargo.toml")];
-    for o in &target.others {
-        let m = in_copy(o)?;
-        if !manifests.contains(&m) {
-            manifests.push(m);
-        }
-    }
-    let switched = cargo::compat::switch(&manifests)?;
-    // Every bench target of the session, found in the copy (issue 41: advise measures the
+    // Every bench target of the session is found in the copy (issue 41: advise measures the
     // scenarios of them all).
-    let resolve_in = |t: &BenchTarget, manifest: &Path| -> Result<BenchTarget> {
-        let mut found = cargo::resolve(
-            Some(manifest),
-            Some(&t.package),
-            std::slice::from_ref(&t.bench),
-        )
-        .context("in advise's copy of the sources")?;
-        found.target_directory = target.target_directory.clone();
-        Ok(found)
+    let checkout = cargo::Checkout {
+        top: &top,
+        dir: &copy,
     };
-    let mut t = resolve_in(target, &manifest)?;
+    let switched = checkout.switch(target)?;
+    let context = "in advise's copy of the sources";
+    let mut t = checkout.resolve(target).context(context)?;
     t.switched = switched;
     for o in &target.others {
-        t.others.push(resolve_in(o, &in_copy(o)?)?);
+        t.others.push(checkout.resolve(o).context(context)?);
     }
     Ok(Tree {
         root: copy,

@@ -18,6 +18,7 @@
 //! `metadata` finds the target and what it offers; `build` builds it.
 
 mod build;
+mod checkout;
 pub mod compat;
 mod metadata;
 mod required;
@@ -27,6 +28,7 @@ pub use build::{
     build, build_all_timed, build_timed, build_with, cargo_for, BuildError, BuildSettings, Built,
     BuiltBench, CargoFlags, CodeAlign, DEFAULT_BUILD, DEFAULT_PROFILE,
 };
+pub use checkout::Checkout;
 pub use metadata::{
     costbench_dir, dependency_features, features, target_directory, workspace, BenchTarget,
     Features, LockFlags,

@@ -249,17 +249,8 @@ fn target_in(
     sha: &str,
 ) -> Result<BenchTarget> {
     let short = &sha[..12.min(sha.len())];
-    let manifest_in = |t: &BenchTarget| -> Result<PathBuf> {
-        let rel = t.manifest_path.strip_prefix(top).with_context(|| {
-            format!(
-                "manifest {} is not inside the git repository {}",
-                t.manifest_path.display(),
-                top.display()
-            )
-        })?;
-        Ok(dir.join(rel))
-    };
-    let manifest = manifest_in(target)?;
+    let checkout = cargo::Checkout { top, dir };
+    let manifest = checkout.manifest(target)?;
     if !manifest.exists() {
         bail!(
             "the baseline revision {rev} ({short}) has no {}: the bench target cannot be built there",
@@ -268,29 +259,16 @@ fn target_in(
     }
     // A commit from before the benches were switched to costbench: switched here, in the
     // worktree only (the next checkout resets it).
-    let mut manifests = vec![manifest.clone(), dir.join("Cargo.toml")];
-    for o in &target.others {
-        let m = manifest_in(o)?;
-        if m.exists() && !manifests.contains(&m) {
-            manifests.push(m);
-        }
-    }
-    let switched = cargo::compat::switch(&manifests)?;
-    let resolve_in = |t: &BenchTarget, manifest: &Path| -> Result<BenchTarget> {
-        let mut found = cargo::resolve(
-            Some(manifest),
-            Some(&t.package),
-            std::slice::from_ref(&t.bench),
-        )
-        .with_context(|| format!("in the baseline revision {rev}"))?;
-        found.target_directory = target.target_directory.clone();
-        Ok(found)
-    };
-    let mut base = resolve_in(target, &manifest)?;
+    let switched = checkout.switch(target)?;
+    let context = || format!("in the baseline revision {rev}");
+    let mut base = checkout.resolve(target).with_context(context)?;
     base.switched = switched;
     for o in &target.others {
-        let m = manifest_in(o)?;
-        match m.exists().then(|| resolve_in(o, &m)) {
+        let m = checkout.manifest(o)?;
+        match m
+            .exists()
+            .then(|| checkout.resolve(o).with_context(context))
+        {
             Some(Ok(found)) => base.others.push(found),
             Some(Err(e)) if e.is::<costbench_record::error::BadInput>() => {
                 eprintln!(
