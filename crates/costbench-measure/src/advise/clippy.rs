@@ -75,17 +75,13 @@ pub fn parse_group(help: &str, name: &str) -> Vec<String> {
 /// returns the text it wrote on stdout (JSON lines) and the lints it asked for. A package that
 /// does not compile is an error with the compiler's messages.
 pub fn run(target: &BenchTarget, flags: &CargoFlags, lints: &[String]) -> Result<String> {
-    let mut cmd = crate::cargo::cargo_for(None);
-    cmd.args(["clippy", "--message-format=json", "--manifest-path"])
-        .arg(&target.manifest_path)
-        .args(["--package", &target.package_spec])
-        .args(flags.feature_args())
-        .args(flags.lock.args())
-        .env(
-            "CARGO_TARGET_DIR",
-            target.costbench_dir().join("build").join("advise-clippy"),
-        )
-        .arg("--")
+    let mut cmd = super::cargo_on_package(
+        &["clippy", "--message-format=json"],
+        target,
+        flags,
+        "advise-clippy",
+    );
+    cmd.arg("--")
         // Only the lints asked for, whatever the crate's own clippy settings turn on elsewhere.
         .args(["-A", "clippy::all"]);
     for l in lints {

@@ -25,16 +25,7 @@ pub struct TestRun {
 /// Runs `cargo test` on `target`'s package (its features as `flags` give them).
 pub fn run(target: &BenchTarget, flags: &CargoFlags) -> Result<TestRun> {
     let started = Instant::now();
-    let out = crate::cargo::cargo_for(None)
-        .args(["test", "--quiet", "--manifest-path"])
-        .arg(&target.manifest_path)
-        .args(["--package", &target.package_spec])
-        .args(flags.feature_args())
-        .args(flags.lock.args())
-        .env(
-            "CARGO_TARGET_DIR",
-            target.costbench_dir().join("build").join(TEST_BUILD),
-        )
+    let out = super::cargo_on_package(&["test", "--quiet"], target, flags, TEST_BUILD)
         .current_dir(&target.package_dir)
         .output()
         .context("cannot run `cargo test` on advise's scratch copy")?;

@@ -30,6 +30,29 @@ pub mod unchecked;
 
 use edit::Replacement;
 
+/// `cargo ARGS` on `target`'s package (its manifest, its package, the features and lock flags of
+/// `flags`), building into `TARGET/costbench/build/BUILD`, a build directory of advise's own:
+/// how advise runs the crate's tests and clippy.
+fn cargo_on_package(
+    args: &[&str],
+    target: &crate::cargo::BenchTarget,
+    flags: &crate::cargo::CargoFlags,
+    build: &str,
+) -> std::process::Command {
+    let mut cmd = crate::cargo::cargo_for(None);
+    cmd.args(args)
+        .arg("--manifest-path")
+        .arg(&target.manifest_path)
+        .args(["--package", &target.package_spec])
+        .args(flags.feature_args())
+        .args(flags.lock.args())
+        .env(
+            "CARGO_TARGET_DIR",
+            target.costbench_dir().join("build").join(build),
+        );
+    cmd
+}
+
 /// One source change to measure alone: a suggestion clippy marked `MachineApplicable`, or the
 /// rewrite of an idiom (`idioms`). One with no replacements is a finding that cannot be
 /// rewritten safely: reported, never built.
