@@ -22,6 +22,25 @@ pub fn noisy(center: f64, spread: f64, n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// A run of two scenarios with wall time drawn from `seed`: `slower`, 1,000 instructions and
+/// 100 ns per op times `slow`, and `same`, 500 instructions and 50 ns. Two of them with `slow` 1
+/// and 1.2 are a baseline and a candidate with one significant change.
+pub fn one_slower(id: &str, slow: f64, seed: u64) -> RunRecord {
+    record(
+        id,
+        vec![
+            with_walltime(
+                with_icount(scenario("slower"), 1000.0 * slow),
+                &noisy(100.0 * slow, 0.01, 30, seed),
+            ),
+            with_walltime(
+                with_icount(scenario("same"), 500.0),
+                &noisy(50.0, 0.01, 30, seed + 1),
+            ),
+        ],
+    )
+}
+
 /// A comparison with a row of every verdict the reports render: instruction-count regressions
 /// and improvements (one with a changed unit), an unchanged row, interleaved wall time judged by
 /// its paired interval, separate-run wall time left unresolved, missing, new and failed

@@ -248,8 +248,8 @@ pub fn gather_for_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::testing::noisy;
-    use costbench_record::testing::{record, scenario, series_point, with_icount, with_walltime};
+    use costbench_judge::testing::one_slower;
+    use costbench_record::testing::{record, scenario, series_point, with_icount};
     use costbench_report::render::variant_runs;
     use costbench_report::render::{Format, Render as _};
 
@@ -265,22 +265,7 @@ mod tests {
 
     #[test]
     fn the_first_and_last_run_of_one_variant_are_compared() {
-        let run = |id: &str, slow: f64, seed: u64| {
-            record(
-                id,
-                vec![
-                    with_walltime(
-                        with_icount(scenario("slower"), 1000.0 * slow),
-                        &noisy(100.0 * slow, 0.01, 30, seed),
-                    ),
-                    with_walltime(
-                        with_icount(scenario("same"), 500.0),
-                        &noisy(50.0, 0.01, 30, seed + 1),
-                    ),
-                ],
-            )
-        };
-        let runs = [run("base", 1.0, 1), run("cand", 1.2, 3)];
+        let runs = [one_slower("base", 1.0, 1), one_slower("cand", 1.2, 3)];
         assert_eq!(comparison_pair(&runs), Some((0, 1)));
     }
 

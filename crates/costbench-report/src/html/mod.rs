@@ -322,7 +322,7 @@ pub(super) fn change_cell(row: Option<&&compare::Row>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_judge::testing::noisy;
+    use costbench_judge::testing::{noisy, one_slower};
     use costbench_record::model::{Census, CensusKind, CensusSite};
     use costbench_record::testing::{
         record, scenario, series_point, with_failure, with_icount, with_walltime,
@@ -483,22 +483,7 @@ mod tests {
 
     #[test]
     fn significant_changes_are_highlighted_and_both_distributions_drawn() {
-        let run = |id: &str, slow: f64, seed: u64| {
-            record(
-                id,
-                vec![
-                    with_walltime(
-                        with_icount(scenario("slower"), 1000.0 * slow),
-                        &noisy(100.0 * slow, 0.01, 30, seed),
-                    ),
-                    with_walltime(
-                        with_icount(scenario("same"), 500.0),
-                        &noisy(50.0, 0.01, 30, seed + 1),
-                    ),
-                ],
-            )
-        };
-        let runs = [run("base", 1.0, 1), run("cand", 1.2, 3)];
+        let runs = [one_slower("base", 1.0, 1), one_slower("cand", 1.2, 3)];
         // `costbench_cli::core::page::comparison_pair` picks these two (tested there).
         let cmp = compare::compare_with(
             &runs[0],
