@@ -8,7 +8,7 @@ use crate::escape::clean;
 use crate::style::Styling;
 use crate::table::{Align, TextTable};
 use costbench_judge::compare::{Comparison, NotCompared, Row, Side, Verdict};
-use costbench_record::fmt::{fmt_change, fmt_threshold};
+use costbench_record::fmt::fmt_change;
 use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
@@ -87,17 +87,7 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     if unchanged > 0 {
         // Only the instruments that were compared: a run without valgrind has no instruction
         // counts to be "within" anything (issue 29).
-        let has = |i: Figure| c.rows.iter().any(|r| r.instrument == i);
-        let mut within = Vec::new();
-        if has(Figure::Icount) {
-            within.push(format!(
-                "icount within {}",
-                fmt_threshold(c.options.icount_threshold_pct)
-            ));
-        }
-        if has(Figure::Walltime) {
-            within.push(format!("walltime within {}", c.walltime_threshold()));
-        }
+        let within = crate::instrument::unchanged_within(c);
         if within.is_empty() {
             let _ = writeln!(out, "{unchanged} unchanged");
         } else {

@@ -8,6 +8,7 @@
 //!
 //! Pure, like the rest of this crate: each piece is a function of results to text.
 
+use costbench_judge::compare::Comparison;
 use costbench_record::instrument::Instrument;
 use costbench_record::model::{RunRecord, ScenarioResult};
 
@@ -33,6 +34,10 @@ pub(crate) struct Slice {
     /// Its section of the HTML page (after the overview), linked from the page's navigation when
     /// some result of the run shown has its figure.
     pub run_html: Option<RunSection>,
+    /// The threshold `compare`'s table says its unchanged rows were within ("0.2 %", after
+    /// "icount within"), when some compared row is a figure of it; `None` leaves it out of that
+    /// summary.
+    pub within: Option<fn(&Comparison) -> String>,
 }
 
 /// An instrument's section of the HTML page.
@@ -53,6 +58,7 @@ impl Slice {
         measured_by: None,
         run_terminal: None,
         run_html: None,
+        within: None,
     };
 }
 
@@ -120,6 +126,20 @@ pub(crate) fn run_html(run: &RunRecord) -> Vec<(&'static RunSection, bool)> {
         .filter_map(|i| {
             let s = slice(i).run_html.as_ref()?;
             Some((s, run.results.iter().any(|r| r.has_figure(i.name()))))
+        })
+        .collect()
+}
+
+/// What `compare`'s table says the unchanged rows were within, one phrase per instrument that
+/// says it (its slice's `within`) and has a compared row, in the registry's order:
+/// `["icount within 0.2 %", "walltime within 5 %"]`.
+pub(crate) fn unchanged_within(c: &Comparison) -> Vec<String> {
+    Instrument::ALL
+        .into_iter()
+        .filter(|i| c.rows.iter().any(|r| r.instrument.instrument() == *i))
+        .filter_map(|i| {
+            let within = slice(i).within?;
+            Some(format!("{} within {}", i.name(), within(c)))
         })
         .collect()
 }
