@@ -141,8 +141,8 @@ pub struct Gate {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_reached: Vec<String>,
     /// The instruments' findings in the candidate that fail the gate, whatever the baseline
-    /// had. In JSON, one key per instrument that has some (its slice's `json_key`: `constant_time`,
-    /// each `{"id", "finding"}`), absent when there are none.
+    /// had. In JSON, one key per instrument that has some (its slice's `json_key`, each
+    /// `{"id", "finding"}`), absent when there are none.
     #[serde(flatten, serialize_with = "failing_by_instrument")]
     pub findings: Vec<Finding>,
     /// The instruments' findings that costbench.toml accepted (each names its entry and why):

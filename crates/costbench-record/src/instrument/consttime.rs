@@ -23,6 +23,7 @@ pub const SLICE: Slice = Slice {
         title: "constant time",
         json_key: "constant_time",
         allow: "[[constant-time.allow]]",
+        what: "a branch or an address that depends on a secret",
         of: findings,
     }),
 };

@@ -22,8 +22,12 @@ pub struct FindingSpec {
     /// The key of the check's JSON gate that lists the failing ones (the accepted ones under
     /// `KEY_accepted`).
     pub json_key: &'static str,
-    /// The costbench.toml entries that accept a finding, as the markdown report names them.
+    /// The costbench.toml entries that accept a finding, as the markdown report and `--help`
+    /// name them.
     pub allow: &'static str,
+    /// What a finding that fails is, for `--help`'s exit codes: `a branch or an address that
+    /// depends on a secret`.
+    pub what: &'static str,
     /// The findings of one result, in the order the record keeps them.
     pub of: fn(&ScenarioResult) -> Vec<Finding>,
 }
