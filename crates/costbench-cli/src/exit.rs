@@ -9,8 +9,8 @@ pub const FAILURE: i32 = 1;
 /// The command line was wrong: a value, a name that does not exist, a filter that selects
 /// nothing, a wrong costbench.toml ([`of_error`]).
 pub const USAGE: i32 = 2;
-/// `costbench check` found a significant regression, a broken hard limit, a broken budget or a
-/// constant-time finding costbench.toml did not accept; `costbench run` and `costbench variants`
+/// `costbench check` found a significant regression, a broken hard limit, a broken budget or an
+/// instrument's finding costbench.toml did not accept; `costbench run` and `costbench variants`
 /// a broken budget or such a finding.
 pub const REGRESSION: i32 = 3;
 

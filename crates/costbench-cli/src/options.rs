@@ -252,7 +252,7 @@ impl MeasureArgs {
             load: self.load.options()?,
             // Filled from costbench.toml when the session finds the workspace.
             budgets: Vec::new(),
-            ct_allow: Vec::new(),
+            allowances: Default::default(),
         };
         Ok(RunCommand {
             measure,

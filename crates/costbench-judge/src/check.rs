@@ -14,8 +14,9 @@
 //! - A broken budget ([`crate::budget`]) fails the gate, `ignore` or not: a budget is a test;
 //!   so does a family of sized ids whose growth changed or disagrees with its declared class
 //!   ([`crate::complexity`]).
-//! - A constant-time finding fails the gate unless costbench.toml's `[[constant-time.allow]]`
-//!   accepted it ([`crate::instrument::consttime`]): then it is listed as accepted, with the entry's reason.
+//! - An instrument's finding ([`Finding`]) fails the gate unless costbench.toml accepted it
+//!   (an entry its judge slice reads, [`crate::instrument`]): then it is listed as accepted, with
+//!   the entry's reason.
 //! - Unresolved rows (the measurement could not tell) and placement rows (the same
 //!   instructions, the time moved with code or data placement) never fail the gate; they are
 //!   listed as notes, so a reader knows what the check did not settle.
@@ -23,7 +24,7 @@
 use crate::compare::{Comparison, NotMeasured, Verdict};
 use crate::glob::glob_match;
 use costbench_record::fmt::fmt_change;
-use costbench_record::instrument::Figure;
+use costbench_record::instrument::{serialize_by_instrument, Figure, Finding};
 use costbench_record::model::RunRecord;
 use serde::{Deserialize, Serialize};
 
@@ -139,25 +140,23 @@ pub struct Gate {
     /// as "ID (baseline)": the gate never passes them. Absent from JSON when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_reached: Vec<String>,
-    /// Findings of `--instrument constant-time` in the candidate (a branch or an address that
-    /// depends on a secret, a memory error): each fails the gate, whatever the baseline had.
-    /// Absent from JSON when there are none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub constant_time: Vec<CtViolation>,
-    /// Findings of `--instrument constant-time` that `[[constant-time.allow]]` accepted (each
-    /// names its entry and why): listed, never failing. Absent from JSON when there are none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub constant_time_accepted: Vec<CtViolation>,
+    /// The instruments' findings in the candidate that fail the gate, whatever the baseline
+    /// had. In JSON, one key per instrument that has some (its slice's `json_key`, each
+    /// `{"id", "finding"}`), absent when there are none.
+    #[serde(flatten, serialize_with = "failing_by_instrument")]
+    pub findings: Vec<Finding>,
+    /// The instruments' findings that costbench.toml accepted (each names its entry and why):
+    /// listed, never failing. In JSON under `KEY_accepted`, absent when there are none.
+    #[serde(flatten, serialize_with = "accepted_by_instrument")]
+    pub findings_accepted: Vec<Finding>,
 }
 
-/// A finding of `--instrument constant-time` that fails the gate (or, in
-/// [`Gate::constant_time_accepted`], that was accepted).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CtViolation {
-    /// The measured id.
-    pub id: String,
-    /// What memcheck found, where.
-    pub finding: costbench_record::instrument::consttime::CtFinding,
+fn failing_by_instrument<S: serde::Serializer>(f: &[Finding], s: S) -> Result<S::Ok, S::Error> {
+    serialize_by_instrument(f, "", s)
+}
+
+fn accepted_by_instrument<S: serde::Serializer>(f: &[Finding], s: S) -> Result<S::Ok, S::Error> {
+    serialize_by_instrument(f, "_accepted", s)
 }
 
 /// A family whose growth the gate fails.
@@ -192,18 +191,14 @@ impl Gate {
         self.violations.is_empty()
             && self.budgets.is_empty()
             && self.complexity.is_empty()
-            && self.constant_time.is_empty()
+            && self.findings.is_empty()
             && !self.missing_fails()
             && self.not_reached.is_empty()
     }
 
-    /// Whether a missing instrument fails the gate.
-    /// How many limits, budgets, growths and constant-time findings it fails.
+    /// How many limits, budgets, growths and findings it fails.
     pub fn broken(&self) -> usize {
-        self.violations.len()
-            + self.budgets.len()
-            + self.complexity.len()
-            + self.constant_time.len()
+        self.violations.len() + self.budgets.len() + self.complexity.len() + self.findings.len()
     }
 
     /// Whether a missing instrument fails the gate.
@@ -286,20 +281,8 @@ fn limits(cfg: &CheckConfig, id: &str, inst: Figure) -> (f64, Option<f64>) {
 pub fn evaluate(cmp: &Comparison, cand: &RunRecord, cfg: &CheckConfig) -> Gate {
     let mut gate = Gate {
         missing: cmp.not_measured.clone(),
-        constant_time: cand
-            .broken_constant_time()
-            .map(|(id, f)| CtViolation {
-                id: id.to_string(),
-                finding: f.clone(),
-            })
-            .collect(),
-        constant_time_accepted: cand
-            .accepted_constant_time()
-            .map(|(id, f)| CtViolation {
-                id: id.to_string(),
-                finding: f.clone(),
-            })
-            .collect(),
+        findings: cand.failing_findings().collect(),
+        findings_accepted: cand.accepted_findings().collect(),
         ..Gate::default()
     };
     let ignored = |id: &str| cfg.ignore.iter().any(|g| glob_match(g, id));

@@ -25,12 +25,6 @@
 //! binary-size = 4_000_000 # bytes of the bench binary's code and data (only with scenario "*")
 //! complexity = "n log n"  # how the family `scenario/N` grows: 1, log n, n, n log n, n^2
 //!
-//! [[constant-time.allow]] # a reviewed constant-time finding: reported, not failing
-//! scenario = "leak/*"     # glob over measured ids; default "*"
-//! at = "benches/ct.rs:27" # FILE:LINE, FILE or a function name (costbench_judge::instrument::consttime)
-//! kind = "address"        # optional: only "branch" or only "address" findings there
-//! why = "reviewed: ..."   # required, shown in every report
-//!
 //! [history]              # `history changes` (see costbench_judge::changes::config)
 //! drift-budget = 5.0      # percent since drift-reference (a revision or a date)
 //! drift-reference = "v1.0"
@@ -45,6 +39,9 @@
 //! features = ["unaligned"]
 //! ```
 //!
+//! The instruments' own sections (the entries that accept their findings) are their slices':
+//! declared into [`Config`] and read by `costbench_judge::instrument`, which shows them.
+//!
 //! Unknown keys are errors, so that a typo never silently changes what is measured; every
 //! error here is bad input (a usage error), said before anything is built. Variant
 //! tables are kept as written (in file order: the first is the baseline) and validated by
@@ -58,33 +55,32 @@ use std::path::Path;
 /// File name looked up in the workspace root.
 pub const FILE_NAME: &str = "costbench.toml";
 
-/// The contents of `costbench.toml`.
-#[derive(Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Config {
-    /// The `[run]` table.
-    #[serde(default)]
-    pub run: RunConfig,
-    /// `[check]`: its types and their validation belong to the gate that applies them.
-    #[serde(default)]
-    pub check: CheckConfig,
-    /// `[variants.NAME]` tables, unvalidated, in file order.
-    #[serde(default)]
-    pub variants: toml::Table,
-    /// `[[budget]]` tables, in file order: later ones override earlier ones (and the suite's
-    /// own) for the ids and figures they both limit.
-    #[serde(default)]
-    pub budget: Vec<costbench_record::model::budget::Budget>,
-    /// `[constant-time]`: the `[[constant-time.allow]]` entries, each named
-    /// `costbench.toml:LINE` after the line its table starts on.
-    #[serde(default, rename = "constant-time")]
-    pub constant_time: costbench_judge::instrument::consttime::ConstantTimeConfig,
-    /// `[history]`: the drift budget and acknowledged change points (`history changes`).
-    #[serde(default)]
-    pub history: costbench_judge::changes::config::HistoryConfig,
-    /// Whether it was read from a file (`false`: there is none, and this is the default).
-    #[serde(skip)]
-    pub from_file: bool,
+costbench_judge::with_instrument_sections! {
+    /// The contents of `costbench.toml`.
+    #[derive(Debug, Default, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct Config {
+        /// The `[run]` table.
+        #[serde(default)]
+        pub run: RunConfig,
+        /// `[check]`: its types and their validation belong to the gate that applies them.
+        #[serde(default)]
+        pub check: CheckConfig,
+        /// `[variants.NAME]` tables, unvalidated, in file order.
+        #[serde(default)]
+        pub variants: toml::Table,
+        /// `[[budget]]` tables, in file order: later ones override earlier ones (and the
+        /// suite's own) for the ids and figures they both limit.
+        #[serde(default)]
+        pub budget: Vec<costbench_record::model::budget::Budget>,
+    } {
+        /// `[history]`: the drift budget and acknowledged change points (`history changes`).
+        #[serde(default)]
+        pub history: costbench_judge::changes::config::HistoryConfig,
+        /// Whether it was read from a file (`false`: there is none, and this is the default).
+        #[serde(skip)]
+        pub from_file: bool,
+    }
 }
 
 /// The `[run]` table of `costbench.toml`: what to measure when the command line does not say.
@@ -144,37 +140,9 @@ impl Config {
                 .and_then(|()| costbench_judge::complexity::validate(b))
                 .map_err(|e| anyhow::anyhow!("[[budget]] number {}: {e}", i + 1))?;
         }
-        let lines = allow_lines(text)?;
-        for (a, line) in c.constant_time.allow.iter_mut().zip(lines) {
-            a.entry = format!("{FILE_NAME}:{line}");
-            a.validate()
-                .map_err(|e| anyhow::anyhow!("[[constant-time.allow]] at {}: {e}", a.entry))?;
-        }
+        c.read_sections(text, FILE_NAME)?;
         Ok(c)
     }
-}
-
-/// The line each `[[constant-time.allow]]` table starts on, in file order: read again with
-/// spans, since the entries' own type knows nothing of the file.
-fn allow_lines(text: &str) -> Result<Vec<usize>> {
-    #[derive(Deserialize)]
-    struct Spans {
-        #[serde(default, rename = "constant-time")]
-        constant_time: Option<Allows>,
-    }
-    #[derive(Deserialize)]
-    struct Allows {
-        #[serde(default)]
-        allow: Vec<toml::Spanned<toml::Table>>,
-    }
-    let spans: Spans = toml::from_str(text)?;
-    Ok(spans
-        .constant_time
-        .map(|c| c.allow)
-        .unwrap_or_default()
-        .iter()
-        .map(|t| text[..t.span().start].matches('\n').count() + 1)
-        .collect())
 }
 
 #[cfg(test)]
@@ -233,56 +201,6 @@ mod tests {
             ),
         ] {
             let e = format!("{:#}", Config::parse(bad).unwrap_err());
-            assert!(e.contains(needle), "{bad:?}: {e}");
-        }
-    }
-
-    #[test]
-    fn parses_constant_time_allowances_with_their_lines_and_refuses_bad_ones() {
-        let c = Config::parse(
-            "[run]\nbench = \"b\"\n\n[[constant-time.allow]]\nscenario = \"leak/*\"\n\
-             at = \"benches/ct.rs:27\"\nwhy = \"reviewed\"\n\n\
-             [[constant-time.allow]]\nat = \"ct::setup\"\nkind = \"address\"\nwhy = \"setup only\"\n",
-        )
-        .unwrap();
-        let a = &c.constant_time.allow;
-        assert_eq!(a.len(), 2);
-        assert_eq!(a[0].scenario, "leak/*");
-        assert_eq!(a[0].entry, "costbench.toml:4");
-        assert_eq!(a[1].scenario, "*");
-        assert_eq!(a[1].entry, "costbench.toml:9");
-        assert_eq!(a[0].kind, None);
-        assert_eq!(
-            a[1].kind,
-            Some(costbench_record::instrument::consttime::CtKind::Address)
-        );
-        for (bad, needle) in [
-            (
-                "[[constant-time.allow]]\nat = \"a.rs:1\"\n",
-                "[[constant-time.allow]] at costbench.toml:1: `why` is missing or empty",
-            ),
-            (
-                "\n[[constant-time.allow]]\nwhy = \"r\"\nat = \"\"\n",
-                "[[constant-time.allow]] at costbench.toml:2: `at` is missing or empty",
-            ),
-            (
-                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"a.rs:1x\"\n",
-                "costbench.toml:1: `at = \"a.rs:1x\"`: \"1x\" is not a line number",
-            ),
-            ("[[constant-time.allow]]\nwhy = \"r\"\nline = 3\n", "line"),
-            ("[constant-time]\nalow = []\n", "alow"),
-            (
-                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"f\"\nkind = \"sometimes\"\n",
-                "sometimes",
-            ),
-            (
-                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"f\"\nkind = \"memory\"\n",
-                "costbench.toml:1: `kind` for `at = \"f\"`: only",
-            ),
-        ] {
-            let e = Config::parse(bad).unwrap_err();
-            assert!(costbench_record::error::is_bad_input(&e), "{bad:?}");
-            let e = format!("{e:#}");
             assert!(e.contains(needle), "{bad:?}: {e}");
         }
     }

@@ -279,38 +279,24 @@ fn gather(c: &Comparison, gate: Option<&Gate>) -> Vec<Suite> {
             });
         }
     }
-    // Constant-time findings: a suite of their own, a failure each, with the frames that led
-    // there.
+    // The instruments' findings: a suite of their own per instrument (named by its label), a
+    // failure each, with the frames that led there; the accepted ones reported as skipped, as
+    // an ignored test is, with the entry's reason.
     if let Some(g) = gate {
-        for c in &g.constant_time {
-            let f = &c.finding;
-            suite_for(&mut suites, "constant-time").cases.push(Case {
-                name: format!("{} ({})", c.id, f.at.location()),
+        for f in &g.findings {
+            suite_for(&mut suites, f.spec().label).cases.push(Case {
+                name: format!("{} ({})", f.id, f.place),
                 outcome: Outcome::Failure {
-                    kind: "constant-time".into(),
-                    message: f.line(),
-                    text: f
-                        .frames
-                        .iter()
-                        .map(|fr| {
-                            format!(
-                                "{} ({})",
-                                fr.function.as_deref().unwrap_or("??"),
-                                fr.location()
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n"),
+                    kind: f.spec().label.into(),
+                    message: f.line.clone(),
+                    text: f.frames.join("\n"),
                 },
             });
         }
-        // Accepted ones (`[[constant-time.allow]]`): reported as skipped, as an ignored test
-        // is, with the entry's reason.
-        for c in &g.constant_time_accepted {
-            let f = &c.finding;
-            suite_for(&mut suites, "constant-time").cases.push(Case {
-                name: format!("{} ({})", c.id, f.at.location()),
-                outcome: Outcome::Skipped(f.line()),
+        for f in &g.findings_accepted {
+            suite_for(&mut suites, f.spec().label).cases.push(Case {
+                name: format!("{} ({})", f.id, f.place),
+                outcome: Outcome::Skipped(f.line.clone()),
             });
         }
     }

@@ -217,12 +217,13 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
         }
         out.push_str(&crate::budget::markdown_rows(&gate.budgets));
         out.push_str(&crate::budget::complexity_markdown_rows(&gate.complexity));
-        for c in &gate.constant_time {
+        for f in &gate.findings {
             let _ = writeln!(
                 out,
-                "| {} | constant time | {} |",
-                escape_cell(&c.id),
-                escape_cell(&c.finding.line())
+                "| {} | {} | {} |",
+                escape_cell(&f.id),
+                f.spec().title,
+                escape_cell(&f.line)
             );
         }
         if !gate.not_reached.is_empty() {
@@ -235,17 +236,28 @@ pub fn check(c: &Comparison, gate: &costbench_judge::check::Gate) -> String {
         }
         out.push('\n');
     }
-    if !gate.constant_time_accepted.is_empty() {
-        out.push_str(
-            "Accepted by costbench.toml (`[[constant-time.allow]]`, not failing):\n\n\
-             | scenario | constant time | finding |\n|:--|:--|:--|\n",
+    // The accepted findings: one table per instrument that has some, in the registry's order.
+    for i in costbench_record::instrument::Instrument::ALL {
+        let accepted: Vec<_> = gate
+            .findings_accepted
+            .iter()
+            .filter(|f| f.instrument == i)
+            .collect();
+        let Some(spec) = accepted.first().map(|f| f.spec()) else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            "Accepted by costbench.toml (`{}`, not failing):\n\n\
+             | scenario | {} | finding |\n|:--|:--|:--|\n",
+            spec.allow, spec.title
         );
-        for c in &gate.constant_time_accepted {
+        for f in accepted {
             let _ = writeln!(
                 out,
                 "| {} | accepted | {} |",
-                escape_cell(&c.id),
-                escape_cell(&c.finding.line())
+                escape_cell(&f.id),
+                escape_cell(&f.line)
             );
         }
         out.push('\n');

@@ -34,7 +34,8 @@ pub use measure::{
 };
 pub use tools::{AsmCmd, CensusCmd, MiriCmd};
 
-const AFTER_HELP: &str = "\
+/// `--help`'s exit codes: these before code 3, [`exit_3_help`] for it, then [`AFTER_EXIT_3`].
+const BEFORE_EXIT_3: &str = "\
 Exit codes:
   0  everything asked for ran and was written (check: and the gate passed)
   1  a scenario failed or an error stopped the run (the message says which); check: an
@@ -43,18 +44,74 @@ Exit codes:
      matches no scenario), or asked to take a run that did not finish for one that did
      (merge, import, check without --allow-unfinished), or to measure nothing, or
      costbench.toml is wrong (an unknown key, a bad entry: the message names it)
-  3  check: a significant regression, a figure above a hard limit of costbench.toml, a
-     broken budget or a constant-time finding; run, variants: a broken budget (a figure
-     above its limit, or not measured) or a constant-time finding (a branch or an address
-     that depends on a secret) that no [[constant-time.allow]] entry accepted; history
-     changes: a change point after --since, or a drift over its budget, that costbench.toml
-     does not acknowledge
-  130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
+";
+
+/// `--help`'s exit codes after code 3.
+const AFTER_EXIT_3: &str =
+    "  130, 143  interrupted by Ctrl-C (SIGINT) or SIGTERM; what finished is kept";
+
+/// The exit codes `--help` ends with.
+fn after_help() -> String {
+    format!("{BEFORE_EXIT_3}{}{AFTER_EXIT_3}", exit_3_help())
+}
+
+/// Exit code 3 in `--help`: what fails `check`, `run` and `variants`, with each instrument's
+/// findings in its slice's words, wrapped as the other codes are.
+fn exit_3_help() -> String {
+    let findings: Vec<&costbench_record::instrument::FindingSpec> =
+        costbench_record::instrument::Instrument::ALL
+            .iter()
+            .filter_map(|i| i.slice().findings.as_ref())
+            .collect();
+    let check = [
+        "a significant regression".to_string(),
+        "a figure above a hard limit of costbench.toml".into(),
+        "a broken budget".into(),
+    ]
+    .into_iter()
+    .chain(findings.iter().map(|f| format!("a {} finding", f.label)));
+    let run =
+        std::iter::once("a broken budget (a figure above its limit, or not measured)".to_string())
+            .chain(findings.iter().map(|f| {
+                format!(
+                    "a {} finding ({}) that no {} entry accepted",
+                    f.label, f.what, f.allow
+                )
+            }));
+    let text = format!(
+        "check: {}; run, variants: {}; history changes: a change point after --since, or a \
+         drift over its budget, that costbench.toml does not acknowledge",
+        either(check.collect()),
+        either(run.collect()),
+    );
+    let mut out = String::from("  3 ");
+    let mut width = out.len();
+    for word in text.split(' ') {
+        if width > 5 && width + 1 + word.len() > 92 {
+            out.push_str("\n    ");
+            width = 4;
+        }
+        out.push(' ');
+        out.push_str(word);
+        width += 1 + word.len();
+    }
+    out.push('\n');
+    out
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn either(items: Vec<String>) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
 
 /// Measure what Rust code costs per operation: exact instruction counts (callgrind) and wall
 /// time, for scenarios written with the `costbench` library.
 #[derive(Debug, Parser)]
-#[command(name = "costbench", version, after_help = AFTER_HELP)]
+#[command(name = "costbench", version, after_help = after_help())]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]

@@ -363,19 +363,16 @@ fn gate_and_emit(
     sources: Option<&SourceDiff>,
 ) -> Result<i32> {
     let base = shard_of_baseline(base, &cand);
-    // Accepted constant-time findings: costbench.toml's entries as they are now decide, so that
-    // an entry removed since the run no longer accepts; without the file, what the record
-    // accepted stands. The entries that matched nothing are said.
+    // Accepted findings: costbench.toml's entries as they are now decide, so that an entry
+    // removed since the run no longer accepts; without the file, what the record accepted
+    // stands. The entries that matched nothing are said.
     let mut cand = cand;
-    let allow = &config.constant_time.allow;
+    let allowances = config.allowances();
     if config.from_file {
-        costbench_judge::instrument::consttime::decide(&mut cand, allow);
+        allowances.decide(&mut cand);
     }
-    for a in costbench_judge::instrument::consttime::stale(&cand, allow) {
-        eprintln!(
-            "warning: {}",
-            costbench_judge::instrument::consttime::stale_warning(a)
-        );
+    for w in allowances.stale_warnings(&cand) {
+        eprintln!("warning: {w}");
     }
     let cmp: Comparison = judge_sides(
         (&base, base_dir.as_deref()),

@@ -1,8 +1,8 @@
 //! `costbench run`: build the bench targets (every qualifying one without `--bench`), measure
 //! them into one record and record the run in history
 //! (`Session::measure_and_record`), send it to the sink (stdout as `--format` and `--quiet` ask,
-//! `report.html` with `--html`), and choose the exit code (3 when a budget is broken or a
-//! constant-time finding was made).
+//! `report.html` with `--html`), and choose the exit code (3 when a budget is broken or an
+//! instrument made a finding that fails).
 
 use crate::args::RunArgs;
 use crate::core::session::Session;
@@ -86,17 +86,17 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     if stdout.is_none() {
         print_failures(&record);
     }
-    crate::core::present::warn_stale_allowances(&record, &session.cmd.measure.ct_allow, None);
+    crate::core::present::warn_stale_allowances(&record, &session.cmd.measure.allowances, None);
     Ok(exit_code(&record))
 }
 
-/// 3 when a budget is broken, a family disagrees with its declared class or the constant-time
-/// instrument found a secret-dependent branch or address costbench.toml did not accept (it wins
-/// over a failed scenario, as in `check`), 1 when a scenario failed, else 0.
+/// 3 when a budget is broken, a family disagrees with its declared class or an instrument made a
+/// finding that fails, one costbench.toml did not accept (it wins over a failed scenario, as in
+/// `check`), 1 when a scenario failed, else 0.
 pub(super) fn exit_code(record: &RunRecord) -> i32 {
     if record.broken_budgets().next().is_some()
         || record.broken_complexity().next().is_some()
-        || record.broken_constant_time().next().is_some()
+        || record.failing_findings().next().is_some()
     {
         exit::REGRESSION
     } else if record.failed().next().is_some() {
@@ -119,17 +119,19 @@ fn measured_count(record: &RunRecord) -> String {
     }
 }
 
-/// `--quiet`: the failed scenarios, the broken budgets and the constant-time findings (the
+/// `--quiet`: the failed scenarios, the broken budgets and the instruments' findings (the
 /// accepted ones too, with their reason) on stderr, which is all a quiet run says.
 fn print_failures(record: &RunRecord) {
     for b in record.broken_budgets() {
         eprintln!("BUDGET {}", costbench_report::budget::line(b));
     }
-    for (id, f) in record.broken_constant_time() {
-        eprintln!("CONSTANT-TIME {id}: {}", f.line());
+    for f in record.failing_findings() {
+        let label = f.spec().label.to_ascii_uppercase();
+        eprintln!("{label} {}: {}", f.id, f.line);
     }
-    for (id, f) in record.accepted_constant_time() {
-        eprintln!("CONSTANT-TIME ACCEPTED {id}: {}", f.line());
+    for f in record.accepted_findings() {
+        let label = f.spec().label.to_ascii_uppercase();
+        eprintln!("{label} ACCEPTED {}: {}", f.id, f.line);
     }
     for r in record.failed() {
         for f in &r.failures {

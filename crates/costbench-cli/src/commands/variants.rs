@@ -22,7 +22,7 @@ pub(super) fn variants(args: RunArgs) -> Result<i32> {
     for r in &measured.records {
         crate::core::present::warn_stale_allowances(
             r,
-            &session.cmd.measure.ct_allow,
+            &session.cmd.measure.allowances,
             Some(&r.variant),
         );
     }

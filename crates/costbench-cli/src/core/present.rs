@@ -16,8 +16,8 @@ use std::path::Path;
 
 /// Writes `root/matrix.json`, prints the matrix as `format` asks (with a line on where the
 /// results are, and what a shard leaves to `merge`), lists failures under `quiet`, and returns
-/// the exit code: 3 when a variant broke a budget or has a constant-time finding that was not
-/// accepted (listed on stderr, the accepted ones too), else a failure when a
+/// the exit code: 3 when a variant broke a budget or has an instrument's finding that fails (not
+/// accepted; listed on stderr, the accepted ones too), else a failure when a
 /// scenario failed or a variant did not build.
 pub(crate) fn present(
     matrix: &Matrix,
@@ -76,15 +76,23 @@ pub(crate) fn present(
                 costbench_report::budget::line(b)
             );
         }
-        for (id, f) in r.broken_constant_time() {
+        for f in r.failing_findings() {
             broken = true;
-            eprintln!("CONSTANT-TIME in variant {}: {id}: {}", r.variant, f.line());
-        }
-        for (id, f) in r.accepted_constant_time() {
             eprintln!(
-                "CONSTANT-TIME ACCEPTED in variant {}: {id}: {}",
+                "{} in variant {}: {}: {}",
+                f.spec().label.to_ascii_uppercase(),
                 r.variant,
-                f.line()
+                f.id,
+                f.line
+            );
+        }
+        for f in r.accepted_findings() {
+            eprintln!(
+                "{} ACCEPTED in variant {}: {}: {}",
+                f.spec().label.to_ascii_uppercase(),
+                r.variant,
+                f.id,
+                f.line
             );
         }
         for c in r.broken_complexity() {
@@ -133,21 +141,18 @@ fn list_line(s: &ScenarioInfo) -> String {
     format!("{}  ({} {}){parties}", s.name, s.ops, s.unit)
 }
 
-/// A warning on stderr for each `[[constant-time.allow]]` entry that matched no finding of
-/// `record` although the instrument checked its ids (`variant` names the variant's run): like
-/// an unfulfilled expectation, said, never failing.
+/// A warning on stderr for each entry of costbench.toml that accepts findings and matched no
+/// finding of `record` although its instrument checked its ids (`variant` names the variant's
+/// run): like an unfulfilled expectation, said, never failing.
 pub(crate) fn warn_stale_allowances(
     record: &RunRecord,
-    allow: &[costbench_judge::instrument::consttime::Allow],
+    allowances: &costbench_judge::instrument::Allowances,
     variant: Option<&str>,
 ) {
     let within = variant
         .map(|v| format!(" in variant {v}"))
         .unwrap_or_default();
-    for a in costbench_judge::instrument::consttime::stale(record, allow) {
-        eprintln!(
-            "warning{within}: {}",
-            costbench_judge::instrument::consttime::stale_warning(a)
-        );
+    for w in allowances.stale_warnings(record) {
+        eprintln!("warning{within}: {w}");
     }
 }

@@ -70,10 +70,11 @@ impl Session {
             );
         }
         // costbench.toml's budgets, checked after measuring with the suite's own, and its
-        // accepted constant-time findings; a bad entry is said here, before any build.
+        // entries accepting the instruments' findings; a bad entry is said here, before any
+        // build.
         let config = costbench_measure::config::Config::load(&target.workspace_root)?;
+        cmd.measure.allowances = config.allowances();
         cmd.measure.budgets = config.budget;
-        cmd.measure.ct_allow = config.constant_time.allow;
         let paths = Paths::under(&target.target_directory);
         let history = history::location(cmd.db.as_deref(), &paths);
         // A `--db` that cannot be used (a file that is not a database, a server that does not

@@ -1,7 +1,9 @@
 //! Accepted constant-time findings: costbench.toml's `[[constant-time.allow]]` entries
 //! ([`Allow`]), their validation, which findings of a run they match ([`accept`]) and which
 //! entries matched none ([`stale`]). Pure: a function of the run record and the entries; reading
-//! the file is `costbench-measure`'s (`config.rs`), saying the stale ones the command's.
+//! the file is `costbench-measure`'s (`config.rs`, which declares this section with
+//! `with_instrument_sections!`; [`read`] names and validates its entries), saying the stale
+//! ones the command's.
 //!
 //! An entry's `at` is one of three places, told apart by its shape:
 //!
@@ -246,6 +248,41 @@ pub fn stale<'a>(record: &RunRecord, allow: &'a [Allow]) -> Vec<&'a Allow> {
         .collect()
 }
 
+/// Names each entry of `config` (read from `text`, the file `file_name`) after the line its
+/// table starts on (`costbench.toml:LINE`), and validates it; an error names the entry so.
+pub fn read(config: &mut ConstantTimeConfig, text: &str, file_name: &str) -> anyhow::Result<()> {
+    let lines = allow_lines(text)?;
+    for (a, line) in config.allow.iter_mut().zip(lines) {
+        a.entry = format!("{file_name}:{line}");
+        a.validate()
+            .map_err(|e| anyhow::anyhow!("[[constant-time.allow]] at {}: {e}", a.entry))?;
+    }
+    Ok(())
+}
+
+/// The line each `[[constant-time.allow]]` table starts on, in file order: read again with
+/// spans, since the entries' own type knows nothing of the file.
+fn allow_lines(text: &str) -> anyhow::Result<Vec<usize>> {
+    #[derive(Deserialize)]
+    struct Spans {
+        #[serde(default, rename = "constant-time")]
+        constant_time: Option<Allows>,
+    }
+    #[derive(Deserialize)]
+    struct Allows {
+        #[serde(default)]
+        allow: Vec<toml::Spanned<toml::Table>>,
+    }
+    let spans: Spans = toml::from_str(text)?;
+    Ok(spans
+        .constant_time
+        .map(|c| c.allow)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| text[..t.span().start].matches('\n').count() + 1)
+        .collect())
+}
+
 /// The warning for a stale entry.
 pub fn stale_warning(a: &Allow) -> String {
     format!(
@@ -449,12 +486,8 @@ mod tests {
                 why: "public in our threat model".into(),
             })
         );
-        assert_eq!(
-            run.broken_constant_time().count(),
-            1,
-            "early_exit still fails"
-        );
-        assert_eq!(run.accepted_constant_time().count(), 1);
+        assert_eq!(run.failing_findings().count(), 1, "early_exit still fails");
+        assert_eq!(run.accepted_findings().count(), 1);
         // The first entry matched leak/branch too, so it is not stale; the entry for a line
         // with no finding is; the one for ids never checked is not.
         let stale: Vec<&str> = stale(&run, &entries)
@@ -465,15 +498,11 @@ mod tests {
         assert_eq!(stale_warning(&entries[2]).lines().count(), 1);
         // Entries that match nothing leave an earlier acceptance alone; deciding anew forgets it.
         accept(&mut run, &[]);
-        assert_eq!(run.accepted_constant_time().count(), 1);
+        assert_eq!(run.accepted_findings().count(), 1);
         decide(&mut run, &entries[2..]);
-        assert_eq!(run.accepted_constant_time().count(), 0);
-        assert_eq!(
-            run.broken_constant_time().count(),
-            2,
-            "both fail once removed"
-        );
+        assert_eq!(run.accepted_findings().count(), 0);
+        assert_eq!(run.failing_findings().count(), 2, "both fail once removed");
         decide(&mut run, &entries);
-        assert_eq!(run.accepted_constant_time().count(), 1);
+        assert_eq!(run.accepted_findings().count(), 1);
     }
 }

@@ -53,9 +53,9 @@ pub struct RunOptions {
     /// `[[budget]]` of costbench.toml: checked after measuring, after the suite's own budgets
     /// (which they override where both limit the same figure of an id).
     pub budgets: Vec<costbench_record::model::budget::Budget>,
-    /// `[[constant-time.allow]]` of costbench.toml: the constant-time findings they match are
-    /// recorded as accepted (reported, not failing).
-    pub ct_allow: Vec<costbench_judge::instrument::consttime::Allow>,
+    /// costbench.toml's entries that accept the instruments' findings: the findings they match
+    /// are recorded as accepted (reported, not failing).
+    pub allowances: costbench_judge::instrument::Allowances,
 }
 
 /// How the throughput instrument puts a service scenario under load (`--clients`, `--rate`,

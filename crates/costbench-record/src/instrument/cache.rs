@@ -36,6 +36,7 @@ pub const SLICE: Slice = Slice {
         help: "Simulated estimated cycles per op (--instrument cache)",
         per_op: cycles,
     }],
+    findings: None,
 };
 
 /// Simulated estimated cycles per op, if simulated.

@@ -8,6 +8,8 @@
 //! entries match which findings `costbench-judge`'s (`src/consttime.rs`).
 
 use super::slice::Slice;
+use super::{Finding, FindingDetail, FindingSpec, Instrument};
+use crate::model::ScenarioResult;
 use serde::{Deserialize, Serialize};
 
 /// Its slice.
@@ -16,7 +18,47 @@ pub const SLICE: Slice = Slice {
     memory_csv: &[],
     figures: &[],
     metrics: &[],
+    findings: Some(FindingSpec {
+        label: "constant-time",
+        title: "constant time",
+        json_key: "constant_time",
+        allow: "[[constant-time.allow]]",
+        what: "a branch or an address that depends on a secret",
+        of: findings,
+    }),
 };
+
+/// The findings of `r` that fail the gate or that were accepted, each with its id: what the
+/// gate, the exit code and every report see of them.
+fn findings(r: &ScenarioResult) -> Vec<Finding> {
+    let Some(c) = &r.counters.constant_time else {
+        return Vec::new();
+    };
+    c.findings
+        .iter()
+        .filter(|f| f.gates() || f.accepted.is_some())
+        .map(|f| Finding {
+            instrument: Instrument::ConstantTime,
+            id: r.id.clone(),
+            fails: f.gates(),
+            accepted: f.accepted.is_some(),
+            place: f.at.location(),
+            line: f.line(),
+            frames: f
+                .frames
+                .iter()
+                .map(|fr| {
+                    format!(
+                        "{} ({})",
+                        fr.function.as_deref().unwrap_or("??"),
+                        fr.location()
+                    )
+                })
+                .collect(),
+            detail: FindingDetail::ConstantTime(f.clone()),
+        })
+        .collect()
+}
 
 /// What memcheck reported for one party's process under `--instrument constant-time`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -241,31 +283,6 @@ impl ConstantTime {
             (0, n) => CtVerdict::Accepted(n),
             (n, _) => CtVerdict::Leaks(n),
         }
-    }
-}
-
-impl crate::model::RunRecord {
-    /// Every finding of `--instrument constant-time` that fails the run, with its id.
-    pub fn broken_constant_time(&self) -> impl Iterator<Item = (&str, &CtFinding)> {
-        self.results.iter().flat_map(|r| {
-            r.counters
-                .constant_time
-                .iter()
-                .flat_map(|c| c.failing())
-                .map(move |f| (r.id.as_str(), f))
-        })
-    }
-
-    /// Every finding of `--instrument constant-time` that `[[constant-time.allow]]` accepted,
-    /// with its id.
-    pub fn accepted_constant_time(&self) -> impl Iterator<Item = (&str, &CtFinding)> {
-        self.results.iter().flat_map(|r| {
-            r.counters
-                .constant_time
-                .iter()
-                .flat_map(|c| c.accepted())
-                .map(move |f| (r.id.as_str(), f))
-        })
     }
 }
 

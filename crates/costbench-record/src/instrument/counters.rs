@@ -2,7 +2,8 @@
 //! flattened into the result: one optional key per instrument whose figure is more than one
 //! number (its type is its slice's, or the model's for the older counter instruments), in the
 //! order run.json has always had them, beside the figures of instruments that have no typed
-//! field of their own ([`Counters::figures`]). Beside the registry, as the registry's list of
+//! field of their own ([`Counters::figures`]); and the type of each instrument's findings
+//! ([`FindingDetail`]). Beside the registry, as the registry's list of
 //! instruments is: the one place outside a slice that names them.
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,16 @@ pub struct Counters {
     /// above are written as before. A key of its own, not a catch-all for unknown keys.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub figures: BTreeMap<String, FigureValue>,
+}
+
+/// An instrument's own finding ([`Finding::detail`](super::Finding::detail)), as the check's JSON
+/// gate shows it: one variant per instrument whose slice yields findings, each serialised as
+/// its slice's type is.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum FindingDetail {
+    /// `--instrument constant-time`: memcheck's finding.
+    ConstantTime(super::consttime::CtFinding),
 }
 
 /// One instrument's figure in [`Counters::figures`]: a count (exact, written as an integer) or

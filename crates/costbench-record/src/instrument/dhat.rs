@@ -45,6 +45,7 @@ pub const SLICE: Slice = Slice {
     ],
     figures: &[],
     metrics: &[],
+    findings: None,
 };
 
 /// The figure of a result, if it has one.

@@ -35,6 +35,7 @@ pub const SLICE: Slice = Slice {
         help: "Instructions per op",
         per_op: ir_per_op,
     }],
+    findings: None,
 };
 
 /// Instructions per op, if counted.

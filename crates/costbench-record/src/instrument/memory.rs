@@ -121,6 +121,7 @@ pub const SLICE: Slice = Slice {
             per_op: max_rss,
         },
     ],
+    findings: None,
 };
 
 /// Bytes allocated per op, if counted.

@@ -11,7 +11,7 @@
 //!
 //! Each entry also points at its instrument's slice of the record: the module of this folder
 //! named like its folder (`dhat.rs`), which holds its figure's type where it has one, whether a
-//! result has its figure and its CSV columns ([`Slice`]). The rest of this crate loops over
+//! result has its figure, its CSV columns and its findings ([`Slice`], [`Finding`]). The rest of this crate loops over
 //! [`Instrument::slice`] and names no instrument there.
 //!
 //! Data only, like the rest of this crate: how an instrument's process is started and its output
@@ -22,12 +22,14 @@
 
 mod counters;
 mod figure;
+mod finding;
 mod metric;
 mod slice;
 
-pub use counters::{Counters, FigureValue};
+pub use counters::{Counters, FigureValue, FindingDetail};
 
 pub use figure::{FigureSpec, Judged};
+pub use finding::{serialize_by_instrument, Finding, FindingSpec};
 pub use metric::{MetricSpec, Steps};
 pub use slice::{Column, Slice};
 

@@ -8,4 +8,5 @@ pub const SLICE: Slice = Slice {
     memory_csv: &[],
     figures: &[],
     metrics: &[],
+    findings: None,
 };

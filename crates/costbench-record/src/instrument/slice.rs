@@ -1,12 +1,13 @@
 //! What an instrument's slice owns in the run record, beside its entry in the registry: whether
 //! a result has its figure (the one answer completion, unfinished runs and every reader take,
 //! through `ScenarioResult::has_figure`), the columns it adds to `memory.csv`, and what its
-//! compared figures and history series are (their variants are listed in its registry entry). Each
+//! compared figures and history series are (their variants are listed in its registry entry), and
+//! the findings it yields, if any. Each
 //! instrument's module in this folder (named like its folder in the registry) holds its
 //! [`Slice`] and, where it has one, its figure's type; the layers of this crate loop over the
 //! slices and name no instrument.
 
-use super::{FigureSpec, MetricSpec};
+use super::{FigureSpec, FindingSpec, MetricSpec};
 use crate::model::ScenarioResult;
 
 /// The record's half of one instrument's slice.
@@ -22,6 +23,9 @@ pub struct Slice {
     pub figures: &'static [FigureSpec],
     /// Its history series, one spec per metric its registry entry lists (in any order).
     pub metrics: &'static [MetricSpec],
+    /// Its findings, where it judges a measured id by what it found rather than by a figure:
+    /// what they do to the gate and the exit code, and how every view names them.
+    pub findings: Option<FindingSpec>,
 }
 
 /// One column of a CSV file: its header and a result's cell (`None` leaves it empty).
@@ -40,5 +44,6 @@ impl Slice {
         memory_csv: &[],
         figures: &[],
         metrics: &[],
+        findings: None,
     };
 }

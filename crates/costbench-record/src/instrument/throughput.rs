@@ -42,4 +42,5 @@ pub const SLICE: Slice = Slice {
         },
     ],
     metrics: &[],
+    findings: None,
 };

@@ -53,6 +53,7 @@ pub const SLICE: Slice = Slice {
             },
         },
     ],
+    findings: None,
 };
 
 /// The median wall time per op, if timed.

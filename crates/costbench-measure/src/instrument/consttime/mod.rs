@@ -53,7 +53,7 @@ impl PerParty for ConstantTimeCheck {
     /// costbench.toml's `[[constant-time.allow]]` matches marked accepted.
     fn finish(&self, record: &mut RunRecord, root: &Path, opts: &RunOptions) {
         relative_to(record, root);
-        costbench_judge::instrument::consttime::accept(record, &opts.ct_allow);
+        costbench_judge::instrument::consttime::accept(record, &opts.allowances.consttime);
     }
 }
 
@@ -85,6 +85,61 @@ fn relative_to(record: &mut RunRecord, root: &Path) {
             for fr in &mut f.frames {
                 rel(&mut fr.file);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+
+    #[test]
+    fn costbench_toml_reads_allowances_with_their_lines_and_refuses_bad_ones() {
+        let c = Config::parse(
+            "[run]\nbench = \"b\"\n\n[[constant-time.allow]]\nscenario = \"leak/*\"\n\
+             at = \"benches/ct.rs:27\"\nwhy = \"reviewed\"\n\n\
+             [[constant-time.allow]]\nat = \"ct::setup\"\nkind = \"address\"\nwhy = \"setup only\"\n",
+        )
+        .unwrap();
+        let a = &c.constant_time.allow;
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0].scenario, "leak/*");
+        assert_eq!(a[0].entry, "costbench.toml:4");
+        assert_eq!(a[1].scenario, "*");
+        assert_eq!(a[1].entry, "costbench.toml:9");
+        assert_eq!(a[0].kind, None);
+        assert_eq!(
+            a[1].kind,
+            Some(costbench_record::instrument::consttime::CtKind::Address)
+        );
+        for (bad, needle) in [
+            (
+                "[[constant-time.allow]]\nat = \"a.rs:1\"\n",
+                "[[constant-time.allow]] at costbench.toml:1: `why` is missing or empty",
+            ),
+            (
+                "\n[[constant-time.allow]]\nwhy = \"r\"\nat = \"\"\n",
+                "[[constant-time.allow]] at costbench.toml:2: `at` is missing or empty",
+            ),
+            (
+                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"a.rs:1x\"\n",
+                "costbench.toml:1: `at = \"a.rs:1x\"`: \"1x\" is not a line number",
+            ),
+            ("[[constant-time.allow]]\nwhy = \"r\"\nline = 3\n", "line"),
+            ("[constant-time]\nalow = []\n", "alow"),
+            (
+                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"f\"\nkind = \"sometimes\"\n",
+                "sometimes",
+            ),
+            (
+                "[[constant-time.allow]]\nwhy = \"r\"\nat = \"f\"\nkind = \"memory\"\n",
+                "costbench.toml:1: `kind` for `at = \"f\"`: only",
+            ),
+        ] {
+            let e = Config::parse(bad).unwrap_err();
+            assert!(costbench_record::error::is_bad_input(&e), "{bad:?}");
+            let e = format!("{e:#}");
+            assert!(e.contains(needle), "{bad:?}: {e}");
         }
     }
 }
