@@ -16,7 +16,7 @@ mod counters;
 pub mod miri;
 mod walltime;
 
-pub use crate::instrument::{Counters, FigureValue};
+pub use crate::instrument::counters::{Counters, FigureValue};
 pub use completion::{Completion, RowState, StopReason, Unfinished};
 pub use counters::{Allocations, CacheSim, Memory, Perf, PerfCounter, CACHE_ROWS};
 
@@ -612,25 +612,6 @@ impl RunRecord {
         self.complexity_checks.iter().filter(|c| !c.passed)
     }
 
-    /// (scenarios finished, scenarios of the run): a scenario is finished when, for every party,
-    /// every instrument of the run (the census aside, which rides on icount) gave a figure or a
-    /// failure. What an interrupted run reports as kept.
-    pub fn finished_scenarios(&self) -> (usize, usize) {
-        let mut scenarios: std::collections::BTreeMap<&str, bool> = Default::default();
-        for r in &self.results {
-            // Throughput rows have that instrument only; the other rows every other one.
-            let applies = |inst: &str| (inst == "throughput") == r.clients.is_some();
-            let done = self
-                .settings
-                .instruments
-                .iter()
-                .filter(|i| applies(i))
-                .all(|inst| r.settled_for(inst));
-            *scenarios.entry(r.scenario.as_str()).or_insert(true) &= done;
-        }
-        (scenarios.values().filter(|d| **d).count(), scenarios.len())
-    }
-
     /// The machine that measured result `id`: its shard's host in a merged run, else the run's.
     pub fn host_of(&self, id: &str) -> &Host {
         self.merged
@@ -660,22 +641,6 @@ impl Host {
 }
 
 impl ScenarioResult {
-    /// Whether this result has a figure of instrument `inst` (by its `run.json` name): the one
-    /// answer every reader takes (completion, unfinished runs, interrupted runs).
-    pub fn has_figure(&self, inst: &str) -> bool {
-        // Each instrument's slice says (`crate::instrument`); an instrument without a typed
-        // field keeps its one number in `figures` under its name (docs/extending.md).
-        match crate::instrument::Instrument::from_name(inst).and_then(|i| i.slice().has_figure) {
-            Some(has) => has(self),
-            None => self.counters.figures.contains_key(inst),
-        }
-    }
-
-    /// Whether instrument `inst` is done with this result: it gave a figure or a failure.
-    pub fn settled_for(&self, inst: &str) -> bool {
-        self.has_figure(inst) || self.failures.iter().any(|f| f.instrument == inst)
-    }
-
     /// A result with no figures and no failures yet: what a run starts each measured id with.
     pub fn empty(
         id: impl Into<String>,
@@ -715,51 +680,6 @@ impl ScenarioResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finished_scenarios_need_every_instrument_of_every_party() {
-        use crate::testing::{record, scenario, with_icount};
-        let failed = |mut r: ScenarioResult, inst: &str| {
-            r.failures.push(Failure {
-                instrument: inst.into(),
-                kind: "crashed".into(),
-                message: String::new(),
-                stderr_tail: String::new(),
-            });
-            r
-        };
-        let party = |id: &str, s: &str| ScenarioResult {
-            scenario: s.into(),
-            ..scenario(id)
-        };
-        let mut run = record(
-            "r",
-            vec![
-                with_icount(scenario("done"), 1.0),
-                failed(scenario("failed"), "icount"),
-                scenario("not_started"),
-                with_icount(party("p/a", "p"), 1.0),
-                party("p/b", "p"),
-            ],
-        );
-        run.settings.instruments = vec!["icount".into(), "census".into()];
-        assert_eq!(run.finished_scenarios(), (2, 4));
-        run.settings.instruments.push("walltime".into());
-        assert_eq!(run.finished_scenarios(), (0, 4));
-    }
-
-    #[test]
-    fn an_instrument_keeping_its_number_in_figures_finishes_only_with_it() {
-        use crate::testing::{record, scenario, with_icount};
-        let mut run = record("r", vec![with_icount(scenario("a"), 1.0)]);
-        run.settings.instruments = vec!["icount".into(), "toy".into()];
-        assert_eq!(run.finished_scenarios(), (0, 1));
-        run.results[0]
-            .counters
-            .figures
-            .insert("toy".into(), FigureValue::Count(7));
-        assert_eq!(run.finished_scenarios(), (1, 1));
-    }
 
     #[test]
     fn results_without_census_read_and_write_as_before() {
