@@ -201,6 +201,8 @@ pub const SLICE: Slice = Slice {
         with_unit: |v| format!("{v:.0} lines"),
         steps: Steps::Exact,
     }],
+    #[cfg(any(test, feature = "testing"))]
+    sample: None,
 };
 
 /// Its figure as a compared figure and a series' value.

@@ -36,9 +36,31 @@ pub const SLICE: Slice = Slice {
         help: "Simulated estimated cycles per op (--instrument cache)",
         per_op: cycles,
     }],
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
 
 /// Simulated estimated cycles per op, if simulated.
 fn cycles(r: &ScenarioResult) -> Option<f64> {
     r.counters.cache.as_ref()?.per_op.get("EstimatedCycles").copied()
+}
+
+/// Its figures in the fixtures' run of every figure: every simulated counter, on the first row.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    use crate::model::{CacheSim, CACHE_ROWS};
+    let per_op: std::collections::BTreeMap<String, f64> = CACHE_ROWS
+        .iter()
+        .enumerate()
+        .map(|(k, (key, _))| (key.to_string(), 1234.5 / (k as f64 + 1.0).powi(3)))
+        .collect();
+    run.results[0].counters.cache = Some(CacheSim {
+        simulated: true,
+        totals: per_op
+            .iter()
+            .map(|(k, v)| (k.clone(), (v * 1000.0).round() as u64))
+            .collect(),
+        per_op,
+        callgrind_out: "callgrind-cache/index%2Fsum%2Fchecked.out".into(),
+    });
 }

@@ -9,4 +9,24 @@ pub const SLICE: Slice = Slice {
     memory_csv: &[],
     figures: &[],
     metrics: &[],
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
+
+/// Its figures in the fixtures' run of every figure: one kind of checks, on the first row.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    use crate::model::{Census, CensusKind};
+    run.results[0].census = Some(Census {
+        checks: 2000,
+        checks_per_op: 2.0,
+        sites: 3,
+        by_kind: vec![CensusKind {
+            kind: "bounds".into(),
+            checks: 2000,
+            checks_per_op: 2.0,
+            sites: 3,
+        }],
+        top_sites: vec![],
+    });
+}

@@ -16,6 +16,8 @@ pub const SLICE: Slice = Slice {
     memory_csv: &[],
     figures: &[],
     metrics: &[],
+    #[cfg(any(test, feature = "testing"))]
+    sample: None,
 };
 
 /// What memcheck reported for one party's process under `--instrument constant-time`.

@@ -45,9 +45,23 @@ pub const SLICE: Slice = Slice {
     ],
     figures: &[],
     metrics: &[],
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
 
 /// The figure of a result, if it has one.
 pub fn figure(r: &ScenarioResult) -> Option<&Dhat> {
     r.counters.dhat.as_ref()
+}
+
+/// Its figures in the fixtures' run of every figure: the heap totals, on the second row.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    run.results[1].counters.dhat = Some(Dhat {
+        total_bytes: 4096,
+        total_blocks: 3,
+        peak_bytes: 2048,
+        peak_blocks: 2,
+        dhat_out: "dhat/index%2Fsum%2Funchecked.json".into(),
+    });
 }

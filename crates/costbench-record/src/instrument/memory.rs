@@ -121,6 +121,8 @@ pub const SLICE: Slice = Slice {
             per_op: max_rss,
         },
     ],
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
 
 /// Bytes allocated per op, if counted.
@@ -136,4 +138,20 @@ fn max_rss(r: &ScenarioResult) -> Option<f64> {
 /// The allocation counts of a result, where they were counted.
 fn allocations(r: &ScenarioResult) -> Option<&Allocations> {
     r.counters.memory.as_ref()?.allocations.as_ref()
+}
+
+/// Its figures in the fixtures' run of every figure: memory counted on the first row, not
+/// counted (the max RSS alone) on the second.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    use crate::testing::with_memory;
+    run.results[0] = with_memory(run.results[0].clone(), 20);
+    let unchecked = &mut run.results[1];
+    *unchecked = with_memory(unchecked.clone(), 0);
+    unchecked
+        .counters
+        .memory
+        .as_mut()
+        .expect("set above")
+        .allocations = None;
 }

@@ -8,4 +8,41 @@ pub const SLICE: Slice = Slice {
     memory_csv: &[],
     figures: &[],
     metrics: &[],
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
+
+/// Its figures in the fixtures' run of every figure: two counters on the first row, one
+/// multiplexed, and the skip of a machine that refuses them.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    use crate::model::{Perf, PerfCounter, Skipped};
+    run.results[0].counters.perf = Some(Perf {
+        counters: vec![
+            PerfCounter {
+                name: "cycles".into(),
+                raw: 3_000_000,
+                time_enabled_ns: 1000,
+                time_running_ns: 1000,
+                scaled: 3_000_000.0,
+                per_op: 3000.0,
+                running_fraction: 1.0,
+            },
+            PerfCounter {
+                name: "branch-misses".into(),
+                raw: 5,
+                time_enabled_ns: 1000,
+                time_running_ns: 500,
+                scaled: 10.0,
+                per_op: 0.01,
+                running_fraction: 0.5,
+            },
+        ],
+        ipc: Some(0.667),
+        unavailable: vec![],
+    });
+    run.skipped.push(Skipped {
+        instrument: "perf".into(),
+        reason: "perf_event_paranoid is 3".into(),
+    });
+}

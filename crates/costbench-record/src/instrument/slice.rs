@@ -22,6 +22,11 @@ pub struct Slice {
     pub figures: &'static [FigureSpec],
     /// Its history series, one spec per metric its registry entry lists (in any order).
     pub metrics: &'static [MetricSpec],
+    /// Its figures in the test fixtures' run of every figure (`testing::every_figure`): sets
+    /// them on that run's rows, by index, and anything else of the run they show (a skip).
+    /// `None`: the fixture shows none of its figures. Test-only.
+    #[cfg(any(test, feature = "testing"))]
+    pub sample: Option<fn(&mut crate::model::RunRecord)>,
 }
 
 /// One column of a CSV file: its header and a result's cell (`None` leaves it empty).
@@ -40,5 +45,7 @@ impl Slice {
         memory_csv: &[],
         figures: &[],
         metrics: &[],
+        #[cfg(any(test, feature = "testing"))]
+        sample: None,
     };
 }

@@ -42,4 +42,6 @@ pub const SLICE: Slice = Slice {
         },
     ],
     metrics: &[],
+    #[cfg(any(test, feature = "testing"))]
+    sample: None,
 };

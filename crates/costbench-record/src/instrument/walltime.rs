@@ -53,9 +53,31 @@ pub const SLICE: Slice = Slice {
             },
         },
     ],
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
 
 /// The median wall time per op, if timed.
 fn median(r: &ScenarioResult) -> Option<f64> {
     r.walltime.as_ref().map(|w| w.ns_per_op.median)
+}
+
+/// Its figures in the fixtures' run of every figure: wall time on both clocks, and a failure
+/// with its stderr tail on the last row.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    use crate::testing::{with_failure, with_walltime};
+    let per_op: [&[f64]; 3] = [
+        &[1234.0, 1250.0, 1301.0, 1222.0, 1280.0],
+        &[987.6, 990.0, 1010.0],
+        &[0.75, 0.8, 0.9],
+    ];
+    for (r, per_op) in run.results.iter_mut().zip(per_op) {
+        *r = with_walltime(r.clone(), per_op);
+    }
+    run.results[1].walltime.as_mut().expect("set above").clock = "thread-cpu".into();
+    let failed = &mut run.results[3];
+    *failed = with_failure(failed.clone(), "walltime", "panicked");
+    failed.failures[0].stderr_tail =
+        "thread 'main' panicked\nnote: run with RUST_BACKTRACE=1".into();
 }
