@@ -524,6 +524,13 @@ impl ScenarioResult {
         }
     }
 
+    /// Whether instrument `inst` (by its `run.json` name) measures this row: a row under load
+    /// (`SCENARIO@Nc`, [`ScenarioResult::clients`]) the instruments under load only, every
+    /// other row every other instrument.
+    pub fn measured_by(&self, inst: &str) -> bool {
+        under_load(inst) == self.clients.is_some()
+    }
+
     /// Whether instrument `inst` is done with this result: it gave a figure or a failure.
     pub fn settled_for(&self, inst: &str) -> bool {
         self.has_figure(inst) || self.failures.iter().any(|f| f.instrument == inst)
@@ -537,22 +544,30 @@ impl RunRecord {
     pub fn finished_scenarios(&self) -> (usize, usize) {
         let mut scenarios: std::collections::BTreeMap<&str, bool> = Default::default();
         for r in &self.results {
-            // Rows under load have the instruments of figures under load only; the other rows
-            // every other one.
-            let applies = |inst: &str| {
-                let loaded = Instrument::from_name(inst).is_some_and(Instrument::under_load);
-                loaded == r.clients.is_some()
-            };
             let done = self
                 .settings
                 .instruments
                 .iter()
-                .filter(|i| applies(i))
+                .filter(|i| r.measured_by(i))
                 .all(|inst| r.settled_for(inst));
             *scenarios.entry(r.scenario.as_str()).or_insert(true) &= done;
         }
         (scenarios.values().filter(|d| **d).count(), scenarios.len())
     }
+
+    /// The first instrument of this run that measures under load, by name, if any.
+    pub fn under_load(&self) -> Option<&str> {
+        self.settings
+            .instruments
+            .iter()
+            .map(String::as_str)
+            .find(|i| under_load(i))
+    }
+}
+
+/// Whether the instrument named `inst` measures under load (an unknown name does not).
+fn under_load(inst: &str) -> bool {
+    Instrument::from_name(inst).is_some_and(Instrument::under_load)
 }
 
 /// A set of instruments, as asked for.
