@@ -172,6 +172,8 @@ use crate::model::ScenarioResult;
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: None,
+    csv: None,
+    counters_csv: None,
     memory_csv: &[Column {
         header: "nulgrind_log_lines",
         cell: |r| Some(figure(r)?.to_string()),

@@ -4,12 +4,15 @@
 
 use super::slice::Slice;
 use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};
+use crate::csv::CounterRow;
 use crate::fmt::fmt_ir;
 use crate::model::ScenarioResult;
 
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.cache.is_some()),
+    csv: None,
+    counters_csv: Some(counters_csv),
     memory_csv: &[],
     figures: &[FigureSpec {
         figure: Figure::Cache,
@@ -43,6 +46,24 @@ pub const SLICE: Slice = Slice {
 /// Simulated estimated cycles per op, if simulated.
 fn cycles(r: &ScenarioResult) -> Option<f64> {
     r.counters.cache.as_ref()?.per_op.get("EstimatedCycles").copied()
+}
+
+/// Its lines of `counters.csv`: every simulated counter, total and per op.
+fn counters_csv(r: &ScenarioResult) -> Vec<CounterRow> {
+    let Some(c) = &r.counters.cache else {
+        return Vec::new();
+    };
+    c.totals
+        .iter()
+        .map(|(k, v)| {
+            [
+                "simulated".into(),
+                k.clone(),
+                v.to_string(),
+                c.per_op[k].to_string(),
+            ]
+        })
+        .collect()
 }
 
 /// Its figures in the fixtures' run of every figure: every simulated counter, on the first row.

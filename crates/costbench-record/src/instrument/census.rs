@@ -6,6 +6,8 @@ use super::slice::Slice;
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|_| true),
+    csv: None,
+    counters_csv: None,
     memory_csv: &[],
     figures: &[],
     metrics: &[],

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.constant_time.is_some()),
+    csv: None,
+    counters_csv: None,
     memory_csv: &[],
     figures: &[],
     metrics: &[],

@@ -25,6 +25,8 @@ pub struct Dhat {
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.dhat.is_some()),
+    csv: None,
+    counters_csv: None,
     memory_csv: &[
         Column {
             header: "dhat_total_bytes",

@@ -3,12 +3,19 @@
 
 use super::slice::Slice;
 use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};
+use crate::csv::{row, text, writer, SliceFile};
 use crate::fmt::fmt_ir;
-use crate::model::ScenarioResult;
+use crate::model::{RunRecord, ScenarioResult};
 
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.icount.is_some()),
+    csv: Some(SliceFile {
+        name: "icounts.csv",
+        always: true,
+        text: icounts_csv,
+    }),
+    counters_csv: None,
     memory_csv: &[],
     figures: &[FigureSpec {
         figure: Figure::Icount,
@@ -42,6 +49,18 @@ pub const SLICE: Slice = Slice {
 /// Instructions per op, if counted.
 fn ir_per_op(r: &ScenarioResult) -> Option<f64> {
     r.icount.as_ref().map(|i| i.ir_per_op)
+}
+
+/// `name,count` per measured id, as rustls's ci-bench writes it (names hold no commas: the
+/// library refuses them; a name with a quote in it is quoted, as CSV says).
+fn icounts_csv(run: &RunRecord) -> String {
+    let mut w = writer();
+    for r in &run.results {
+        if let Some(ic) = &r.icount {
+            row(&mut w, [r.id.clone(), ic.ir.to_string()]);
+        }
+    }
+    text(w)
 }
 
 /// Its figures in the fixtures' run of every figure: a count on every row, from large to

@@ -11,6 +11,8 @@ use crate::model::{Allocations, ScenarioResult};
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.memory.is_some()),
+    csv: None,
+    counters_csv: None,
     memory_csv: &[
         Column {
             header: "allocator",

@@ -1,16 +1,44 @@
 //! Hardware counters' slice of the run record: a result has its figure when it has counters.
 
 use super::slice::Slice;
+use crate::csv::CounterRow;
+use crate::model::ScenarioResult;
 
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.perf.is_some()),
+    csv: None,
+    counters_csv: Some(counters_csv),
     memory_csv: &[],
     figures: &[],
     metrics: &[],
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
 };
+
+/// Its lines of `counters.csv`: every counter (its total scaled for multiplexing) and the IPC.
+fn counters_csv(r: &ScenarioResult) -> Vec<CounterRow> {
+    let Some(p) = &r.counters.perf else {
+        return Vec::new();
+    };
+    let mut lines: Vec<CounterRow> = p
+        .counters
+        .iter()
+        .map(|c| {
+            [
+                "hardware".into(),
+                c.name.clone(),
+                c.scaled.to_string(),
+                c.per_op.to_string(),
+            ]
+        })
+        .collect();
+    if let Some(ipc) = p.ipc {
+        let ipc = ipc.to_string();
+        lines.push(["hardware".into(), "ipc".into(), ipc.clone(), ipc]);
+    }
+    lines
+}
 
 /// Its figures in the fixtures' run of every figure: two counters on the first row, one
 /// multiplexed, and the skip of a machine that refuses them.

@@ -1,12 +1,14 @@
 //! What an instrument's slice owns in the run record, beside its entry in the registry: whether
 //! a result has its figure (the one answer completion, unfinished runs and every reader take,
-//! through `ScenarioResult::has_figure`), the columns it adds to `memory.csv`, and what its
-//! compared figures and history series are (their variants are listed in its registry entry). Each
+//! through `ScenarioResult::has_figure`), its CSV file of its own, its lines of `counters.csv`
+//! and its columns of `memory.csv`, and what its compared figures and history series are
+//! (their variants are listed in its registry entry). Each
 //! instrument's module in this folder (named like its folder in the registry) holds its
 //! [`Slice`] and, where it has one, its figure's type; the layers of this crate loop over the
 //! slices and name no instrument.
 
 use super::{FigureSpec, MetricSpec};
+use crate::csv::{CounterRow, SliceFile};
 use crate::model::ScenarioResult;
 
 /// The record's half of one instrument's slice.
@@ -15,6 +17,12 @@ pub struct Slice {
     /// Whether a result has its figure; `None` for an instrument whose figure is one number
     /// kept in `figures` under its name (`Counters::set`).
     pub has_figure: Option<fn(&ScenarioResult) -> bool>,
+    /// Its CSV file of its own in an output directory, if it has one.
+    pub csv: Option<SliceFile>,
+    /// Its lines of `counters.csv` for a result, after those of the instruments before it in
+    /// the registry; `None`: it has none (the file is written when a result has the figure of
+    /// any instrument with lines there).
+    pub counters_csv: Option<fn(&ScenarioResult) -> Vec<CounterRow>>,
     /// Its columns of `memory.csv`, after those of the instruments before it in the registry;
     /// a result with the figure of any of them has a line there.
     pub memory_csv: &'static [Column],
@@ -42,6 +50,8 @@ impl Slice {
     /// A slice that adds nothing to the record's files, and whose figure is kept in `figures`.
     pub const NONE: Slice = Slice {
         has_figure: None,
+        csv: None,
+        counters_csv: None,
         memory_csv: &[],
         figures: &[],
         metrics: &[],

@@ -3,12 +3,19 @@
 
 use super::slice::Slice;
 use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};
+use crate::csv::{row, text, writer, SliceFile};
 use crate::fmt::fmt_ns;
-use crate::model::ScenarioResult;
+use crate::model::{RunRecord, ScenarioResult};
 
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.walltime.is_some()),
+    csv: Some(SliceFile {
+        name: "walltime.csv",
+        always: true,
+        text: walltime_csv,
+    }),
+    counters_csv: None,
     memory_csv: &[],
     figures: &[FigureSpec {
         figure: Figure::Walltime,
@@ -60,6 +67,22 @@ pub const SLICE: Slice = Slice {
 /// The median wall time per op, if timed.
 fn median(r: &ScenarioResult) -> Option<f64> {
     r.walltime.as_ref().map(|w| w.ns_per_op.median)
+}
+
+/// `name,ns_1,...,ns_N`: per-iteration nanoseconds of each sample.
+fn walltime_csv(run: &RunRecord) -> String {
+    let mut w = writer();
+    for r in &run.results {
+        if let Some(wt) = &r.walltime {
+            let fields = std::iter::once(r.id.clone()).chain(
+                wt.iteration_ns
+                    .iter()
+                    .map(|ns| ((ns * 1000.0).round() / 1000.0).to_string()),
+            );
+            row(&mut w, fields);
+        }
+    }
+    text(w)
 }
 
 /// Its figures in the fixtures' run of every figure: wall time on both clocks, and a failure
