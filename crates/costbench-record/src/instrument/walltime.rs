@@ -1,5 +1,6 @@
 //! Wall time's slice of the run record: a result has its figure when it has a wall time;
-//! its compared figure and history series are the median per op, and its paired step a series.
+//! its compared figure and history series are the median per op, and its paired step a series;
+//! its file is `walltime.csv`.
 
 use super::slice::Slice;
 use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};

@@ -16,7 +16,12 @@ mod counters;
 pub mod miri;
 mod walltime;
 
+pub use crate::instrument::census::figure::{Census, CensusFrame, CensusKind, CensusSite};
 pub use crate::instrument::counters::{Counters, FigureValue};
+pub use crate::instrument::icount::figure::{Icount, IcountPlacement};
+pub use crate::instrument::throughput::figure::{
+    load_id, Interval, Latency, LoadPairing, LoadSlice, Throughput,
+};
 pub use completion::{Completion, RowState, StopReason, Unfinished};
 pub use counters::{Allocations, CacheSim, Memory, Perf, PerfCounter, CACHE_ROWS};
 
@@ -347,182 +352,6 @@ pub struct ScenarioResult {
     /// Why a row was skipped or not reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_reason: Option<String>,
-}
-
-/// Id of the throughput row of service scenario `scenario` under `clients` clients.
-pub fn load_id(scenario: &str, clients: u32) -> String {
-    format!("{scenario}@{clients}c")
-}
-
-/// A service scenario under load from one number of clients, measured in rounds (a fresh server
-/// and load process each) of equal time slices.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Throughput {
-    pub clients: u32,
-    /// `closed` (each client sends its next request when the last reply arrived) or `open`
-    /// (requests are due at `target_rate`, latency counted from when each was due).
-    pub load: String,
-    /// Open loop: the rate asked for, ops per second over all clients.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_rate: Option<f64>,
-    pub ops_per_request: u64,
-    pub rounds: u32,
-    pub slices_per_round: u32,
-    pub slice_ms: u64,
-    pub warmup_ms: u64,
-    /// Requests completed in the measured slices.
-    pub requests: u64,
-    /// Operations per second over every measured slice (all operations over all their time).
-    pub ops_per_sec: f64,
-    /// Where a repeat run of this build on this machine is expected to land (from the spread of
-    /// the rounds); `None` with fewer than 3 rounds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ops_per_sec_repeat: Option<Interval>,
-    /// Latency percentiles of every measured request, from the merged HDR histogram.
-    pub latency: Latency,
-    /// As `ops_per_sec_repeat`, for the 99th percentile of latency.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub p99_repeat: Option<Interval>,
-    /// Operations per second of each round (all its slices), in round order: what paired
-    /// comparisons pair.
-    #[serde(default)]
-    pub round_ops_per_sec: Vec<f64>,
-    /// The 99th percentile of latency of each round, in round order.
-    #[serde(default)]
-    pub round_p99_ns: Vec<f64>,
-    /// Every measured slice, round after round.
-    pub slices: Vec<LoadSlice>,
-    /// The latency distribution as (percentile, nanoseconds) points, for percentile plots:
-    /// HdrHistogram's percentile ticks, denser towards the tail.
-    pub percentiles: Vec<(f64, f64)>,
-    /// Present when this build was measured in alternating slices with other builds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paired: Option<LoadPairing>,
-}
-
-/// A two-sided interval.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct Interval {
-    pub low: f64,
-    pub high: f64,
-    /// Nominal coverage, e.g. 0.95.
-    pub level: f64,
-}
-
-/// Latency percentiles in nanoseconds.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct Latency {
-    pub mean_ns: f64,
-    pub p50_ns: f64,
-    pub p90_ns: f64,
-    pub p99_ns: f64,
-    pub p999_ns: f64,
-    pub max_ns: f64,
-}
-
-/// One measured time slice under load.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct LoadSlice {
-    /// 0-based round the slice belongs to.
-    pub round: u32,
-    pub requests: u64,
-    pub ops_per_sec: f64,
-    pub p99_ns: f64,
-}
-
-/// How the builds of an A/B comparison or a variant matrix took turns under load.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LoadPairing {
-    /// Shared by every build of one measuring session: builds with the same id pair slice by
-    /// slice.
-    pub session: String,
-    /// The builds took turns slice by slice through a token ring, every build's server up the
-    /// whole time, the first build alternating between rounds.
-    pub lockstep: bool,
-    /// The code layout each round ran (a link-order seed), in round order; empty when layouts
-    /// were not varied.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub round_layouts: Vec<u64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Icount {
-    /// Instructions executed by one run of the measured body (callgrind's Ir).
-    pub ir: u64,
-    pub ir_per_op: f64,
-    /// Callgrind's output for this id, relative to the output directory.
-    pub callgrind_out: String,
-    /// Counts of extra runs with the heap and stack the body starts from shifted (`check` runs
-    /// them for ids whose count changed): how far the count moves with data placement alone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement: Option<IcountPlacement>,
-}
-
-/// Instruction counts of one id under several data placements (see [`Icount::placement`]).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct IcountPlacement {
-    /// Instructions per op of each perturbed run, in perturbation order (the unperturbed run's
-    /// figure is [`Icount::ir_per_op`], not repeated here).
-    pub ir_per_op: Vec<f64>,
-    /// The perturbation of each run (the child's `--perturb` argument), same order.
-    pub perturbations: Vec<u32>,
-}
-
-/// The dynamic census of one measured id: guards (checks that survived optimisation) executed
-/// during one run of the measured body, from callgrind's per-instruction counts.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Census {
-    /// Guard executions, all kinds.
-    pub checks: u64,
-    pub checks_per_op: f64,
-    /// Distinct guards executed at least once.
-    pub sites: usize,
-    /// Every kind, in report order, zeros included.
-    pub by_kind: Vec<CensusKind>,
-    /// The most executed guards, most first.
-    pub top_sites: Vec<CensusSite>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CensusKind {
-    /// `slice-index`, `slice-range`, `str-boundary`, `overflow`, `div-by-zero`, `unwrap`,
-    /// `other-panic`, `trap`.
-    pub kind: String,
-    pub checks: u64,
-    pub checks_per_op: f64,
-    pub sites: usize,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CensusSite {
-    /// Address of the guarding branch in the binary, `0x…`.
-    pub address: String,
-    pub kind: String,
-    pub function: String,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    /// Innermost first: the check's own line, then each caller it was inlined into with the
-    /// line of the call.
-    pub inline_chain: Vec<CensusFrame>,
-    pub executions: u64,
-    pub per_op: f64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct CensusFrame {
-    pub function: Option<String>,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-}
-
-impl Census {
-    /// Checks per op of the kinds that satisfy `pred`.
-    pub fn per_op_where(&self, pred: impl Fn(&str) -> bool) -> (f64, usize) {
-        self.by_kind
-            .iter()
-            .filter(|k| pred(&k.kind))
-            .fold((0.0, 0), |(c, s), k| (c + k.checks_per_op, s + k.sites))
-    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]

@@ -1,5 +1,10 @@
 //! Instruction counts' slice of the run record: a result has its figure when it has a count;
-//! its compared figure and its history series are its instructions per op.
+//! its compared figure and its history series are its instructions per op; its file is
+//! `icounts.csv`. Its figure's type is [`figure`]'s ([`Icount`]).
+
+pub mod figure;
+
+pub use figure::{Icount, IcountPlacement};
 
 use super::slice::Slice;
 use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};

@@ -1,5 +1,10 @@
 //! The census's slice of the run record. It rides on icount's run: its rows hold the checks
 //! that ran, none for a scenario without checks, so every result counts as having its figure.
+//! Its figure's type is [`figure`]'s ([`Census`]).
+
+pub mod figure;
+
+pub use figure::{Census, CensusFrame, CensusKind, CensusSite};
 
 use super::slice::Slice;
 

@@ -1,6 +1,11 @@
 //! Throughput's slice of the run record: a result has its figure when it has throughput
 //! figures (the rows `SCENARIO@Nc`);
-//! its compared figures are the time per op at the measured throughput and the p99 latency.
+//! its compared figures are the time per op at the measured throughput and the p99 latency;
+//! its file is `throughput.csv`. Its figure's type is [`figure`]'s ([`Throughput`]).
+
+pub mod figure;
+
+pub use figure::{load_id, Interval, Latency, LoadPairing, LoadSlice, Throughput};
 
 use super::slice::Slice;
 use super::{Figure, FigureSpec, Judged};
