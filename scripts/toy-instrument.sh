@@ -172,6 +172,8 @@ use crate::model::ScenarioResult;
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: None,
+    csv: None,
+    counters_csv: None,
     memory_csv: &[Column {
         header: "nulgrind_log_lines",
         cell: |r| Some(figure(r)?.to_string()),
@@ -201,6 +203,8 @@ pub const SLICE: Slice = Slice {
         with_unit: |v| format!("{v:.0} lines"),
         steps: Steps::Exact,
     }],
+    #[cfg(any(test, feature = "testing"))]
+    sample: None,
 };
 
 /// Its figure as a compared figure and a series' value.

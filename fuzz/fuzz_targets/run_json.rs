@@ -10,10 +10,9 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(run) = costbench_record::output::parse_run(text, Path::new("run.json")) {
         let _ = run.finished_scenarios();
-        let _ = costbench_record::csv::icounts_csv(&run);
-        let _ = costbench_record::csv::walltime_csv(&run);
-        let _ = costbench_record::csv::counters_csv(&run);
-        let _ = costbench_record::csv::memory_csv(&run);
+        for file in costbench_record::csv::files::CsvFile::all() {
+            let _ = file.text(&run);
+        }
         for r in &run.results {
             let _ = r.per_op_samples();
         }

@@ -1,6 +1,5 @@
-//! The output directory: `run.json`, `icounts.csv`, `walltime.csv`, `counters.csv`,
-//! `memory.csv`, `throughput.csv` and the files each instrument keeps (its descriptor's `kept`);
-//! (the CSV files rendered by [`crate::csv`]); and reading
+//! The output directory: `run.json`, the CSV files (rendered by [`crate::csv`], which says which
+//! a run writes) and the files each instrument keeps (its descriptor's `kept`); and reading
 //! `run.json` back ([`load_run`]), with its schema checks, beside the code that writes it.
 //!
 //! Every file is written atomically (a temporary file, then a rename), and the whole set is
@@ -11,7 +10,7 @@
 //! [`OutputDir::prepare`] removes those of runs whose process is gone. Files are created with the
 //! user's umask (not `tempfile`'s 0600).
 
-use crate::csv::{CsvFile, Presence};
+use crate::csv::files::{CsvFile, Presence};
 use crate::instrument::Instrument;
 use crate::model::{RunRecord, SCHEMA, SCHEMA_VERSION};
 use anyhow::{bail, Context, Result};
@@ -183,7 +182,7 @@ impl OutputDir {
         write_atomic(&self.root.join("run.json"), json.as_bytes())?;
         crate::fault::point("record-written");
         // Which CSV files a run writes, leaves or removes is the CSV module's to say.
-        for file in CsvFile::ALL {
+        for file in CsvFile::all() {
             let path = self.root.join(file.file_name());
             match file.presence(run) {
                 Presence::Write => {
@@ -470,7 +469,9 @@ mod tests {
         let written = std::fs::read_to_string(&file).unwrap();
         assert_eq!(
             written,
-            crate::csv::throughput_csv(&crate::testing::service_run())
+            CsvFile::named("throughput.csv")
+                .unwrap()
+                .text(&crate::testing::service_run())
         );
         // A later run into the same directory without throughput leaves no file of the last one.
         out.write_all(&record("plain", vec![with_icount(scenario("a"), 1.0)]))

@@ -218,105 +218,26 @@ pub fn with_memory(r: ScenarioResult, allocs: u64) -> ScenarioResult {
     r
 }
 
-/// A run with a figure of every kind the run reports show: instruction counts from large to
-/// fractional, wall time on both clocks, the census, simulated and hardware counters (one
-/// multiplexed), memory counted and not, DHAT, a skipped instrument, a failure with its stderr
-/// tail and the harness residual. For the snapshots of the run table and the CSV files.
+/// A run with a figure of every kind the run reports show, for the snapshots of the run table
+/// and the CSV files: four rows (two scenarios of 1000 elements, one of 3 calls, one of one op)
+/// and the harness residual, where each instrument's slice sets its figures
+/// ([`Slice::sample`](crate::instrument::Slice::sample)): instruction counts from large to
+/// fractional, wall time on both clocks, memory counted and not, a failure with its stderr
+/// tail, a skipped instrument and the rest.
 pub fn every_figure() -> RunRecord {
-    use crate::instrument::dhat::Dhat;
-    use crate::model::{CacheSim, Census, CensusKind, Perf, PerfCounter, Skipped};
-    let mut checked = with_ops(scenario("index/sum/checked"), 1000, "elements");
-    checked = with_icount(checked, 2003.5);
-    checked = with_walltime(checked, &[1234.0, 1250.0, 1301.0, 1222.0, 1280.0]);
-    checked = with_memory(checked, 20);
-    checked.census = Some(Census {
-        checks: 2000,
-        checks_per_op: 2.0,
-        sites: 3,
-        by_kind: vec![CensusKind {
-            kind: "bounds".into(),
-            checks: 2000,
-            checks_per_op: 2.0,
-            sites: 3,
-        }],
-        top_sites: vec![],
-    });
-    let per_op: std::collections::BTreeMap<String, f64> = crate::model::CACHE_ROWS
-        .iter()
-        .enumerate()
-        .map(|(k, (key, _))| (key.to_string(), 1234.5 / (k as f64 + 1.0).powi(3)))
-        .collect();
-    checked.counters.cache = Some(CacheSim {
-        simulated: true,
-        totals: per_op
-            .iter()
-            .map(|(k, v)| (k.clone(), (v * 1000.0).round() as u64))
-            .collect(),
-        per_op,
-        callgrind_out: "callgrind-cache/index%2Fsum%2Fchecked.out".into(),
-    });
-    checked.counters.perf = Some(Perf {
-        counters: vec![
-            PerfCounter {
-                name: "cycles".into(),
-                raw: 3_000_000,
-                time_enabled_ns: 1000,
-                time_running_ns: 1000,
-                scaled: 3_000_000.0,
-                per_op: 3000.0,
-                running_fraction: 1.0,
-            },
-            PerfCounter {
-                name: "branch-misses".into(),
-                raw: 5,
-                time_enabled_ns: 1000,
-                time_running_ns: 500,
-                scaled: 10.0,
-                per_op: 0.01,
-                running_fraction: 0.5,
-            },
-        ],
-        ipc: Some(0.667),
-        unavailable: vec![],
-    });
-
-    let mut unchecked = with_ops(scenario("index/sum/unchecked"), 1000, "elements");
-    unchecked = with_icount(unchecked, 1500.25);
-    unchecked = with_walltime(unchecked, &[987.6, 990.0, 1010.0]);
-    unchecked.walltime.as_mut().expect("set above").clock = "thread-cpu".into();
-    unchecked = with_memory(unchecked, 0);
-    unchecked
-        .counters
-        .memory
-        .as_mut()
-        .expect("set above")
-        .allocations = None;
-    unchecked.counters.dhat = Some(Dhat {
-        total_bytes: 4096,
-        total_blocks: 3,
-        peak_bytes: 2048,
-        peak_blocks: 2,
-        dhat_out: "dhat/index%2Fsum%2Funchecked.json".into(),
-    });
-
-    let tiny = with_walltime(
-        with_icount(with_ops(scenario("µs/tiny"), 3, "calls"), 5.25),
-        &[0.75, 0.8, 0.9],
-    );
-    let mut failed = with_failure(
-        with_icount(scenario("parse/broken"), 12.0),
-        "walltime",
-        "panicked",
-    );
-    failed.failures[0].stderr_tail =
-        "thread 'main' panicked\nnote: run with RUST_BACKTRACE=1".into();
-
-    let mut run = record("every", vec![checked, unchecked, tiny, failed]);
+    let rows = vec![
+        with_ops(scenario("index/sum/checked"), 1000, "elements"),
+        with_ops(scenario("index/sum/unchecked"), 1000, "elements"),
+        with_ops(scenario("µs/tiny"), 3, "calls"),
+        scenario("parse/broken"),
+    ];
+    let mut run = record("every", rows);
     run.harness_residual_ir = Some(123);
-    run.skipped.push(Skipped {
-        instrument: "perf".into(),
-        reason: "perf_event_paranoid is 3".into(),
-    });
+    for i in crate::instrument::Instrument::ALL {
+        if let Some(sample) = i.slice().sample {
+            sample(&mut run);
+        }
+    }
     run
 }
 

@@ -25,6 +25,8 @@ pub struct Dhat {
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.dhat.is_some()),
+    csv: None,
+    counters_csv: None,
     memory_csv: &[
         Column {
             header: "dhat_total_bytes",
@@ -46,9 +48,23 @@ pub const SLICE: Slice = Slice {
     figures: &[],
     metrics: &[],
     findings: None,
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
 
 /// The figure of a result, if it has one.
 pub fn figure(r: &ScenarioResult) -> Option<&Dhat> {
     r.counters.dhat.as_ref()
+}
+
+/// Its figures in the fixtures' run of every figure: the heap totals, on the second row.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    run.results[1].counters.dhat = Some(Dhat {
+        total_bytes: 4096,
+        total_blocks: 3,
+        peak_bytes: 2048,
+        peak_blocks: 2,
+        dhat_out: "dhat/index%2Fsum%2Funchecked.json".into(),
+    });
 }

@@ -11,6 +11,8 @@ use crate::model::{Allocations, ScenarioResult};
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.memory.is_some()),
+    csv: None,
+    counters_csv: None,
     memory_csv: &[
         Column {
             header: "allocator",
@@ -122,6 +124,8 @@ pub const SLICE: Slice = Slice {
         },
     ],
     findings: None,
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
 
 /// Bytes allocated per op, if counted.
@@ -137,4 +141,20 @@ fn max_rss(r: &ScenarioResult) -> Option<f64> {
 /// The allocation counts of a result, where they were counted.
 fn allocations(r: &ScenarioResult) -> Option<&Allocations> {
     r.counters.memory.as_ref()?.allocations.as_ref()
+}
+
+/// Its figures in the fixtures' run of every figure: memory counted on the first row, not
+/// counted (the max RSS alone) on the second.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    use crate::testing::with_memory;
+    run.results[0] = with_memory(run.results[0].clone(), 20);
+    let unchecked = &mut run.results[1];
+    *unchecked = with_memory(unchecked.clone(), 0);
+    unchecked
+        .counters
+        .memory
+        .as_mut()
+        .expect("set above")
+        .allocations = None;
 }

@@ -11,8 +11,12 @@
 //!
 //! Each entry also points at its instrument's slice of the record: the module of this folder
 //! named like its folder (`dhat.rs`), which holds its figure's type where it has one, whether a
-//! result has its figure, its CSV columns and its findings ([`Slice`], [`Finding`]). The rest of this crate loops over
-//! [`Instrument::slice`] and names no instrument there.
+//! result has its figure, its CSV files and columns and its findings ([`Slice`], [`Finding`]).
+//! The rest of this crate loops over
+//! [`Instrument::slice`] and names no instrument there. What the record asks of the registry
+//! is answered here too, so that the record's types know nothing of it: whether a result has an
+//! instrument's figure or is done with it (`ScenarioResult::has_figure`, `settled_for`), and how
+//! many scenarios of a run finished (`RunRecord::finished_scenarios`).
 //!
 //! Data only, like the rest of this crate: how an instrument's process is started and its output
 //! read is `costbench-measure`'s (`src/instrument/`, one folder per instrument), how its figures
@@ -20,12 +24,13 @@
 //!
 //! [`for_each_instrument!`]: crate::for_each_instrument!
 
-mod counters;
+pub(crate) mod counters;
 mod figure;
 mod finding;
 mod metric;
 mod slice;
 
+use crate::model::{RunRecord, ScenarioResult};
 pub use counters::{Counters, FigureValue, FindingDetail};
 
 pub use figure::{FigureSpec, Judged};
@@ -416,6 +421,12 @@ impl Instrument {
         dirs
     }
 
+    /// Whether it measures under load: its rows (`SCENARIO@Nc`) have its figures only, and
+    /// its figures are judged slice by slice, never against history.
+    pub fn under_load(self) -> bool {
+        self == Instrument::Throughput
+    }
+
     /// Whether it cannot run without `need`.
     pub fn needs(self, need: Need) -> bool {
         self.descriptor().needs.contains(&need)
@@ -441,7 +452,7 @@ impl Figure {
 
     /// Figures measured under load (judged slice by slice, never against history).
     pub fn under_load(self) -> bool {
-        self.instrument() == Instrument::Throughput
+        self.instrument().under_load()
     }
 }
 
@@ -449,7 +460,7 @@ impl Metric {
     /// The counter metrics of a result (every series the instruments' descriptors list, in
     /// their order, but instruction counts and wall time, which are recorded on their own),
     /// each with its value where `r` measured it.
-    pub fn counters(r: &crate::model::ScenarioResult) -> Vec<(Metric, f64)> {
+    pub fn counters(r: &ScenarioResult) -> Vec<(Metric, f64)> {
         Instrument::ALL
             .into_iter()
             .flat_map(|i| i.descriptor().metrics)
@@ -488,18 +499,78 @@ impl Metric {
 }
 
 /// Where the run record keeps the figure of an instrument that has no typed field of its own:
-/// [`Counters::figures`](crate::model::Counters::figures), by the instrument's name.
-impl crate::model::Counters {
+/// [`Counters::figures`], by the instrument's name.
+impl Counters {
     /// Stores `value` as the figure of `instrument`.
-    pub fn set(&mut self, instrument: Instrument, value: impl Into<crate::model::FigureValue>) {
+    pub fn set(&mut self, instrument: Instrument, value: impl Into<FigureValue>) {
         self.figures
             .insert(instrument.name().to_string(), value.into());
     }
 
     /// The figure `instrument` stored, if any.
-    pub fn figure(&self, instrument: Instrument) -> Option<crate::model::FigureValue> {
+    pub fn figure(&self, instrument: Instrument) -> Option<FigureValue> {
         self.figures.get(instrument.name()).copied()
     }
+}
+
+/// Which instruments are done with a result: what the registry owes to the record. Here rather
+/// than beside the record's types, so that the record knows nothing of the registry.
+impl ScenarioResult {
+    /// Whether this result has a figure of instrument `inst` (by its `run.json` name): the one
+    /// answer every reader takes (completion, unfinished runs, interrupted runs).
+    pub fn has_figure(&self, inst: &str) -> bool {
+        // Each instrument's slice says; an instrument without a typed field keeps its one
+        // number in `figures` under its name (docs/extending.md).
+        match Instrument::from_name(inst).and_then(|i| i.slice().has_figure) {
+            Some(has) => has(self),
+            None => self.counters.figures.contains_key(inst),
+        }
+    }
+
+    /// Whether instrument `inst` (by its `run.json` name) measures this row: a row under load
+    /// (`SCENARIO@Nc`, [`ScenarioResult::clients`]) the instruments under load only, every
+    /// other row every other instrument.
+    pub fn measured_by(&self, inst: &str) -> bool {
+        under_load(inst) == self.clients.is_some()
+    }
+
+    /// Whether instrument `inst` is done with this result: it gave a figure or a failure.
+    pub fn settled_for(&self, inst: &str) -> bool {
+        self.has_figure(inst) || self.failures.iter().any(|f| f.instrument == inst)
+    }
+}
+
+impl RunRecord {
+    /// (scenarios finished, scenarios of the run): a scenario is finished when, for every party,
+    /// every instrument of the run (the census aside, which rides on icount) gave a figure or a
+    /// failure. What an interrupted run reports as kept.
+    pub fn finished_scenarios(&self) -> (usize, usize) {
+        let mut scenarios: std::collections::BTreeMap<&str, bool> = Default::default();
+        for r in &self.results {
+            let done = self
+                .settings
+                .instruments
+                .iter()
+                .filter(|i| r.measured_by(i))
+                .all(|inst| r.settled_for(inst));
+            *scenarios.entry(r.scenario.as_str()).or_insert(true) &= done;
+        }
+        (scenarios.values().filter(|d| **d).count(), scenarios.len())
+    }
+
+    /// The first instrument of this run that measures under load, by name, if any.
+    pub fn under_load(&self) -> Option<&str> {
+        self.settings
+            .instruments
+            .iter()
+            .map(String::as_str)
+            .find(|i| under_load(i))
+    }
+}
+
+/// Whether the instrument named `inst` measures under load (an unknown name does not).
+fn under_load(inst: &str) -> bool {
+    Instrument::from_name(inst).is_some_and(Instrument::under_load)
 }
 
 /// A set of instruments, as asked for.
@@ -761,22 +832,67 @@ mod tests {
             json.contains(r#""figures":{"dhat":7,"perf":0.5}"#),
             "{json}"
         );
-        let back: crate::model::ScenarioResult = serde_json::from_str(&json).unwrap();
+        let back: ScenarioResult = serde_json::from_str(&json).unwrap();
         assert_eq!(back, r);
         assert_eq!(
             back.counters.figure(Instrument::Dhat),
-            Some(crate::model::FigureValue::Count(7))
+            Some(FigureValue::Count(7))
         );
         assert_eq!(
             back.counters
                 .figure(Instrument::Perf)
-                .map(crate::model::FigureValue::as_f64),
+                .map(FigureValue::as_f64),
             Some(0.5)
         );
         assert_eq!(back.counters.figure(Instrument::Cache), None);
 
-        let old: crate::model::ScenarioResult =
+        let old: ScenarioResult =
             serde_json::from_str(&serde_json::to_string(&plain).unwrap()).unwrap();
         assert!(old.counters.figures.is_empty());
+    }
+
+    #[test]
+    fn finished_scenarios_need_every_instrument_of_every_party() {
+        use crate::testing::{record, scenario, with_icount};
+        let failed = |mut r: ScenarioResult, inst: &str| {
+            r.failures.push(crate::model::Failure {
+                instrument: inst.into(),
+                kind: "crashed".into(),
+                message: String::new(),
+                stderr_tail: String::new(),
+            });
+            r
+        };
+        let party = |id: &str, s: &str| ScenarioResult {
+            scenario: s.into(),
+            ..scenario(id)
+        };
+        let mut run = record(
+            "r",
+            vec![
+                with_icount(scenario("done"), 1.0),
+                failed(scenario("failed"), "icount"),
+                scenario("not_started"),
+                with_icount(party("p/a", "p"), 1.0),
+                party("p/b", "p"),
+            ],
+        );
+        run.settings.instruments = vec!["icount".into(), "census".into()];
+        assert_eq!(run.finished_scenarios(), (2, 4));
+        run.settings.instruments.push("walltime".into());
+        assert_eq!(run.finished_scenarios(), (0, 4));
+    }
+
+    #[test]
+    fn an_instrument_keeping_its_number_in_figures_finishes_only_with_it() {
+        use crate::testing::{record, scenario, with_icount};
+        let mut run = record("r", vec![with_icount(scenario("a"), 1.0)]);
+        run.settings.instruments = vec!["icount".into(), "toy".into()];
+        assert_eq!(run.finished_scenarios(), (0, 1));
+        run.results[0]
+            .counters
+            .figures
+            .insert("toy".into(), FigureValue::Count(7));
+        assert_eq!(run.finished_scenarios(), (1, 1));
     }
 }

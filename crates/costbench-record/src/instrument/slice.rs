@@ -1,13 +1,14 @@
 //! What an instrument's slice owns in the run record, beside its entry in the registry: whether
 //! a result has its figure (the one answer completion, unfinished runs and every reader take,
-//! through `ScenarioResult::has_figure`), the columns it adds to `memory.csv`, and what its
-//! compared figures and history series are (their variants are listed in its registry entry), and
-//! the findings it yields, if any. Each
+//! through `ScenarioResult::has_figure`), its CSV file of its own, its lines of `counters.csv`
+//! and its columns of `memory.csv`, what its compared figures and history series are (their
+//! variants are listed in its registry entry), and the findings it yields, if any. Each
 //! instrument's module in this folder (named like its folder in the registry) holds its
 //! [`Slice`] and, where it has one, its figure's type; the layers of this crate loop over the
 //! slices and name no instrument.
 
 use super::{FigureSpec, FindingSpec, MetricSpec};
+use crate::csv::{CounterRow, SliceFile};
 use crate::model::ScenarioResult;
 
 /// The record's half of one instrument's slice.
@@ -16,6 +17,12 @@ pub struct Slice {
     /// Whether a result has its figure; `None` for an instrument whose figure is one number
     /// kept in `figures` under its name (`Counters::set`).
     pub has_figure: Option<fn(&ScenarioResult) -> bool>,
+    /// Its CSV file of its own in an output directory, if it has one.
+    pub csv: Option<SliceFile>,
+    /// Its lines of `counters.csv` for a result, after those of the instruments before it in
+    /// the registry; `None`: it has none (the file is written when a result has the figure of
+    /// any instrument with lines there).
+    pub counters_csv: Option<fn(&ScenarioResult) -> Vec<CounterRow>>,
     /// Its columns of `memory.csv`, after those of the instruments before it in the registry;
     /// a result with the figure of any of them has a line there.
     pub memory_csv: &'static [Column],
@@ -26,6 +33,11 @@ pub struct Slice {
     /// Its findings, where it judges a measured id by what it found rather than by a figure:
     /// what they do to the gate and the exit code, and how every view names them.
     pub findings: Option<FindingSpec>,
+    /// Its figures in the test fixtures' run of every figure (`testing::every_figure`): sets
+    /// them on that run's rows, by index, and anything else of the run they show (a skip).
+    /// `None`: the fixture shows none of its figures. Test-only.
+    #[cfg(any(test, feature = "testing"))]
+    pub sample: Option<fn(&mut crate::model::RunRecord)>,
 }
 
 /// One column of a CSV file: its header and a result's cell (`None` leaves it empty).
@@ -41,9 +53,13 @@ impl Slice {
     /// A slice that adds nothing to the record's files, and whose figure is kept in `figures`.
     pub const NONE: Slice = Slice {
         has_figure: None,
+        csv: None,
+        counters_csv: None,
         memory_csv: &[],
         figures: &[],
         metrics: &[],
         findings: None,
+        #[cfg(any(test, feature = "testing"))]
+        sample: None,
     };
 }

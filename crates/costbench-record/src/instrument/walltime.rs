@@ -1,14 +1,22 @@
 //! Wall time's slice of the run record: a result has its figure when it has a wall time;
-//! its compared figure and history series are the median per op, and its paired step a series.
+//! its compared figure and history series are the median per op, and its paired step a series;
+//! its file is `walltime.csv`.
 
 use super::slice::Slice;
 use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};
+use crate::csv::{row, text, writer, SliceFile};
 use crate::fmt::fmt_ns;
-use crate::model::ScenarioResult;
+use crate::model::{RunRecord, ScenarioResult};
 
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.walltime.is_some()),
+    csv: Some(SliceFile {
+        name: "walltime.csv",
+        always: true,
+        text: walltime_csv,
+    }),
+    counters_csv: None,
     memory_csv: &[],
     figures: &[FigureSpec {
         figure: Figure::Walltime,
@@ -54,9 +62,47 @@ pub const SLICE: Slice = Slice {
         },
     ],
     findings: None,
+    #[cfg(any(test, feature = "testing"))]
+    sample: Some(sample),
 };
 
 /// The median wall time per op, if timed.
 fn median(r: &ScenarioResult) -> Option<f64> {
     r.walltime.as_ref().map(|w| w.ns_per_op.median)
+}
+
+/// `name,ns_1,...,ns_N`: per-iteration nanoseconds of each sample.
+fn walltime_csv(run: &RunRecord) -> String {
+    let mut w = writer();
+    for r in &run.results {
+        if let Some(wt) = &r.walltime {
+            let fields = std::iter::once(r.id.clone()).chain(
+                wt.iteration_ns
+                    .iter()
+                    .map(|ns| ((ns * 1000.0).round() / 1000.0).to_string()),
+            );
+            row(&mut w, fields);
+        }
+    }
+    text(w)
+}
+
+/// Its figures in the fixtures' run of every figure: wall time on both clocks, and a failure
+/// with its stderr tail on the last row.
+#[cfg(any(test, feature = "testing"))]
+fn sample(run: &mut crate::model::RunRecord) {
+    use crate::testing::{with_failure, with_walltime};
+    let per_op: [&[f64]; 3] = [
+        &[1234.0, 1250.0, 1301.0, 1222.0, 1280.0],
+        &[987.6, 990.0, 1010.0],
+        &[0.75, 0.8, 0.9],
+    ];
+    for (r, per_op) in run.results.iter_mut().zip(per_op) {
+        *r = with_walltime(r.clone(), per_op);
+    }
+    run.results[1].walltime.as_mut().expect("set above").clock = "thread-cpu".into();
+    let failed = &mut run.results[3];
+    *failed = with_failure(failed.clone(), "walltime", "panicked");
+    failed.failures[0].stderr_tail =
+        "thread 'main' panicked\nnote: run with RUST_BACKTRACE=1".into();
 }

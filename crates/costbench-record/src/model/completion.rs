@@ -167,15 +167,15 @@ impl RunRecord {
         self.completion().finished
     }
 
-    /// The instruments of this run that apply to result `r`: the throughput rows take the
-    /// throughput instrument only, the other rows every other one; instruments the run skipped
-    /// (and said why) apply to none.
+    /// The instruments of this run that apply to result `r`: those that measure such a row
+    /// ([`ScenarioResult::measured_by`]: rows under load take the instruments under load only,
+    /// the other rows every other one); instruments the run skipped (and said why) apply to none.
     fn applying<'a>(&'a self, r: &'a ScenarioResult) -> impl Iterator<Item = &'a str> + 'a {
         self.settings
             .instruments
             .iter()
             .map(String::as_str)
-            .filter(move |i| (*i == "throughput") == r.clients.is_some())
+            .filter(move |i| r.measured_by(i))
             .filter(move |i| !self.skipped.iter().any(|s| s.instrument == *i))
     }
 
@@ -185,12 +185,13 @@ impl RunRecord {
     pub fn row_state(&self, r: &ScenarioResult) -> (RowState, Option<String>) {
         let applying: Vec<&str> = self.applying(r).collect();
         if applying.is_empty() {
-            let why = if self.settings.instruments.iter().any(|i| i == "throughput") {
-                "no instrument of the run applies: throughput measures service scenarios only"
-            } else {
-                "no instrument of the run applies to it"
+            let why = match self.under_load() {
+                Some(load) => format!(
+                    "no instrument of the run applies: {load} measures service scenarios only"
+                ),
+                None => "no instrument of the run applies to it".into(),
             };
-            return (RowState::Skipped, Some(why.into()));
+            return (RowState::Skipped, Some(why));
         }
         let missing: Vec<&str> = applying
             .iter()

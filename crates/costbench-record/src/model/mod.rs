@@ -16,7 +16,12 @@ mod counters;
 pub mod miri;
 mod walltime;
 
-pub use crate::instrument::{Counters, FigureValue};
+pub use crate::instrument::census::figure::{Census, CensusFrame, CensusKind, CensusSite};
+pub use crate::instrument::counters::{Counters, FigureValue};
+pub use crate::instrument::icount::figure::{Icount, IcountPlacement};
+pub use crate::instrument::throughput::figure::{
+    load_id, Interval, Latency, LoadPairing, LoadSlice, Throughput,
+};
 pub use completion::{Completion, RowState, StopReason, Unfinished};
 pub use counters::{Allocations, CacheSim, Memory, Perf, PerfCounter, CACHE_ROWS};
 
@@ -349,182 +354,6 @@ pub struct ScenarioResult {
     pub state_reason: Option<String>,
 }
 
-/// Id of the throughput row of service scenario `scenario` under `clients` clients.
-pub fn load_id(scenario: &str, clients: u32) -> String {
-    format!("{scenario}@{clients}c")
-}
-
-/// A service scenario under load from one number of clients, measured in rounds (a fresh server
-/// and load process each) of equal time slices.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Throughput {
-    pub clients: u32,
-    /// `closed` (each client sends its next request when the last reply arrived) or `open`
-    /// (requests are due at `target_rate`, latency counted from when each was due).
-    pub load: String,
-    /// Open loop: the rate asked for, ops per second over all clients.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_rate: Option<f64>,
-    pub ops_per_request: u64,
-    pub rounds: u32,
-    pub slices_per_round: u32,
-    pub slice_ms: u64,
-    pub warmup_ms: u64,
-    /// Requests completed in the measured slices.
-    pub requests: u64,
-    /// Operations per second over every measured slice (all operations over all their time).
-    pub ops_per_sec: f64,
-    /// Where a repeat run of this build on this machine is expected to land (from the spread of
-    /// the rounds); `None` with fewer than 3 rounds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ops_per_sec_repeat: Option<Interval>,
-    /// Latency percentiles of every measured request, from the merged HDR histogram.
-    pub latency: Latency,
-    /// As `ops_per_sec_repeat`, for the 99th percentile of latency.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub p99_repeat: Option<Interval>,
-    /// Operations per second of each round (all its slices), in round order: what paired
-    /// comparisons pair.
-    #[serde(default)]
-    pub round_ops_per_sec: Vec<f64>,
-    /// The 99th percentile of latency of each round, in round order.
-    #[serde(default)]
-    pub round_p99_ns: Vec<f64>,
-    /// Every measured slice, round after round.
-    pub slices: Vec<LoadSlice>,
-    /// The latency distribution as (percentile, nanoseconds) points, for percentile plots:
-    /// HdrHistogram's percentile ticks, denser towards the tail.
-    pub percentiles: Vec<(f64, f64)>,
-    /// Present when this build was measured in alternating slices with other builds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paired: Option<LoadPairing>,
-}
-
-/// A two-sided interval.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct Interval {
-    pub low: f64,
-    pub high: f64,
-    /// Nominal coverage, e.g. 0.95.
-    pub level: f64,
-}
-
-/// Latency percentiles in nanoseconds.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct Latency {
-    pub mean_ns: f64,
-    pub p50_ns: f64,
-    pub p90_ns: f64,
-    pub p99_ns: f64,
-    pub p999_ns: f64,
-    pub max_ns: f64,
-}
-
-/// One measured time slice under load.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct LoadSlice {
-    /// 0-based round the slice belongs to.
-    pub round: u32,
-    pub requests: u64,
-    pub ops_per_sec: f64,
-    pub p99_ns: f64,
-}
-
-/// How the builds of an A/B comparison or a variant matrix took turns under load.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LoadPairing {
-    /// Shared by every build of one measuring session: builds with the same id pair slice by
-    /// slice.
-    pub session: String,
-    /// The builds took turns slice by slice through a token ring, every build's server up the
-    /// whole time, the first build alternating between rounds.
-    pub lockstep: bool,
-    /// The code layout each round ran (a link-order seed), in round order; empty when layouts
-    /// were not varied.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub round_layouts: Vec<u64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Icount {
-    /// Instructions executed by one run of the measured body (callgrind's Ir).
-    pub ir: u64,
-    pub ir_per_op: f64,
-    /// Callgrind's output for this id, relative to the output directory.
-    pub callgrind_out: String,
-    /// Counts of extra runs with the heap and stack the body starts from shifted (`check` runs
-    /// them for ids whose count changed): how far the count moves with data placement alone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement: Option<IcountPlacement>,
-}
-
-/// Instruction counts of one id under several data placements (see [`Icount::placement`]).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct IcountPlacement {
-    /// Instructions per op of each perturbed run, in perturbation order (the unperturbed run's
-    /// figure is [`Icount::ir_per_op`], not repeated here).
-    pub ir_per_op: Vec<f64>,
-    /// The perturbation of each run (the child's `--perturb` argument), same order.
-    pub perturbations: Vec<u32>,
-}
-
-/// The dynamic census of one measured id: guards (checks that survived optimisation) executed
-/// during one run of the measured body, from callgrind's per-instruction counts.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Census {
-    /// Guard executions, all kinds.
-    pub checks: u64,
-    pub checks_per_op: f64,
-    /// Distinct guards executed at least once.
-    pub sites: usize,
-    /// Every kind, in report order, zeros included.
-    pub by_kind: Vec<CensusKind>,
-    /// The most executed guards, most first.
-    pub top_sites: Vec<CensusSite>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CensusKind {
-    /// `slice-index`, `slice-range`, `str-boundary`, `overflow`, `div-by-zero`, `unwrap`,
-    /// `other-panic`, `trap`.
-    pub kind: String,
-    pub checks: u64,
-    pub checks_per_op: f64,
-    pub sites: usize,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CensusSite {
-    /// Address of the guarding branch in the binary, `0x…`.
-    pub address: String,
-    pub kind: String,
-    pub function: String,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    /// Innermost first: the check's own line, then each caller it was inlined into with the
-    /// line of the call.
-    pub inline_chain: Vec<CensusFrame>,
-    pub executions: u64,
-    pub per_op: f64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct CensusFrame {
-    pub function: Option<String>,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-}
-
-impl Census {
-    /// Checks per op of the kinds that satisfy `pred`.
-    pub fn per_op_where(&self, pred: impl Fn(&str) -> bool) -> (f64, usize) {
-        self.by_kind
-            .iter()
-            .filter(|k| pred(&k.kind))
-            .fold((0.0, 0), |(c, s), k| (c + k.checks_per_op, s + k.sites))
-    }
-}
-
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     pub min: f64,
@@ -612,25 +441,6 @@ impl RunRecord {
         self.complexity_checks.iter().filter(|c| !c.passed)
     }
 
-    /// (scenarios finished, scenarios of the run): a scenario is finished when, for every party,
-    /// every instrument of the run (the census aside, which rides on icount) gave a figure or a
-    /// failure. What an interrupted run reports as kept.
-    pub fn finished_scenarios(&self) -> (usize, usize) {
-        let mut scenarios: std::collections::BTreeMap<&str, bool> = Default::default();
-        for r in &self.results {
-            // Throughput rows have that instrument only; the other rows every other one.
-            let applies = |inst: &str| (inst == "throughput") == r.clients.is_some();
-            let done = self
-                .settings
-                .instruments
-                .iter()
-                .filter(|i| applies(i))
-                .all(|inst| r.settled_for(inst));
-            *scenarios.entry(r.scenario.as_str()).or_insert(true) &= done;
-        }
-        (scenarios.values().filter(|d| **d).count(), scenarios.len())
-    }
-
     /// The machine that measured result `id`: its shard's host in a merged run, else the run's.
     pub fn host_of(&self, id: &str) -> &Host {
         self.merged
@@ -660,22 +470,6 @@ impl Host {
 }
 
 impl ScenarioResult {
-    /// Whether this result has a figure of instrument `inst` (by its `run.json` name): the one
-    /// answer every reader takes (completion, unfinished runs, interrupted runs).
-    pub fn has_figure(&self, inst: &str) -> bool {
-        // Each instrument's slice says (`crate::instrument`); an instrument without a typed
-        // field keeps its one number in `figures` under its name (docs/extending.md).
-        match crate::instrument::Instrument::from_name(inst).and_then(|i| i.slice().has_figure) {
-            Some(has) => has(self),
-            None => self.counters.figures.contains_key(inst),
-        }
-    }
-
-    /// Whether instrument `inst` is done with this result: it gave a figure or a failure.
-    pub fn settled_for(&self, inst: &str) -> bool {
-        self.has_figure(inst) || self.failures.iter().any(|f| f.instrument == inst)
-    }
-
     /// A result with no figures and no failures yet: what a run starts each measured id with.
     pub fn empty(
         id: impl Into<String>,
@@ -715,51 +509,6 @@ impl ScenarioResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finished_scenarios_need_every_instrument_of_every_party() {
-        use crate::testing::{record, scenario, with_icount};
-        let failed = |mut r: ScenarioResult, inst: &str| {
-            r.failures.push(Failure {
-                instrument: inst.into(),
-                kind: "crashed".into(),
-                message: String::new(),
-                stderr_tail: String::new(),
-            });
-            r
-        };
-        let party = |id: &str, s: &str| ScenarioResult {
-            scenario: s.into(),
-            ..scenario(id)
-        };
-        let mut run = record(
-            "r",
-            vec![
-                with_icount(scenario("done"), 1.0),
-                failed(scenario("failed"), "icount"),
-                scenario("not_started"),
-                with_icount(party("p/a", "p"), 1.0),
-                party("p/b", "p"),
-            ],
-        );
-        run.settings.instruments = vec!["icount".into(), "census".into()];
-        assert_eq!(run.finished_scenarios(), (2, 4));
-        run.settings.instruments.push("walltime".into());
-        assert_eq!(run.finished_scenarios(), (0, 4));
-    }
-
-    #[test]
-    fn an_instrument_keeping_its_number_in_figures_finishes_only_with_it() {
-        use crate::testing::{record, scenario, with_icount};
-        let mut run = record("r", vec![with_icount(scenario("a"), 1.0)]);
-        run.settings.instruments = vec!["icount".into(), "toy".into()];
-        assert_eq!(run.finished_scenarios(), (0, 1));
-        run.results[0]
-            .counters
-            .figures
-            .insert("toy".into(), FigureValue::Count(7));
-        assert_eq!(run.finished_scenarios(), (1, 1));
-    }
 
     #[test]
     fn results_without_census_read_and_write_as_before() {
