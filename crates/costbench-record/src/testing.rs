@@ -2,7 +2,6 @@
 //! crates above it (which enable the `testing` feature in their dev-dependencies). Test-only.
 //! Comparisons and variant matrices built in code are `costbench_judge::testing`'s.
 
-use crate::instrument::consttime::{CtFinding, CtFrame, CtKind, CtOrigin};
 use crate::model::{
     Environment, Failure, Git, Host, Icount, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,
     Walltime,
@@ -434,30 +433,6 @@ pub fn series_point(run: &str, per_op: f64) -> crate::history::SeriesPoint {
         started_at: format!("2026-01-01T00:00:{run}Z"),
         commit: Some(format!("{run}</title>")),
         per_op,
-    }
-}
-
-/// A frame of a constant-time finding: `function` at `file:line`.
-pub fn ct_frame(function: &str, file: &str, line: u32) -> CtFrame {
-    CtFrame {
-        function: Some(function.into()),
-        file: Some(file.into()),
-        line: Some(line),
-    }
-}
-
-/// A secret-dependent finding of `kind` attributed to `at`: in the body, 16 times, with no
-/// inline chain, not accepted. Tests set the fields they are about with `..ct_finding(..)`.
-pub fn ct_finding(kind: CtKind, at: CtFrame) -> CtFinding {
-    CtFinding {
-        kind,
-        origin: CtOrigin::Secret,
-        in_body: true,
-        at,
-        frames: Vec::new(),
-        count: 16,
-        what: String::new(),
-        accepted: None,
     }
 }
 

@@ -299,14 +299,14 @@ mod tests {
     use costbench_record::instrument::consttime::{ConstantTime, CtFrame, CtKind, CtOrigin};
     use costbench_record::testing::{record, scenario};
 
-    use costbench_record::testing::ct_frame as frame;
+    use costbench_record::instrument::consttime::testing::frame;
 
     fn finding(kind: CtKind, origin: CtOrigin, at: CtFrame, frames: Vec<CtFrame>) -> CtFinding {
         CtFinding {
             origin,
             frames,
             count: 1,
-            ..costbench_record::testing::ct_finding(kind, at)
+            ..costbench_record::instrument::consttime::testing::finding(kind, at)
         }
     }
 

@@ -290,12 +290,43 @@ impl ConstantTime {
     }
 }
 
+/// Findings built in code for the tests of this crate and the layers above (the `testing`
+/// feature), as `crate::testing` builds run records.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    use super::{CtFinding, CtFrame, CtKind, CtOrigin};
+
+    /// A frame of a constant-time finding: `function` at `file:line`.
+    pub fn frame(function: &str, file: &str, line: u32) -> CtFrame {
+        CtFrame {
+            function: Some(function.into()),
+            file: Some(file.into()),
+            line: Some(line),
+        }
+    }
+
+    /// A secret-dependent finding of `kind` attributed to `at`: in the body, 16 times, with no
+    /// inline chain, not accepted. Tests set the fields they are about with `..finding(..)`.
+    pub fn finding(kind: CtKind, at: CtFrame) -> CtFinding {
+        CtFinding {
+            kind,
+            origin: CtOrigin::Secret,
+            in_body: true,
+            at,
+            frames: Vec::new(),
+            count: 16,
+            what: String::new(),
+            accepted: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn finding(kind: CtKind) -> CtFinding {
-        crate::testing::ct_finding(kind, crate::testing::ct_frame("leak", "benches/ct.rs", 12))
+        testing::finding(kind, testing::frame("leak", "benches/ct.rs", 12))
     }
 
     #[test]

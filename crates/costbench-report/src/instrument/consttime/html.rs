@@ -46,7 +46,8 @@ pub(super) fn section(page: &mut String, run: &RunRecord) {
 mod tests {
     use super::*;
     use costbench_record::instrument::consttime::{ConstantTime, CtFinding, CtKind};
-    use costbench_record::testing::{ct_finding, ct_frame, record, scenario};
+    use costbench_record::instrument::consttime::testing::{finding as ct_finding, frame as ct_frame};
+    use costbench_record::testing::{record, scenario};
 
     #[test]
     fn each_id_has_its_verdict_and_findings_escaped() {

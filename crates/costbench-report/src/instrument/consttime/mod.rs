@@ -33,7 +33,7 @@ mod tests {
     fn issue_28_accepted_constant_time_findings_are_listed_not_failed() {
         use costbench_judge::instrument::consttime::{accept, Allow};
         use costbench_record::instrument::consttime::{ConstantTime, CtKind};
-        use costbench_record::testing::{ct_finding, ct_frame};
+        use costbench_record::instrument::consttime::testing::{finding as ct_finding, frame as ct_frame};
         let finding = |line| ct_finding(CtKind::Branch, ct_frame("ct::f", "benches/ct.rs", line));
         let mut leak = scenario("leak/branch");
         leak.counters.constant_time = Some(ConstantTime {

@@ -94,7 +94,8 @@ fn finding(out: &mut String, f: &CtFinding) {
 mod tests {
     use super::*;
     use costbench_record::instrument::consttime::{ConstantTime, CtKind};
-    use costbench_record::testing::{ct_finding, ct_frame, record, scenario};
+    use costbench_record::instrument::consttime::testing::{finding as ct_finding, frame as ct_frame};
+    use costbench_record::testing::{record, scenario};
 
     #[test]
     fn a_run_shows_each_verdict_and_each_finding_with_its_line() {
