@@ -1,6 +1,6 @@
 //! Throughput of service scenarios under load: per round, a fresh server process and a load
 //! process driving it over loopback TCP with `--clients` connections (closed loop, or open at
-//! `--rate`), measuring time slices. The rounds are [`phase`]'s; [`parse`] reads a
+//! `--rate`), measuring time slices. The rounds are its `phase`'s; [`parse`] reads a
 //! round and turns the rounds of one build into figures.
 
 pub mod parse;
