@@ -7,7 +7,7 @@
 //! there were (`Paired::looks`), for `compare` to spend its own error rate over them too.
 //!
 //! This module owns the options (`Rounds`), the arithmetic of the looks and the decision; it runs
-//! nothing and reads no clock (`run::interleaved` does).
+//! nothing and reads no clock (wall time's `interleaved` does).
 
 use costbench_judge::compare::paired::{self, Resolution};
 use costbench_protocol::WalltimeSamples;

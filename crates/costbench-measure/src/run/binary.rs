@@ -77,23 +77,23 @@ impl Binary {
     }
 
     /// The executable that runs the measured scenario `name`.
-    pub(super) fn exe_for(&self, name: &str) -> &Path {
+    pub(crate) fn exe_for(&self, name: &str) -> &Path {
         self.route(name).0
     }
 
     /// The directory the measured scenario `name` runs in.
-    pub(super) fn cwd_for(&self, name: &str) -> &Path {
+    pub(crate) fn cwd_for(&self, name: &str) -> &Path {
         self.route(name).1
     }
 
     /// The name the scenario measured as `name` has in its own binary.
-    pub(super) fn child_name(&self, name: &str) -> String {
+    pub(crate) fn child_name(&self, name: &str) -> String {
         self.routes
             .get(name)
             .map_or_else(|| name.to_string(), |(_, own)| own.clone())
     }
 
-    pub(super) fn child_args(&self, mode: &str) -> Vec<String> {
+    pub(crate) fn child_args(&self, mode: &str) -> Vec<String> {
         vec![
             CHILD_FLAG.into(),
             mode.into(),
@@ -124,7 +124,7 @@ impl Binary {
     /// is this binary's target, k the k-th other. A target whose binary does not answer
     /// costbench's protocol is left out with a warning, as long as one target answers (see
     /// [`Binary::list`]).
-    pub(super) fn list_parts(&self, timeout: Duration) -> Result<Vec<Part>> {
+    pub(crate) fn list_parts(&self, timeout: Duration) -> Result<Vec<Part>> {
         let parts = std::iter::once((&self.bench, &self.exe, &self.cwd))
             .chain(self.others.iter().map(|o| (&o.bench, &o.exe, &o.cwd)));
         let mut listings = Vec::new();
@@ -152,7 +152,7 @@ impl Binary {
     /// [`merge_listings`] keeps them, and also named by their target where `prefixed` holds
     /// them: ids that collide on another side of the run, so that every side names an id the
     /// same way and the sides pair up by id.
-    pub(super) fn merge(
+    pub(crate) fn merge(
         &mut self,
         parts: Vec<Part>,
         prefixed: &BTreeSet<String>,
@@ -175,7 +175,7 @@ impl Binary {
 
     /// Whether the measured scenario `name` runs in this binary's own target (not one of the
     /// others): a code layout relinked from [`Binary::exe`] holds only its scenarios.
-    pub(super) fn on_first(&self, name: &str) -> bool {
+    pub(crate) fn on_first(&self, name: &str) -> bool {
         self.routes.get(name).is_none_or(|(k, _)| *k == 0)
     }
 }
@@ -186,7 +186,7 @@ pub(super) type Part = (usize, String, Listing);
 
 /// The scenario ids that two bench targets of one part list both offer (the library's internal
 /// scenarios aside): those each side names `TARGET/ID`.
-pub(super) fn colliding(parts: &[Part]) -> BTreeSet<String> {
+pub(crate) fn colliding(parts: &[Part]) -> BTreeSet<String> {
     let mut offered: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, _, l) in parts {
         for s in l.scenarios.iter().filter(|s| !s.internal) {

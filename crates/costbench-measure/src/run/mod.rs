@@ -12,9 +12,10 @@
 //! steps before the first phase (listings, selections, output directories, shard, valgrind,
 //! census, one session per side); `binary` lists a build's scenarios;
 //! `session` holds one side's record and the plumbing every phase shares; `phases` runs the
-//! instruments (instruction counts and census, and wall time, by phases of their own; the others
-//! as the registry in `crate::instrument` says); the instruments' parsers read what a child
-//! wrote, as pure functions; `interleaved`, [`adaptive`],
+//! instruments that are one process per party as the registry in `crate::instrument` says; the
+//! others run by their own phase, in their folders (`crate::instrument::shape::OwnPhase`), which
+//! this file calls by the registry's run order and never by name; the instruments' parsers read
+//! what a child wrote, as pure functions; [`adaptive`],
 //! [`layout`] and [`placement`] measure several sides against each other; [`child`]
 //! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
 //! A run that stops on an error (a full disk among them) writes its record marked unfinished
@@ -28,17 +29,15 @@ mod binary;
 pub mod bisect;
 pub mod cancel;
 pub mod child;
-mod interleaved;
 pub mod layout;
 mod lock;
 pub mod options;
-mod phases;
+pub(crate) mod phases;
 pub mod placement;
-mod progress;
-mod session;
+pub(crate) mod progress;
+pub(crate) mod session;
 mod setup;
 pub mod sharding;
-mod throughput;
 
 pub use adaptive::Rounds;
 pub(crate) use binary::merge_listings;
@@ -51,26 +50,37 @@ use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::instrument::callgrind;
 use crate::instrument::census::CensusJoin;
+use crate::instrument::shape::OwnPhase;
 use crate::instrument::Phase;
 use anyhow::Result;
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};
-use costbench_record::instrument::{Instrument, InstrumentSet, Need};
+use costbench_record::instrument::{InstrumentSet, Need};
 use costbench_record::model::{self, RunRecord, ScenarioResult};
 use costbench_record::output::OutputDir;
 use progress::Progress;
-use session::Session;
+use session::{Session, Sides};
 use std::path::PathBuf;
 
-/// The instruments asked for that run by the registry's phases rather than one of their own,
-/// in run order: those under valgrind (before placement runs, which need every side's counts)
-/// or the others (after them).
-fn registry_phases(asked: InstrumentSet, under_valgrind: bool) -> Vec<Instrument> {
+/// The instruments that run, in run order, with how each runs: those under valgrind (before
+/// placement runs, which need every side's counts) or the others (after them).
+fn group(asked: InstrumentSet, under_valgrind: bool) -> Vec<Phase> {
     asked
         .running()
         .into_iter()
         .filter(|i| i.needs(Need::Valgrind) == under_valgrind)
-        .filter(|i| crate::instrument::phase(*i).in_registry_phases())
+        .map(crate::instrument::phase)
         .collect()
+}
+
+/// The instruments that run by a phase of their own, in run order.
+fn own_phases(asked: InstrumentSet) -> impl Iterator<Item = &'static dyn OwnPhase> {
+    asked
+        .running()
+        .into_iter()
+        .filter_map(|i| match crate::instrument::phase(i) {
+            Phase::Own(p) => Some(p),
+            _ => None,
+        })
 }
 
 /// One build of the bench target to measure: a build variant, or one side of a paired A/B
@@ -167,10 +177,11 @@ pub fn measure_sides(
     finish(opts, target, &sessions, &outs, &listings, &sides)
 }
 
-/// The phases of a run, in order: each side's instruments under valgrind (instruction counts
-/// first, then the registry's), the placement runs that need every side's counts, the
-/// registry's instruments that run natively, throughput, and last wall time (one side alone, or
-/// several interleaved).
+/// The phases of a run, in order, each group in run order (the registry's `run_rank`): for
+/// each side, the instruments under valgrind (an own phase's `per_side`, or the registry's
+/// phase); every own phase of that group's `all_sides`; the placement runs that need every
+/// side's counts; then the same for the instruments that run natively (wall time and throughput
+/// measure every side at once, last).
 fn run_phases(
     opts: &RunOptions,
     sessions: &[Session],
@@ -184,60 +195,38 @@ fn run_phases(
         s.save()?;
     }
     costbench_record::fault::point("before-first-scenario");
+    let all = Sides {
+        sessions,
+        labels: sides.iter().map(|s| s.label.as_str()).collect(),
+        listings,
+        selections,
+        valgrind,
+        rounds,
+    };
     if let Some(vg) = valgrind {
-        for (k, s) in sessions.iter().enumerate() {
-            if opts.instruments.runs(Instrument::Icount) {
-                if let Err(e) = s.icount_phase(vg, &listings[k], &selections[k]) {
-                    // With several builds, one that valgrind cannot run (a target-cpu=native build
-                    // with AVX-512 instructions dies of SIGILL under valgrind 3.19) must not cost the
-                    // other builds their results: its counts fail, its wall time still runs.
-                    if sessions.len() == 1 || cancel::interrupted().is_some() {
-                        return Err(e);
-                    }
-                    eprintln!(
-                        "warning: instruction counts of {} failed; its wall time and the other builds still run: {e:#}",
-                        sides[k].label
-                    );
-                    s.fail_icount(&format!("{e:#}"))?;
-                }
-            }
-            for i in registry_phases(opts.instruments, true) {
-                s.registry_phase(
-                    crate::instrument::phase(i),
-                    Some(vg),
-                    &listings[k],
-                    &selections[k],
-                )?;
-            }
-        }
+        run_group(&all, group(opts.instruments, true))?;
         // Needs every side's counts: which ids changed decides what runs again, perturbed.
         placement::phase(sessions, listings, selections, vg)?;
     }
-    for (k, s) in sessions.iter().enumerate() {
-        for i in registry_phases(opts.instruments, false) {
-            s.registry_phase(
-                crate::instrument::phase(i),
-                None,
-                &listings[k],
-                &selections[k],
-            )?;
+    run_group(&all, group(opts.instruments, false))
+}
+
+/// One group of phases: each side's, then those of every side at once.
+fn run_group(all: &Sides, phases: Vec<Phase>) -> Result<()> {
+    for (k, s) in all.sessions.iter().enumerate() {
+        for p in &phases {
+            match p {
+                Phase::Own(own) => own.per_side(all, k)?,
+                Phase::Riding => {}
+                Phase::Parallel(_) | Phase::Probed(_) => {
+                    s.registry_phase(*p, all.valgrind, &all.listings[k], &all.selections[k])?
+                }
+            }
         }
     }
-    if opts.instruments.asked(Instrument::Throughput) {
-        throughput::throughput_phase(sessions, selections)?;
-    }
-    if opts.instruments.asked(Instrument::Walltime) {
-        if let [one] = sessions {
-            one.walltime_phase(&selections[0])?;
-        } else {
-            // A token ring needs every side's library to know `--lockstep` (a baseline revision
-            // may predate it); without it, sides take turns round by round.
-            let lockstep = listings.iter().all(|l| {
-                l.capabilities
-                    .iter()
-                    .any(|c| c == proto::CAPABILITY_LOCKSTEP)
-            });
-            interleaved::walltime_interleaved(sessions, selections, rounds, lockstep)?;
+    for p in &phases {
+        if let Phase::Own(own) = p {
+            own.all_sides(all)?;
         }
     }
     Ok(())
@@ -313,8 +302,7 @@ fn take_locks(opts: &RunOptions, sides: &[SideSpec]) -> Result<Vec<lock::Held>> 
             "another costbench run is writing its results there",
         )?);
     }
-    let timed = opts.instruments.asked(Instrument::Walltime)
-        || opts.instruments.asked(Instrument::Throughput);
+    let timed = own_phases(opts.instruments).any(|p| p.holds_cpu());
     if let (Some(cpu), true, false) = (opts.walltime_cpu, timed, opts.list_only) {
         held.push(lock::take(
             &lock::cpu_lock_path(cpu),
@@ -325,28 +313,15 @@ fn take_locks(opts: &RunOptions, sides: &[SideSpec]) -> Result<Vec<lock::Held>> 
     Ok(held)
 }
 
-/// Refuses `--instrument throughput` when no selected scenario of any side (before sharding:
-/// a shard may rightly get none) is a service scenario, instead of writing rows without figures:
-/// a [`BadInput`](costbench_record::error::BadInput) (a usage error), found from the listing
-/// before any output directory is touched.
+/// Refuses a run that an instrument asked for has nothing to measure in (its own phase's
+/// `refuse`: a [`BadInput`](costbench_record::error::BadInput), a usage error), found from the
+/// listing before any output directory is touched.
 fn nothing_to_measure(
     opts: &RunOptions,
     target: &BenchTarget,
     selections: &[Vec<&ScenarioInfo>],
 ) -> Result<()> {
-    if !opts.instruments.asked(Instrument::Throughput)
-        || selections.iter().flatten().any(|s| s.service.is_some())
-    {
-        return Ok(());
-    }
-    let selected = selections.first().map_or(0, Vec::len);
-    Err(costbench_record::error::bad_input(format_args!(
-        "nothing to measure: --instrument throughput puts service scenarios (Suite::service) \
-         under load, and none of the {selected} selected scenarios of bench {:?} is one; select \
-         a bench that has some (the built-in suite's are in --bench cache) or a --filter that \
-         matches one",
-        target.names()
-    )))
+    own_phases(opts.instruments).try_for_each(|p| p.refuse(target, selections))
 }
 
 /// Ends a run that stopped on `error` before it finished: every side's record is marked
@@ -483,7 +458,8 @@ pub(crate) fn new_record(
         .running()
         .into_iter()
         .filter(|i| valgrind.is_some() || !i.needs(Need::Valgrind))
-        .filter(|i| census || *i != Instrument::Census)
+        // One riding on another's run is recorded only when its ride was set up.
+        .filter(|i| census || !matches!(crate::instrument::phase(*i), Phase::Riding))
         .map(|i| i.name().to_string())
         .collect();
     let mut record = RunRecord::new(
@@ -508,7 +484,7 @@ pub(crate) fn new_record(
             samples: opts.samples,
             walltime_cpu: opts
                 .walltime_cpu
-                .filter(|_| opts.instruments.asked(Instrument::Walltime)),
+                .filter(|_| own_phases(opts.instruments).any(|p| p.records_cpu())),
             code_align: Some(opts.code_align.name().to_string()),
             features: opts.cargo.features.clone(),
             all_features: opts.cargo.all_features,
@@ -518,24 +494,9 @@ pub(crate) fn new_record(
         selected
             .iter()
             .flat_map(|s| {
-                let load_rows: Vec<ScenarioResult> = match &s.service {
-                    Some(_) if opts.instruments.asked(Instrument::Throughput) => opts
-                        .load
-                        .clients
-                        .iter()
-                        .map(|&n| ScenarioResult {
-                            clients: Some(n),
-                            ..ScenarioResult::empty(
-                                model::load_id(&s.name, n),
-                                &s.name,
-                                None,
-                                s.service.as_ref().map_or(s.ops, |v| v.ops_per_request),
-                                &s.unit,
-                            )
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                };
+                let load_rows: Vec<ScenarioResult> = own_phases(opts.instruments)
+                    .flat_map(|p| p.extra_rows(opts, s))
+                    .collect();
                 let parties: Vec<Option<String>> = if s.parties.is_empty() {
                     vec![None]
                 } else {

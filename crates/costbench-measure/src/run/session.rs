@@ -2,17 +2,20 @@
 //! to after every figure, and the plumbing every phase shares (spawning the parties of a
 //! scenario wired by pipes, `--measure-jobs` workers, temporary output files).
 //!
-//! The phases themselves are in [`super::phases`]; reading what a child wrote is the
+//! The registry's phase is in [`super::phases`], the instruments' own phases in their folders
+//! (`crate::instrument::shape::OwnPhase`, given every side as [`Sides`]); reading what a child wrote is the
 //! instruments' (`crate::instrument`). This module owns no instrument and reads no child's output.
 
+use super::adaptive::Rounds;
 use super::binary::Binary;
 use super::child::{self, Running};
-use super::RunOptions;
+use super::options::RunOptions;
 use crate::ending::Outcome;
+use crate::instrument::callgrind::Valgrind;
 use crate::instrument::census::CensusJoin;
 use crate::instrument::shape::Measured;
 use anyhow::{Context, Result};
-use costbench_protocol::{self as proto, ScenarioInfo};
+use costbench_protocol::{self as proto, Listing, ScenarioInfo};
 use costbench_record::model::{Failure, RunRecord};
 use costbench_record::output::OutputDir;
 use std::path::PathBuf;
@@ -24,40 +27,38 @@ use std::time::{Duration, Instant};
 /// Free bytes under which a file system counts as full when a child's output cannot be read.
 const FULL_BELOW: u64 = 1 << 20;
 
+/// Every side of a run as the phases see it: what an instrument's own phase
+/// (`crate::instrument::shape::OwnPhase`) is given, side `k` at index `k` of each.
+pub(crate) struct Sides<'r, 'a> {
+    /// Each side's session.
+    pub(crate) sessions: &'r [Session<'a>],
+    /// Each side's label, for messages.
+    pub(crate) labels: Vec<&'r str>,
+    /// Each side's listing.
+    pub(crate) listings: &'r [Listing],
+    /// Each side's selected scenarios (this shard's).
+    pub(crate) selections: &'r [Vec<&'a ScenarioInfo>],
+    /// Valgrind, when the run has it.
+    pub(crate) valgrind: Option<&'r Valgrind>,
+    /// How the interleaved rounds of several sides go.
+    pub(crate) rounds: &'r Rounds,
+}
+
 /// One side being measured: its options, binary, results directory and record.
-pub(super) struct Session<'a> {
-    pub(super) opts: &'a RunOptions,
-    pub(super) bin: &'a Binary,
-    pub(super) out: &'a OutputDir,
-    pub(super) record: Mutex<RunRecord>,
+pub(crate) struct Session<'a> {
+    pub(crate) opts: &'a RunOptions,
+    pub(crate) bin: &'a Binary,
+    pub(crate) out: &'a OutputDir,
+    pub(crate) record: Mutex<RunRecord>,
     /// Preloaded under callgrind so that getrandom is the same in every run.
-    pub(super) fixed_random: Option<PathBuf>,
+    pub(crate) fixed_random: Option<PathBuf>,
     /// The binary's guards, when the census runs.
-    pub(super) census: Option<CensusJoin>,
-    pub(super) progress: super::progress::Progress,
+    pub(crate) census: Option<CensusJoin>,
+    pub(crate) progress: super::progress::Progress,
 }
 
 impl Session<'_> {
-    /// Records `why` as the icount failure of every id that has no count yet.
-    pub(super) fn fail_icount(&self, why: &str) -> Result<()> {
-        {
-            let mut record = self.record.lock().expect("no worker panicked");
-            let (message, tail) = why.split_once('\n').unwrap_or((why, ""));
-            for r in &mut record.results {
-                if r.icount.is_none() && !r.failures.iter().any(|f| f.instrument == "icount") {
-                    r.failures.push(Failure {
-                        instrument: "icount".into(),
-                        kind: "no-measurement".into(),
-                        message: message.to_string(),
-                        stderr_tail: tail.to_string(),
-                    });
-                }
-            }
-        }
-        self.save()
-    }
-
-    pub(super) fn save(&self) -> Result<()> {
+    pub(crate) fn save(&self) -> Result<()> {
         let record = self.record.lock().expect("no worker panicked");
         self.out.write_all(&record)
     }
@@ -67,7 +68,7 @@ impl Session<'_> {
     /// run as out of space (an error of kind `StorageFull`, which [`super::stopped`] recognises)
     /// instead of being recorded as the scenario's failure. Call it before the output file is
     /// removed, so that its bytes still count as used.
-    pub(super) fn unless_full<T>(
+    pub(crate) fn unless_full<T>(
         &self,
         result: std::result::Result<T, Failure>,
     ) -> Result<std::result::Result<T, Failure>> {
@@ -94,7 +95,7 @@ impl Session<'_> {
     /// Stores what an instrument produced for `id` (a figure or a failure) and saves the files.
     /// Once the run was interrupted, stores nothing (the children were killed by us, not by
     /// their scenarios) and fails, so that the phase stops.
-    pub(super) fn store(&self, id: &str, result: Measured) -> Result<()> {
+    pub(crate) fn store(&self, id: &str, result: Measured) -> Result<()> {
         if let Some(sig) = super::cancel::interrupted() {
             anyhow::bail!("interrupted by {}", super::cancel::signal_name(sig));
         }
@@ -116,7 +117,7 @@ impl Session<'_> {
     /// Runs every party of `s` at once, one process each, wired together by pipes (a
     /// single-process scenario is one party). `command(i, id, args)` makes the command for party
     /// `i` (measured id `id`) from the child's argument list.
-    pub(super) fn spawn_parties(
+    pub(crate) fn spawn_parties(
         &self,
         s: &ScenarioInfo,
         mode: &str,
@@ -193,7 +194,7 @@ impl Session<'_> {
 
     /// A temporary file for one party's output, in the run's temporary directory (which
     /// [`super::measure_sides`] creates and removes).
-    pub(super) fn tmp_path(&self, what: &str, job: usize, party: usize) -> PathBuf {
+    pub(crate) fn tmp_path(&self, what: &str, job: usize, party: usize) -> PathBuf {
         self.out
             .tmp_dir_path()
             .join(format!("{what}-{job}-{party}.out"))
@@ -201,7 +202,7 @@ impl Session<'_> {
 
     /// A process of the scenario measured as `name`, prepared like every measured one, with
     /// getrandom pinned when asked.
-    pub(super) fn measured_command(&self, cmd: Command, name: &str, pin_random: bool) -> Command {
+    pub(crate) fn measured_command(&self, cmd: Command, name: &str, pin_random: bool) -> Command {
         let mut cmd = child::scenario_command(cmd, self.bin.cwd_for(name), true);
         if let (true, Some(lib)) = (pin_random, &self.fixed_random) {
             cmd.env("LD_PRELOAD", lib);
@@ -210,7 +211,7 @@ impl Session<'_> {
     }
 
     /// Runs `each(scenario, job)` over `selected`, `--measure-jobs` at a time.
-    pub(super) fn parallel_phase(
+    pub(crate) fn parallel_phase(
         &self,
         selected: &[&ScenarioInfo],
         each: impl Fn(&ScenarioInfo, usize) -> Result<()> + Sync,

@@ -7,10 +7,11 @@
 use super::binary::colliding;
 use super::{
     callgrind, cancel, model, new_record, nothing_to_measure, select, sharding, Binary, CensusJoin,
-    Instrument, Listing, OutputDir, Progress, Rounds, RunOptions, ScenarioInfo, Session, SideSpec,
+    Listing, OutputDir, Progress, Rounds, RunOptions, ScenarioInfo, Session, SideSpec,
 };
 use crate::cargo::BenchTarget;
 use anyhow::{bail, Result};
+use costbench_record::instrument::Instrument;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Mutex;

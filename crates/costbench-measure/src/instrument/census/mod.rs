@@ -3,7 +3,7 @@
 //! is unchanged); [`parse`] joins those counts with the guards the static census
 //! (`crate::census`) found in the binary beforehand.
 //!
-//! It starts no process of its own: the icount phase (`run::phases`) hands it the kept
+//! It starts no process of its own: the icount phase (`icount::phase`) hands it the kept
 //! callgrind file of every measured id.
 
 pub mod parse;
@@ -31,6 +31,11 @@ pub(crate) struct CensusJoin {
 }
 
 impl CensusJoin {
+    /// Callgrind's arguments for the run the census rides on ([`TOOL_ARGS`]).
+    pub(crate) fn tool_args(&self) -> &'static [&'static str] {
+        TOOL_ARGS
+    }
+
     pub(crate) fn new(guards: StaticCensus, exe: &Path) -> CensusJoin {
         CensusJoin {
             guards,

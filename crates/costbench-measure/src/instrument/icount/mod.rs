@@ -4,11 +4,12 @@
 //! With the census asked for, the same run also writes per-instruction counts (the census's
 //! `TOOL_ARGS`), which leave the total unchanged.
 //!
-//! The phase that runs it is `run::phases`' own (it also measures the harness residual and
+//! The phase that runs it is its own (`phase`: it also measures the harness residual and
 //! hands the file to the census); callgrind's command line is [`super::callgrind::command`];
 //! this module says where the count goes.
 
 pub mod parse;
+mod phase;
 pub mod profile;
 
 pub(crate) use parse::Ir;
@@ -16,8 +17,9 @@ pub(crate) use parse::Ir;
 use super::shape::{Phase, Stored};
 use costbench_record::model::{self, ScenarioResult};
 
-/// How the scheduler runs it: by a phase of its own (`run::phases`), with the harness residual and the census riding on it.
-pub(crate) const PHASE: Phase = Phase::Own { counted: true };
+/// How the scheduler runs it: by a phase of its own (`phase`), with the harness residual and
+/// the census riding on it.
+pub(crate) const PHASE: Phase = Phase::Own(&phase::Counts);
 
 impl Stored for model::Icount {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {

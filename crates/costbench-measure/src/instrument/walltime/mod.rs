@@ -1,16 +1,18 @@
 //! Wall time: one process per scenario in `walltime` mode (all its parties in it), pinned to
 //! `--walltime-cpu`, warming up and then timing batches of the body; with several builds,
-//! short children of every build in interleaved rounds. The scheduling is `run`'s own (one
-//! scenario at a time, `run::interleaved` for several builds); [`parse`] reads what a child
+//! short children of every build in interleaved rounds. The phase is this folder's own
+//! (`phase`: one scenario at a time; `interleaved` for several builds); [`parse`] reads what a child
 //! wrote and turns samples into per-op statistics.
 
+mod interleaved;
 pub mod parse;
+mod phase;
 
 use super::shape::{Phase, Stored};
 use costbench_record::model::{self, ScenarioResult};
 
 /// How the scheduler runs it: by a phase of its own: one scenario at a time, or interleaved with other builds.
-pub(crate) const PHASE: Phase = Phase::Own { counted: true };
+pub(crate) const PHASE: Phase = Phase::Own(&phase::Timing);
 
 /// The sampling arguments of a plain run's child: exactly `samples` samples and no time budget
 /// when `--iterations-per-scenario` gives a count, else the library's defaults.

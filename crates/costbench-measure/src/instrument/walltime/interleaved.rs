@@ -12,10 +12,10 @@
 //! This module owns running the rounds and turning them into each side's figures; the sessions'
 //! children and records are `run`'s.
 
-use super::adaptive::{self, Rounds};
-use super::child;
-use super::layout::Layouts;
-use super::session::Session;
+use crate::run::adaptive::{self, Rounds};
+use crate::run::child;
+use crate::run::layout::Layouts;
+use crate::run::session::Session;
 use crate::environment;
 use crate::instrument::shape::{walltime_failure, ChildSamples, Stored};
 use crate::instrument::walltime::parse as walltime;
@@ -40,8 +40,8 @@ struct Scenario<'a> {
 }
 
 /// Wall time of several sides in interleaved rounds (see the module docs and
-/// [`super::measure_sides`]).
-pub(super) fn walltime_interleaved(
+/// `run::measure_sides`).
+pub(crate) fn walltime_interleaved(
     sessions: &[Session],
     selections: &[Vec<&ScenarioInfo>],
     rounds: &Rounds,
@@ -52,7 +52,7 @@ pub(super) fn walltime_interleaved(
     let layouts = Layouts::prepare(&exes, rounds.layouts);
     if let Some(note) = layouts
         .note()
-        .filter(|_| rounds.layouts != super::layout::LayoutMode::Off)
+        .filter(|_| rounds.layouts != crate::run::layout::LayoutMode::Off)
     {
         sessions[0].progress.suspend(|| eprintln!("note: {note}"));
     }

@@ -9,26 +9,79 @@
 //! them alike; the first build alternates from round to round (ABBA). Comparisons pair slice
 //! `k` of one build with slice `k` of another.
 
-use super::child::{self, Running};
-use super::layout::{LayoutMode, Layouts};
-use super::session::Session;
+use crate::run::child::{self, Running};
+use crate::run::layout::{LayoutMode, Layouts};
+use crate::cargo::BenchTarget;
+use crate::run::options::RunOptions;
+use crate::run::session::{Session, Sides};
 use crate::ending::Outcome;
 use crate::environment;
-use crate::instrument::shape::Stored;
-use crate::instrument::throughput::parse::{self as throughput, load_round, LoadSettings};
+use crate::instrument::shape::{OwnPhase, Stored};
+use super::parse::{self as throughput, load_round, LoadSettings};
 use anyhow::{Context, Result};
 use costbench_protocol::{LoadResult, ScenarioInfo};
-use costbench_record::model::{self, Failure, LoadPairing};
+use costbench_record::model::{self, Failure, LoadPairing, ScenarioResult};
 use std::net::TcpListener;
 use std::os::fd::OwnedFd;
 use std::process::Command;
 use std::time::Instant;
 
+/// Throughput's own phase.
+pub(crate) struct Load;
+
+impl OwnPhase for Load {
+    fn counted(&self) -> bool {
+        false
+    }
+    fn all_sides(&self, sides: &Sides<'_, '_>) -> Result<()> {
+        throughput_phase(sides.sessions, sides.selections)
+    }
+    fn holds_cpu(&self) -> bool {
+        true
+    }
+    /// Refuses `--instrument throughput` when no selected scenario of any side (before
+    /// sharding: a shard may rightly get none) is a service scenario, instead of writing rows
+    /// without figures.
+    fn refuse(&self, target: &BenchTarget, selections: &[Vec<&ScenarioInfo>]) -> Result<()> {
+        if selections.iter().flatten().any(|s| s.service.is_some()) {
+            return Ok(());
+        }
+        let selected = selections.first().map_or(0, Vec::len);
+        Err(costbench_record::error::bad_input(format_args!(
+            "nothing to measure: --instrument throughput puts service scenarios (Suite::service) \
+             under load, and none of the {selected} selected scenarios of bench {:?} is one; select \
+             a bench that has some (the built-in suite's are in --bench cache) or a --filter that \
+             matches one",
+            target.names()
+        )))
+    }
+    /// One row per number of clients of a service scenario.
+    fn extra_rows(&self, opts: &RunOptions, s: &ScenarioInfo) -> Vec<ScenarioResult> {
+        let Some(service) = &s.service else {
+            return Vec::new();
+        };
+        opts.load
+            .clients
+            .iter()
+            .map(|&n| ScenarioResult {
+                clients: Some(n),
+                ..ScenarioResult::empty(
+                    model::load_id(&s.name, n),
+                    &s.name,
+                    None,
+                    service.ops_per_request,
+                    &s.unit,
+                )
+            })
+            .collect()
+    }
+}
+
 /// One side's rounds so far, or the failure that ended them.
 type Got = std::result::Result<Vec<LoadResult>, Failure>;
 
 /// Runs the phase over every side.
-pub(super) fn throughput_phase(
+fn throughput_phase(
     sessions: &[Session],
     selections: &[Vec<&ScenarioInfo>],
 ) -> Result<()> {
