@@ -18,7 +18,8 @@ pub mod callgrind;
 pub(crate) mod shape;
 
 use costbench_record::instrument::Instrument;
-pub(crate) use shape::Phase;
+pub(crate) mod phase;
+pub(crate) use phase::Phase;
 
 /// One `mod` line per instrument of the registry, and the table of how each runs.
 macro_rules! folders {

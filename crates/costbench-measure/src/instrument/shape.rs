@@ -3,93 +3,22 @@
 //! to record, a figure that knows where the run record keeps it ([`Stored`]), and, for the
 //! instruments whose children are one process per party writing one file, how such a child is
 //! started ([`PerParty`], which the scheduler runs as a [`Party`]). It also holds the failure vocabulary the parsers share.
+//! How the scheduler runs each instrument (`Phase`, `OwnPhase`) is `super::phase`'s.
 //!
 //! Parsing is pure: a parser spawns nothing and opens no file. The phases (`run::phases`, and the own phases in the folders) read
 //! the file and pass its contents (or the I/O error) here, then keep or remove it; that way
 //! every way a child can fail is unit-tested on recorded outputs. This file names no instrument.
 
 use super::callgrind::Valgrind;
-use crate::cargo::BenchTarget;
 use crate::ending::Outcome;
 use crate::run::options::RunOptions;
-use crate::run::session::Sides;
 use anyhow::Context;
-use costbench_protocol::{self as proto, CountersResult, ScenarioInfo, WalltimeSamples};
+use costbench_protocol::{self as proto, CountersResult, WalltimeSamples};
 use costbench_record::instrument::{Instrument, Need};
 use costbench_record::model::{Failure, RunRecord, ScenarioResult};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-
-/// How the scheduler runs an instrument: each instrument's folder says it in its `PHASE`.
-#[derive(Clone, Copy)]
-pub(crate) enum Phase {
-    /// Rides on another instrument's run (the census reads the icount run's callgrind output):
-    /// no phase and no rows of progress of its own.
-    Riding,
-    /// By a phase of its own, in its folder ([`OwnPhase`]): an instrument that is not one
-    /// process per party writing one file (a run another instrument rides on, rounds
-    /// interleaved with other builds, servers under load).
-    Own(&'static dyn OwnPhase),
-    /// One process per party of each scenario, `--measure-jobs` scenarios at once.
-    Parallel(&'static dyn Party),
-    /// One process per party, one scenario at a time (its figures depend on what else runs),
-    /// after a probe on the library's empty scenario says whether it can run here at all.
-    Probed(&'static dyn Party),
-}
-
-impl Phase {
-    /// Whether the progress bar counts one row per measured id for it up front.
-    pub(crate) fn counted(&self) -> bool {
-        match self {
-            Phase::Riding => false,
-            Phase::Own(p) => p.counted(),
-            Phase::Parallel(_) | Phase::Probed(_) => true,
-        }
-    }
-}
-
-/// An instrument with a phase of its own, as the scheduler (`run`) runs it: the scheduler
-/// calls these hooks in the instrument's place in the run order (its `run_rank`), among the
-/// instruments under valgrind or the native ones as its `needs` say, and names no instrument.
-/// Every hook has a default that does nothing.
-pub(crate) trait OwnPhase: Sync {
-    /// Whether the progress bar counts one row per measured id for it up front; a phase whose
-    /// rows are known only when it starts (servers times client counts) says `false` and adds
-    /// them then.
-    fn counted(&self) -> bool {
-        true
-    }
-    /// Measures side `k` of `sides`, in the loop over each side.
-    fn per_side(&self, _sides: &Sides<'_, '_>, _k: usize) -> anyhow::Result<()> {
-        Ok(())
-    }
-    /// Measures every side at once, after the loop over each side of its group.
-    fn all_sides(&self, _sides: &Sides<'_, '_>) -> anyhow::Result<()> {
-        Ok(())
-    }
-    /// Whether it times on `--walltime-cpu`: the run holds that CPU's lock.
-    fn holds_cpu(&self) -> bool {
-        false
-    }
-    /// Whether the run record's settings keep `--walltime-cpu` for it.
-    fn records_cpu(&self) -> bool {
-        false
-    }
-    /// Refuses the run (a usage error) when it was asked for and the selected scenarios of
-    /// every side (before sharding) give it nothing to measure.
-    fn refuse(
-        &self,
-        _target: &BenchTarget,
-        _selections: &[Vec<&ScenarioInfo>],
-    ) -> anyhow::Result<()> {
-        Ok(())
-    }
-    /// The empty rows it adds to a new record for scenario `s`, beside the scenario's own.
-    fn extra_rows(&self, _opts: &RunOptions, _s: &ScenarioInfo) -> Vec<ScenarioResult> {
-        Vec::new()
-    }
-}
 
 /// What one child of an instrument left behind, as its parser reads it.
 pub(crate) struct Output<'a> {

@@ -13,7 +13,7 @@
 //! census, one session per side); `binary` lists a build's scenarios;
 //! `session` holds one side's record and the plumbing every phase shares; `phases` runs the
 //! instruments that are one process per party as the registry in `crate::instrument` says; the
-//! others run by their own phase, in their folders (`crate::instrument::shape::OwnPhase`), which
+//! others run by their own phase, in their folders (`crate::instrument::phase::OwnPhase`), which
 //! this file calls by the registry's run order and never by name; the instruments' parsers read
 //! what a child wrote, as pure functions; [`adaptive`],
 //! [`layout`] and [`placement`] measure several sides against each other; [`child`]
@@ -50,7 +50,7 @@ use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::instrument::callgrind;
 use crate::instrument::census::CensusJoin;
-use crate::instrument::shape::OwnPhase;
+use crate::instrument::phase::OwnPhase;
 use crate::instrument::Phase;
 use anyhow::Result;
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};

@@ -4,7 +4,7 @@
 //! a child's output is moved into the results directory. It spawns its children through
 //! [`Session`], hands what they wrote to the instrument's parser and stores the figure; it
 //! parses no child's output itself and names no instrument. The instruments with a phase of
-//! their own run it from their folders (`crate::instrument::shape::OwnPhase`).
+//! their own run it from their folders (`crate::instrument::phase::OwnPhase`).
 
 use super::session::Session;
 use crate::ending::Outcome;

@@ -3,7 +3,7 @@
 //! scenario wired by pipes, `--measure-jobs` workers, temporary output files).
 //!
 //! The registry's phase is in [`super::phases`], the instruments' own phases in their folders
-//! (`crate::instrument::shape::OwnPhase`, given every side as [`Sides`]); reading what a child wrote is the
+//! (`crate::instrument::phase::OwnPhase`, given every side as [`Sides`]); reading what a child wrote is the
 //! instruments' (`crate::instrument`). This module owns no instrument and reads no child's output.
 
 use super::adaptive::Rounds;
@@ -12,7 +12,7 @@ use super::child::{self, Running};
 use super::options::RunOptions;
 use crate::ending::Outcome;
 use crate::instrument::callgrind::Valgrind;
-use crate::instrument::census::CensusJoin;
+use crate::instrument::census::join::CensusJoin;
 use crate::instrument::shape::Measured;
 use anyhow::{Context, Result};
 use costbench_protocol::{self as proto, Listing, ScenarioInfo};
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 const FULL_BELOW: u64 = 1 << 20;
 
 /// Every side of a run as the phases see it: what an instrument's own phase
-/// (`crate::instrument::shape::OwnPhase`) is given, side `k` at index `k` of each.
+/// (`crate::instrument::phase::OwnPhase`) is given, side `k` at index `k` of each.
 pub(crate) struct Sides<'r, 'a> {
     /// Each side's session.
     pub(crate) sessions: &'r [Session<'a>],

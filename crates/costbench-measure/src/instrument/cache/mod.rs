@@ -9,7 +9,8 @@
 pub mod parse;
 
 use super::callgrind::{self, Valgrind};
-use super::shape::{Phase, PerParty, Stored};
+use super::phase::Phase;
+use super::shape::{PerParty, Stored};
 use costbench_record::model::{CacheSim, ScenarioResult};
 use std::path::Path;
 use std::process::Command;

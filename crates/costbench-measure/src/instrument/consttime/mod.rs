@@ -10,7 +10,8 @@
 pub mod parse;
 
 use super::callgrind::Valgrind;
-use super::shape::{PerParty, Phase, Stored};
+use super::phase::Phase;
+use super::shape::{PerParty, Stored};
 use crate::run::options::RunOptions;
 use costbench_record::instrument::consttime::ConstantTime;
 use costbench_record::model::{RunRecord, ScenarioResult};

@@ -14,7 +14,8 @@ pub mod profile;
 
 pub(crate) use parse::Ir;
 
-use super::shape::{Phase, Stored};
+use super::phase::Phase;
+use super::shape::Stored;
 use costbench_record::model::{self, ScenarioResult};
 
 /// How the scheduler runs it: by a phase of its own (`phase`), with the harness residual and

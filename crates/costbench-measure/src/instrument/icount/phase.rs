@@ -5,7 +5,8 @@
 
 use super::Ir;
 use crate::instrument::callgrind;
-use crate::instrument::shape::{OwnPhase, Output, Parser, Stored};
+use crate::instrument::phase::OwnPhase;
+use crate::instrument::shape::{Output, Parser, Stored};
 use crate::run::cancel;
 use crate::run::phases::keep;
 use crate::run::session::{Session, Sides};

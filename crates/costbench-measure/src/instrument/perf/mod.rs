@@ -5,7 +5,8 @@
 
 pub mod parse;
 
-use super::shape::{Phase, PerParty, Stored};
+use super::phase::Phase;
+use super::shape::{PerParty, Stored};
 use costbench_record::model::{self, ScenarioResult};
 
 /// How the scheduler runs it: one process per party, one scenario at a time, after a probe on the library's empty scenario.

@@ -6,7 +6,8 @@
 pub mod parse;
 mod phase;
 
-use super::shape::{Phase, Stored};
+use super::phase::Phase;
+use super::shape::Stored;
 use costbench_record::model::{self, ScenarioResult};
 
 /// How the scheduler runs it: by a phase of its own: a server and load processes per round.

@@ -8,7 +8,8 @@ mod interleaved;
 pub mod parse;
 mod phase;
 
-use super::shape::{Phase, Stored};
+use super::phase::Phase;
+use super::shape::Stored;
 use costbench_record::model::{self, ScenarioResult};
 
 /// How the scheduler runs it: by a phase of its own: one scenario at a time, or interleaved with other builds.

@@ -3,7 +3,8 @@
 
 use super::interleaved;
 use crate::ending::Outcome;
-use crate::instrument::shape::{walltime_failure, ChildSamples, OwnPhase, Stored};
+use crate::instrument::phase::OwnPhase;
+use crate::instrument::shape::{walltime_failure, ChildSamples, Stored};
 use crate::run::child::{self, Running};
 use crate::run::session::{Session, Sides};
 use anyhow::{Context, Result};
