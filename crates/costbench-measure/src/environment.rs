@@ -146,21 +146,40 @@ pub fn rfc3339(secs: u64) -> String {
     )
 }
 
-/// A run id: UTC timestamp plus 32 random bits, unique without any shared counter.
+/// A run id: the UTC second it was made, then 8 hex digits: the microsecond within that second
+/// (5 digits) and 12 random bits, unique without any shared counter. Ids of one second sort in
+/// the order they were made (the history orders runs by start time, then by id: runs imported or
+/// merged in a loop, several a second, keep their order), strictly so within one process, whose
+/// ids never repeat; the random bits tell apart processes that start in the same microsecond.
 pub fn new_run_id() -> String {
     use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // The last (second, microsecond) this process gave, as seconds * 1e6 + microseconds.
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let mut at = now.as_secs() * 1_000_000 + u64::from(now.subsec_micros());
+    let mut last = LAST.load(Ordering::Relaxed);
+    loop {
+        // Never the same or an earlier microsecond twice in one process.
+        let next = at.max(last + 1);
+        match LAST.compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => {
+                at = next;
+                break;
+            }
+            Err(seen) => last = seen,
+        }
+    }
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
+    h.write_u128(now.as_nanos());
     h.write_u32(std::process::id());
-    let stamp: String = now_rfc3339()
+    let stamp: String = rfc3339(at / 1_000_000)
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
-    format!("{stamp}-{:08x}", h.finish() as u32)
+    format!("{stamp}-{:05x}{:03x}", at % 1_000_000, h.finish() & 0xfff)
 }
 
 #[cfg(test)]
@@ -177,5 +196,22 @@ mod tests {
     #[test]
     fn run_ids_differ() {
         assert_ne!(new_run_id(), new_run_id());
+    }
+
+    /// Ids made one after another sort in that order, however many come in one second (the
+    /// history's tie-break between runs that started in the same second), and keep their shape:
+    /// the second, a dash and 8 hex digits.
+    #[test]
+    fn run_ids_of_one_second_sort_in_the_order_they_were_made() {
+        let ids: Vec<String> = (0..2_000).map(|_| new_run_id()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        for id in &ids {
+            let (stamp, suffix) = id.split_once('-').unwrap();
+            assert_eq!(stamp.len(), "20261128T091418Z".len(), "{id}");
+            assert!(
+                suffix.len() == 8 && suffix.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{id}"
+            );
+        }
     }
 }
