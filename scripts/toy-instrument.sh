@@ -171,9 +171,6 @@ use crate::model::ScenarioResult;
 
 /// Its slice.
 pub const SLICE: Slice = Slice {
-    has_figure: None,
-    csv: None,
-    counters_csv: None,
     memory_csv: &[Column {
         header: "nulgrind_log_lines",
         cell: |r| Some(figure(r)?.to_string()),
@@ -203,8 +200,9 @@ pub const SLICE: Slice = Slice {
         with_unit: |v| format!("{v:.0} lines"),
         steps: Steps::Exact,
     }],
-    #[cfg(any(test, feature = "testing"))]
-    sample: None,
+    // No CSV file of its own, no lines of counters.csv, no findings, no sample for the
+    // fixtures, and `has_figure: None`.
+    ..Slice::NONE
 };
 
 /// Its figure as a compared figure and a series' value.
