@@ -78,7 +78,8 @@ cat > "$d/mod.rs" <<'EOF'
 pub mod parse;
 
 use super::callgrind::Valgrind;
-use super::shape::{Phase, PerParty, Stored};
+use super::phase::Phase;
+use super::shape::{PerParty, Stored};
 use costbench_record::instrument::Instrument;
 use costbench_record::model::ScenarioResult;
 use std::path::Path;
