@@ -50,7 +50,7 @@ mod tests {
                 assert_eq!(p.instrument(), i);
                 (p.mode(), i.descriptor().kept.is_some(), p.pin_random())
             }
-            Phase::Own(_) | Phase::Riding => panic!("{i:?} has a phase of its own"),
+            Phase::Own(_) | Phase::Riding(_) => panic!("{i:?} has a phase of its own"),
         };
         assert_eq!(party(Instrument::Cache), ("icount", true, true));
         assert_eq!(party(Instrument::Dhat), ("icount", true, true));

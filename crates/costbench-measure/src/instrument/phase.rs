@@ -5,8 +5,9 @@
 //! session (`run::session::Sides`), which itself stores the figures `shape` describes: kept
 //! together, the two files would import each other.
 
-use super::shape::Party;
+use super::shape::{Party, Rider};
 use crate::cargo::BenchTarget;
+use crate::run::binary::Binary;
 use crate::run::options::RunOptions;
 use crate::run::session::Sides;
 use costbench_protocol::ScenarioInfo;
@@ -16,8 +17,9 @@ use costbench_record::model::ScenarioResult;
 #[derive(Clone, Copy)]
 pub(crate) enum Phase {
     /// Rides on another instrument's run (the census reads the icount run's callgrind output):
-    /// no phase and no rows of progress of its own.
-    Riding,
+    /// no phase and no rows of progress of its own; what it needs of each binary beforehand is
+    /// its [`Ride`]'s.
+    Riding(&'static dyn Ride),
     /// By a phase of its own, in its folder ([`OwnPhase`]): an instrument that is not one
     /// process per party writing one file (a run another instrument rides on, rounds
     /// interleaved with other builds, servers under load).
@@ -33,7 +35,7 @@ impl Phase {
     /// Whether the progress bar counts one row per measured id for it up front.
     pub(crate) fn counted(&self) -> bool {
         match self {
-            Phase::Riding => false,
+            Phase::Riding(_) => false,
             Phase::Own(p) => p.counted(),
             Phase::Parallel(_) | Phase::Probed(_) => true,
         }
@@ -80,4 +82,14 @@ pub(crate) trait OwnPhase: Sync {
     fn extra_rows(&self, _opts: &RunOptions, _s: &ScenarioInfo) -> Vec<ScenarioResult> {
         Vec::new()
     }
+}
+
+/// An instrument riding on another's run, as the run's setup prepares it for each binary
+/// before any phase: what joins the run it rides on (a [`Rider`]), or why it is skipped for
+/// that binary (said as a warning and kept in the record's `skipped`).
+pub(crate) trait Ride: Sync {
+    /// Its rider for `bin`'s runs, or why it cannot ride on them.
+    fn prepare(&self, bin: &Binary) -> Result<Box<dyn Rider>, String>;
+    /// What still runs when it is skipped, for the warning: "instruction counts still run".
+    fn still_runs(&self) -> &'static str;
 }

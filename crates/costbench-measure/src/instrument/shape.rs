@@ -106,6 +106,16 @@ pub(crate) trait Stored: Send {
 /// What the phases hand to the record for one measured id: a figure, or why there is none.
 pub(crate) type Measured = Result<Box<dyn Stored>, Failure>;
 
+/// What rides on one binary's runs of the instrument it rides on: the arguments it adds to
+/// that instrument's tool, and its figure read from the file each run kept.
+pub(crate) trait Rider: Send + Sync {
+    /// Arguments it adds to the tool of the run it rides on (which must not change that
+    /// run's own figure).
+    fn tool_args(&self) -> &'static [&'static str];
+    /// Its figure of one measured id, from the file the run it rides on kept (`out.path`).
+    fn read(&self, out: Output<'_>) -> Measured;
+}
+
 /// An instrument whose children are one process per party of a scenario, each writing one
 /// file: what it says of itself beyond its [`Parser`]. Every method has a default from the
 /// instrument's descriptor: under valgrind (`Need::Valgrind`), the scenario binary runs its plain

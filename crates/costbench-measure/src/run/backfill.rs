@@ -4,6 +4,7 @@
 //! checked out, and whether the work tree is clean. Building and measuring a commit is
 //! bisect's machinery ([`super::baseline::checkout_for_bisect`], [`super::bisect`]).
 
+use crate::instrument::Phase;
 use anyhow::{Context, Result};
 use costbench_record::model::Git;
 use std::path::Path;
@@ -155,17 +156,20 @@ pub fn failed_build_record(
         budgets: Vec::new(),
     };
     let valgrind = crate::instrument::callgrind::detect().ok();
-    let census = valgrind.is_some()
-        && opts
-            .instruments
-            .asked(costbench_record::instrument::Instrument::Census);
+    // The riding instruments asked for, as a measured run under valgrind would have set them up.
+    let ridden: Vec<_> = opts
+        .instruments
+        .running()
+        .into_iter()
+        .filter(|i| valgrind.is_some() && matches!(crate::instrument::phase(*i), Phase::Riding(_)))
+        .collect();
     let mut run = super::new_record(
         opts,
         target,
         &listing,
         &[],
         valgrind.as_ref(),
-        census,
+        &ridden,
         Vec::new(),
     );
     run.finished_at = Some(run.started_at.clone());

@@ -10,7 +10,7 @@
 //! This file schedules ([`measure_sides`] in three steps: `setup`, `run_phases`, `finish`) and
 //! builds each side's empty record. The rest, in the order a run meets it: `setup` takes the
 //! steps before the first phase (listings, selections, output directories, shard, valgrind,
-//! census, one session per side); `binary` lists a build's scenarios;
+//! what rides on each binary's runs, one session per side); `binary` lists a build's scenarios;
 //! `session` holds one side's record and the plumbing every phase shares; `phases` runs the
 //! instruments that are one process per party as the registry in `crate::instrument` says; the
 //! others run by their own phase, in their folders (`crate::instrument::phase::OwnPhase`), which
@@ -25,7 +25,7 @@
 pub mod adaptive;
 pub mod backfill;
 pub mod baseline;
-mod binary;
+pub(crate) mod binary;
 pub mod bisect;
 pub mod cancel;
 pub mod child;
@@ -49,12 +49,11 @@ use costbench_record::selection::select;
 use crate::cargo::{self, BenchTarget};
 use crate::environment;
 use crate::instrument::callgrind;
-use crate::instrument::census::CensusJoin;
 use crate::instrument::phase::OwnPhase;
 use crate::instrument::Phase;
 use anyhow::Result;
 use costbench_protocol::{self as proto, Listing, ScenarioInfo, PROTOCOL_VERSION};
-use costbench_record::instrument::{InstrumentSet, Need};
+use costbench_record::instrument::{Instrument, InstrumentSet, Need};
 use costbench_record::model::{self, RunRecord, ScenarioResult};
 use costbench_record::output::OutputDir;
 use progress::Progress;
@@ -133,8 +132,9 @@ pub fn measure_sides(
     let (shard_infos, rounds) = setup::shard(opts, &sides, &mut selections);
     let (valgrind, skipped) = setup::valgrind(opts)?;
     let fixed_random = setup::fixed_random(opts, target, valgrind.as_ref());
-    // The census needs each binary's guards before any callgrind output can be joined with them.
-    let censuses = setup::censuses(opts, &bins, valgrind.is_some());
+    // What rides on another instrument's runs (the census: each binary's guards) is prepared
+    // before any of them runs.
+    let rides = setup::rides(opts, &bins, valgrind.is_some());
     let total: usize = selections.iter().map(Vec::len).sum();
     let progress = progress_bar(opts, total, valgrind.is_some());
     let sessions = setup::sessions(
@@ -152,7 +152,7 @@ pub fn measure_sides(
             skipped,
             shard_infos,
             fixed_random,
-            censuses,
+            rides,
             progress: progress.clone(),
         },
     );
@@ -217,7 +217,7 @@ fn run_group(all: &Sides, phases: Vec<Phase>) -> Result<()> {
         for p in &phases {
             match p {
                 Phase::Own(own) => own.per_side(all, k)?,
-                Phase::Riding => {}
+                Phase::Riding(_) => {}
                 Phase::Parallel(_) | Phase::Probed(_) => {
                     s.registry_phase(*p, all.valgrind, &all.listings[k], &all.selections[k])?
                 }
@@ -450,7 +450,7 @@ pub(crate) fn new_record(
     listing: &Listing,
     selected: &[&ScenarioInfo],
     valgrind: Option<&callgrind::Valgrind>,
-    census: bool,
+    ridden: &[Instrument],
     skipped: Vec<model::Skipped>,
 ) -> RunRecord {
     let instruments = opts
@@ -459,7 +459,7 @@ pub(crate) fn new_record(
         .into_iter()
         .filter(|i| valgrind.is_some() || !i.needs(Need::Valgrind))
         // One riding on another's run is recorded only when its ride was set up.
-        .filter(|i| census || !matches!(crate::instrument::phase(*i), Phase::Riding))
+        .filter(|i| ridden.contains(i) || !matches!(crate::instrument::phase(*i), Phase::Riding(_)))
         .map(|i| i.name().to_string())
         .collect();
     let mut record = RunRecord::new(

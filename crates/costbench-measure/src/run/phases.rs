@@ -27,7 +27,7 @@ impl Session<'_> {
         selected: &[&ScenarioInfo],
     ) -> Result<()> {
         match phase {
-            Phase::Own(_) | Phase::Riding => Ok(()),
+            Phase::Own(_) | Phase::Riding(_) => Ok(()),
             Phase::Parallel(inst) => self.parallel_phase(selected, |sc, job| {
                 self.per_party_scenario(inst, valgrind, sc, job)
             }),

@@ -141,7 +141,7 @@ impl Session<'_> {
                 let tmp = self.tmp_path("placement", job, i);
                 let exe = self.bin.exe_for(&s.name);
                 self.measured_command(
-                    callgrind::command(vg, self.icount_tool_args(), &tmp, exe, &args),
+                    callgrind::command(vg, &self.icount_tool_args(), &tmp, exe, &args),
                     &s.name,
                     true,
                 )

@@ -12,8 +12,7 @@ use super::child::{self, Running};
 use super::options::RunOptions;
 use crate::ending::Outcome;
 use crate::instrument::callgrind::Valgrind;
-use crate::instrument::census::join::CensusJoin;
-use crate::instrument::shape::Measured;
+use crate::instrument::shape::{Measured, Rider};
 use anyhow::{Context, Result};
 use costbench_protocol::{self as proto, Listing, ScenarioInfo};
 use costbench_record::model::{Failure, RunRecord};
@@ -52,8 +51,9 @@ pub(crate) struct Session<'a> {
     pub(crate) record: Mutex<RunRecord>,
     /// Preloaded under callgrind so that getrandom is the same in every run.
     pub(crate) fixed_random: Option<PathBuf>,
-    /// The binary's guards, when the census runs.
-    pub(crate) census: Option<CensusJoin>,
+    /// What rides on this side's runs of another instrument (the census on icount's), as the
+    /// run's setup prepared it for this side's binary.
+    pub(crate) riders: Vec<Box<dyn Rider>>,
     pub(crate) progress: super::progress::Progress,
 }
 

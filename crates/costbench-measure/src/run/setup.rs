@@ -1,15 +1,17 @@
 //! The steps of a run before its first phase, in the order [`super::measure_sides`] takes
 //! them: each side's binary, its listing and selection (refusing a run with nothing to
 //! measure), the output directories, this shard's share, valgrind and the fixed getrandom it
-//! preloads, each binary's census, and one [`Session`] per side holding its empty record. It
+//! preloads, what rides on each binary's runs (the census's guards), and one [`Session`] per side holding its empty record. It
 //! measures nothing and never writes a record.
 
 use super::binary::colliding;
 use super::{
-    callgrind, cancel, model, new_record, nothing_to_measure, select, sharding, Binary, CensusJoin,
-    Listing, OutputDir, Progress, Rounds, RunOptions, ScenarioInfo, Session, SideSpec,
+    callgrind, cancel, model, new_record, nothing_to_measure, select, sharding, Binary, Listing,
+    OutputDir, Progress, Rounds, RunOptions, ScenarioInfo, Session, SideSpec,
 };
 use crate::cargo::BenchTarget;
+use crate::instrument::shape::Rider;
+use crate::instrument::Phase;
 use anyhow::{bail, Result};
 use costbench_record::instrument::Instrument;
 use std::collections::BTreeSet;
@@ -180,40 +182,41 @@ pub(super) fn fixed_random(
     }
 }
 
-/// Each binary's guards, for the census to join with its callgrind outputs, or why the census
-/// is skipped for it.
-pub(super) fn censuses(opts: &RunOptions, bins: &[Binary], valgrind: bool) -> Vec<Census> {
+/// What rides on each binary's runs of another instrument (the census on icount's: the
+/// binary's guards, found beforehand), or why it is skipped for that binary: each riding
+/// instrument asked for prepares itself ([`Ride`](crate::instrument::phase::Ride)), under
+/// valgrind only (the runs it rides on need it).
+pub(super) fn rides(opts: &RunOptions, bins: &[Binary], valgrind: bool) -> Vec<Rides> {
+    let riding: Vec<_> = opts
+        .instruments
+        .running()
+        .into_iter()
+        .filter(|_| valgrind)
+        .filter_map(|i| match crate::instrument::phase(i) {
+            Phase::Riding(ride) => Some((i, ride)),
+            _ => None,
+        })
+        .collect();
     bins.iter()
-        .map(|b| match valgrind {
-            // The census joins callgrind's counts with one binary's guards.
-            true if opts.instruments.asked(Instrument::Census) && b.several() => {
-                let reason = "the census reads one bench binary at a time: choose one bench \
-                              target with --bench NAME"
-                    .to_string();
-                eprintln!("warning: census skipped: {reason}; instruction counts still run");
-                let skip = model::Skipped {
-                    instrument: "census".into(),
-                    reason,
-                };
-                (None, Some(skip))
-            }
-            true if opts.instruments.asked(Instrument::Census) => {
-                match crate::census::analyse(&b.exe) {
-                    Ok(c) => (Some(CensusJoin::new(c, &b.exe)), None),
-                    Err(e) => {
-                        let reason = format!("{e:#}");
+        .map(|b| {
+            let mut rides = Rides::default();
+            for (i, ride) in &riding {
+                match ride.prepare(b) {
+                    Ok(rider) => rides.riders.push((*i, rider)),
+                    Err(reason) => {
                         eprintln!(
-                            "warning: census skipped: {reason}; instruction counts still run"
+                            "warning: {} skipped: {reason}; {}",
+                            i.name(),
+                            ride.still_runs()
                         );
-                        let skip = model::Skipped {
-                            instrument: "census".into(),
+                        rides.skipped.push(model::Skipped {
+                            instrument: i.name().into(),
                             reason,
-                        };
-                        (None, Some(skip))
+                        });
                     }
                 }
             }
-            _ => (None, None),
+            rides
         })
         .collect()
 }
@@ -234,12 +237,18 @@ pub(super) struct Shared {
     pub skipped: Vec<model::Skipped>,
     pub shard_infos: Option<Vec<model::ShardInfo>>,
     pub fixed_random: Option<PathBuf>,
-    pub censuses: Vec<Census>,
+    pub rides: Vec<Rides>,
     pub progress: Progress,
 }
 
-/// A side's census join, or why its census is skipped.
-pub(super) type Census = (Option<CensusJoin>, Option<model::Skipped>);
+/// What rides on a side's runs, and what could not.
+#[derive(Default)]
+pub(super) struct Rides {
+    /// The riders prepared for its binary, with their instruments.
+    riders: Vec<(Instrument, Box<dyn Rider>)>,
+    /// The riding instruments skipped for it, and why.
+    skipped: Vec<model::Skipped>,
+}
 
 /// One session per side: its empty record (what was asked for, its variant, shard, build and
 /// binary size) and what its phases share.
@@ -250,18 +259,19 @@ pub(super) fn sessions<'a>(
 ) -> Vec<Session<'a>> {
     s.sides
         .iter()
-        .zip(shared.censuses)
+        .zip(shared.rides)
         .enumerate()
-        .map(|(k, (side, (census, census_skipped)))| {
+        .map(|(k, (side, rides))| {
             let mut skipped = shared.skipped.clone();
-            skipped.extend(census_skipped);
+            skipped.extend(rides.skipped);
+            let ridden: Vec<Instrument> = rides.riders.iter().map(|(i, _)| *i).collect();
             let mut record = new_record(
                 s.opts,
                 side.target.as_ref().unwrap_or(s.target),
                 &s.listings[k],
                 &s.selections[k],
                 valgrind,
-                census.is_some(),
+                &ridden,
                 skipped,
             );
             record.variant = side.label.clone();
@@ -285,7 +295,7 @@ pub(super) fn sessions<'a>(
                 out: &s.outs[k],
                 record: Mutex::new(record),
                 fixed_random: shared.fixed_random.clone(),
-                census,
+                riders: rides.riders.into_iter().map(|(_, r)| r).collect(),
                 progress: shared.progress.clone(),
             }
         })

@@ -1,6 +1,5 @@
 //! The static census of one scenario binary as the census joins it with callgrind's output
-//! ([`CensusJoin`]). Apart from the folder's `mod.rs` so that the session that holds it imports
-//! nothing of how the scheduler runs the census.
+//! ([`CensusJoin`], the census's rider on the icount runs) and the callgrind option it needs.
 
 use costbench_record::census::StaticCensus;
 use std::path::{Path, PathBuf};
@@ -19,11 +18,6 @@ pub(crate) struct CensusJoin {
 }
 
 impl CensusJoin {
-    /// Callgrind's arguments for the run the census rides on ([`TOOL_ARGS`]).
-    pub(crate) fn tool_args(&self) -> &'static [&'static str] {
-        TOOL_ARGS
-    }
-
     pub(crate) fn new(guards: StaticCensus, exe: &Path) -> CensusJoin {
         CensusJoin {
             guards,

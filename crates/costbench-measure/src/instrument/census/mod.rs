@@ -13,12 +13,47 @@ pub mod sites;
 pub(crate) use join::CensusJoin;
 pub use join::TOOL_ARGS;
 
-use super::phase::Phase;
-use super::shape::Stored;
+use super::phase::{Phase, Ride};
+use super::shape::{Measured, Output, Parser, Rider, Stored};
+use crate::run::binary::Binary;
 use costbench_record::model::{self, ScenarioResult};
 
-/// How the scheduler runs it: on the icount run, in its phase.
-pub(crate) const PHASE: Phase = Phase::Riding;
+/// How the scheduler runs it: on the icount run, in its phase, with each binary's guards found
+/// before any phase.
+pub(crate) const PHASE: Phase = Phase::Riding(&Census);
+
+/// The census as the run's setup prepares it: each binary's guards (the static census), which
+/// the icount phase's runs are joined with.
+struct Census;
+
+impl Ride for Census {
+    fn prepare(&self, bin: &Binary) -> Result<Box<dyn Rider>, String> {
+        // The census joins callgrind's counts with one binary's guards.
+        if bin.several() {
+            return Err("the census reads one bench binary at a time: choose one bench \
+                        target with --bench NAME"
+                .to_string());
+        }
+        match crate::census::analyse(&bin.exe) {
+            Ok(c) => Ok(Box::new(CensusJoin::new(c, &bin.exe))),
+            Err(e) => Err(format!("{e:#}")),
+        }
+    }
+
+    fn still_runs(&self) -> &'static str {
+        "instruction counts still run"
+    }
+}
+
+impl Rider for CensusJoin {
+    fn tool_args(&self) -> &'static [&'static str] {
+        TOOL_ARGS
+    }
+
+    fn read(&self, out: Output<'_>) -> Measured {
+        self.parse(out).map(|c| Box::new(c) as Box<dyn Stored>)
+    }
+}
 
 
 impl Stored for model::Census {

@@ -77,10 +77,13 @@ impl Session<'_> {
         self.parallel_phase(&jobs, |s, k| self.icount_scenario(vg, s, k))
     }
 
-    /// Callgrind's arguments for instruction counts. The census reads per-instruction counts
-    /// from the same run (the Ir total is unchanged).
-    pub(crate) fn icount_tool_args(&self) -> &'static [&'static str] {
-        self.census.as_ref().map_or(&[], |c| c.tool_args())
+    /// Callgrind's arguments for instruction counts: those of what rides on the run (the census
+    /// reads per-instruction counts from it; the Ir total is unchanged).
+    pub(crate) fn icount_tool_args(&self) -> Vec<&'static str> {
+        self.riders
+            .iter()
+            .flat_map(|r| r.tool_args().iter().copied())
+            .collect()
     }
 
     /// Runs every party of `s` under callgrind at once, wired together by pipes.
@@ -95,7 +98,7 @@ impl Session<'_> {
         let outcomes = self.spawn_parties(s, "icount", &|i, _id, args| {
             let tmp = self.tmp_path("icount", job, i);
             self.measured_command(
-                callgrind::command(vg, tool_args, &tmp, self.bin.exe_for(&s.name), &args),
+                callgrind::command(vg, &tool_args, &tmp, self.bin.exe_for(&s.name), &args),
                 &s.name,
                 true,
             )
@@ -115,19 +118,23 @@ impl Session<'_> {
                 .and_then(|i| keep(&tmp, &final_path, "callgrind", "icount", &outcome).map(|()| i));
             let result = self.unless_full(result)?;
             let _ = std::fs::remove_file(&tmp);
-            let census = match (&result, &self.census) {
-                (Ok(_), Some(c)) if s.name != RESIDUAL_SCENARIO => Some(
-                    c.parse(Output {
-                        outcome: &outcome,
-                        timeout: self.opts.timeout,
-                        ops: s.ops,
-                        path: &final_path,
-                        bytes: std::fs::read(&final_path),
-                        kept_as: String::new(),
+            // What rides on the run reads the file it kept, once the run itself was read.
+            let ridden: Vec<_> = match &result {
+                Ok(_) if s.name != RESIDUAL_SCENARIO => self
+                    .riders
+                    .iter()
+                    .map(|r| {
+                        r.read(Output {
+                            outcome: &outcome,
+                            timeout: self.opts.timeout,
+                            ops: s.ops,
+                            path: &final_path,
+                            bytes: std::fs::read(&final_path),
+                            kept_as: String::new(),
+                        })
                     })
-                    .map(|c| Box::new(c) as Box<dyn Stored>),
-                ),
-                _ => None,
+                    .collect(),
+                _ => Vec::new(),
             };
             if s.name == RESIDUAL_SCENARIO {
                 match result {
@@ -143,8 +150,8 @@ impl Session<'_> {
                 }
             } else {
                 self.store(&id, result.map(|i| Box::new(i) as Box<dyn Stored>))?;
-                if let Some(c) = census {
-                    self.store(&id, c)?;
+                for figure in ridden {
+                    self.store(&id, figure)?;
                 }
             }
         }
