@@ -51,8 +51,8 @@ pub(crate) struct Session<'a> {
     pub(crate) record: Mutex<RunRecord>,
     /// Preloaded under callgrind so that getrandom is the same in every run.
     pub(crate) fixed_random: Option<PathBuf>,
-    /// What rides on this side's runs of another instrument (the census on icount's), as the
-    /// run's setup prepared it for this side's binary.
+    /// What rides on this side's runs of another instrument, as the run's setup prepared it
+    /// for this side's binary.
     pub(crate) riders: Vec<Box<dyn Rider>>,
     pub(crate) progress: super::progress::Progress,
 }

@@ -182,8 +182,8 @@ pub(super) fn fixed_random(
     }
 }
 
-/// What rides on each binary's runs of another instrument (the census on icount's: the
-/// binary's guards, found beforehand), or why it is skipped for that binary: each riding
+/// What rides on each binary's runs of another instrument (what the riding instrument needs
+/// of the binary, found beforehand), or why it is skipped for that binary: each riding
 /// instrument asked for prepares itself ([`Ride`](crate::instrument::phase::Ride)), under
 /// valgrind only (the runs it rides on need it).
 pub(super) fn rides(opts: &RunOptions, bins: &[Binary], valgrind: bool) -> Vec<Rides> {
