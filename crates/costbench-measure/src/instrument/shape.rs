@@ -36,7 +36,26 @@ pub(crate) struct Output<'a> {
     pub kept_as: String,
 }
 
-impl Output<'_> {
+impl<'a> Output<'a> {
+    /// What the child that ended as `outcome` left in the file at `path`, read now; `kept_as`:
+    /// where the results directory keeps it (empty when it is not kept).
+    pub fn read(
+        outcome: &'a Outcome,
+        timeout: Duration,
+        ops: u64,
+        path: &'a Path,
+        kept_as: String,
+    ) -> Output<'a> {
+        Output {
+            outcome,
+            timeout,
+            ops,
+            path,
+            bytes: std::fs::read(path),
+            kept_as,
+        }
+    }
+
     /// `Err` with the child's own ending when it did not succeed (killed after the timeout,
     /// crashed, panicked): what it wrote then is not read.
     pub fn ended_well(&self, instrument: Instrument) -> Result<(), Failure> {

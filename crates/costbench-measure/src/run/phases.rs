@@ -76,14 +76,7 @@ impl Session<'_> {
             } else {
                 (tmp.clone(), String::new())
             };
-            let read = inst.read(Output {
-                outcome: &outcome,
-                timeout: self.opts.timeout,
-                ops: s.ops,
-                path: &tmp,
-                bytes: std::fs::read(&tmp),
-                kept_as: rel,
-            });
+            let read = inst.read(Output::read(&outcome, self.opts.timeout, s.ops, &tmp, rel));
             let result = match read {
                 Ok(m) if kept => keep(&tmp, &final_path, name, name, &outcome).map(|()| m),
                 r => r,

@@ -11,9 +11,7 @@ use crate::model::ScenarioResult;
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.cache.is_some()),
-    csv: None,
     counters_csv: Some(counters_csv),
-    memory_csv: &[],
     figures: &[FigureSpec {
         figure: Figure::Cache,
         evidence: "simulated cycles (exact)",
@@ -39,9 +37,9 @@ pub const SLICE: Slice = Slice {
         help: "Simulated estimated cycles per op (--instrument cache)",
         per_op: cycles,
     }],
-    findings: None,
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
+    ..Slice::NONE
 };
 
 /// Simulated estimated cycles per op, if simulated.

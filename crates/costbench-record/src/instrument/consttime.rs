@@ -15,11 +15,6 @@ use serde::{Deserialize, Serialize};
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.constant_time.is_some()),
-    csv: None,
-    counters_csv: None,
-    memory_csv: &[],
-    figures: &[],
-    metrics: &[],
     findings: Some(FindingSpec {
         label: "constant-time",
         title: "constant time",
@@ -28,8 +23,7 @@ pub const SLICE: Slice = Slice {
         what: "a branch or an address that depends on a secret",
         of: findings,
     }),
-    #[cfg(any(test, feature = "testing"))]
-    sample: None,
+    ..Slice::NONE
 };
 
 /// The findings of `r` that fail the gate or that were accepted, each with its id: what the

@@ -25,8 +25,6 @@ pub struct Dhat {
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.dhat.is_some()),
-    csv: None,
-    counters_csv: None,
     memory_csv: &[
         Column {
             header: "dhat_total_bytes",
@@ -45,11 +43,9 @@ pub const SLICE: Slice = Slice {
             cell: |r| Some(figure(r)?.peak_blocks.to_string()),
         },
     ],
-    figures: &[],
-    metrics: &[],
-    findings: None,
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
+    ..Slice::NONE
 };
 
 /// The figure of a result, if it has one.

@@ -11,8 +11,6 @@ use crate::model::{Allocations, ScenarioResult};
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.memory.is_some()),
-    csv: None,
-    counters_csv: None,
     memory_csv: &[
         Column {
             header: "allocator",
@@ -123,9 +121,9 @@ pub const SLICE: Slice = Slice {
             per_op: max_rss,
         },
     ],
-    findings: None,
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
+    ..Slice::NONE
 };
 
 /// Bytes allocated per op, if counted.

@@ -7,14 +7,10 @@ use crate::model::ScenarioResult;
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|r| r.counters.perf.is_some()),
-    csv: None,
     counters_csv: Some(counters_csv),
-    memory_csv: &[],
-    figures: &[],
-    metrics: &[],
-    findings: None,
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
+    ..Slice::NONE
 };
 
 /// Its lines of `counters.csv`: every counter (its total scaled for multiplexing) and the IPC.

@@ -16,8 +16,6 @@ pub const SLICE: Slice = Slice {
         always: true,
         text: walltime_csv,
     }),
-    counters_csv: None,
-    memory_csv: &[],
     figures: &[FigureSpec {
         figure: Figure::Walltime,
         evidence: "one figure per run",
@@ -61,9 +59,9 @@ pub const SLICE: Slice = Slice {
             },
         },
     ],
-    findings: None,
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
+    ..Slice::NONE
 };
 
 /// The median wall time per op, if timed.

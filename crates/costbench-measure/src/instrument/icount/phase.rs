@@ -107,14 +107,7 @@ impl Session<'_> {
             let tmp = self.tmp_path("icount", job, i);
             let (final_path, rel) = self.out.callgrind_paths(&id);
             let result = Ir
-                .parse(Output {
-                    outcome: &outcome,
-                    timeout: self.opts.timeout,
-                    ops: s.ops,
-                    path: &tmp,
-                    bytes: std::fs::read(&tmp),
-                    kept_as: rel,
-                })
+                .parse(Output::read(&outcome, self.opts.timeout, s.ops, &tmp, rel))
                 .and_then(|i| keep(&tmp, &final_path, "callgrind", "icount", &outcome).map(|()| i));
             let result = self.unless_full(result)?;
             let _ = std::fs::remove_file(&tmp);
@@ -124,14 +117,8 @@ impl Session<'_> {
                     .riders
                     .iter()
                     .map(|r| {
-                        r.read(Output {
-                            outcome: &outcome,
-                            timeout: self.opts.timeout,
-                            ops: s.ops,
-                            path: &final_path,
-                            bytes: std::fs::read(&final_path),
-                            kept_as: String::new(),
-                        })
+                        let kept = &final_path;
+                        r.read(Output::read(&outcome, self.opts.timeout, s.ops, kept, String::new()))
                     })
                     .collect(),
                 _ => Vec::new(),

@@ -11,14 +11,9 @@ use super::slice::Slice;
 /// Its slice.
 pub const SLICE: Slice = Slice {
     has_figure: Some(|_| true),
-    csv: None,
-    counters_csv: None,
-    memory_csv: &[],
-    figures: &[],
-    metrics: &[],
-    findings: None,
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
+    ..Slice::NONE
 };
 
 /// Its figures in the fixtures' run of every figure: one kind of checks, on the first row.

@@ -20,8 +20,6 @@ pub const SLICE: Slice = Slice {
         always: true,
         text: icounts_csv,
     }),
-    counters_csv: None,
-    memory_csv: &[],
     figures: &[FigureSpec {
         figure: Figure::Icount,
         evidence: "exact instruction counts",
@@ -47,9 +45,9 @@ pub const SLICE: Slice = Slice {
         help: "Instructions per op",
         per_op: ir_per_op,
     }],
-    findings: None,
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
+    ..Slice::NONE
 };
 
 /// Instructions per op, if counted.

@@ -21,8 +21,6 @@ pub const SLICE: Slice = Slice {
         always: false,
         text: throughput_csv,
     }),
-    counters_csv: None,
-    memory_csv: &[],
     figures: &[
         FigureSpec {
             figure: Figure::Throughput,
@@ -54,10 +52,7 @@ pub const SLICE: Slice = Slice {
             per_op: |r| r.throughput.as_ref().map(|t| t.latency.p99_ns),
         },
     ],
-    metrics: &[],
-    findings: None,
-    #[cfg(any(test, feature = "testing"))]
-    sample: None,
+    ..Slice::NONE
 };
 
 /// `throughput.csv`: one line per service scenario under load from one number of clients (the
