@@ -7,9 +7,10 @@
 #   fuzz/run.sh [--dev] [SECONDS]
 #
 # --dev builds the fuzz crate's dev profile (opt-level 1, as fuzz/Cargo.toml sets it) instead of
-# release, for a short run such as CI's: measured on the project's 2-core VM, building every
-# target from nothing took 313 s of CPU against release's 443 s, and the callgrind target ran
-# 1,024 inputs a second against release's 1,518 (unoptimised, 168 s and 39 a second).
+# release, for a short run such as the one before landing a parser change (CI does not fuzz:
+# .ci/run says why): measured on the project's 2-core VM, building every target from nothing
+# took 313 s of CPU against release's 443 s, and the callgrind target ran 1,024 inputs a second
+# against release's 1,518 (unoptimised, 168 s and 39 a second).
 # --dev also leaves out the address sanitizer (`-s none`): the parsers fuzzed here are safe Rust
 # (no `unsafe` on their paths), so what a short run looks for is a panic, which libFuzzer catches
 # without it. Measured on the same VM, idle (2026-11-28, --dev, from nothing): the build took 192 s
