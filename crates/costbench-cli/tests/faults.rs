@@ -37,7 +37,7 @@ fn instruments() -> Option<&'static str> {
 fn run_cmd(out: &Path, instruments: &str, extra: &[&str]) -> Costbench {
     costbench(["run", "--manifest-path"])
         .arg(selftest_manifest())
-        .args(["--bench", "selftest", "--quiet", "--jobs", "1"])
+        .args(["--bench", "selftest", "--quiet", "--measure-jobs", "1"])
         .args(["--instrument", instruments, "--filter", FILTER])
         .arg("--output-dir")
         .arg(out)
