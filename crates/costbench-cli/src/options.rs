@@ -247,7 +247,8 @@ impl MeasureArgs {
             real_random: self.real_random,
             rounds: costbench_measure::run::Rounds::default(),
             icount_threshold_pct: costbench_judge::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
-            placement_runs: costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS,
+            placement_runs:
+                costbench_measure::instrument::icount::placement::DEFAULT_PLACEMENT_RUNS,
             shard,
             load: self.load.options()?,
             // Filled from costbench.toml when the session finds the workspace.

@@ -54,7 +54,7 @@ pub struct AdviseCmd {
     /// Each scenario whose instruction count a candidate changed beyond the icount threshold
     /// runs K more times under callgrind on both sides, with shifted heap and stack placements;
     /// a change within their spread is placement, never a gain. 0 turns this off.
-    #[arg(long, value_name = "K", default_value_t = costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    #[arg(long, value_name = "K", default_value_t = costbench_measure::instrument::icount::placement::DEFAULT_PLACEMENT_RUNS)]
     pub placement_runs: u32,
     /// How to build and measure (`--filter`, `--instrument`, `-p`, `--bench`, `--features`,
     /// ...). advise records nothing in the history.

@@ -77,7 +77,7 @@ pub struct CheckCmd {
     /// threshold runs K more times under callgrind on both sides, with the heap and stack it
     /// starts from shifted (the child's --perturb 1..=K). A change within the spread those
     /// placements show is reported as "placement", not gated. 0 turns this off.
-    #[arg(long, value_name = "K", default_value_t = costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    #[arg(long, value_name = "K", default_value_t = costbench_measure::instrument::icount::placement::DEFAULT_PLACEMENT_RUNS)]
     pub placement_runs: u32,
     /// Pass the check although an instrument asked for could not run (valgrind missing: no
     /// instruction counts), judging the others. Without it such a check fails (exit 1), so that

@@ -266,7 +266,7 @@ pub struct VariantArgs {
     /// icount threshold (0.2 %) runs K more times under callgrind on every variant, with the heap
     /// and stack it starts from shifted (the child's --perturb 1..=K); a difference within that
     /// spread is reported as placement. 0 turns this off.
-    #[arg(long, value_name = "K", default_value_t = costbench_measure::run::placement::DEFAULT_PLACEMENT_RUNS)]
+    #[arg(long, value_name = "K", default_value_t = costbench_measure::instrument::icount::placement::DEFAULT_PLACEMENT_RUNS)]
     pub placement_runs: u32,
 }
 

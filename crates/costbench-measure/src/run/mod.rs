@@ -15,8 +15,8 @@
 //! instruments that are one process per party as the registry in `crate::instrument` says; the
 //! others run by their own phase, in their folders (`crate::instrument::phase::OwnPhase`), which
 //! this file calls by the registry's run order and never by name; the instruments' parsers read
-//! what a child wrote, as pure functions; [`adaptive`],
-//! [`layout`] and [`placement`] measure several sides against each other; [`child`]
+//! what a child wrote, as pure functions; [`adaptive`] and [`layout`] measure several sides
+//! against each other (and instruction counts' own phase its data-placement runs); [`child`]
 //! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
 //! A run that stops on an error (a full disk among them) writes its record marked unfinished
 //! before it returns the error (`stopped`); one that has nothing to measure is refused before
@@ -33,7 +33,6 @@ pub mod layout;
 mod lock;
 pub mod options;
 pub(crate) mod phases;
-pub mod placement;
 pub(crate) mod progress;
 pub(crate) mod session;
 mod setup;
@@ -60,8 +59,8 @@ use progress::Progress;
 use session::{Session, Sides};
 use std::path::PathBuf;
 
-/// The instruments that run, in run order, with how each runs: those under valgrind (before
-/// placement runs, which need every side's counts) or the others (after them).
+/// The instruments that run, in run order, with how each runs: those under valgrind or the
+/// others (after them).
 fn group(asked: InstrumentSet, under_valgrind: bool) -> Vec<Phase> {
     asked
         .running()
@@ -179,9 +178,9 @@ pub fn measure_sides(
 
 /// The phases of a run, in order, each group in run order (the registry's `run_rank`): for
 /// each side, the instruments under valgrind (an own phase's `per_side`, or the registry's
-/// phase); every own phase of that group's `all_sides`; the placement runs that need every
-/// side's counts; then the same for the instruments that run natively (wall time and throughput
-/// measure every side at once, last).
+/// phase); every own phase of that group's `all_sides` (instruction counts' placement runs,
+/// which need every side's counts); then the same for the instruments that run natively (wall
+/// time and throughput measure every side at once, last).
 fn run_phases(
     opts: &RunOptions,
     sessions: &[Session],
@@ -203,10 +202,8 @@ fn run_phases(
         valgrind,
         rounds,
     };
-    if let Some(vg) = valgrind {
+    if valgrind.is_some() {
         run_group(&all, group(opts.instruments, true))?;
-        // Needs every side's counts: which ids changed decides what runs again, perturbed.
-        placement::phase(sessions, listings, selections, vg)?;
     }
     run_group(&all, group(opts.instruments, false))
 }

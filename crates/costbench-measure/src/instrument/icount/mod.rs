@@ -5,11 +5,13 @@
 //! `TOOL_ARGS`), which leave the total unchanged.
 //!
 //! The phase that runs it is its own (`phase`: it also measures the harness residual and
-//! hands the file to the census); callgrind's command line is [`super::callgrind::command`];
-//! this module says where the count goes.
+//! hands the file to the census, and once every side has its counts, runs the scenarios whose
+//! count moved again with shifted data, [`placement`]); callgrind's command line is
+//! [`super::callgrind::command`]; this module says where the count goes.
 
 pub mod parse;
 mod phase;
+pub mod placement;
 pub mod profile;
 
 pub(crate) use parse::Ir;

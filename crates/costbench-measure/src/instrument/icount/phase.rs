@@ -38,6 +38,14 @@ impl OwnPhase for Counts {
         }
         Ok(())
     }
+
+    /// Once every side has its counts: which ids changed decides what runs again, perturbed.
+    fn all_sides(&self, sides: &Sides<'_, '_>) -> Result<()> {
+        let Some(vg) = sides.valgrind else {
+            return Ok(());
+        };
+        super::placement::phase(sides.sessions, sides.listings, sides.selections, vg)
+    }
 }
 
 impl Session<'_> {

@@ -9,7 +9,7 @@
 //! off, environment cleared, getrandom pinned); their callgrind outputs are read for the total
 //! and deleted: only the unperturbed run's output is kept for function attribution.
 
-use super::session::Session;
+use crate::run::session::Session;
 use crate::instrument::callgrind;
 use anyhow::Result;
 use costbench_protocol::RESIDUAL_SCENARIO;
