@@ -13,8 +13,7 @@
 //! `github` reads GitHub Actions' environment for `check` and appends its job summary.
 //!
 //! The layers, each a crate, with dependencies running only downward:
-//! - `costbench-measure`: cargo builds, child processes, the instruments, the census, Miri,
-//!   variants. The only layer that spawns processes or reads clocks.
+//! - `costbench-measure`: cargo builds, child processes, the instruments, Miri, variants. The only layer that spawns processes or reads clocks.
 //! - `costbench-store`: history behind one trait (SQLite).
 //! - `costbench-report`: every renderer, pure functions from records and verdicts to text.
 //! - `costbench-judge`: statistics and verdicts, pure.

@@ -4,7 +4,10 @@
 # built-in suite (icount, cache, memory, dhat, census, walltime) twice and the selftest suite's
 # constant-time scenarios once with this tree's binary, keeps the run folders and the history
 # database in DIR, and renders them (export JSON and BMF, compare in every format and JUnit,
-# the HTML report with and without history, history listings and series, an import). `check`,
+# the HTML report with and without history, history listings and series, an import), with the
+# views that print as they measure: `run`'s own table of an icount and census run (exact figures:
+# the per-op table and the census's summary after it) and `census`'s static census of the
+# bench binary as a table and as JSON. `check`,
 # run later on a changed tree, renders DIR's kept runs again with the changed binary and diffs
 # every byte; then it measures once more and diffs the run records and CSV files with the
 # fields that depend on time or load left out (times, run ids, git, build times, wall time and
@@ -35,6 +38,24 @@ consttime=(--manifest-path "$repo/suites/selftest/Cargo.toml" --bench consttime
 # Wall time on any CPU: the default waits for CPU 1 while another costbench run times wall time
 # on it, and a fresh run's wall time is left out of what is compared anyway.
 cpu=any
+
+# Exact figures only (no wall time): `run`'s table of it is the same on every run.
+census_run=(--manifest-path "$repo/suites/builtin/Cargo.toml" --bench builtin
+    --filter '^(alloc/word_count|index/matmul32/checked)' --instrument icount,census)
+
+# printed OUT: what prints as it measures: `run`'s table (the census's summary after it), its
+# output directory named relative to the scratch directory, and `census`'s static census of the
+# bench binary in both its formats.
+printed() {
+    local out=$1
+    mkdir -p "$out"
+    "$bin" run "${census_run[@]}" --output-dir "$work/census-run" --no-history 2>/dev/null |
+        sed "s#$work/#<work>/#g" >"$out/run-census.txt"
+    for f in table json; do
+        "$bin" census --manifest-path "$repo/suites/builtin/Cargo.toml" --bench builtin \
+            --format "$f" 2>/dev/null >"$out/census.$f"
+    done
+}
 
 # measure OUT: the runs, into OUT/{a,b,ct} and the history OUT/history.db.
 measure() {
@@ -113,6 +134,7 @@ capture)
     rm -rf "$dir/runs" "$dir/render"
     measure "$dir/runs"
     render "$dir/render"
+    printed "$dir/render"
     # b was measured like a: what differs between them is not deterministic and `check` would
     # report it as a change.
     normalise "$dir/runs/a" "$work/a"
@@ -123,6 +145,7 @@ capture)
 check)
     status=0
     render "$work/render"
+    printed "$work/render"
     diff -r "$dir/render" "$work/render" && echo "rendered views: the same ($(ls "$work/render" | wc -l) files)" || status=1
     measure "$work/runs" a
     for r in a ct; do

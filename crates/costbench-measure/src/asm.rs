@@ -10,9 +10,9 @@
 //! (`instrument::census::parse::instruction_counts`). Diffing two listings is the judge's
 //! (`compare::asm`).
 
-use crate::census::binary::{Function, Image};
-use crate::census::Lines;
+use crate::instrument::census::binary::{Function, Image};
 use crate::instrument::census::parse::Counts;
+use crate::instrument::census::Lines;
 use anyhow::{bail, Context, Result};
 use costbench_record::asm::{AsmInsn, Listing};
 use iced_x86::{

@@ -4,8 +4,8 @@
 //! every child (one supervisor, `run::child`; how a child ended is `ending`'s), interleaving the
 //! two builds of a paired check; `instrument` owns the instruments, one folder each of one shape
 //! (`mod.rs`: what to spawn; `parse.rs`: how to read what it wrote) and the registry that says
-//! how each runs; `census` finds the bounds and overflow checks left in a binary (the census
-//! instrument joins them with callgrind's per-instruction counts); `miri` runs scenarios under
+//! how each runs (a folder also holds what its instrument reads beforehand: the guards left in a
+//! binary, say); `miri` runs scenarios under
 //! Miri and reads its verdicts; `variants` builds one suite under several build choices;
 //! `config` reads `costbench.toml`; `environment` describes the machine; `size` reads a bench
 //! binary's size (sections, and code by crate); `advise` finds candidate source changes
@@ -22,7 +22,6 @@ pub mod advise;
 pub mod asm;
 pub mod build_output;
 pub mod cargo;
-pub mod census;
 pub mod config;
 pub mod ending;
 pub mod environment;

@@ -74,7 +74,7 @@ pub fn of_bytes(data: &[u8]) -> Result<BinarySize> {
 /// looking inside `<T as Trait>` to the type's crate; `[other]` for a name with no path (C
 /// functions, the runtime's own symbols).
 pub fn crate_of(raw: &str) -> String {
-    let name = crate::census::binary::demangle(raw);
+    let name = crate::instrument::census::binary::demangle(raw);
     let name = name.trim_start_matches('<').trim_start_matches('&');
     let name = name.strip_prefix("mut ").unwrap_or(name);
     match name.split_once("::") {

@@ -38,8 +38,8 @@ pub fn fmt_ir(ir: f64) -> String {
     }
 }
 
-/// [`fmt_ir`], except that exactly zero is "0", not "0.000": the census says "0 bounds checks per
-/// op" of a kind it found none of, where "0.000" would suggest a rounded fraction.
+/// [`fmt_ir`], except that exactly zero is "0", not "0.000": "0 bounds checks per op" of a kind
+/// none of which ran, where "0.000" would suggest a rounded fraction.
 pub fn fmt_ir_exact_zero(v: f64) -> String {
     if v == 0.0 {
         "0".into()

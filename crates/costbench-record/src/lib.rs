@@ -8,7 +8,7 @@
 //! descriptive summary every wall-time figure carries ([`stats`]), the spelling of numbers
 //! shared by verdicts and reports ([`fmt`]), which listed scenarios a filter selects
 //! ([`selection`]), which shard of a sharded run measures which scenario ([`shard`]), how
-//! the shards' output directories become one run ([`merge`]), the plain data of the census of a binary ([`census`]) of the history of runs
+//! the shards' output directories become one run ([`merge`]), the plain data of the history of runs
 //! ([`history`]) and of a build variant ([`variant`]), and the output directory: writing `run.json` and its CSV files atomically
 //! and reading `run.json` back with its schema checks ([`output`]) with the CSV tables of the run
 //! record ([`csv`]), which the measuring crate rewrites after every scenario.
@@ -27,7 +27,6 @@
 #![warn(missing_docs)]
 
 pub mod asm;
-pub mod census;
 pub mod csv;
 pub mod error;
 #[doc(hidden)]

@@ -12,6 +12,15 @@ use costbench_record::fmt::fmt_change;
 use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
+/// What the instruments' slices explain of a comparison's changes as the terminal shows it
+/// (the checks that moved, say), one section per explained
+/// scenario: (id, text), in the registry's order, then the comparison's.
+pub fn explained(c: &Comparison) -> Vec<(String, String)> {
+    crate::instrument::explains()
+        .flat_map(|e| (e.terminal)(c))
+        .collect()
+}
+
 /// Significant rows as a table (per instrument, largest change first; reason and evidence), then
 /// a count of the unchanged rows, then the unresolved and placement rows with their reasons
 /// (never gated), then missing, new, failed and changed scenarios.
@@ -131,8 +140,8 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
     for f in &c.functions {
         crate::movers::terminal(&mut out, f);
     }
-    for d in &c.census {
-        crate::checks::terminal(&mut out, d);
+    for (_, text) in explained(c) {
+        out += &text;
     }
     crate::asm::terminal(&mut out, &c.asm);
 

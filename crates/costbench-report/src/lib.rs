@@ -1,8 +1,8 @@
 //! Reports of costbench: pure functions from run records ([`terminal`], [`throughput`],
 //! [`counters`], [`bmf`]), comparisons and the gate's verdict ([`comparison`], [`markdown`],
-//! [`check`], the functions behind a change in [`movers`], the checks in [`checks`] and the machine code
+//! [`check`], the functions behind a change in [`movers`] and the machine code
 //! in [`asm`], JUnit XML in [`junit`], GitHub Actions' workflow commands in [`github`]), history
-//! ([`history`]), the census ([`census`]), the variant matrix ([`variants`]), Miri's report
+//! ([`history`]), the variant matrix ([`variants`]), Miri's report
 //! ([`miri`]) and the advice of `advise` ([`advice`]) to text, and the self-contained HTML page
 //! ([`html`]). Each instrument's rows in those reports are its slice's (`instrument`, one
 //! module per instrument of the registry), which the renderers loop over. [`render`] is the output
@@ -14,7 +14,7 @@
 //! Every function here takes `costbench-record`'s model and `costbench-judge`'s verdicts and
 //! returns a `String` (or a JSON value). Nothing here reads files, spawns processes, reads
 //! clocks, parses command lines or prints: gathering the inputs (output directories, history,
-//! the census of a binary) and writing the text out is the runner's job. The CSV files of an
+//! the binaries read) and writing the text out is the runner's job. The CSV files of an
 //! output directory are the record crate's, below the measuring crate that writes them during a
 //! run.
 
@@ -25,10 +25,8 @@ pub mod asm;
 pub mod backfill;
 pub mod bmf;
 pub mod budget;
-pub mod census;
 pub mod changes;
 pub mod check;
-pub mod checks;
 pub mod comparison;
 pub mod counters;
 pub mod dashboard;

@@ -326,7 +326,9 @@ fn comparison_body(c: &Comparison) -> String {
         section(&mut out, c, inst, &nc);
     }
     crate::movers::markdown(&mut out, &c.functions);
-    crate::checks::markdown(&mut out, &c.census);
+    for e in crate::instrument::explains() {
+        (e.markdown)(&mut out, c);
+    }
     crate::asm::markdown(&mut out, &c.asm);
 
     let anything_else = !(c.missing_in_cand.is_empty()

@@ -28,10 +28,10 @@ fn time_cell(r: &ScenarioResult) -> String {
 
 /// The results table, followed by the throughput section (service scenarios under load, which
 /// have no per-op figures of their own), the counters tables and failures with their stderr
-/// tails. A `checks/op` column (the census: guards executed per op) appears when any result has
-/// one.
+/// tails. The instruments' slices add their columns after `Ir/op` (a column appears when any
+/// result has a cell in it).
 pub fn table(run: &RunRecord) -> String {
-    let census = run.results.iter().any(|r| r.census.is_some());
+    let columns = crate::instrument::run_columns(run);
     let rows: Vec<Vec<String>> = run
         .results
         .iter()
@@ -45,12 +45,8 @@ pub fn table(run: &RunRecord) -> String {
                     .as_ref()
                     .map_or("-".into(), |i| fmt_ir(i.ir_per_op)),
             ];
-            if census {
-                row.push(
-                    r.census
-                        .as_ref()
-                        .map_or("-".into(), |c| fmt_ir(c.checks_per_op)),
-                );
+            for c in &columns {
+                row.push((c.cell)(r).unwrap_or_else(|| "-".into()));
             }
             row.push(if r.failures.is_empty() {
                 time_cell(r)
@@ -61,15 +57,11 @@ pub fn table(run: &RunRecord) -> String {
         })
         .collect();
     let mut header = vec!["scenario", "ops", "unit", "Ir/op"];
-    if census {
-        header.push("checks/op");
-    }
+    header.extend(columns.iter().map(|c| c.header));
     header.push("time/op (median ± IQR)");
     // Names and units read left-aligned; numbers right-aligned; the last column ragged.
     let mut align = vec![Align::Left, Align::Right, Align::Left, Align::Right];
-    if census {
-        align.push(Align::Right);
-    }
+    align.extend(columns.iter().map(|_| Align::Right));
     align.push(Align::Left);
     let mut t = TextTable::new(header, &align);
     for row in rows {
@@ -157,7 +149,7 @@ mod tests {
             assert_snapshot, every_figure, record, scenario, with_icount,
         };
         assert_snapshot!("run_table", &table(&every_figure()));
-        // Without the census column, counters, residual or failures.
+        // Without the slices' columns, counters, residual or failures.
         let plain = record("plain", vec![with_icount(scenario("a/b"), 42.0)]);
         assert_snapshot!("run_table_plain", &table(&plain));
         // Service scenarios: party rows in the table, loads in their section after it, the

@@ -71,9 +71,9 @@ fn print_census(
     base: Option<&std::path::Path>,
     crates: Option<&[(String, std::path::PathBuf)]>,
 ) -> Result<()> {
-    let mut census = costbench_measure::census::analyse(exe)?;
+    let mut census = costbench_measure::instrument::census::analyse(exe)?;
     if let Some(crates) = crates {
-        costbench_measure::census::attribute(&mut census, crates);
+        costbench_measure::instrument::census::attribute(&mut census, crates);
     }
     // Without a filter, the workspace's own crates: the user's checks, not std's and the
     // harness's hundreds.
@@ -81,7 +81,7 @@ fn print_census(
         (Some(crates), None, false) => Some(crates.iter().map(|(n, _)| n.as_str()).collect()),
         _ => None,
     };
-    let guards: Vec<&costbench_record::census::Guard> = census
+    let guards: Vec<&costbench_record::instrument::census::Guard> = census
         .guards
         .iter()
         .filter(|g| {

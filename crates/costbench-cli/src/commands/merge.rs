@@ -68,7 +68,7 @@ pub(super) fn merge(m: MergeCmd) -> Result<i32> {
     let shards = record.merged.as_ref().map_or(0, |x| x.shards.len());
     let view = RunView {
         record: &record,
-        census_summary: false,
+        summaries: false,
         base: None,
         footer: format!(
             "merged {shards} shards ({} results): {}\n",

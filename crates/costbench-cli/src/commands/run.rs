@@ -77,7 +77,7 @@ pub(super) fn run(args: RunArgs) -> Result<i32> {
     let cwd = std::env::current_dir().ok();
     let view = RunView {
         record: &record,
-        census_summary: true,
+        summaries: true,
         base: cwd.as_deref(),
         footer,
         page: gathered.as_ref().map(|g| g.page()),

@@ -53,8 +53,8 @@ pub(crate) fn load_side(
 }
 
 /// Compares `base` with `cand` and attaches, to every significant instruction-count row, the
-/// functions whose own cost changed and (when both runs measured the census) the checks that
-/// appeared, disappeared or changed, read from the callgrind outputs kept in the runs'
+/// functions whose own cost changed and (when both runs counted them) the bounds and overflow
+/// checks that appeared, disappeared or changed, read from the callgrind outputs kept in the runs'
 /// directories and the binaries they name;
 /// `sources` (`check --baseline-rev`) says which source files the pull request changed.
 pub(crate) fn judge_sides(
@@ -115,8 +115,8 @@ pub(crate) fn explain_change(
     for f in &cmp.functions {
         costbench_report::movers::terminal(by_id.entry(f.id.clone()).or_default(), f);
     }
-    for d in &cmp.census {
-        costbench_report::checks::terminal(by_id.entry(d.id.clone()).or_default(), d);
+    for (id, text) in costbench_report::comparison::explained(&cmp) {
+        by_id.entry(id).or_default().push_str(&text);
     }
     for a in &cmp.asm {
         costbench_report::asm::terminal(
@@ -127,8 +127,8 @@ pub(crate) fn explain_change(
     by_id
 }
 
-/// Attaches what explains each change whose functions `cmp` lists: the census diff (when both
-/// runs measured the census) and the machine code of the largest movers, read first from the
+/// Attaches what explains each change whose functions `cmp` lists: the checks that moved (when
+/// both runs counted them) and the machine code of the largest movers, read first from the
 /// callgrind outputs in the runs' directories and the binaries they name; source files under a
 /// side's checkout (when known) are named relative to it.
 pub(crate) fn attach_explanations(

@@ -5,8 +5,8 @@
 //! before [`attach_evidence`] is called: the judge is handed plain data, never a loader.
 
 use super::asm::{self, SideListings};
-use super::census::{self, SideSites};
 use super::types::{Comparison, Presence, Verdict};
+use crate::instrument::census::{self, SideSites};
 use costbench_record::instrument::Figure;
 use std::collections::HashMap;
 

@@ -12,7 +12,6 @@
 
 pub mod asm;
 pub(crate) mod bootstrap;
-pub mod census;
 pub mod explain;
 pub mod family;
 pub mod flame;

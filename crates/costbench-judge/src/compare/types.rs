@@ -515,7 +515,7 @@ pub struct Comparison {
     /// disappeared or ran a different number of times per op (filled by
     /// [`explain::attach_evidence`](super::explain::attach_evidence)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub census: Vec<super::census::CensusDiff>,
+    pub census: Vec<crate::instrument::census::CensusDiff>,
     /// The machine code of the largest movers of each explained scenario, both sides aligned
     /// (filled by [`explain::attach_evidence`](super::explain::attach_evidence)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

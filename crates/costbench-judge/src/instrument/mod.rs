@@ -1,6 +1,8 @@
 //! The judge's slices of the instruments: one module per instrument that has something to judge
 //! beyond its compared figures (which every figure's spec, in the record crate, says how to
-//! judge), named like its folder in the registry (`costbench_record::for_each_instrument!`).
+//! judge), named like its folder in the registry (`costbench_record::for_each_instrument!`):
+//! constant time's findings accepted by costbench.toml ([`consttime`]) and the census's diff of
+//! the checks two runs executed ([`census`]), which explains a comparison's changes.
 //! Nothing else in this crate names an instrument's findings.
 //!
 //! What the slices share with the layers ([`Allowances`]): the entries of costbench.toml that
@@ -18,6 +20,7 @@
 //! why = "reviewed: ..."   # required, shown in every report
 //! ```
 
+pub mod census;
 pub mod consttime;
 
 use costbench_record::model::RunRecord;

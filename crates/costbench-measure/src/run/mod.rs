@@ -131,8 +131,8 @@ pub fn measure_sides(
     let (shard_infos, rounds) = setup::shard(opts, &sides, &mut selections);
     let (valgrind, skipped) = setup::valgrind(opts)?;
     let fixed_random = setup::fixed_random(opts, target, valgrind.as_ref());
-    // What rides on another instrument's runs (the census: each binary's guards) is prepared
-    // before any of them runs.
+    // What rides on another instrument's runs (each binary's guards, say) is prepared before
+    // any of them runs.
     let rides = setup::rides(opts, &bins, valgrind.is_some());
     let total: usize = selections.iter().map(Vec::len).sum();
     let progress = progress_bar(opts, total, valgrind.is_some());

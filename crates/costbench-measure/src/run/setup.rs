@@ -1,7 +1,7 @@
 //! The steps of a run before its first phase, in the order [`super::measure_sides`] takes
 //! them: each side's binary, its listing and selection (refusing a run with nothing to
 //! measure), the output directories, this shard's share, valgrind and the fixed getrandom it
-//! preloads, what rides on each binary's runs (the census's guards), and one [`Session`] per side holding its empty record. It
+//! preloads, what rides on each binary's runs (its guards, say), and one [`Session`] per side holding its empty record. It
 //! measures nothing and never writes a record.
 
 use super::binary::colliding;

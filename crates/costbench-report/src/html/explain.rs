@@ -1,49 +1,14 @@
-//! The HTML page's sections that explain a flagged scenario's change: the census diff (checks
-//! that appeared, disappeared or ran a different number of times), the machine-code diffs of
+//! The HTML page's sections that explain a flagged scenario's change: the machine-code diffs of
 //! its top movers, whole functions with changed lines marked, and the differential flame graph
 //! of its call paths (drawn by `svg::flame`). The text of each line is the terminal's and
-//! markdown's (`crate::checks`, `crate::asm`).
+//! markdown's (`crate::asm`). What an instrument's slice explains (the checks that moved) is its
+//! slice's (`Slice::explain`), placed before these.
 
 use super::escape::escape;
 use costbench_judge::compare::asm::{AsmDiff, Edit};
-use costbench_judge::compare::census::CensusDiff;
 use costbench_judge::compare::flame::FlameDiff;
 use costbench_record::fmt::{fmt_count, fmt_ir};
 use std::fmt::Write as _;
-
-/// The HTML page's section for one scenario.
-pub(crate) fn checks(page: &mut String, d: &CensusDiff) {
-    let _ = write!(
-        page,
-        "<p>Checks (census) that moved: {}</p>",
-        escape(&d.unavailable.as_deref().map_or_else(
-            || crate::checks::summary(d),
-            |why| format!("not available: {why}")
-        ))
-    );
-    if d.is_empty() {
-        return;
-    }
-    page.push_str(
-        "<table class=\"sortable checks\"><thead><tr><th>check</th><th>kind</th><th>line</th>\
-         <th>per op (baseline)</th><th>per op (candidate)</th><th>function</th></tr></thead><tbody>",
-    );
-    for (what, c) in crate::checks::rows(d) {
-        let _ = write!(
-            page,
-            "<tr><td>{what}</td><td>{}</td><td><code>{}</code></td><td data-v=\"{}\">{}</td>\
-             <td data-v=\"{}\">{}</td><td><code>{}</code></td></tr>",
-            escape(&c.kind),
-            escape(&crate::checks::where_(c)),
-            c.base_per_op,
-            escape(&fmt_count(c.base_per_op)),
-            c.cand_per_op,
-            escape(&fmt_count(c.cand_per_op)),
-            escape(&c.function)
-        );
-    }
-    page.push_str("</tbody></table>");
-}
 
 /// The HTML page's section for one diff: the whole function, changed lines marked.
 pub(crate) fn asm(page: &mut String, d: &AsmDiff) {

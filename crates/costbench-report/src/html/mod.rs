@@ -15,8 +15,8 @@
 //! log-log plots of the complexity fits; only for runs that carry any of them),
 //! `throughput` (service scenarios under load: latency percentile charts, ops/s and latency per
 //! number of clients and build), `scenario` (one section per measured id: wall-time
-//! distribution, instruction count and its change, counters, memory, census, failures, history
-//! charts) and `provenance` (where every run came from); `history_chart` is the history chart
+//! distribution, instruction count and its change, counters, memory, the instruments' slices'
+//! rows, failures, history charts) and `provenance` (where every run came from); `history_chart` is the history chart
 //! with its caption that the scenario and contracts sections share.
 
 mod contracts;
@@ -250,9 +250,6 @@ pub fn render(input: &Input) -> String {
         let functions = input
             .comparison
             .and_then(|c| c.functions.iter().find(|f| f.id == r.id));
-        let census = input
-            .comparison
-            .and_then(|c| c.census.iter().find(|d| d.id == r.id));
         let asm = input
             .comparison
             .map(|c| c.asm.iter().filter(|d| d.id == r.id).collect())
@@ -269,7 +266,7 @@ pub fn render(input: &Input) -> String {
             Changes {
                 rows: &rows,
                 functions,
-                census,
+                comparison: input.comparison,
                 asm,
                 flame,
             },

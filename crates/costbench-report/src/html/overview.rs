@@ -39,7 +39,7 @@ pub(super) fn overview(
         ),
     }
     let has = |f: &dyn Fn(&ScenarioResult) -> bool| run.results.iter().any(f);
-    let cols_census = has(&|r| r.census.is_some());
+    let columns = crate::instrument::overview_columns(run);
     let cols_cache = has(&|r| r.counters.cache.is_some());
     let cols_alloc = has(&|r| {
         r.counters
@@ -57,8 +57,8 @@ pub(super) fn overview(
     if changes {
         page.push_str("<th>Δ time</th>");
     }
-    if cols_census {
-        page.push_str("<th>checks/op</th>");
+    for c in &columns {
+        let _ = write!(page, "<th>{}</th>", c.header);
     }
     if cols_cache {
         page.push_str("<th>est. cycles/op (sim)</th>");
@@ -106,8 +106,8 @@ pub(super) fn overview(
         if changes {
             page.push_str(&change_cell(rows.get(&(r.id.as_str(), Figure::Walltime))));
         }
-        if cols_census {
-            page.push_str(&cell(r.census.as_ref().map(|c| c.checks_per_op), fmt_ir));
+        for c in &columns {
+            page.push_str(&cell((c.value)(r), c.fmt));
         }
         if cols_cache {
             page.push_str(&cell(Figure::Cache.per_op(r), fmt_ir));

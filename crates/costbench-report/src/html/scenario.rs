@@ -1,7 +1,7 @@
 //! One section per measured id: its facts (per-op figures, changes with their evidence), the
 //! wall-time distribution against the baseline's, the functions behind an instruction-count
-//! change, counters, memory, census, failures and the history charts. Renders only: changes and
-//! history bands come in judged.
+//! change, counters, memory, what the instruments' slices add, failures and the history charts.
+//! Renders only: changes and history bands come in judged.
 
 use super::escape::escape;
 use super::history_chart::history_chart;
@@ -27,8 +27,8 @@ fn fact(page: &mut String, name: &str, value: &str) {
 pub(super) struct Changes<'a> {
     pub(super) rows: &'a HashMap<(&'a str, Figure), &'a compare::Row>,
     pub(super) functions: Option<&'a compare::FunctionChanges>,
-    /// The checks that moved, when both runs measured the census.
-    pub(super) census: Option<&'a compare::census::CensusDiff>,
+    /// The comparison, whose explanations of the scenario the instruments' slices show.
+    pub(super) comparison: Option<&'a compare::Comparison>,
     /// The machine code of its largest movers.
     pub(super) asm: Vec<&'a compare::asm::AsmDiff>,
     /// Its differential flame graph.
@@ -48,7 +48,7 @@ pub(super) fn scenario(
     let Changes {
         rows,
         functions,
-        census,
+        comparison,
         asm,
         flame,
     } = changes;
@@ -110,20 +110,8 @@ pub(super) fn scenario(
         );
         fact(page, "clock", &w.clock);
     }
-    if let Some(c) = &r.census {
-        let (bounds, bs) = c.per_op_where(|k| k != "overflow");
-        let (overflow, os) = c.per_op_where(|k| k == "overflow");
-        fact(page, "checks/op", &fmt_ir(c.checks_per_op));
-        fact(
-            page,
-            "bounds etc./op",
-            &format!("{} at {bs} sites", fmt_ir(bounds)),
-        );
-        fact(
-            page,
-            "overflow/op",
-            &format!("{} at {os} sites", fmt_ir(overflow)),
-        );
+    for (name, value) in crate::instrument::facts(r, true) {
+        fact(page, name, &value);
     }
     if let Some(m) = &r.counters.memory {
         fact(page, "allocator", &m.allocator);
@@ -145,7 +133,7 @@ pub(super) fn scenario(
         }
         fact(page, "max RSS", &format!("{} KiB", m.max_rss_kib));
     }
-    for (name, value) in crate::instrument::facts(r) {
+    for (name, value) in crate::instrument::facts(r, false) {
         fact(page, name, &value);
     }
     page.push_str("</div>");
@@ -190,8 +178,10 @@ pub(super) fn scenario(
     if let Some(f) = functions {
         function_changes(page, f);
     }
-    if let Some(d) = census {
-        super::explain::checks(page, d);
+    if let Some(c) = comparison {
+        for e in crate::instrument::explains() {
+            (e.html)(page, c, &r.id);
+        }
     }
     for d in asm {
         super::explain::asm(page, d);
@@ -228,27 +218,7 @@ pub(super) fn scenario(
             let _ = write!(page, "<p class=\"note\">{}</p>", escape(u));
         }
     }
-    if let Some(c) = &r.census {
-        if !c.top_sites.is_empty() {
-            page.push_str("<p>Most executed checks:</p><ul class=\"sites\">");
-            for s in &c.top_sites {
-                let place = match (&s.file, s.line) {
-                    (Some(f), Some(l)) => format!("{f}:{l}"),
-                    (Some(f), None) => f.clone(),
-                    _ => s.address.clone(),
-                };
-                let _ = write!(
-                    page,
-                    "<li>{} per op · {} · <code>{}</code> in <code>{}</code></li>",
-                    escape(&fmt_ir(s.per_op)),
-                    escape(&s.kind),
-                    escape(&place),
-                    escape(&s.function)
-                );
-            }
-            page.push_str("</ul>");
-        }
-    }
+    crate::instrument::scenario_html(page, r);
     for f in &r.failures {
         let _ = write!(
             page,
@@ -278,7 +248,6 @@ pub(super) fn scenario(
     .into_iter()
     .flatten()
     .chain(crate::instrument::measured_by(r))
-    .chain(r.census.as_ref().map(|_| "census"))
     .collect();
     let _ = write!(
         page,

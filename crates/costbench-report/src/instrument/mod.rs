@@ -1,7 +1,9 @@
 //! Each instrument's slice of the reports: the section it adds to a group's counters table
-//! (terminal run report), the facts it adds to its scenario's section of the HTML page, how
-//! that page's provenance line names what measured it, and the sections of its own a run's
-//! terminal table ends with and the HTML page holds ([`Slice`]). One module per
+//! (terminal run report), its column of a run's terminal table and of the HTML page's overview,
+//! the summary after `run`'s table, the facts it adds to its scenario's section of the HTML
+//! page and its part of that section, how that page's provenance line names what measured it,
+//! the sections of its own a run's terminal table ends with and the HTML page holds, and what
+//! it explains of a comparison's changes ([`Slice`]). One module per
 //! instrument, named like its folder in the registry (`costbench_record::for_each_instrument!`),
 //! which expands here into the `mod` lines and [`slice`]; the renderers loop over
 //! [`Instrument::ALL`] and name no instrument whose rows live here.
@@ -11,6 +13,7 @@
 use costbench_judge::compare::Comparison;
 use costbench_record::instrument::Instrument;
 use costbench_record::model::{RunRecord, ScenarioResult};
+use std::path::Path;
 
 /// One row of a counters table: its label, then one cell per column.
 pub(crate) type Row = (String, Vec<String>);
@@ -38,6 +41,60 @@ pub(crate) struct Slice {
     /// "icount within"), when some compared row is a figure of it; `None` leaves it out of that
     /// summary.
     pub within: Option<fn(&Comparison) -> String>,
+    /// Whether a result has its figure as the reports see it, where that differs from the
+    /// record's answer (`ScenarioResult::has_figure`, which the other hooks ask otherwise): the
+    /// census's record counts every result as having it, a row without checks holding none, and
+    /// its reports show it only where it was measured.
+    pub shows: Option<fn(&ScenarioResult) -> bool>,
+    /// Its column of a run's terminal table, after `Ir/op`, shown when some result has a cell
+    /// (a result without one shows `-`).
+    pub run_column: Option<Column>,
+    /// The section right after `run`'s terminal table (before the budgets; `merge`'s table
+    /// leaves it out), with source paths relative to the directory given; empty when no result
+    /// has its figure.
+    pub run_summary: Option<fn(&RunRecord, Option<&Path>) -> String>,
+    /// Whether its facts come right after the wall time's in a result's section of the HTML
+    /// page, beside the other figures per op (the census's), rather than last, after memory's.
+    pub facts_early: bool,
+    /// Its column of the HTML page's overview, after the change of wall time, shown when some
+    /// result has a value.
+    pub overview: Option<OverviewColumn>,
+    /// Its part of a result's section of the HTML page, after the counters' tables and before
+    /// the failures (nothing without its figure).
+    pub scenario_html: Option<fn(&mut String, &ScenarioResult)>,
+    /// What it explains of a comparison's changes, where its figure says why a scenario moved
+    /// (the census: the checks that moved), in every view of the comparison.
+    pub explain: Option<Explain>,
+}
+
+/// A column of a run's terminal table.
+pub(crate) struct Column {
+    /// Its header.
+    pub header: &'static str,
+    /// A result's cell, `None` without its figure.
+    pub cell: fn(&ScenarioResult) -> Option<String>,
+}
+
+/// A column of the HTML page's overview: a number, sortable.
+pub(crate) struct OverviewColumn {
+    /// Its header.
+    pub header: &'static str,
+    /// A result's value, `None` without its figure.
+    pub value: fn(&ScenarioResult) -> Option<f64>,
+    /// How a value reads.
+    pub fmt: fn(f64) -> String,
+}
+
+/// An instrument's part of what explains a comparison's changes, after the functions whose own
+/// cost changed and before the machine code.
+pub(crate) struct Explain {
+    /// Its sections for the terminal, one per scenario it explains, in the comparison's order:
+    /// (id, text).
+    pub terminal: fn(&Comparison) -> Vec<(String, String)>,
+    /// Appends its section of the markdown report.
+    pub markdown: fn(&mut String, &Comparison),
+    /// Appends its part of scenario `id`'s section of the HTML page.
+    pub html: fn(&mut String, &Comparison, &str),
 }
 
 /// An instrument's section of the HTML page.
@@ -59,13 +116,20 @@ impl Slice {
         run_terminal: None,
         run_html: None,
         within: None,
+        shows: None,
+        run_column: None,
+        run_summary: None,
+        facts_early: false,
+        overview: None,
+        scenario_html: None,
+        explain: None,
     };
 }
 
 /// One `mod` line per instrument of the registry, and the table of their slices.
 macro_rules! slices {
     ($( $(#[$doc:meta])* $variant:ident($folder:ident) { $($field:tt)* } ),* $(,)?) => {
-        $( mod $folder; )*
+        $( pub(crate) mod $folder; )*
 
         /// The reports' slice of `i`.
         pub(crate) fn slice(i: Instrument) -> &'static Slice {
@@ -78,11 +142,20 @@ macro_rules! slices {
 
 costbench_record::for_each_instrument!(slices);
 
+/// Whether `r` has the figure of `i` as the reports see it (the slice's `shows`, else the
+/// record's `has_figure`).
+fn shows(i: Instrument, r: &ScenarioResult) -> bool {
+    match slice(i).shows {
+        Some(shows) => shows(r),
+        None => r.has_figure(i.name()),
+    }
+}
+
 /// Whether a result has figures that some instrument's section of the counters table shows.
 pub(crate) fn has_counters(r: &ScenarioResult) -> bool {
     Instrument::ALL
         .into_iter()
-        .any(|i| slice(i).counters.is_some() && r.has_figure(i.name()))
+        .any(|i| slice(i).counters.is_some() && shows(i, r))
 }
 
 /// The sections of the counters table that the slices add, in the registry's order.
@@ -93,10 +166,12 @@ pub(crate) fn counters_sections(cols: &[&ScenarioResult]) -> Vec<Section> {
         .collect()
 }
 
-/// The facts the slices add to a result's section of the HTML page, in the registry's order.
-pub(crate) fn facts(r: &ScenarioResult) -> Vec<(&'static str, String)> {
+/// The facts the slices add to a result's section of the HTML page, in the registry's order:
+/// those of the slices that put them early (`early`), or the others.
+pub(crate) fn facts(r: &ScenarioResult, early: bool) -> Vec<(&'static str, String)> {
     Instrument::ALL
         .into_iter()
+        .filter(|i| slice(*i).facts_early == early)
         .flat_map(|i| (slice(i).facts)(r))
         .collect()
 }
@@ -105,8 +180,54 @@ pub(crate) fn facts(r: &ScenarioResult) -> Vec<(&'static str, String)> {
 pub(crate) fn measured_by(r: &ScenarioResult) -> Vec<&'static str> {
     Instrument::ALL
         .into_iter()
-        .filter_map(|i| slice(i).measured_by.filter(|_| r.has_figure(i.name())))
+        .filter_map(|i| slice(i).measured_by.filter(|_| shows(i, r)))
         .collect()
+}
+
+/// The slices' columns of `run`'s terminal table that some result has a cell in, in the
+/// registry's order.
+pub(crate) fn run_columns(run: &RunRecord) -> Vec<&'static Column> {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).run_column.as_ref())
+        .filter(|c| run.results.iter().any(|r| (c.cell)(r).is_some()))
+        .collect()
+}
+
+/// The summaries the slices put right after `run`'s terminal table, in the registry's order.
+pub(crate) fn run_summaries(run: &RunRecord, base: Option<&Path>) -> String {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).run_summary)
+        .map(|f| f(run, base))
+        .collect()
+}
+
+/// The slices' columns of the HTML page's overview that some result of `run` has a value in,
+/// in the registry's order.
+pub(crate) fn overview_columns(run: &RunRecord) -> Vec<&'static OverviewColumn> {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).overview.as_ref())
+        .filter(|c| run.results.iter().any(|r| (c.value)(r).is_some()))
+        .collect()
+}
+
+/// Appends the slices' parts of a result's section of the HTML page, in the registry's order.
+pub(crate) fn scenario_html(page: &mut String, r: &ScenarioResult) {
+    for f in Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).scenario_html)
+    {
+        f(page, r);
+    }
+}
+
+/// The slices' explanations of a comparison's changes, in the registry's order.
+pub(crate) fn explains() -> impl Iterator<Item = &'static Explain> {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).explain.as_ref())
 }
 
 /// The sections the slices end a run's terminal table with, in the registry's order.
@@ -125,7 +246,7 @@ pub(crate) fn run_html(run: &RunRecord) -> Vec<(&'static RunSection, bool)> {
         .into_iter()
         .filter_map(|i| {
             let s = slice(i).run_html.as_ref()?;
-            Some((s, run.results.iter().any(|r| r.has_figure(i.name()))))
+            Some((s, run.results.iter().any(|r| shows(i, r))))
         })
         .collect()
 }

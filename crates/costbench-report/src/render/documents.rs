@@ -15,23 +15,23 @@ use super::{ChangesView, Doc, Format, Render};
 use costbench_judge::check::Gate;
 use costbench_judge::compare::Comparison;
 use costbench_judge::variants::Matrix;
-use costbench_record::census::{Guard, StaticCensus};
 use costbench_record::history::{Metric, RunSummary, SeriesPoint};
+use costbench_record::instrument::census::{Guard, StaticCensus};
 use costbench_record::model::miri::MiriReport;
 use costbench_record::model::RunRecord;
 use std::path::Path;
 
-/// A finished run as `run` and `merge` print it: the per-op table (with the census summary for
-/// `run`) and a closing line on where the results are, or the run record; with a [`Page`], its
-/// HTML page (`run --html`).
+/// A finished run as `run` and `merge` print it: the per-op table (with the instruments'
+/// summaries after it for `run`) and a closing line on where the results are, or the run
+/// record; with a [`Page`], its HTML page (`run --html`).
 #[derive(Debug)]
 pub struct RunView<'a> {
     /// The run.
     pub record: &'a RunRecord,
-    /// Whether the table ends with the summary of executed checks (the census), with paths
-    /// relative to `base`.
-    pub census_summary: bool,
-    /// Directory the census summary's paths are shortened against.
+    /// Whether the table is followed by the instruments' summaries of the run (what their
+    /// slices of the reports put there), with paths relative to `base`.
+    pub summaries: bool,
+    /// Directory the summaries' paths are shortened against.
     pub base: Option<&'a Path>,
     /// Lines after the table (where the results and the report are).
     pub footer: String,
@@ -222,14 +222,14 @@ mod tests {
         let docs: Vec<Box<dyn Render + '_>> = vec![
             Box::new(RunView {
                 record: &a,
-                census_summary: true,
+                summaries: true,
                 base: None,
                 footer: "results: out\n".into(),
                 page: None,
             }),
             Box::new(RunView {
                 record: &a,
-                census_summary: false,
+                summaries: false,
                 base: None,
                 footer: String::new(),
                 page: Some(page),

@@ -63,7 +63,7 @@ impl Renderer for Json {
 
     fn census<'a>(&self) -> Option<Hook<CensusView<'a>>> {
         Hook::offered("Every guard as JSON (`\"schema\": \"costbench-census\"`)", |v| {
-            serde_json::to_string_pretty(&crate::census::json(v.census, v.guards))
+            serde_json::to_string_pretty(&crate::instrument::census::document::json(v.census, v.guards))
                 .expect("JSON values serialise")
         })
     }

@@ -16,8 +16,8 @@ impl Renderer for Table {
                 format!("UNFINISHED: {}\n", crate::escape::clean(&n))
             });
             s += &crate::terminal::table(v.record);
-            if v.census_summary {
-                s += &crate::census::dynamic_summary(v.record, v.base);
+            if v.summaries {
+                s += &crate::instrument::run_summaries(v.record, v.base);
             }
             s += &crate::budget::complexity(v.record);
             s += &crate::budget::terminal(v.record);
@@ -58,7 +58,7 @@ impl Renderer for Table {
 
     fn census<'a>(&self) -> Option<Hook<CensusView<'a>>> {
         Hook::offered("A table for people", |v| {
-            crate::census::table(v.census, v.guards, v.base, v.scope)
+            crate::instrument::census::document::table(v.census, v.guards, v.base, v.scope)
         })
     }
 

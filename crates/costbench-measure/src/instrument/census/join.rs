@@ -1,7 +1,7 @@
 //! The static census of one scenario binary as the census joins it with callgrind's output
 //! ([`CensusJoin`], the census's rider on the icount runs) and the callgrind option it needs.
 
-use costbench_record::census::StaticCensus;
+use costbench_record::instrument::census::StaticCensus;
 use std::path::{Path, PathBuf};
 
 /// Callgrind option that writes a cost line per instruction address (`positions: instr line`):

@@ -1,15 +1,22 @@
 //! The census instrument: bounds and overflow checks executed per op. It rides on the icount
 //! run, which with [`TOOL_ARGS`] also writes each instruction's execution count (the `Ir` total
 //! is unchanged); [`parse`] joins those counts with the guards the static census
-//! (`crate::census`) found in the binary beforehand.
+//! ([`analyse`]: `binary`, `disasm`, `guards`) found in the binary beforehand, which is also
+//! what `costbench census` prints.
 //!
 //! It starts no process of its own: the icount phase (`icount::phase`) hands it the kept
 //! callgrind file of every measured id.
 
+mod analyse;
+pub mod binary;
+pub mod disasm;
+pub mod guards;
 pub(crate) mod join;
 pub mod parse;
 pub mod sites;
 
+pub use analyse::{analyse, attribute, crate_of};
+pub(crate) use analyse::Lines;
 pub(crate) use join::CensusJoin;
 pub use join::TOOL_ARGS;
 
@@ -34,7 +41,7 @@ impl Ride for Census {
                         target with --bench NAME"
                 .to_string());
         }
-        match crate::census::analyse(&bin.exe) {
+        match analyse(&bin.exe) {
             Ok(c) => Ok(Box::new(CensusJoin::new(c, &bin.exe))),
             Err(e) => Err(format!("{e:#}")),
         }

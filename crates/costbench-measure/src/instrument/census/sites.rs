@@ -1,15 +1,15 @@
 //! Every check one scenario executed, read back after the run: the kept callgrind output (with
 //! per-instruction counts, which a census run writes) names the binary it measured, whose guards
 //! the static census finds again. The run record keeps only the top few sites; the census diff
-//! of a comparison (`costbench_judge::compare::census`) needs all of them.
+//! of a comparison (`costbench_judge::instrument::census`) needs all of them.
 //!
 //! Reads files (the callgrind output, the binary) and nothing else; the binaries' censuses are
 //! cached per path, since every scenario of a run shares one binary.
 
 use super::parse::{executed_sites, instruction_counts};
-use crate::census::analyse;
+use super::analyse;
 use anyhow::{anyhow, Context, Result};
-use costbench_record::census::StaticCensus;
+use costbench_record::instrument::census::StaticCensus;
 use costbench_record::model::{CensusSite, RunRecord};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

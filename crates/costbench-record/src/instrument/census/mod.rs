@@ -1,10 +1,15 @@
 //! The census's slice of the run record. It rides on icount's run: its rows hold the checks
 //! that ran, none for a scenario without checks, so every result counts as having its figure.
-//! Its figure's type is [`figure`]'s ([`Census`]).
+//! Its figure's type is [`figure`]'s ([`Census`]); the static census of a binary, which the
+//! measuring crate finds and `costbench census` prints, is [`guards`]'s ([`StaticCensus`], with
+//! the kinds of check in [`classify`]).
 
+pub mod classify;
 pub mod figure;
+pub mod guards;
 
 pub use figure::{Census, CensusFrame, CensusKind, CensusSite};
+pub use guards::{Frame, Guard, StaticCensus, SCHEMA, SCHEMA_VERSION, TOP_SITES};
 
 use super::slice::Slice;
 

@@ -2,7 +2,8 @@
 //! callees (directly, through the PLT, or through a GOT slot filled by a dynamic relocation).
 //!
 //! Owns no analysis: it answers "what bytes are at this address", "which function starts here"
-//! and "which function does this GOT slot or PLT stub lead to".
+//! and "which function does this GOT slot or PLT stub lead to". `asm` (a function's machine
+//! code) and `size` (code by crate) read binaries through it too.
 
 use anyhow::{bail, Context, Result};
 use object::{Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationFlags};

@@ -8,7 +8,7 @@
 
 use super::binary::{Function, Image};
 use super::guards::{Flow, Insn, Target};
-use costbench_record::census::classify::{classify, Kind};
+use costbench_record::instrument::census::classify::{classify, Kind};
 use iced_x86::{Decoder, DecoderOptions, FlowControl, Mnemonic};
 use std::collections::HashMap;
 

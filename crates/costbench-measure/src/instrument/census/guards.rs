@@ -6,7 +6,7 @@
 //! the failing side, with exactly one successor that is. Counting guarding branches, not panic
 //! calls, matters because LLVM tail-merges panic calls: a range slice has two guards and one call.
 
-use costbench_record::census::classify::Kind;
+use costbench_record::instrument::census::classify::Kind;
 use std::collections::BTreeMap;
 
 /// Where a jump or branch goes, as the decoder resolved it.

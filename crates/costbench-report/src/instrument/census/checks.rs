@@ -1,11 +1,12 @@
-//! The census diff of a flagged scenario as the terminal and markdown reports show it: the
-//! bounds and overflow checks that appeared or disappeared between the two sides, and those that
-//! ran a different number of times per op, each with its source line and executions per op (the HTML
-//! page's section is `html::explain`'s). Pure: text from a [`CensusDiff`].
+//! The census diff of a flagged scenario as the terminal, markdown and HTML reports show it:
+//! the bounds and overflow checks that appeared or disappeared between the two sides, and those
+//! that ran a different number of times per op, each with its source line and executions per
+//! op. Pure: text from a [`CensusDiff`].
 
 use crate::escape::clean;
 use crate::escape::{escape_cell, truncate};
-use costbench_judge::compare::census::{CensusDiff, CheckDelta};
+use crate::html::escape::escape;
+use costbench_judge::instrument::census::{CensusDiff, CheckDelta};
 use costbench_record::fmt::{fmt_count, fmt_delta};
 use std::fmt::Write as _;
 
@@ -19,7 +20,7 @@ pub(crate) fn rows(d: &CensusDiff) -> impl Iterator<Item = (&'static str, &Check
 }
 
 /// "+1 check, +1,000 checks per op" or "no check appeared, disappeared or changed".
-pub fn summary(d: &CensusDiff) -> String {
+pub(crate) fn summary(d: &CensusDiff) -> String {
     if d.is_empty() {
         return "no check appeared, disappeared or ran a different number of times".into();
     }
@@ -46,7 +47,7 @@ pub(crate) fn where_(c: &CheckDelta) -> String {
 }
 
 /// The terminal's section for one scenario.
-pub fn terminal(out: &mut String, d: &CensusDiff) {
+pub(crate) fn terminal(out: &mut String, d: &CensusDiff) {
     let _ = writeln!(
         out,
         "\nchecks (census) that moved in {}: {}",
@@ -69,7 +70,7 @@ pub fn terminal(out: &mut String, d: &CensusDiff) {
 }
 
 /// The markdown report's section: one folded table per scenario.
-pub fn markdown(out: &mut String, all: &[CensusDiff]) {
+pub(crate) fn markdown(out: &mut String, all: &[CensusDiff]) {
     if all.is_empty() {
         return;
     }
@@ -102,6 +103,40 @@ pub fn markdown(out: &mut String, all: &[CensusDiff]) {
         }
         out.push_str("\n</details>\n");
     }
+}
+
+/// The HTML page's section for one scenario.
+pub(crate) fn html(page: &mut String, d: &CensusDiff) {
+    let _ = write!(
+        page,
+        "<p>Checks (census) that moved: {}</p>",
+        escape(&d.unavailable.as_deref().map_or_else(
+            || summary(d),
+            |why| format!("not available: {why}")
+        ))
+    );
+    if d.is_empty() {
+        return;
+    }
+    page.push_str(
+        "<table class=\"sortable checks\"><thead><tr><th>check</th><th>kind</th><th>line</th>\
+         <th>per op (baseline)</th><th>per op (candidate)</th><th>function</th></tr></thead><tbody>",
+    );
+    for (what, c) in rows(d) {
+        let _ = write!(
+            page,
+            "<tr><td>{what}</td><td>{}</td><td><code>{}</code></td><td data-v=\"{}\">{}</td>\
+             <td data-v=\"{}\">{}</td><td><code>{}</code></td></tr>",
+            escape(&c.kind),
+            escape(&where_(c)),
+            c.base_per_op,
+            escape(&fmt_count(c.base_per_op)),
+            c.cand_per_op,
+            escape(&fmt_count(c.cand_per_op)),
+            escape(&c.function)
+        );
+    }
+    page.push_str("</tbody></table>");
 }
 
 #[cfg(test)]
@@ -146,7 +181,7 @@ mod tests {
             "{md}"
         );
         let mut page = String::new();
-        crate::html::explain::checks(&mut page, &d);
+        html(&mut page, &d);
         assert!(page.contains("<code>suite::sum&lt;T&gt;</code>"), "{page}");
         let none = CensusDiff {
             appeared: vec![],

@@ -1,24 +1,18 @@
-//! The census of bounds and overflow checks: which checks survived optimisation in a binary
-//! (static); how many of them ran per op in a measured body (dynamic) is the census
-//! instrument's (`instrument::census`).
+//! The static census of a binary: which checks survived optimisation in it. How many of them
+//! ran per op in a measured body is the instrument's ([`super::parse`]).
 //!
 //! `binary` loads the ELF image and resolves callees (direct, PLT, GOT); `disasm` decodes a
 //! function with `iced-x86`; `classify` names the kind of a panic entry point (it and the
-//! census's data types live in `costbench-record`, re-exported here); `guards` finds
-//! the conditional branches whose failing side only panics; the census instrument
-//! (`instrument::census`) reads callgrind's per-instruction counts and joins them with the
-//! guards; `costbench_report::census` prints. This module ties them together and
-//! attributes each guard to source lines through the DWARF line tables and inline records
-//! (`addr2line`).
+//! census's data types live in the record crate's slice, `costbench_record::instrument::census`);
+//! `guards` finds the conditional branches whose failing side only panics; the report crate's
+//! slice prints. This module ties them together and attributes each guard to source lines
+//! through the DWARF line tables and inline records (`addr2line`).
 //! Nothing here spawns processes: `run/` runs callgrind and hands the output over.
 
-pub mod binary;
-pub mod disasm;
-pub mod guards;
-
 use anyhow::{Context, Result};
-use costbench_record::census::classify::Kind;
-use costbench_record::census::{Frame, Guard, StaticCensus};
+use costbench_record::instrument::census::classify::Kind;
+use costbench_record::instrument::census::{Frame, Guard, StaticCensus};
+use super::{binary, disasm, guards};
 use std::borrow::Cow;
 use std::path::Path;
 

@@ -1,13 +1,11 @@
-//! The census's plain data: the static census of a binary (its [`Guard`]s, each with its
-//! inline [`Frame`]s and [`Kind`]) and the schema of `costbench census --format json`.
+//! The static census of a binary as plain data: its [`Guard`]s, each with its inline [`Frame`]s
+//! and [`Kind`], and the schema of `costbench census --format json`.
 //!
 //! Data only. Reading a binary, decoding it and joining it with callgrind's counts is the
-//! runner's census (`costbench-cli`'s `census`); rendering it is `costbench-report`'s. The
-//! per-id census kept in the run record is [`crate::model::Census`].
+//! measuring crate's slice of the census (`instrument::census`); rendering it is the report
+//! crate's. The per-id census kept in the run record is [`super::Census`].
 
-pub mod classify;
-
-use classify::Kind;
+use super::classify::Kind;
 use serde::Serialize;
 use std::path::PathBuf;
 

@@ -1,8 +1,9 @@
-//! The census diff of one scenario: the bounds and overflow checks (guards) executed in its
-//! measured body on one side and not the other, and those whose executions per op changed,
-//! each with its source line. Pure: the caller joins each side's callgrind per-instruction counts
-//! with its binary's guards (the runner's `instrument::census::parse::load_sites`) and passes
-//! the executed sites in; `explain::attach_census` fills a comparison's census diffs.
+//! The census's slice of the judge: the census diff of one scenario, the bounds and overflow
+//! checks (guards) executed in its measured body on one side and not the other, and those whose
+//! executions per op changed, each with its source line. Pure: the caller joins each side's
+//! callgrind per-instruction counts with its binary's guards (the measuring crate's
+//! `instrument::census::sites`) and passes the executed sites in;
+//! `compare::explain::attach_census` fills a comparison's census diffs.
 //!
 //! A check is the same on both sides when its kind, function and source frames (file and line,
 //! innermost first) agree (files relative to each side's checkout; see `same_file`). Addresses never take part: the two binaries place code differently.
