@@ -1,9 +1,12 @@
 //! Throughput's slice of the run record: a result has its figure when it has throughput
 //! figures (the rows `SCENARIO@Nc`);
 //! its compared figures are the time per op at the measured throughput and the p99 latency;
-//! its file is `throughput.csv`. Its figure's type is [`figure`]'s ([`Throughput`]).
+//! its file is `throughput.csv`. Its figure's type is [`figure`]'s ([`Throughput`]); rows under
+//! load for tests are built in [`testing`].
 
 pub mod figure;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use figure::{load_id, Interval, Latency, LoadPairing, LoadSlice, Throughput};
 
@@ -124,13 +127,13 @@ mod tests {
     fn csv_snapshot() {
         assert_snapshot!(
             "throughput_csv",
-            &throughput_csv(&crate::testing::service_run())
+            &throughput_csv(&testing::service_run())
         );
     }
 
     #[test]
     fn throughput_csv_has_a_row_per_load_and_empty_cells_where_absent() {
-        let csv = throughput_csv(&crate::testing::service_run());
+        let csv = throughput_csv(&testing::service_run());
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
             lines[0],
