@@ -156,4 +156,33 @@ mod tests {
         let none = record("r", vec![with_icount(scenario("a"), 1.0)]);
         assert_eq!(throughput_csv(&none).lines().count(), 1);
     }
+
+    #[test]
+    fn throughput_csv_is_written_with_throughput_and_a_stale_one_removed_without() {
+        use crate::csv::files::CsvFile;
+        use crate::output::OutputDir;
+        use super::testing::service_run;
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::prepare(dir.path()).unwrap();
+        let file = dir.path().join("throughput.csv");
+        out.write_all(&service_run()).unwrap();
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(
+            written,
+            CsvFile::named("throughput.csv")
+                .unwrap()
+                .text(&service_run())
+        );
+        // A later run into the same directory without throughput leaves no file of the last one.
+        out.write_all(&record("plain", vec![with_icount(scenario("a"), 1.0)]))
+            .unwrap();
+        assert!(!file.exists());
+        assert!(dir.path().join("icounts.csv").exists());
+        // Nor does a run whose only load failed (a row without figures).
+        out.write_all(&service_run()).unwrap();
+        let mut failed = service_run();
+        failed.results.retain(|r| r.throughput.is_none());
+        out.write_all(&failed).unwrap();
+        assert!(!file.exists());
+    }
 }
