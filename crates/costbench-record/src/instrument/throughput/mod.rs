@@ -2,7 +2,7 @@
 //! figures (the rows `SCENARIO@Nc`);
 //! its compared figures are the time per op at the measured throughput and the p99 latency;
 //! its file is `throughput.csv`. Its figure's type is [`figure`]'s ([`Throughput`]); rows under
-//! load for tests are built in [`testing`].
+//! load for tests are built in `testing` (with the `testing` feature).
 
 pub mod figure;
 #[cfg(any(test, feature = "testing"))]
