@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Issue 40's target "runs, records, CSV files, comparisons and reports of the built-in suite are
 # byte for byte the same before and after", shown: `capture` measures a small part of the
-# built-in suite (icount, cache, memory, dhat, census, walltime) twice and the selftest suite's
-# constant-time scenarios once with this tree's binary, keeps the run folders and the history
-# database in DIR, and renders them (export JSON and BMF, compare in every format and JUnit,
-# the HTML report with and without history, history listings and series, an import), with the
-# views that print as they measure: `run`'s own table of an icount and census run (exact figures:
-# the per-op table and the census's summary after it) and `census`'s static census of the
-# bench binary as a table and as JSON. `check`,
+# built-in suite (icount, cache, memory, dhat, census, walltime) twice, and the selftest suite's
+# constant-time scenarios and two of its service scenarios under load (throughput, one of them
+# failing) once, with this tree's binary, keeps the run folders and the history database in DIR,
+# and renders them (export JSON and BMF, compare in every format and JUnit, the HTML report with
+# and without history, history listings and series, an import, and the run's own table of the
+# loads through `merge`, which prints a run as `run` does), with the views that print as they
+# measure: `run`'s own table of an icount and census run (exact figures: the per-op table and
+# the census's summary after it) and `census`'s static census of the bench binary as a table
+# and as JSON. `check`,
 # run later on a changed tree, renders DIR's kept runs again with the changed binary and diffs
 # every byte; then it measures once more and diffs the run records and CSV files with the
 # fields that depend on time or load left out (times, run ids, git, build times, wall time and
-# its CPU, max RSS). Exit 0 when everything is the same, 1 with the diff otherwise.
+# its CPU, max RSS, the figures under load and the messages of the failed load). Exit 0 when everything is the same, 1 with the diff otherwise.
 # (Beside the end-to-end tests rather than in scripts/, whose every file README.md's layout
 # table must name.)
 #
@@ -34,6 +36,12 @@ builtin=(--manifest-path "$repo/suites/builtin/Cargo.toml" --bench builtin
     --instrument icount,cache,memory,dhat,census,walltime)
 consttime=(--manifest-path "$repo/suites/selftest/Cargo.toml" --bench consttime
     --instrument constant-time,icount)
+# The shortest load that still gives every figure (3 rounds give a repeat interval); a server
+# that dies on its 50th request fails its loads. `--shard 1/1` so that `merge` takes the run and
+# prints its table (a run's table is otherwise printed only by the run itself).
+throughput=(--manifest-path "$repo/suites/selftest/Cargo.toml" --bench service
+    --filter '^echo/(plain|server_panics)$' --instrument throughput --clients 1,2
+    --load-rounds 3 --slices 2 --slice-ms 50 --load-warmup-ms 50 --shard 1/1)
 
 # Wall time on any CPU: the default waits for CPU 1 while another costbench run times wall time
 # on it, and a fresh run's wall time is left out of what is compared anyway.
@@ -57,7 +65,13 @@ printed() {
     done
 }
 
-# measure OUT: the runs, into OUT/{a,b,ct} and the history OUT/history.db.
+# measure_throughput OUT: the run under load, into OUT (outside the history: it has no series).
+measure_throughput() {
+    # The failed loads fail the run: exit 1.
+    "$bin" run "${throughput[@]}" --output-dir "$1" --no-history --quiet || [ $? = 1 ]
+}
+
+# measure OUT: the runs, into OUT/{a,b,ct,tp} and the history OUT/history.db.
 measure() {
     local out=$1 runs=${2:-a b}
     for r in $runs; do
@@ -66,6 +80,7 @@ measure() {
     done
     # Any finding exits 3: the scenarios leak on purpose.
     "$bin" run "${consttime[@]}" --output-dir "$out/ct" --db "$out/history.db" --quiet || [ $? = 3 ]
+    measure_throughput "$out/tp"
 }
 
 # render OUT: every view of the kept runs, from a copy of them in the current directory (relative
@@ -84,6 +99,17 @@ render() {
     done
     "$bin" report runs/a runs/b --no-history -o "$out/report-ab.html"
     "$bin" report runs/ct --no-history -o "$out/report-ct.html"
+    # The loads: their figures compared, their section of the page with one build and with two
+    # (the run against itself: a line and a column per build), their section of the run's table.
+    for f in json bmf; do "$bin" export runs/tp --format "$f" >"$out/export-tp.$f"; done
+    for f in table markdown json; do
+        "$bin" compare runs/tp runs/tp --format "$f" --junit "$out/compare-tp-junit.xml" \
+            >"$out/compare-tp.$f" || [ $? = 3 ]
+    done
+    "$bin" report runs/tp --no-history -o "$out/report-tp.html"
+    "$bin" report runs/tp runs/tp --no-history -o "$out/report-tp-ab.html"
+    # The failed loads fail the merged run as they failed the run: exit 1.
+    "$bin" merge runs/tp -o merged-tp --no-history >"$out/run-tp.txt" || [ $? = 1 ]
     "$bin" report runs/a runs/b --db "$db" -o "$out/report-history.html"
     "$bin" history --db "$db" >"$out/history.txt"
     for m in icount walltime cycles alloc-bytes allocs peak-bytes max-rss; do
@@ -111,10 +137,20 @@ for k in ("run_id", "started_at", "finished_at"):
 r["environment"].pop("git", None)
 r.pop("build", None)
 r["settings"].pop("walltime_cpu", None)
+# Under load: how it was measured, not what it measured.
+load = ("clients", "load", "target_rate", "ops_per_request", "rounds", "slices_per_round",
+        "slice_ms", "warmup_ms")
 for res in r["results"]:
     res.pop("walltime", None)
     if res.get("memory"):
         res["memory"].pop("max_rss_kib", None)
+    if res.get("throughput"):
+        res["throughput"] = {k: v for k, v in res["throughput"].items() if k in load}
+    for f in res["failures"]:
+        # When the dying server was seen to die, and the lines it left.
+        if f["instrument"] == "throughput":
+            f.pop("message", None)
+            f.pop("stderr_tail", None)
 json.dump(r, open(os.path.join(out, "run.json"), "w"), indent=1, sort_keys=True)
 for name in sorted(os.listdir(run)):
     if not name.endswith(".csv") or name == "walltime.csv":
@@ -124,6 +160,8 @@ for name in sorted(os.listdir(run)):
         i = rows[0].index("max_rss_kib")
         for row in rows[1:]:
             row[i] = "-"
+    if name == "throughput.csv":
+        rows = [row[:5] for row in rows]  # id, scenario, clients, load, target_rate
     csv.writer(open(os.path.join(out, name), "w")).writerows(rows)
 EOF
 }
@@ -140,7 +178,13 @@ capture)
     normalise "$dir/runs/a" "$work/a"
     normalise "$dir/runs/b" "$work/b"
     diff -r "$work/a" "$work/b" || { echo "a and b differ beyond the normalised fields"; exit 1; }
-    echo "captured in $dir: $(ls "$dir/render" | wc -l) rendered files, runs a, b, ct"
+    # Likewise the load measured twice.
+    measure_throughput "$work/tp2"
+    normalise "$dir/runs/tp" "$work/tp1n"
+    normalise "$work/tp2" "$work/tp2n"
+    diff -r "$work/tp1n" "$work/tp2n" ||
+        { echo "two runs under load differ beyond the normalised fields"; exit 1; }
+    echo "captured in $dir: $(ls "$dir/render" | wc -l) rendered files, runs a, b, ct, tp"
     ;;
 check)
     status=0
@@ -148,7 +192,7 @@ check)
     printed "$work/render"
     diff -r "$dir/render" "$work/render" && echo "rendered views: the same ($(ls "$work/render" | wc -l) files)" || status=1
     measure "$work/runs" a
-    for r in a ct; do
+    for r in a ct tp; do
         normalise "$dir/runs/$r" "$work/kept/$r"
         normalise "$work/runs/$r" "$work/fresh/$r"
     done

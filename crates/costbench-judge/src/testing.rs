@@ -7,10 +7,10 @@
 use crate::compare::bootstrap::SplitMix64;
 use crate::compare::{self, CompareOptions, Comparison, FunctionChanges, FunctionDelta};
 use crate::variants::{matrix, Column, Matrix};
+use costbench_record::instrument::throughput::testing::with_throughput;
 use costbench_record::model::{Icount, RunRecord, ScenarioResult};
 use costbench_record::testing::{
-    record, rounds_pair, scenario, with_failure, with_icount, with_ops, with_rounds,
-    with_throughput, with_walltime,
+    record, rounds_pair, scenario, with_failure, with_icount, with_ops, with_rounds, with_walltime,
 };
 use costbench_record::variant::Variant;
 

@@ -158,9 +158,10 @@ impl OutputDir {
         Ok((path, rel))
     }
 
-    /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the counters, memory
-    /// and throughput CSVs only when some row has their figures (and such a file left by an
-    /// earlier run into the directory is removed otherwise).
+    /// (Re)writes `run.json` and the CSV files of `run`, each atomically; the files not every
+    /// run writes (counters, memory, an instrument's file of its own) only when some row has
+    /// their figures (and such a file left by an earlier run into the directory is removed
+    /// otherwise).
     /// Written outside a run (no temporary directory yet), the temporary directory is removed
     /// again afterwards.
     pub fn write_all(&self, run: &RunRecord) -> Result<()> {
@@ -458,32 +459,6 @@ mod tests {
         for file in ["memory.csv", "counters.csv"] {
             assert!(!dir.path().join(file).exists(), "{file} stayed");
         }
-    }
-
-    #[test]
-    fn throughput_csv_is_written_with_throughput_and_a_stale_one_removed_without() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = OutputDir::prepare(dir.path()).unwrap();
-        let file = dir.path().join("throughput.csv");
-        out.write_all(&crate::testing::service_run()).unwrap();
-        let written = std::fs::read_to_string(&file).unwrap();
-        assert_eq!(
-            written,
-            CsvFile::named("throughput.csv")
-                .unwrap()
-                .text(&crate::testing::service_run())
-        );
-        // A later run into the same directory without throughput leaves no file of the last one.
-        out.write_all(&record("plain", vec![with_icount(scenario("a"), 1.0)]))
-            .unwrap();
-        assert!(!file.exists());
-        assert!(dir.path().join("icounts.csv").exists());
-        // Nor does a run whose only load failed (a row without figures).
-        out.write_all(&crate::testing::service_run()).unwrap();
-        let mut failed = crate::testing::service_run();
-        failed.results.retain(|r| r.throughput.is_none());
-        out.write_all(&failed).unwrap();
-        assert!(!file.exists());
     }
 
     /// Writes `content` (if any) as `run.json` in a fresh directory and loads it.

@@ -1,6 +1,47 @@
-//! Descriptive statistics of wall-time samples. Pure functions.
+//! Descriptive statistics of wall-time samples: their summary as the run record keeps it
+//! ([`Summary`], with its [`Outliers`]; `model` re-exports both) and the pure functions that
+//! compute it. Imports nothing of the record, so that the figure types holding a summary
+//! (wall time's, in its slice) and `model`, which re-exports them, import it without a circle.
 
-use crate::model::{Outliers, Summary};
+use serde::{Deserialize, Serialize};
+
+/// The summary of one set of samples (a wall time's per-op times, in nanoseconds).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    /// The smallest sample.
+    pub min: f64,
+    /// The first quartile.
+    pub q1: f64,
+    /// The median.
+    pub median: f64,
+    /// The arithmetic mean.
+    pub mean: f64,
+    /// The third quartile.
+    pub q3: f64,
+    /// The 95th percentile.
+    pub p95: f64,
+    /// The largest sample.
+    pub max: f64,
+    /// The interquartile range, `q3 - q1`.
+    pub iqr: f64,
+    /// The sample standard deviation (0 for one sample).
+    pub stddev: f64,
+    /// How many samples lie beyond Tukey's fences.
+    pub outliers: Outliers,
+}
+
+/// Tukey's fences: mild beyond 1.5 IQR from the quartiles, severe beyond 3 IQR.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Outliers {
+    /// Below `q1 - 3 IQR`.
+    pub low_severe: usize,
+    /// Between `q1 - 3 IQR` and `q1 - 1.5 IQR`.
+    pub low_mild: usize,
+    /// Between `q3 + 1.5 IQR` and `q3 + 3 IQR`.
+    pub high_mild: usize,
+    /// Above `q3 + 3 IQR`.
+    pub high_severe: usize,
+}
 
 /// Quantile `p` (0..=1) of sorted data, linearly interpolated between closest ranks (the
 /// method R calls type 7, numpy's default).

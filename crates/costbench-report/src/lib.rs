@@ -1,5 +1,5 @@
-//! Reports of costbench: pure functions from run records ([`terminal`], [`throughput`],
-//! [`counters`], [`bmf`]), comparisons and the gate's verdict ([`comparison`], [`markdown`],
+//! Reports of costbench: pure functions from run records ([`terminal`], [`counters`],
+//! [`bmf`]), comparisons and the gate's verdict ([`comparison`], [`markdown`],
 //! [`check`], the functions behind a change in [`movers`] and the machine code
 //! in [`asm`], JUnit XML in [`junit`], GitHub Actions' workflow commands in [`github`]), history
 //! ([`history`]), the variant matrix ([`variants`]), Miri's report
@@ -43,5 +43,4 @@ pub mod render;
 pub mod style;
 pub mod table;
 pub mod terminal;
-pub mod throughput;
 pub mod variants;

@@ -1,5 +1,5 @@
-//! The terminal table printed after a run: one row per measured id, per-op figures; the rows of
-//! service scenarios under load follow in a section of their own (`crate::throughput`).
+//! The terminal table printed after a run: one row per measured id, per-op figures; the rows an
+//! instrument's slice shows itself follow in its section (`crate::instrument`, `own_rows`).
 
 use crate::table::{Align, TextTable};
 use costbench_record::fmt::{fmt_ir, fmt_ns};
@@ -26,8 +26,8 @@ fn time_cell(r: &ScenarioResult) -> String {
     }
 }
 
-/// The results table, followed by the throughput section (service scenarios under load, which
-/// have no per-op figures of their own), the counters tables and failures with their stderr
+/// The results table, followed by the slices' sections of their own rows (which have no per-op
+/// figures: service scenarios under load), the counters tables and failures with their stderr
 /// tails. The instruments' slices add their columns after `Ir/op` (a column appears when any
 /// result has a cell in it).
 pub fn table(run: &RunRecord) -> String {
@@ -35,7 +35,7 @@ pub fn table(run: &RunRecord) -> String {
     let rows: Vec<Vec<String>> = run
         .results
         .iter()
-        .filter(|r| !crate::throughput::is_load_row(r))
+        .filter(|r| !crate::instrument::own_row(r))
         .map(|r| {
             let mut row = vec![
                 r.id.clone(),
@@ -68,7 +68,7 @@ pub fn table(run: &RunRecord) -> String {
         t.row(row);
     }
     let mut out = t.render();
-    out.push_str(&crate::throughput::section(run));
+    out.push_str(&crate::instrument::own_rows_terminal(run));
     out.push_str(&crate::counters::tables(run));
     if let Some(r) = run.harness_residual_ir {
         let _ = writeln!(
@@ -152,9 +152,5 @@ mod tests {
         // Without the slices' columns, counters, residual or failures.
         let plain = record("plain", vec![with_icount(scenario("a/b"), 42.0)]);
         assert_snapshot!("run_table_plain", &table(&plain));
-        // Service scenarios: party rows in the table, loads in their section after it, the
-        // failed load's message with the failures.
-        let service = costbench_record::testing::service_run();
-        assert_snapshot!("run_table_service", &table(&service));
     }
 }

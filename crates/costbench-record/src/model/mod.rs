@@ -14,7 +14,6 @@ mod completion;
 pub mod complexity;
 mod counters;
 pub mod miri;
-mod walltime;
 
 pub use crate::instrument::census::figure::{Census, CensusFrame, CensusKind, CensusSite};
 pub use crate::instrument::counters::{Counters, FigureValue};
@@ -22,11 +21,12 @@ pub use crate::instrument::icount::figure::{Icount, IcountPlacement};
 pub use crate::instrument::throughput::figure::{
     load_id, Interval, Latency, LoadPairing, LoadSlice, Throughput,
 };
+pub use crate::instrument::walltime::figure::{Paired, Step, Walltime};
+pub use crate::stats::{Outliers, Summary};
 pub use completion::{Completion, RowState, StopReason, Unfinished};
 pub use counters::{Allocations, CacheSim, Memory, Perf, PerfCounter, CACHE_ROWS};
 
 use serde::{Deserialize, Serialize};
-pub use walltime::{Paired, Step, Walltime};
 
 /// `schema` field of every run record.
 pub const SCHEMA: &str = "costbench-run";
@@ -352,29 +352,6 @@ pub struct ScenarioResult {
     /// Why a row was skipped or not reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_reason: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct Summary {
-    pub min: f64,
-    pub q1: f64,
-    pub median: f64,
-    pub mean: f64,
-    pub q3: f64,
-    pub p95: f64,
-    pub max: f64,
-    pub iqr: f64,
-    pub stddev: f64,
-    pub outliers: Outliers,
-}
-
-/// Tukey's fences: mild beyond 1.5 IQR from the quartiles, severe beyond 3 IQR.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Outliers {
-    pub low_severe: usize,
-    pub low_mild: usize,
-    pub high_mild: usize,
-    pub high_severe: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

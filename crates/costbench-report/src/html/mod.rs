@@ -12,12 +12,13 @@
 //! each: `overview` (every measured id's per-op figures, changes against the baseline coloured
 //! when significant), `variants` (a heat map when the runs are of several variants),
 //! `contracts` (budgets, declared classes, the bench binary's size and build time, the
-//! log-log plots of the complexity fits; only for runs that carry any of them),
-//! `throughput` (service scenarios under load: latency percentile charts, ops/s and latency per
-//! number of clients and build), `scenario` (one section per measured id: wall-time
-//! distribution, instruction count and its change, counters, memory, the instruments' slices'
-//! rows, failures, history charts) and `provenance` (where every run came from); `history_chart` is the history chart
-//! with its caption that the scenario and contracts sections share.
+//! log-log plots of the complexity fits; only for runs that carry any of them), `scenario`
+//! (one section per measured id: wall-time distribution, instruction count and its change,
+//! counters, memory, the instruments' slices' rows, failures, history charts) and `provenance`
+//! (where every run came from); `history_chart` is the history chart with its caption that the
+//! scenario and contracts sections share. The instruments' sections of their own are their
+//! slices' (`crate::instrument`): those drawn from the run shown, after the overview, and those
+//! drawn from every build, after the contracts.
 
 mod contracts;
 pub mod escape;
@@ -27,7 +28,6 @@ mod overview;
 mod provenance;
 mod scenario;
 pub mod svg;
-mod throughput;
 mod variants;
 
 use costbench_judge::compare::{self, Comparison, Verdict};
@@ -131,9 +131,9 @@ pub fn render(input: &Input) -> String {
         })
         .unwrap_or_default();
     let variants = input.variants;
-    // The builds whose loads the throughput section draws, and which of them is `main`: every
+    // The builds the slices' sections of every build draw, and which of them is `main`: every
     // variant of a matrix, else the baseline and candidate of a comparison, else the run shown.
-    let builds: Vec<throughput::Build> = if !variants.is_empty() {
+    let builds: Vec<crate::instrument::Build> = if !variants.is_empty() {
         variants
             .iter()
             .map(|v| (v.run.variant.clone(), v.run))
@@ -147,7 +147,7 @@ pub fn render(input: &Input) -> String {
         .iter()
         .position(|(_, r)| std::ptr::eq(*r, main))
         .unwrap_or(builds.len() - 1);
-    let loads = throughput::any(&builds);
+    let build_sections = crate::instrument::builds_html(&builds);
     // The contracts section's runs: every variant, else the baseline and the candidate, else
     // the run shown; the changes of growth judged between the first and the last of a
     // comparison, as `check` judges them.
@@ -213,8 +213,8 @@ pub fn render(input: &Input) -> String {
     if contracts {
         page.push_str("<a href=\"#contracts\">Contracts</a>");
     }
-    if loads {
-        page.push_str("<a href=\"#throughput\">Throughput</a>");
+    for s in &build_sections {
+        let _ = write!(page, "<a href=\"#{}\">{}</a>", s.anchor, s.title);
     }
     let sections = crate::instrument::run_html(main);
     for (s, _) in sections.iter().filter(|(_, linked)| *linked) {
@@ -233,17 +233,17 @@ pub fn render(input: &Input) -> String {
     if contracts {
         contracts::contracts_section(&mut page, &sides, &growth_changes, &run_history);
     }
-    if loads {
-        throughput::throughput_section(&mut page, &builds, shown, &rows);
+    for s in &build_sections {
+        (s.section)(&mut page, &builds, shown, &rows);
     }
     page.push_str("<h2 id=\"scenarios\">Scenarios</h2>");
     let mut history: HashMap<&str, Vec<&History>> = HashMap::new();
     for h in input.history {
         history.entry(h.id.as_str()).or_default().push(h);
     }
-    // Loads have none of a scenario section's figures: the throughput section shows them.
+    // Rows of a slice's own have none of a scenario section's figures: its sections show them.
     for (k, r) in main.results.iter().enumerate() {
-        if crate::throughput::is_load_row(r) {
+        if crate::instrument::own_row(r) {
             continue;
         }
         let base_result = base.and_then(|b| b.results.iter().find(|x| x.id == r.id));
@@ -279,7 +279,7 @@ pub fn render(input: &Input) -> String {
 }
 
 /// A figure cell with its sort key.
-pub(super) fn cell(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
+pub(crate) fn cell(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
     match v {
         Some(v) => format!(
             "<td data-v=\"{}\">{}</td>",
@@ -581,116 +581,5 @@ mod tests {
         // Neither has wall time: no distribution chart, and no change columns without a baseline.
         assert!(!html.contains(r#"data-chart="distribution""#));
         assert!(!html.contains("<th>Δ Ir</th>"));
-    }
-
-    #[test]
-    fn loads_get_the_throughput_section_not_rows_of_their_own() {
-        use costbench_record::testing::{load_row, service_run};
-        let run = service_run();
-        let html = page(std::slice::from_ref(&run), None, &[]);
-        assert!(html.contains("<a href=\"#throughput\">Throughput</a>"));
-        assert_eq!(html.matches("<h2 id=\"throughput\">").count(), 1);
-        // Overview rows and scenario sections: the four party rows only; the loads are linked.
-        assert_eq!(
-            html.matches("<section class=\"scenario\" id=\"s-").count(),
-            4
-        );
-        assert!(!html.contains("echo/plain@1c"), "{html}");
-        assert!(html.contains("Service scenarios under load (4 rows,"));
-        assert_eq!(
-            html.matches(r#"data-chart="percentiles""#).count(),
-            2,
-            "{html}"
-        );
-        // The failed load shows where the loads are, with its message.
-        assert!(html.contains("failed: throughput no-measurement"));
-        // The throughput section comes before the scenarios.
-        assert!(html.find("id=\"throughput\"") < html.find("id=\"scenarios\""));
-
-        // Two runs of one variant: a line per build and number of clients.
-        let mut cand = service_run();
-        cand.run_id = "cand".into();
-        cand.results[2] = load_row("echo/plain", 1, 50_000.0, 20_000.0);
-        // Whatever the comparison judges of a load is listed under its table (an instruction
-        // count stands in here for the figures a comparison of loads would judge).
-        let mut base = run.clone();
-        base.results[2] = with_icount(base.results[2].clone(), 100.0);
-        cand.results[2] = with_icount(cand.results[2].clone(), 150.0);
-        let runs = [base, cand];
-        let cmp = compare::compare_with(
-            &runs[0],
-            &runs[1],
-            &compare::CompareOptions::default(),
-            &compare::noise::HistoricThresholds::default(),
-        );
-        let html = page(&runs, Some(&cmp), &[]);
-        assert!(
-            html.contains(r#"data-chart="percentiles" data-series="4""#),
-            "{html}"
-        );
-        assert!(html.contains(r#"data-label="1 client · baseline""#));
-        assert!(html.contains(r#"data-label="4 clients · candidate""#));
-        assert!(
-            html.contains("<p class=\"note\">echo/plain@1c: icount change +50.00 % (regression"),
-            "{html}"
-        );
-
-        // Runs of two variants: a line per variant, and no heat-map rows of loads.
-        let mut other = run.clone();
-        other.variant = "<i>lto</i>".into();
-        other.run_id = "other".into();
-        // An id only this variant measured keeps its row (of dashes but one).
-        other.results.push(with_icount(scenario("only/lto"), 3.0));
-        let cmps = [
-            compare::compare_with(
-                &run,
-                &run,
-                &compare::CompareOptions::default(),
-                &compare::noise::HistoricThresholds::default(),
-            ),
-            compare::compare_with(
-                &run,
-                &other,
-                &compare::CompareOptions::default(),
-                &compare::noise::HistoricThresholds::default(),
-            ),
-        ];
-        let variants = [
-            VariantRun {
-                run: &run,
-                comparison: cmps[0].clone(),
-            },
-            VariantRun {
-                run: &other,
-                comparison: cmps[1].clone(),
-            },
-        ];
-        let runs = [run.clone(), other.clone()];
-        let html = render(&Input {
-            runs: &runs,
-            comparison: None,
-            variants: &variants,
-            history: &[],
-            generated_at: "2026-01-01T00:00:00Z",
-        });
-        assert!(
-            html.contains(r#"data-label="4 clients · &lt;i&gt;lto&lt;/i&gt;""#),
-            "{html}"
-        );
-        assert!(html.contains(r#"data-label="4 clients · release""#));
-        assert!(!html.contains("<i>lto"));
-        // The instruction-count map: the four party rows and the new id, none of the loads;
-        // the throughput and p99 maps: the three loads that measured, nothing else.
-        let rows: Vec<&str> = html
-            .split(r#"<text class="row""#)
-            .skip(1)
-            .map(|t| &t[t.find('>').unwrap() + 1..t.find('<').unwrap()])
-            .collect();
-        assert_eq!(rows.len(), 11, "{rows:?}");
-        assert_eq!(
-            rows.iter().filter(|r| r.contains('@')).count(),
-            6,
-            "{rows:?}"
-        );
     }
 }

@@ -70,14 +70,10 @@ pub(super) fn overview(
         page.push_str("<th>max RSS KiB</th>");
     }
     page.push_str("<th class=\"text\">status</th></tr></thead><tbody>");
-    // Loads (`SCENARIO@Nc`) have no per-op figures: they are in the throughput section.
-    let loads = run
-        .results
-        .iter()
-        .filter(|r| crate::throughput::is_load_row(r))
-        .count();
+    // Rows of a slice's own have no per-op figures: they are in its sections, which the notes
+    // under the table point to.
     for (k, r) in run.results.iter().enumerate() {
-        if crate::throughput::is_load_row(r) {
+        if crate::instrument::own_row(r) {
             continue;
         }
         let _ = write!(
@@ -143,14 +139,7 @@ pub(super) fn overview(
         }
     }
     page.push_str("</tbody></table>");
-    if loads > 0 {
-        let _ = write!(
-            page,
-            "<p class=\"note\">Service scenarios under load ({loads} row{}, one per scenario and \
-             number of clients): ops/s and latency in <a href=\"#throughput\">Throughput</a>.</p>",
-            if loads == 1 { "" } else { "s" }
-        );
-    }
+    page.push_str(&crate::instrument::own_rows_notes(run));
     if let Some(c) = cmp {
         let mut extra = Vec::new();
         if !c.missing_in_cand.is_empty() {

@@ -2,17 +2,19 @@
 //! (terminal run report), its column of a run's terminal table and of the HTML page's overview,
 //! the summary after `run`'s table, the facts it adds to its scenario's section of the HTML
 //! page and its part of that section, how that page's provenance line names what measured it,
-//! the sections of its own a run's terminal table ends with and the HTML page holds, and what
-//! it explains of a comparison's changes ([`Slice`]). One module per
+//! the sections of its own a run's terminal table ends with and the HTML page holds, the rows
+//! of its own that only its sections show, and what it explains of a comparison's changes
+//! ([`Slice`]). One module per
 //! instrument, named like its folder in the registry (`costbench_record::for_each_instrument!`),
 //! which expands here into the `mod` lines and [`slice`]; the renderers loop over
 //! [`Instrument::ALL`] and name no instrument whose rows live here.
 //!
 //! Pure, like the rest of this crate: each piece is a function of results to text.
 
-use costbench_judge::compare::Comparison;
-use costbench_record::instrument::Instrument;
+use costbench_judge::compare::{self, Comparison};
+use costbench_record::instrument::{Figure, Instrument};
 use costbench_record::model::{RunRecord, ScenarioResult};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// One row of a counters table: its label, then one cell per column.
@@ -37,6 +39,13 @@ pub(crate) struct Slice {
     /// Its section of the HTML page (after the overview), linked from the page's navigation when
     /// some result of the run shown has its figure.
     pub run_html: Option<RunSection>,
+    /// Its section of the HTML page drawn from every build the page shows (after the contracts
+    /// section), linked from the navigation before the `run_html` sections.
+    pub builds_html: Option<BuildsSection>,
+    /// Rows of its own, which only its sections show (throughput's `SCENARIO@Nc`, which have
+    /// none of the per-op figures): the run's terminal table, the HTML overview and the
+    /// scenario sections leave them out.
+    pub own_rows: Option<OwnRows>,
     /// The threshold `compare`'s table says its unchanged rows were within ("0.2 %", after
     /// "icount within"), when some compared row is a figure of it; `None` leaves it out of that
     /// summary.
@@ -107,6 +116,41 @@ pub(crate) struct RunSection {
     pub section: fn(&mut String, &RunRecord),
 }
 
+/// One build a section of the HTML page draws from: its label ("baseline", a variant's name)
+/// and its run.
+pub(crate) type Build<'a> = (String, &'a RunRecord);
+
+/// The rows of the page's comparison, by measured id and compared figure.
+pub(crate) type ChangeRows<'a> = HashMap<(&'a str, Figure), &'a compare::Row>;
+
+/// An instrument's section of the HTML page drawn from every build the page shows: the
+/// variants of a matrix, else the baseline and the candidate of a comparison, else the run
+/// shown (which builds they are is the page's to decide).
+pub(crate) struct BuildsSection {
+    /// The section's `id`, which the navigation links to.
+    pub anchor: &'static str,
+    /// The navigation's name for it.
+    pub title: &'static str,
+    /// Whether some build has something for it: the page then holds and links the section.
+    pub any: fn(&[Build<'_>]) -> bool,
+    /// Appends the section to the page: the builds, which of them is the run shown, and the
+    /// comparison's rows (what it judged of the rows the section shows is listed there).
+    pub section: fn(&mut String, &[Build<'_>], usize, &ChangeRows<'_>),
+}
+
+/// Rows of an instrument's own, which the results table, the HTML overview and the scenario
+/// sections leave out and its sections show.
+pub(crate) struct OwnRows {
+    /// Whether a result is one of them.
+    pub is: fn(&ScenarioResult) -> bool,
+    /// Their section of a run's terminal table, right after its results table (before the
+    /// counters tables); empty when the run has none.
+    pub terminal: fn(&RunRecord) -> String,
+    /// What the HTML overview says under its table when the run shown has `n` of them (more
+    /// than none): how many, and where they are.
+    pub overview_note: fn(usize) -> String,
+}
+
 impl Slice {
     /// A slice that adds nothing to the reports.
     pub(crate) const NONE: Slice = Slice {
@@ -115,6 +159,8 @@ impl Slice {
         measured_by: None,
         run_terminal: None,
         run_html: None,
+        builds_html: None,
+        own_rows: None,
         within: None,
         shows: None,
         run_column: None,
@@ -247,6 +293,48 @@ pub(crate) fn run_html(run: &RunRecord) -> Vec<(&'static RunSection, bool)> {
         .filter_map(|i| {
             let s = slice(i).run_html.as_ref()?;
             Some((s, run.results.iter().any(|r| shows(i, r))))
+        })
+        .collect()
+}
+
+/// The slices' sections of the HTML page drawn from every build, those some build has something
+/// for, in the registry's order.
+pub(crate) fn builds_html(builds: &[Build]) -> Vec<&'static BuildsSection> {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).builds_html.as_ref())
+        .filter(|s| (s.any)(builds))
+        .collect()
+}
+
+/// Whether `r` is a row of some slice's own ([`Slice::own_rows`]), which only that slice's
+/// sections show.
+pub(crate) fn own_row(r: &ScenarioResult) -> bool {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).own_rows.as_ref())
+        .any(|o| (o.is)(r))
+}
+
+/// The sections of their own rows the slices add after a run's terminal results table, in the
+/// registry's order.
+pub(crate) fn own_rows_terminal(run: &RunRecord) -> String {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).own_rows.as_ref())
+        .map(|o| (o.terminal)(run))
+        .collect()
+}
+
+/// What the HTML overview says under its table of the rows of the slices' own that it left
+/// out, in the registry's order.
+pub(crate) fn own_rows_notes(run: &RunRecord) -> String {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).own_rows.as_ref())
+        .filter_map(|o| {
+            let n = run.results.iter().filter(|r| (o.is)(r)).count();
+            (n > 0).then(|| (o.overview_note)(n))
         })
         .collect()
 }

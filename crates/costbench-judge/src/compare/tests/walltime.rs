@@ -3,6 +3,7 @@
 //! different machines, and load rounds judged slice by slice.
 
 use super::*;
+use costbench_record::instrument::throughput::testing::with_throughput;
 
 #[test]
 fn walltime_of_separate_runs_needs_history_threshold_and_interval() {

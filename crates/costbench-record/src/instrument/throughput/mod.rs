@@ -1,9 +1,12 @@
 //! Throughput's slice of the run record: a result has its figure when it has throughput
 //! figures (the rows `SCENARIO@Nc`);
 //! its compared figures are the time per op at the measured throughput and the p99 latency;
-//! its file is `throughput.csv`. Its figure's type is [`figure`]'s ([`Throughput`]).
+//! its file is `throughput.csv`. Its figure's type is [`figure`]'s ([`Throughput`]); rows under
+//! load for tests are built in `testing` (with the `testing` feature).
 
 pub mod figure;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use figure::{load_id, Interval, Latency, LoadPairing, LoadSlice, Throughput};
 
@@ -124,13 +127,13 @@ mod tests {
     fn csv_snapshot() {
         assert_snapshot!(
             "throughput_csv",
-            &throughput_csv(&crate::testing::service_run())
+            &throughput_csv(&testing::service_run())
         );
     }
 
     #[test]
     fn throughput_csv_has_a_row_per_load_and_empty_cells_where_absent() {
-        let csv = throughput_csv(&crate::testing::service_run());
+        let csv = throughput_csv(&testing::service_run());
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
             lines[0],
@@ -152,5 +155,34 @@ mod tests {
         // Without throughput figures, only the header.
         let none = record("r", vec![with_icount(scenario("a"), 1.0)]);
         assert_eq!(throughput_csv(&none).lines().count(), 1);
+    }
+
+    #[test]
+    fn throughput_csv_is_written_with_throughput_and_a_stale_one_removed_without() {
+        use crate::csv::files::CsvFile;
+        use crate::output::OutputDir;
+        use super::testing::service_run;
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::prepare(dir.path()).unwrap();
+        let file = dir.path().join("throughput.csv");
+        out.write_all(&service_run()).unwrap();
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(
+            written,
+            CsvFile::named("throughput.csv")
+                .unwrap()
+                .text(&service_run())
+        );
+        // A later run into the same directory without throughput leaves no file of the last one.
+        out.write_all(&record("plain", vec![with_icount(scenario("a"), 1.0)]))
+            .unwrap();
+        assert!(!file.exists());
+        assert!(dir.path().join("icounts.csv").exists());
+        // Nor does a run whose only load failed (a row without figures).
+        out.write_all(&service_run()).unwrap();
+        let mut failed = service_run();
+        failed.results.retain(|r| r.throughput.is_none());
+        out.write_all(&failed).unwrap();
+        assert!(!file.exists());
     }
 }

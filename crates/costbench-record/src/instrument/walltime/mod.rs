@@ -1,6 +1,10 @@
 //! Wall time's slice of the run record: a result has its figure when it has a wall time;
 //! its compared figure and history series are the median per op, and its paired step a series;
-//! its file is `walltime.csv`.
+//! its file is `walltime.csv`. Its figure's type is [`figure`]'s ([`Walltime`]).
+
+pub mod figure;
+
+pub use figure::{Paired, Step, Walltime};
 
 use super::slice::Slice;
 use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};

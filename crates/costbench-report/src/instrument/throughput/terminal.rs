@@ -1,60 +1,17 @@
-//! Service scenarios under load (the rows `SCENARIO@Nc` of `--instrument throughput`) as the
-//! run's table prints them: a section of their own after the main table, one line per scenario
-//! and number of clients, with ops per second, latency percentiles and the load. Also the
-//! spellings of those figures that the HTML report shares ([`fmt_rate`], [`rate_cell`],
-//! [`p99_cell`], [`load_label`]).
-//!
-//! Throughput rows have none of the per-op figures of the main table (their per-request costs
-//! are on the scenario's `_client` and `_server` rows), so the main table leaves them out
-//! ([`is_load_row`]) and this section shows them. Formats only: nothing here judges a change.
+//! Service scenarios under load as the run's table prints them: a section of their own after
+//! its results table, one line per scenario and number of clients, with ops per second, latency
+//! percentiles and the load. The results table leaves these rows out (the slice's `own_rows`).
 
+use super::{is_load_row, load_label, p99_cell, rate_cell};
 use crate::escape::clean;
 use crate::table::{Align, TextTable};
-use costbench_record::fmt::{fmt_confidence, fmt_ir_grouped, fmt_ns};
-use costbench_record::model::{RunRecord, ScenarioResult, Throughput};
+use costbench_record::fmt::{fmt_confidence, fmt_ns};
+use costbench_record::model::{RunRecord, ScenarioResult};
 use std::fmt::Write as _;
-
-/// Whether `r` is a row of the throughput instrument (`SCENARIO@Nc`), measured or failed.
-pub fn is_load_row(r: &ScenarioResult) -> bool {
-    r.clients.is_some()
-}
-
-/// Operations per second: whole and grouped from 1,000 up ("99,091"), a few decimals below.
-pub fn fmt_rate(v: f64) -> String {
-    fmt_ir_grouped(v)
-}
-
-/// "99,091 ops/s (95,968 – 102,317)": ops per second with the repeat interval where there is
-/// one.
-pub fn rate_cell(t: &Throughput) -> String {
-    let mut s = format!("{} ops/s", fmt_rate(t.ops_per_sec));
-    if let Some(i) = &t.ops_per_sec_repeat {
-        let _ = write!(s, " ({} – {})", fmt_rate(i.low), fmt_rate(i.high));
-    }
-    s
-}
-
-/// "66.28 µs (59.66 µs – 72.91 µs)": the 99th percentile of latency with its repeat interval
-/// where there is one.
-pub fn p99_cell(t: &Throughput) -> String {
-    let mut s = fmt_ns(t.latency.p99_ns);
-    if let Some(i) = &t.p99_repeat {
-        let _ = write!(s, " ({} – {})", fmt_ns(i.low), fmt_ns(i.high));
-    }
-    s
-}
-
-/// "closed loop", or "open loop at 20,000 ops/s" (the rate asked for).
-pub fn load_label(t: &Throughput) -> String {
-    match (t.load.as_str(), t.target_rate) {
-        ("open", Some(rate)) => format!("open loop at {} ops/s", fmt_rate(rate)),
-        (load, _) => format!("{load} loop"),
-    }
-}
 
 /// The throughput section of the run's table: empty when the run has no throughput rows. A
 /// failed row shows `FAILED`; its message is with the run's other failures.
-pub fn section(run: &RunRecord) -> String {
+pub(super) fn section(run: &RunRecord) -> String {
     let rows: Vec<&ScenarioResult> = run.results.iter().filter(|r| is_load_row(r)).collect();
     if rows.is_empty() {
         return String::new();
@@ -122,24 +79,14 @@ pub fn section(run: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::testing::{load_row, record, scenario, service_run, with_icount};
+    use costbench_record::instrument::throughput::testing::{load_row, service_run};
+    use costbench_record::testing::{assert_snapshot, record, scenario, with_icount};
 
+    /// Service scenarios: party rows in the run's table, loads in their section after it, the
+    /// failed load's message with the failures.
     #[test]
-    fn cells_spell_rates_latencies_and_loads() {
-        let r = load_row("s", 4, 99_091.4, 40_511.0);
-        let t = r.throughput.as_ref().unwrap();
-        assert_eq!(rate_cell(t), "99,091 ops/s (95,128 – 103,055)");
-        assert_eq!(p99_cell(t), "121.5 µs (109.4 µs – 133.7 µs)");
-        assert_eq!(load_label(t), "closed loop");
-        let mut t = t.clone();
-        t.load = "open".into();
-        t.target_rate = Some(20_000.0);
-        t.ops_per_sec_repeat = None;
-        t.p99_repeat = None;
-        t.ops_per_sec = 543.21;
-        assert_eq!(load_label(&t), "open loop at 20,000 ops/s");
-        assert_eq!(rate_cell(&t), "543.21 ops/s");
-        assert_eq!(p99_cell(&t), "121.5 µs");
+    fn run_table_snapshot() {
+        assert_snapshot!("run_table_service", &crate::terminal::table(&service_run()));
     }
 
     #[test]

@@ -1,21 +1,17 @@
-//! The throughput section: one part per service scenario measured under load (the rows
-//! `SCENARIO@Nc` of `--instrument throughput`), with a latency percentile chart (one line per
-//! number of clients and build) and a table of ops per second and latency per number of clients.
-//! Renders only: which runs are the builds (the baseline and candidate of a comparison, the
-//! variants of a matrix, or the one run shown) is decided in `mod.rs`.
+//! The HTML page's throughput section: one part per service scenario measured under load (the
+//! rows `SCENARIO@Nc` of `--instrument throughput`), with a latency percentile chart (one line
+//! per number of clients and build) and a table of ops per second and latency per number of
+//! clients. Renders only: which runs are the builds (the baseline and candidate of a comparison,
+//! the variants of a matrix, or the one run shown) is decided by the page (`html/mod.rs`).
 
-use super::escape::escape;
-use super::{cell, svg};
-use crate::throughput::{fmt_rate, is_load_row, load_label};
-use costbench_judge::compare::{self};
+use super::{fmt_rate, is_load_row, load_label};
+use crate::html::escape::escape;
+use crate::html::{cell, svg};
+use crate::instrument::{Build, ChangeRows};
 use costbench_record::fmt::{fmt_change, fmt_confidence, fmt_ns};
 use costbench_record::instrument::Figure;
-use costbench_record::model::{RunRecord, ScenarioResult};
-use std::collections::HashMap;
+use costbench_record::model::ScenarioResult;
 use std::fmt::Write as _;
-
-/// One build whose loads the section shows: its label and its run.
-pub(super) type Build<'a> = (String, &'a RunRecord);
 
 /// Whether any of `builds` has a throughput row: the page then has the section.
 pub(super) fn any(builds: &[Build]) -> bool {
@@ -33,12 +29,7 @@ fn clients_label(n: u32) -> String {
 /// scenarios in the order the shown run lists them, then those only other builds measured.
 /// `changes`: the comparison's rows by id and instrument; whatever it judged of a load is listed
 /// under the scenario's table, as a scenario section lists its changes.
-pub(super) fn throughput_section(
-    page: &mut String,
-    builds: &[Build],
-    shown: usize,
-    changes: &HashMap<(&str, Figure), &compare::Row>,
-) {
+pub(super) fn section(page: &mut String, builds: &[Build], shown: usize, changes: &ChangeRows) {
     let mut scenarios: Vec<&str> = Vec::new();
     let order = std::iter::once(shown).chain((0..builds.len()).filter(|b| *b != shown));
     for (_, run) in order.filter_map(|b| builds.get(b)) {
@@ -240,12 +231,27 @@ fn settings(rows: &[(usize, &ScenarioResult)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costbench_record::testing::{load_row, record, service_run};
+    use crate::html::{render, Input, VariantRun};
+    use costbench_judge::compare;
+    use costbench_record::instrument::throughput::testing::{load_row, service_run};
+    use costbench_record::model::RunRecord;
+    use costbench_record::testing::{record, scenario, with_icount};
+    use std::collections::HashMap;
 
     fn section(builds: &[Build]) -> String {
         let mut page = String::new();
-        throughput_section(&mut page, builds, builds.len() - 1, &HashMap::new());
+        super::section(&mut page, builds, builds.len() - 1, &HashMap::new());
         page
+    }
+
+    fn page(runs: &[RunRecord], cmp: Option<&compare::Comparison>) -> String {
+        render(&Input {
+            runs,
+            comparison: cmp,
+            variants: &[],
+            history: &[],
+            generated_at: "2026-01-01T00:00:00Z",
+        })
     }
 
     #[test]
@@ -328,5 +334,115 @@ mod tests {
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(any(&[("v".into(), &run)]));
         assert!(!any(&[("v".into(), &record("r", vec![]))]));
+    }
+
+    #[test]
+    fn loads_get_the_throughput_section_not_rows_of_their_own() {
+        let run = service_run();
+        let html = page(std::slice::from_ref(&run), None);
+        assert!(html.contains("<a href=\"#throughput\">Throughput</a>"));
+        assert_eq!(html.matches("<h2 id=\"throughput\">").count(), 1);
+        // Overview rows and scenario sections: the four party rows only; the loads are linked.
+        assert_eq!(
+            html.matches("<section class=\"scenario\" id=\"s-").count(),
+            4
+        );
+        assert!(!html.contains("echo/plain@1c"), "{html}");
+        assert!(html.contains("Service scenarios under load (4 rows,"));
+        assert_eq!(
+            html.matches(r#"data-chart="percentiles""#).count(),
+            2,
+            "{html}"
+        );
+        // The failed load shows where the loads are, with its message.
+        assert!(html.contains("failed: throughput no-measurement"));
+        // The throughput section comes before the scenarios.
+        assert!(html.find("id=\"throughput\"") < html.find("id=\"scenarios\""));
+
+        // Two runs of one variant: a line per build and number of clients.
+        let mut cand = service_run();
+        cand.run_id = "cand".into();
+        cand.results[2] = load_row("echo/plain", 1, 50_000.0, 20_000.0);
+        // Whatever the comparison judges of a load is listed under its table (an instruction
+        // count stands in here for the figures a comparison of loads would judge).
+        let mut base = run.clone();
+        base.results[2] = with_icount(base.results[2].clone(), 100.0);
+        cand.results[2] = with_icount(cand.results[2].clone(), 150.0);
+        let runs = [base, cand];
+        let cmp = compare::compare_with(
+            &runs[0],
+            &runs[1],
+            &compare::CompareOptions::default(),
+            &compare::noise::HistoricThresholds::default(),
+        );
+        let html = page(&runs, Some(&cmp));
+        assert!(
+            html.contains(r#"data-chart="percentiles" data-series="4""#),
+            "{html}"
+        );
+        assert!(html.contains(r#"data-label="1 client · baseline""#));
+        assert!(html.contains(r#"data-label="4 clients · candidate""#));
+        assert!(
+            html.contains("<p class=\"note\">echo/plain@1c: icount change +50.00 % (regression"),
+            "{html}"
+        );
+
+        // Runs of two variants: a line per variant, and no heat-map rows of loads.
+        let mut other = run.clone();
+        other.variant = "<i>lto</i>".into();
+        other.run_id = "other".into();
+        // An id only this variant measured keeps its row (of dashes but one).
+        other.results.push(with_icount(scenario("only/lto"), 3.0));
+        let cmps = [
+            compare::compare_with(
+                &run,
+                &run,
+                &compare::CompareOptions::default(),
+                &compare::noise::HistoricThresholds::default(),
+            ),
+            compare::compare_with(
+                &run,
+                &other,
+                &compare::CompareOptions::default(),
+                &compare::noise::HistoricThresholds::default(),
+            ),
+        ];
+        let variants = [
+            VariantRun {
+                run: &run,
+                comparison: cmps[0].clone(),
+            },
+            VariantRun {
+                run: &other,
+                comparison: cmps[1].clone(),
+            },
+        ];
+        let runs = [run.clone(), other.clone()];
+        let html = render(&Input {
+            runs: &runs,
+            comparison: None,
+            variants: &variants,
+            history: &[],
+            generated_at: "2026-01-01T00:00:00Z",
+        });
+        assert!(
+            html.contains(r#"data-label="4 clients · &lt;i&gt;lto&lt;/i&gt;""#),
+            "{html}"
+        );
+        assert!(html.contains(r#"data-label="4 clients · release""#));
+        assert!(!html.contains("<i>lto"));
+        // The instruction-count map: the four party rows and the new id, none of the loads;
+        // the throughput and p99 maps: the three loads that measured, nothing else.
+        let rows: Vec<&str> = html
+            .split(r#"<text class="row""#)
+            .skip(1)
+            .map(|t| &t[t.find('>').unwrap() + 1..t.find('<').unwrap()])
+            .collect();
+        assert_eq!(rows.len(), 11, "{rows:?}");
+        assert_eq!(
+            rows.iter().filter(|r| r.contains('@')).count(),
+            6,
+            "{rows:?}"
+        );
     }
 }

@@ -1,8 +1,15 @@
-//! Wall time of one id: its samples and their statistics ([`Walltime`]), the rounds of an
-//! interleaved session with other builds ([`Paired`]), and a watched branch's step against the
-//! previous measured commit ([`Step`]).
+//! Wall time's figure in the run record: the key `walltime` of a result, its samples and their
+//! statistics ([`Walltime`]), the rounds of an interleaved session with other builds
+//! ([`Paired`]), and a watched branch's step against the previous measured commit ([`Step`]).
+//! Plain serde types, apart from the slice (`super`) so that the record's types can hold it
+//! without importing the functions over results; the statistics' type is `stats`'s, which
+//! imports nothing of the record either.
 
-use super::Summary;
+// As in the record's other types (`model`), some fields carry no doc comment yet; the book
+// lists what `run.json` holds (docs/reference/output.md).
+#![allow(missing_docs)]
+
+use crate::stats::Summary;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
