@@ -38,7 +38,7 @@ fn counters_csv(r: &ScenarioResult) -> Vec<CounterRow> {
 }
 
 /// Its figures in the fixtures' run of every figure: two counters on the first row, one
-/// multiplexed, and the skip of a machine that refuses them.
+/// multiplexed, and one the kernel refused; and the skip of a machine that refuses them all.
 #[cfg(any(test, feature = "testing"))]
 fn sample(run: &mut crate::model::RunRecord) {
     use crate::model::{Perf, PerfCounter, Skipped};
@@ -64,7 +64,7 @@ fn sample(run: &mut crate::model::RunRecord) {
             },
         ],
         ipc: Some(0.667),
-        unavailable: vec![],
+        unavailable: vec!["L1-icache-load-misses: not supported by this CPU".into()],
     });
     run.skipped.push(Skipped {
         instrument: "perf".into(),

@@ -586,6 +586,28 @@ mod tests {
         assert!(!html.contains("<th>Δ Ir</th>"));
     }
 
+    /// The overview and the scenario sections of the run of every figure (the hardware
+    /// counters among them, which no end-to-end run on a machine without them shows), one tag a
+    /// line.
+    #[test]
+    fn every_figure_in_the_overview_and_the_scenario_sections() {
+        let run = costbench_record::testing::every_figure();
+        let html = page(std::slice::from_ref(&run), None, &[]);
+        let start = html.find("<table class=\"sortable\" id=\"overview-table\">").unwrap();
+        let end = start + html[start..].find("</table>").unwrap();
+        let mut shown = html[start..end].to_string();
+        let mut rest = &html[end..];
+        while let Some(start) = rest.find("<section class=\"scenario\"") {
+            let end = start + rest[start..].find("</section>").unwrap();
+            shown.push_str(&rest[start..end]);
+            rest = &rest[end..];
+        }
+        costbench_record::testing::assert_snapshot!(
+            "html_every_figure",
+            &shown.replace("><", ">\n<")
+        );
+    }
+
     #[test]
     fn loads_get_the_throughput_section_not_rows_of_their_own() {
         use costbench_record::testing::{load_row, service_run};
