@@ -6,24 +6,25 @@
 
 // Many fields of the run record carry no doc comment yet; the book lists what `run.json`
 // holds (docs/reference/output.md). Until they are documented, missing_docs is allowed here
-// (and only here: `counters`, `miri` and the rest of the crate warn).
+// (and only here: `miri` and the rest of the crate warn).
 #![allow(missing_docs)]
 
 pub mod budget;
 mod completion;
 pub mod complexity;
-mod counters;
 pub mod miri;
 mod walltime;
 
+pub use crate::instrument::cache::CacheSim;
 pub use crate::instrument::census::figure::{Census, CensusFrame, CensusKind, CensusSite};
 pub use crate::instrument::counters::{Counters, FigureValue};
 pub use crate::instrument::icount::figure::{Icount, IcountPlacement};
+pub use crate::instrument::memory::{Allocations, Memory};
+pub use crate::instrument::perf::{Perf, PerfCounter};
 pub use crate::instrument::throughput::figure::{
     load_id, Interval, Latency, LoadPairing, LoadSlice, Throughput,
 };
 pub use completion::{Completion, RowState, StopReason, Unfinished};
-pub use counters::{Allocations, CacheSim, Memory, Perf, PerfCounter, CACHE_ROWS};
 
 use serde::{Deserialize, Serialize};
 pub use walltime::{Paired, Step, Walltime};

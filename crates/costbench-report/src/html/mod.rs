@@ -15,9 +15,9 @@
 //! log-log plots of the complexity fits; only for runs that carry any of them),
 //! `throughput` (service scenarios under load: latency percentile charts, ops/s and latency per
 //! number of clients and build), `scenario` (one section per measured id: wall-time
-//! distribution, instruction count and its change, counters, memory, census, failures, history
-//! charts) and `provenance` (where every run came from); `history_chart` is the history chart
-//! with its caption that the scenario and contracts sections share.
+//! distribution, instruction count and its change, the slices' facts and tables, census,
+//! failures, history charts) and `provenance` (where every run came from); `history_chart` is
+//! the history chart with its caption that the scenario and contracts sections share.
 
 mod contracts;
 pub mod escape;
@@ -593,7 +593,9 @@ mod tests {
     fn every_figure_in_the_overview_and_the_scenario_sections() {
         let run = costbench_record::testing::every_figure();
         let html = page(std::slice::from_ref(&run), None, &[]);
-        let start = html.find("<table class=\"sortable\" id=\"overview-table\">").unwrap();
+        let start = html
+            .find("<table class=\"sortable\" id=\"overview-table\">")
+            .unwrap();
         let end = start + html[start..].find("</table>").unwrap();
         let mut shown = html[start..end].to_string();
         let mut rest = &html[end..];

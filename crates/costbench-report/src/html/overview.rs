@@ -40,14 +40,7 @@ pub(super) fn overview(
     }
     let has = |f: &dyn Fn(&ScenarioResult) -> bool| run.results.iter().any(f);
     let cols_census = has(&|r| r.census.is_some());
-    let cols_cache = has(&|r| r.counters.cache.is_some());
-    let cols_alloc = has(&|r| {
-        r.counters
-            .memory
-            .as_ref()
-            .is_some_and(|m| m.allocations.is_some())
-    });
-    let cols_rss = has(&|r| r.counters.memory.is_some());
+    let columns = crate::instrument::overview_columns(run);
     let changes = cmp.is_some();
     page.push_str("<table class=\"sortable\" id=\"overview-table\"><thead><tr><th>scenario</th><th>ops</th><th class=\"text\">op</th><th>Ir/op</th>");
     if changes {
@@ -60,14 +53,8 @@ pub(super) fn overview(
     if cols_census {
         page.push_str("<th>checks/op</th>");
     }
-    if cols_cache {
-        page.push_str("<th>est. cycles/op (sim)</th>");
-    }
-    if cols_alloc {
-        page.push_str("<th>bytes alloc/op</th><th>allocs/op</th>");
-    }
-    if cols_rss {
-        page.push_str("<th>max RSS KiB</th>");
+    for c in &columns {
+        let _ = write!(page, "<th>{}</th>", escape(c.header));
     }
     page.push_str("<th class=\"text\">status</th></tr></thead><tbody>");
     // Loads (`SCENARIO@Nc`) have no per-op figures: they are in the throughput section.
@@ -109,23 +96,8 @@ pub(super) fn overview(
         if cols_census {
             page.push_str(&cell(r.census.as_ref().map(|c| c.checks_per_op), fmt_ir));
         }
-        if cols_cache {
-            page.push_str(&cell(Figure::Cache.per_op(r), fmt_ir));
-        }
-        let alloc = r
-            .counters
-            .memory
-            .as_ref()
-            .and_then(|m| m.allocations.as_ref());
-        if cols_alloc {
-            page.push_str(&cell(alloc.map(|a| a.bytes_allocated_per_op), fmt_ir));
-            page.push_str(&cell(alloc.map(|a| a.allocs_per_op), fmt_ir));
-        }
-        if cols_rss {
-            page.push_str(&cell(
-                r.counters.memory.as_ref().map(|m| m.max_rss_kib as f64),
-                |v| format!("{v:.0}"),
-            ));
+        for c in &columns {
+            page.push_str(&cell((c.value)(r), c.fmt));
         }
         if r.failures.is_empty() {
             page.push_str("<td class=\"text\">ok</td></tr>");

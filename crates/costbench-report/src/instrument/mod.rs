@@ -1,5 +1,6 @@
 //! Each instrument's slice of the reports: the section it adds to a group's counters table
-//! (terminal run report), the facts it adds to its scenario's section of the HTML page, how
+//! (terminal run report), its notes under a run's terminal table, the columns it adds to the
+//! HTML overview, the facts and tables it adds to its scenario's section of the HTML page, how
 //! that page's provenance line names what measured it, and the sections of its own a run's
 //! terminal table ends with and the HTML page holds ([`Slice`]). One module per
 //! instrument, named like its folder in the registry (`costbench_record::for_each_instrument!`),
@@ -23,9 +24,25 @@ pub(crate) struct Slice {
     /// Its section of a group's counters table, from the group's results (one column each):
     /// its title and rows. Shown when some cell is not `-`.
     pub counters: Option<fn(&[&ScenarioResult]) -> Section>,
+    /// Where its section of the counters table and its name on the HTML page's provenance line
+    /// stand among the slices': by rank, the same ranks in the registry's order (0, `NONE`'s,
+    /// first). The counter instruments keep the order those views had before the slices
+    /// (cache 10, perf 20, memory 30, DHAT 40; the registry has memory before perf), in tens so
+    /// that a new one finds room between two.
+    pub rank: u16,
+    /// Its notes under a run's terminal table (after the skipped instruments, before the
+    /// failures): what the rows cannot say, once for the run; empty when there is none.
+    pub run_notes: Option<fn(&RunRecord) -> String>,
+    /// Its columns of the HTML page's overview table (after the figures of the instruments
+    /// that have no slice here yet), each shown when some result of the run has a value.
+    pub overview: &'static [Column],
     /// Its facts (name, value) in a result's section of the HTML page, after the figures of the
     /// instruments that have no slice here yet; empty without its figure.
     pub facts: fn(&ScenarioResult) -> Vec<(&'static str, String)>,
+    /// Its tables in a result's section of the HTML page, after the explanations of a change
+    /// and before the figures of the instruments that have no slice here yet; nothing without
+    /// its figure.
+    pub tables: Option<fn(&mut String, &ScenarioResult)>,
     /// What measured it, as the HTML page's provenance line says, when a result has its figure.
     pub measured_by: Option<&'static str>,
     /// The section a run's terminal table ends with (after the budgets); empty when no result
@@ -38,6 +55,16 @@ pub(crate) struct Slice {
     /// "icount within"), when some compared row is a figure of it; `None` leaves it out of that
     /// summary.
     pub within: Option<fn(&Comparison) -> String>,
+}
+
+/// A column of the HTML page's overview table: its header and a result's value, sortable.
+pub(crate) struct Column {
+    /// The header cell's text.
+    pub header: &'static str,
+    /// The value of a result, if it has one (an empty cell otherwise, which sorts last).
+    pub value: fn(&ScenarioResult) -> Option<f64>,
+    /// How the cell shows the value.
+    pub fmt: fn(f64) -> String,
 }
 
 /// An instrument's section of the HTML page.
@@ -54,7 +81,11 @@ impl Slice {
     /// A slice that adds nothing to the reports.
     pub(crate) const NONE: Slice = Slice {
         counters: None,
+        rank: 0,
+        run_notes: None,
+        overview: &[],
         facts: |_| Vec::new(),
+        tables: None,
         measured_by: None,
         run_terminal: None,
         run_html: None,
@@ -85,11 +116,38 @@ pub(crate) fn has_counters(r: &ScenarioResult) -> bool {
         .any(|i| slice(i).counters.is_some() && r.has_figure(i.name()))
 }
 
-/// The sections of the counters table that the slices add, in the registry's order.
+/// The instruments in the order of their slices' ranks ([`Slice::rank`]), the same ranks in
+/// the registry's order.
+fn by_rank() -> [Instrument; Instrument::ALL.len()] {
+    let mut all = Instrument::ALL;
+    all.sort_by_key(|i| slice(*i).rank);
+    all
+}
+
+/// The sections of the counters table that the slices add, in the order of their ranks.
 pub(crate) fn counters_sections(cols: &[&ScenarioResult]) -> Vec<Section> {
-    Instrument::ALL
+    by_rank()
         .into_iter()
         .filter_map(|i| slice(i).counters.map(|f| f(cols)))
+        .collect()
+}
+
+/// The notes the slices add under a run's terminal table, in the registry's order.
+pub(crate) fn run_notes(run: &RunRecord) -> String {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).run_notes)
+        .map(|f| f(run))
+        .collect()
+}
+
+/// The columns the slices add to the HTML overview of `run`, in the registry's order: those
+/// some result of the run has a value of.
+pub(crate) fn overview_columns(run: &RunRecord) -> Vec<&'static Column> {
+    Instrument::ALL
+        .into_iter()
+        .flat_map(|i| slice(i).overview)
+        .filter(|c| run.results.iter().any(|r| (c.value)(r).is_some()))
         .collect()
 }
 
@@ -101,9 +159,17 @@ pub(crate) fn facts(r: &ScenarioResult) -> Vec<(&'static str, String)> {
         .collect()
 }
 
-/// What measured a result, as the slices name it, in the registry's order.
+/// Appends the tables the slices add to a result's section of the HTML page, in the registry's
+/// order.
+pub(crate) fn tables(page: &mut String, r: &ScenarioResult) {
+    for f in Instrument::ALL.into_iter().filter_map(|i| slice(i).tables) {
+        f(page, r);
+    }
+}
+
+/// What measured a result, as the slices name it, in the order of their ranks.
 pub(crate) fn measured_by(r: &ScenarioResult) -> Vec<&'static str> {
-    Instrument::ALL
+    by_rank()
         .into_iter()
         .filter_map(|i| slice(i).measured_by.filter(|_| r.has_figure(i.name())))
         .collect()
