@@ -15,12 +15,9 @@ pub mod complexity;
 pub mod miri;
 mod walltime;
 
-pub use crate::instrument::cache::CacheSim;
 pub use crate::instrument::census::figure::{Census, CensusFrame, CensusKind, CensusSite};
 pub use crate::instrument::counters::{Counters, FigureValue};
 pub use crate::instrument::icount::figure::{Icount, IcountPlacement};
-pub use crate::instrument::memory::{Allocations, Memory};
-pub use crate::instrument::perf::{Perf, PerfCounter};
 pub use crate::instrument::throughput::figure::{
     load_id, Interval, Latency, LoadPairing, LoadSlice, Throughput,
 };
@@ -329,7 +326,7 @@ pub struct ScenarioResult {
     pub unit: String,
     pub icount: Option<Icount>,
     pub walltime: Option<Walltime>,
-    /// Simulated and hardware counters and memory figures (absent keys when not measured).
+    /// The instruments' typed figures, one key each (absent keys when not measured).
     #[serde(flatten)]
     pub counters: Counters,
     /// Checks executed in the measured body (`--instrument census`). Absent from records

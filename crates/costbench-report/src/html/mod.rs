@@ -537,7 +537,8 @@ mod tests {
 
     #[test]
     fn counters_and_memory_appear_where_measured() {
-        use costbench_record::model::{Allocations, CacheSim, Memory};
+        use costbench_record::instrument::cache::CacheSim;
+        use costbench_record::instrument::memory::{Allocations, Memory};
         let mut with = with_icount(scenario("counted"), 10.0);
         with.counters.cache = Some(CacheSim {
             simulated: true,

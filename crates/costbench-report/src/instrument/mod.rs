@@ -25,10 +25,10 @@ pub(crate) struct Slice {
     /// its title and rows. Shown when some cell is not `-`.
     pub counters: Option<fn(&[&ScenarioResult]) -> Section>,
     /// Where its section of the counters table and its name on the HTML page's provenance line
-    /// stand among the slices': by rank, the same ranks in the registry's order (0, `NONE`'s,
-    /// first). The counter instruments keep the order those views had before the slices
-    /// (cache 10, perf 20, memory 30, DHAT 40; the registry has memory before perf), in tens so
-    /// that a new one finds room between two.
+    /// stand among the slices': by rank, the same ranks in the registry's order (`NONE`'s,
+    /// `u16::MAX`, last). The counter instruments keep the order those views had before the
+    /// slices (cache 10, perf 20, memory 30, DHAT 40; the registry has memory before perf), in
+    /// tens so that a new one finds room between two.
     pub rank: u16,
     /// Its notes under a run's terminal table (after the skipped instruments, before the
     /// failures): what the rows cannot say, once for the run; empty when there is none.
@@ -81,7 +81,7 @@ impl Slice {
     /// A slice that adds nothing to the reports.
     pub(crate) const NONE: Slice = Slice {
         counters: None,
-        rank: 0,
+        rank: u16::MAX,
         run_notes: None,
         overview: &[],
         facts: |_| Vec::new(),
