@@ -535,58 +535,6 @@ mod tests {
         assert_eq!(html.matches("<th>Δ Ir</th>").count(), 1);
     }
 
-    #[test]
-    fn counters_and_memory_appear_where_measured() {
-        use costbench_record::instrument::cache::CacheSim;
-        use costbench_record::instrument::memory::{Allocations, Memory};
-        let mut with = with_icount(scenario("counted"), 10.0);
-        with.counters.cache = Some(CacheSim {
-            simulated: true,
-            totals: [("EstimatedCycles".to_string(), 40)].into(),
-            per_op: [("EstimatedCycles".to_string(), 40.0)].into(),
-            callgrind_out: "x".into(),
-        });
-        with.counters.memory = Some(Memory {
-            allocator: "system".into(),
-            allocations: Some(Allocations {
-                allocs: 3,
-                deallocs: 3,
-                reallocs: 0,
-                bytes_allocated: 96,
-                peak_live_bytes: 64,
-                allocs_per_op: 3.0,
-                deallocs_per_op: 3.0,
-                reallocs_per_op: 0.0,
-                bytes_allocated_per_op: 96.0,
-            }),
-            not_counted: None,
-            max_rss_kib: 2048,
-        });
-        let without = with_icount(scenario("plain"), 5.0);
-        let run = record("r", vec![with, without]);
-        let html = page(std::slice::from_ref(&run), None, &[]);
-        for head in [
-            "<th>est. cycles/op (sim)</th>",
-            "<th>bytes alloc/op</th>",
-            "<th>allocs/op</th>",
-            "<th>max RSS KiB</th>",
-        ] {
-            assert!(html.contains(head), "{head}");
-        }
-        assert!(html.contains(r#"<td data-v="40">40.00</td>"#));
-        assert!(html.contains(r#"<td data-v="2048">2048</td>"#));
-        // Empty cells, which sort last: time and IQR of both, the four counters of "plain".
-        assert_eq!(
-            html.matches(r#"<td data-v="">–</td>"#).count(),
-            2 * 2 + 4,
-            "{html}"
-        );
-        assert!(html.contains("<td>EstimatedCycles</td>"));
-        // Neither has wall time: no distribution chart, and no change columns without a baseline.
-        assert!(!html.contains(r#"data-chart="distribution""#));
-        assert!(!html.contains("<th>Δ Ir</th>"));
-    }
-
     /// The overview and the scenario sections of the run of every figure (the hardware
     /// counters among them, which no end-to-end run on a machine without them shows), one tag a
     /// line.

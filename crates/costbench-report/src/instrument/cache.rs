@@ -61,3 +61,38 @@ fn tables(page: &mut String, r: &ScenarioResult) {
     }
     page.push_str("</tbody></table>");
 }
+
+#[cfg(test)]
+mod tests {
+    use costbench_record::testing::{record, scenario, with_icount};
+
+    #[test]
+    fn its_column_and_table_appear_where_measured() {
+        let mut with = with_icount(scenario("counted"), 10.0);
+        with.counters.cache = Some(costbench_record::instrument::cache::CacheSim {
+            simulated: true,
+            totals: [("EstimatedCycles".to_string(), 40)].into(),
+            per_op: [("EstimatedCycles".to_string(), 40.0)].into(),
+            callgrind_out: "x".into(),
+        });
+        let without = with_icount(scenario("plain"), 5.0);
+        let runs = [record("r", vec![with, without])];
+        let html = crate::html::render(&crate::html::Input {
+            runs: &runs,
+            comparison: None,
+            variants: &[],
+            history: &[],
+            generated_at: "2026-01-01T00:00:00Z",
+        });
+        assert!(html.contains("<th>est. cycles/op (sim)</th>"), "{html}");
+        assert!(html.contains(r#"<td data-v="40">40.00</td>"#));
+        // Empty cells, which sort last: time and IQR of both, the estimated cycles of "plain".
+        assert_eq!(
+            html.matches(r#"<td data-v="">–</td>"#).count(),
+            2 * 2 + 1,
+            "{html}"
+        );
+        assert!(html.contains("<td>EstimatedCycles</td>"));
+        assert_eq!(html.matches("measured by callgrind, callgrind cache-sim ").count(), 1);
+    }
+}

@@ -122,6 +122,57 @@ fn run_notes(run: &RunRecord) -> String {
 
 #[cfg(test)]
 mod tests {
+    use costbench_record::instrument::memory::{Allocations, Memory};
+    use costbench_record::testing::{record, scenario, with_icount};
+
+    #[test]
+    fn its_columns_and_facts_appear_where_measured() {
+        let mut with = with_icount(scenario("counted"), 10.0);
+        with.counters.memory = Some(Memory {
+            allocator: "system".into(),
+            allocations: Some(Allocations {
+                allocs: 3,
+                deallocs: 3,
+                reallocs: 0,
+                bytes_allocated: 96,
+                peak_live_bytes: 64,
+                allocs_per_op: 3.0,
+                deallocs_per_op: 3.0,
+                reallocs_per_op: 0.0,
+                bytes_allocated_per_op: 96.0,
+            }),
+            not_counted: None,
+            max_rss_kib: 2048,
+        });
+        let without = with_icount(scenario("plain"), 5.0);
+        let runs = [record("r", vec![with, without])];
+        let html = crate::html::render(&crate::html::Input {
+            runs: &runs,
+            comparison: None,
+            variants: &[],
+            history: &[],
+            generated_at: "2026-01-01T00:00:00Z",
+        });
+        for head in [
+            "<th>bytes alloc/op</th>",
+            "<th>allocs/op</th>",
+            "<th>max RSS KiB</th>",
+        ] {
+            assert!(html.contains(head), "{head}");
+        }
+        assert!(html.contains(r#"<td data-v="2048">2048</td>"#));
+        // Empty cells, which sort last: time and IQR of both, the three figures of "plain".
+        assert_eq!(
+            html.matches(r#"<td data-v="">–</td>"#).count(),
+            2 * 2 + 3,
+            "{html}"
+        );
+        assert!(html.contains("<div><span>max RSS</span><span>2048 KiB</span></div>"));
+        // Neither has wall time: no distribution chart, and no change columns without a baseline.
+        assert!(!html.contains(r#"data-chart="distribution""#));
+        assert!(!html.contains("<th>Δ Ir</th>"));
+    }
+
     /// Issue 29: `run --instrument memory` without the library's `count-alloc` feature printed
     /// "not counted" in every row; what to do was only in run.json.
     #[test]
