@@ -123,8 +123,8 @@ pub fn evaluate(record: &RunRecord, budgets: &[(Budget, Source)]) -> Vec<BudgetC
 #[cfg(test)]
 mod tests {
     use super::*;
+    use costbench_record::instrument::memory::{Allocations, Memory};
     use costbench_record::model::budget::BinarySize;
-    use costbench_record::model::{Allocations, Memory};
     use costbench_record::testing::{record, scenario, with_icount};
 
     fn with_allocs(mut r: ScenarioResult, allocs_per_op: f64) -> ScenarioResult {

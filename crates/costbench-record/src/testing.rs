@@ -194,35 +194,11 @@ pub fn assert_snapshot_in(manifest_dir: &std::path::Path, name: &str, got: &str)
     );
 }
 
-/// Memory figures of one run of `ops` ops with `allocs` allocations of 8 bytes each.
-pub fn with_memory(r: ScenarioResult, allocs: u64) -> ScenarioResult {
-    let mut r = r;
-    let ops = r.ops;
-    r.counters.memory = Some(crate::model::Memory {
-        allocator: "system".into(),
-        allocations: Some(crate::model::Allocations {
-            allocs,
-            deallocs: 0,
-            reallocs: 0,
-            bytes_allocated: allocs * 8,
-            peak_live_bytes: allocs * 8,
-            allocs_per_op: allocs as f64 / ops as f64,
-            deallocs_per_op: 0.0,
-            reallocs_per_op: 0.0,
-            bytes_allocated_per_op: allocs as f64 * 8.0 / ops as f64,
-        }),
-        not_counted: None,
-        max_rss_kib: 2000,
-    });
-    r
-}
-
 /// A run with a figure of every kind the run reports show, for the snapshots of the run table
 /// and the CSV files: four rows (two scenarios of 1000 elements, one of 3 calls, one of one op)
-/// and the harness residual, where each instrument's slice sets its figures
-/// ([`Slice::sample`](crate::instrument::Slice::sample)): instruction counts from large to
-/// fractional, wall time on both clocks, memory counted and not, a failure with its stderr
-/// tail, a skipped instrument and the rest.
+/// and the harness residual, where each instrument's slice sets its figures and what else of
+/// the run they show, a failure with its stderr tail or a skipped instrument
+/// ([`Slice::sample`](crate::instrument::Slice::sample); each slice's says what it sets).
 pub fn every_figure() -> RunRecord {
     let rows = vec![
         with_ops(scenario("index/sum/checked"), 1000, "elements"),
@@ -237,22 +213,6 @@ pub fn every_figure() -> RunRecord {
             sample(&mut run);
         }
     }
-    run
-}
-
-/// Two ways of one work with memory figures (the second without allocation counts) and a
-/// scenario without any: for the counters tables and `memory.csv`.
-pub fn memory_groups() -> RunRecord {
-    let ways = |id: &str, allocs: u64| with_memory(with_ops(scenario(id), 10, "words"), allocs);
-    let mut run = record(
-        "r",
-        vec![
-            ways("alloc/wc/owned", 20),
-            ways("alloc/wc/borrowed", 0),
-            scenario("other/plain"),
-        ],
-    );
-    run.results[1].counters.memory.as_mut().unwrap().allocations = None;
     run
 }
 

@@ -27,9 +27,9 @@ fn time_cell(r: &ScenarioResult) -> String {
 }
 
 /// The results table, followed by the slices' sections of their own rows (which have no per-op
-/// figures: service scenarios under load), the counters tables and failures with their stderr
-/// tails. The instruments' slices add their columns after `Ir/op` (a column appears when any
-/// result has a cell in it).
+/// figures: service scenarios under load), the counters tables, the slices' notes (`run_notes`)
+/// and failures with their stderr tails. The instruments' slices add their columns after
+/// `Ir/op` (a column appears when any result has a cell in it).
 pub fn table(run: &RunRecord) -> String {
     let columns = crate::instrument::run_columns(run);
     let rows: Vec<Vec<String>> = run
@@ -79,27 +79,8 @@ pub fn table(run: &RunRecord) -> String {
     for s in &run.skipped {
         let _ = writeln!(out, "\n{} skipped: {}", s.instrument, s.reason);
     }
-    // Why allocations were not counted, and what to do, once (issue 29): the table's rows only
-    // say "not counted".
-    let mut hints: Vec<&str> = Vec::new();
-    for m in run
-        .results
-        .iter()
-        .filter_map(|r| r.counters.memory.as_ref())
-    {
-        if let Some(why) = m.not_counted.as_deref() {
-            if !hints.contains(&why) {
-                hints.push(why);
-            }
-        }
-    }
-    for why in hints {
-        let _ = writeln!(
-            out,
-            "\nallocations not counted: {}",
-            crate::escape::clean(why)
-        );
-    }
+    // The notes of the slices (why a figure is missing, and what to do), once for the run.
+    out.push_str(&crate::instrument::run_notes(run));
     for r in run.failed() {
         for f in &r.failures {
             let _ = writeln!(
@@ -118,30 +99,6 @@ pub fn table(run: &RunRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Issue 29: `run --instrument memory` without the library's `count-alloc` feature printed
-    /// "not counted" in every row; what to do was only in run.json.
-    #[test]
-    fn issue_29_why_allocations_were_not_counted_is_printed_once() {
-        let mut run = costbench_record::testing::every_figure();
-        let hint = "enable the costbench library's `count-alloc` feature";
-        let mut with_memory = 0;
-        for r in &mut run.results {
-            if let Some(m) = r.counters.memory.as_mut() {
-                m.allocations = None;
-                m.not_counted = Some(hint.into());
-                with_memory += 1;
-            }
-        }
-        assert!(with_memory > 0);
-        let t = table(&run);
-        assert_eq!(
-            t.matches(&format!("allocations not counted: {hint}"))
-                .count(),
-            1,
-            "{t}"
-        );
-    }
 
     #[test]
     fn run_table_snapshot() {

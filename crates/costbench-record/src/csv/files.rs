@@ -203,7 +203,8 @@ mod tests {
     /// each file now quotes such a field as CSV says, and a CSV reader reads the name back whole.
     #[test]
     fn issue_16_a_name_with_a_quote_survives_every_csv_file() {
-        use crate::testing::{with_memory, with_walltime};
+        use crate::instrument::memory::testing::with_memory;
+        use crate::testing::with_walltime;
         let odd = "\"quoted\" start, and a comma";
         let mut scenario_ = with_memory(with_walltime(scenario(odd), &[1.5, 2.0]), 3);
         scenario_.icount = with_icount(scenario(odd), 7.0).icount;
@@ -239,7 +240,7 @@ mod tests {
 
     #[test]
     fn memory_csv_leaves_unmeasured_cells_empty() {
-        let csv = memory_csv(&crate::testing::memory_groups());
+        let csv = memory_csv(&crate::instrument::memory::testing::groups());
         assert_eq!(csv.lines().count(), 3, "{csv}");
         assert!(
             csv.contains("\nalloc/wc/owned,system,2,0,0,16,160,2000,,,,\n"),

@@ -1,10 +1,9 @@
 //! The instruments' typed figures for one measured id, gathered in [`Counters`], which is
 //! flattened into the result: one optional key per instrument whose figure is more than one
-//! number (its type is its slice's, or the model's for the older counter instruments), in the
-//! order run.json has always had them, beside the figures of instruments that have no typed
-//! field of their own ([`Counters::figures`]); and the type of each instrument's findings
-//! ([`FindingDetail`]). Beside the registry, as the registry's list of
-//! instruments is: the one place outside a slice that names them.
+//! number (its type is its slice's), in the order run.json has always had them, beside the
+//! figures of instruments that have no typed field of their own ([`Counters::figures`]); and
+//! the type of each instrument's findings ([`FindingDetail`]). Beside the registry, as the
+//! registry's list of instruments is: the one place outside a slice that names them.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -15,13 +14,13 @@ use std::collections::BTreeMap;
 pub struct Counters {
     /// `--instrument cache`: callgrind's cache and branch simulation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<crate::model::CacheSim>,
+    pub cache: Option<super::cache::CacheSim>,
     /// `--instrument perf`: hardware counters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub perf: Option<crate::model::Perf>,
+    pub perf: Option<super::perf::Perf>,
     /// `--instrument memory`: allocation counts and max RSS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<crate::model::Memory>,
+    pub memory: Option<super::memory::Memory>,
     /// `--instrument dhat`: valgrind DHAT's heap totals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dhat: Option<super::dhat::Dhat>,

@@ -1,20 +1,62 @@
-//! The memory instrument's slice of the run record: a result has its figure when it has memory
-//! figures, and `memory.csv`'s first columns are its allocation counts per op, the body's peak
-//! live bytes and the process's max RSS (empty cells when not counted); its compared figures are the bytes allocated per op and
-//! the max RSS, and its history series those and the allocations and peak bytes.
+//! The memory instrument's slice of the run record: its figure ([`Memory`], the key `memory`
+//! of a result, with the counting allocator's [`Allocations`]), whether a result has it, and
+//! `memory.csv`'s first columns: its allocation counts per op, the body's peak live bytes and
+//! the process's max RSS (empty cells when not counted); its compared figures are the bytes
+//! allocated per op and the max RSS, and its history series those and the allocations and peak
+//! bytes.
 
 use super::slice::{Column, Slice};
 use super::{Figure, FigureSpec, Judged, Metric, MetricSpec, Steps};
 use crate::fmt::fmt_ir;
-use crate::model::{Allocations, ScenarioResult};
+use crate::model::ScenarioResult;
+use serde::{Deserialize, Serialize};
+
+/// Memory figures of one run of the body.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Memory {
+    /// Global allocator of the bench binary (`system`, `mimalloc`, `jemalloc`, or `the binary's
+    /// own` when the costbench library installed none).
+    pub allocator: String,
+    /// Allocation counts, when the binary counts allocations.
+    pub allocations: Option<Allocations>,
+    /// Why `allocations` is missing and how to enable it.
+    pub not_counted: Option<String>,
+    /// Peak resident set size of the scenario's process (start-up and setup included), KiB.
+    pub max_rss_kib: u64,
+}
+
+/// The allocator calls of one run of the body, totals and per op.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Allocations {
+    /// Successful `alloc` and `alloc_zeroed` calls.
+    pub allocs: u64,
+    /// `dealloc` calls.
+    pub deallocs: u64,
+    /// Successful `realloc` calls.
+    pub reallocs: u64,
+    /// Bytes requested by allocations, plus what reallocations grew by (requested sizes, not
+    /// what the allocator rounds them up to).
+    pub bytes_allocated: u64,
+    /// Peak of live heap bytes above the level at the start of the body (for the whole run,
+    /// not per op).
+    pub peak_live_bytes: u64,
+    /// `allocs` divided by the scenario's ops.
+    pub allocs_per_op: f64,
+    /// `deallocs` divided by the scenario's ops.
+    pub deallocs_per_op: f64,
+    /// `reallocs` divided by the scenario's ops.
+    pub reallocs_per_op: f64,
+    /// `bytes_allocated` divided by the scenario's ops.
+    pub bytes_allocated_per_op: f64,
+}
 
 /// Its slice.
 pub const SLICE: Slice = Slice {
-    has_figure: Some(|r| r.counters.memory.is_some()),
+    has_figure: Some(|r| figure(r).is_some()),
     memory_csv: &[
         Column {
             header: "allocator",
-            cell: |r| Some(r.counters.memory.as_ref()?.allocator.clone()),
+            cell: |r| Some(figure(r)?.allocator.clone()),
         },
         Column {
             header: "allocs_per_op",
@@ -38,7 +80,7 @@ pub const SLICE: Slice = Slice {
         },
         Column {
             header: "max_rss_kib",
-            cell: |r| Some(r.counters.memory.as_ref()?.max_rss_kib.to_string()),
+            cell: |r| Some(figure(r)?.max_rss_kib.to_string()),
         },
     ],
     figures: &[
@@ -126,6 +168,16 @@ pub const SLICE: Slice = Slice {
     ..Slice::NONE
 };
 
+/// The figure of a result, if it has one.
+pub fn figure(r: &ScenarioResult) -> Option<&Memory> {
+    r.counters.memory.as_ref()
+}
+
+/// The allocation counts of a result, where they were counted.
+pub fn allocations(r: &ScenarioResult) -> Option<&Allocations> {
+    figure(r)?.allocations.as_ref()
+}
+
 /// Bytes allocated per op, if counted.
 fn bytes_per_op(r: &ScenarioResult) -> Option<f64> {
     Some(allocations(r)?.bytes_allocated_per_op)
@@ -133,19 +185,14 @@ fn bytes_per_op(r: &ScenarioResult) -> Option<f64> {
 
 /// The process's max RSS in KiB, if measured.
 fn max_rss(r: &ScenarioResult) -> Option<f64> {
-    Some(r.counters.memory.as_ref()?.max_rss_kib as f64)
-}
-
-/// The allocation counts of a result, where they were counted.
-fn allocations(r: &ScenarioResult) -> Option<&Allocations> {
-    r.counters.memory.as_ref()?.allocations.as_ref()
+    Some(figure(r)?.max_rss_kib as f64)
 }
 
 /// Its figures in the fixtures' run of every figure: memory counted on the first row, not
 /// counted (the max RSS alone) on the second.
 #[cfg(any(test, feature = "testing"))]
 fn sample(run: &mut crate::model::RunRecord) {
-    use crate::testing::with_memory;
+    use testing::with_memory;
     run.results[0] = with_memory(run.results[0].clone(), 20);
     let unchecked = &mut run.results[1];
     *unchecked = with_memory(unchecked.clone(), 0);
@@ -155,4 +202,53 @@ fn sample(run: &mut crate::model::RunRecord) {
         .as_mut()
         .expect("set above")
         .allocations = None;
+}
+
+/// Its figures built in code for the tests of this crate and the layers above (the `testing`
+/// feature), as `crate::testing` builds run records.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    use super::{Allocations, Memory};
+    use crate::model::{RunRecord, ScenarioResult};
+    use crate::testing::{record, scenario, with_ops};
+
+    /// `r` with the memory figures of one run of its ops with `allocs` allocations of 8 bytes
+    /// each.
+    pub fn with_memory(r: ScenarioResult, allocs: u64) -> ScenarioResult {
+        let mut r = r;
+        let ops = r.ops;
+        r.counters.memory = Some(Memory {
+            allocator: "system".into(),
+            allocations: Some(Allocations {
+                allocs,
+                deallocs: 0,
+                reallocs: 0,
+                bytes_allocated: allocs * 8,
+                peak_live_bytes: allocs * 8,
+                allocs_per_op: allocs as f64 / ops as f64,
+                deallocs_per_op: 0.0,
+                reallocs_per_op: 0.0,
+                bytes_allocated_per_op: allocs as f64 * 8.0 / ops as f64,
+            }),
+            not_counted: None,
+            max_rss_kib: 2000,
+        });
+        r
+    }
+
+    /// Two ways of one work with memory figures (the second without allocation counts) and a
+    /// scenario without any: for the counters tables and `memory.csv`.
+    pub fn groups() -> RunRecord {
+        let ways = |id: &str, allocs: u64| with_memory(with_ops(scenario(id), 10, "words"), allocs);
+        let mut run = record(
+            "r",
+            vec![
+                ways("alloc/wc/owned", 20),
+                ways("alloc/wc/borrowed", 0),
+                scenario("other/plain"),
+            ],
+        );
+        run.results[1].counters.memory.as_mut().unwrap().allocations = None;
+        run
+    }
 }

@@ -140,7 +140,8 @@ impl Metric {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{scenario, with_icount, with_memory};
+    use crate::instrument::memory::testing::with_memory;
+    use crate::testing::{scenario, with_icount};
 
     /// The store indexes these: every counter series of a result, in the descriptors' order.
     #[test]

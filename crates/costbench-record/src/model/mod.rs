@@ -6,13 +6,12 @@
 
 // Many fields of the run record carry no doc comment yet; the book lists what `run.json`
 // holds (docs/reference/output.md). Until they are documented, missing_docs is allowed here
-// (and only here: `counters`, `miri` and the rest of the crate warn).
+// (and only here: `miri` and the rest of the crate warn).
 #![allow(missing_docs)]
 
 pub mod budget;
 mod completion;
 pub mod complexity;
-mod counters;
 pub mod miri;
 
 pub use crate::instrument::census::figure::{Census, CensusFrame, CensusKind, CensusSite};
@@ -24,7 +23,6 @@ pub use crate::instrument::throughput::figure::{
 pub use crate::instrument::walltime::figure::{Paired, Step, Walltime};
 pub use crate::stats::{Outliers, Summary};
 pub use completion::{Completion, RowState, StopReason, Unfinished};
-pub use counters::{Allocations, CacheSim, Memory, Perf, PerfCounter, CACHE_ROWS};
 
 use serde::{Deserialize, Serialize};
 
@@ -328,7 +326,7 @@ pub struct ScenarioResult {
     pub unit: String,
     pub icount: Option<Icount>,
     pub walltime: Option<Walltime>,
-    /// Simulated and hardware counters and memory figures (absent keys when not measured).
+    /// The instruments' typed figures, one key each (absent keys when not measured).
     #[serde(flatten)]
     pub counters: Counters,
     /// Checks executed in the measured body (`--instrument census`). Absent from records

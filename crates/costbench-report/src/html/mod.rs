@@ -13,12 +13,12 @@
 //! when significant), `variants` (a heat map when the runs are of several variants),
 //! `contracts` (budgets, declared classes, the bench binary's size and build time, the
 //! log-log plots of the complexity fits; only for runs that carry any of them), `scenario`
-//! (one section per measured id: wall-time distribution, instruction count and its change,
-//! counters, memory, the instruments' slices' rows, failures, history charts) and `provenance`
-//! (where every run came from); `history_chart` is the history chart with its caption that the
-//! scenario and contracts sections share. The instruments' sections of their own are their
-//! slices' (`crate::instrument`): those drawn from the run shown, after the overview, and those
-//! drawn from every build, after the contracts.
+//! (one section per measured id: wall-time distribution, instruction count and its change, the
+//! slices' facts and tables, failures, history charts) and `provenance` (where every run came
+//! from); `history_chart` is the history chart with its caption that the scenario and contracts
+//! sections share. The instruments' sections of their own are their slices'
+//! (`crate::instrument`): those drawn from the run shown, after the overview, and those drawn
+//! from every build, after the contracts.
 
 mod contracts;
 pub mod escape;
@@ -532,54 +532,27 @@ mod tests {
         assert_eq!(html.matches("<th>Δ Ir</th>").count(), 1);
     }
 
+    /// The overview and the scenario sections of the run of every figure (the hardware
+    /// counters among them, which no end-to-end run on a machine without them shows), one tag a
+    /// line.
     #[test]
-    fn counters_and_memory_appear_where_measured() {
-        use costbench_record::model::{Allocations, CacheSim, Memory};
-        let mut with = with_icount(scenario("counted"), 10.0);
-        with.counters.cache = Some(CacheSim {
-            simulated: true,
-            totals: [("EstimatedCycles".to_string(), 40)].into(),
-            per_op: [("EstimatedCycles".to_string(), 40.0)].into(),
-            callgrind_out: "x".into(),
-        });
-        with.counters.memory = Some(Memory {
-            allocator: "system".into(),
-            allocations: Some(Allocations {
-                allocs: 3,
-                deallocs: 3,
-                reallocs: 0,
-                bytes_allocated: 96,
-                peak_live_bytes: 64,
-                allocs_per_op: 3.0,
-                deallocs_per_op: 3.0,
-                reallocs_per_op: 0.0,
-                bytes_allocated_per_op: 96.0,
-            }),
-            not_counted: None,
-            max_rss_kib: 2048,
-        });
-        let without = with_icount(scenario("plain"), 5.0);
-        let run = record("r", vec![with, without]);
+    fn every_figure_in_the_overview_and_the_scenario_sections() {
+        let run = costbench_record::testing::every_figure();
         let html = page(std::slice::from_ref(&run), None, &[]);
-        for head in [
-            "<th>est. cycles/op (sim)</th>",
-            "<th>bytes alloc/op</th>",
-            "<th>allocs/op</th>",
-            "<th>max RSS KiB</th>",
-        ] {
-            assert!(html.contains(head), "{head}");
+        let start = html
+            .find("<table class=\"sortable\" id=\"overview-table\">")
+            .unwrap();
+        let end = start + html[start..].find("</table>").unwrap();
+        let mut shown = html[start..end].to_string();
+        let mut rest = &html[end..];
+        while let Some(start) = rest.find("<section class=\"scenario\"") {
+            let end = start + rest[start..].find("</section>").unwrap();
+            shown.push_str(&rest[start..end]);
+            rest = &rest[end..];
         }
-        assert!(html.contains(r#"<td data-v="40">40.00</td>"#));
-        assert!(html.contains(r#"<td data-v="2048">2048</td>"#));
-        // Empty cells, which sort last: time and IQR of both, the four counters of "plain".
-        assert_eq!(
-            html.matches(r#"<td data-v="">–</td>"#).count(),
-            2 * 2 + 4,
-            "{html}"
+        costbench_record::testing::assert_snapshot!(
+            "html_every_figure",
+            &shown.replace("><", ">\n<")
         );
-        assert!(html.contains("<td>EstimatedCycles</td>"));
-        // Neither has wall time: no distribution chart, and no change columns without a baseline.
-        assert!(!html.contains(r#"data-chart="distribution""#));
-        assert!(!html.contains("<th>Δ Ir</th>"));
     }
 }

@@ -7,7 +7,7 @@ use super::{cell, change_cell};
 use costbench_judge::compare::{self, Comparison};
 use costbench_record::fmt::{fmt_ir, fmt_ns};
 use costbench_record::instrument::Figure;
-use costbench_record::model::{RunRecord, ScenarioResult};
+use costbench_record::model::RunRecord;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -38,16 +38,7 @@ pub(super) fn overview(
              (<code>costbench report BASE CAND</code>) to see the changes.</p>",
         ),
     }
-    let has = |f: &dyn Fn(&ScenarioResult) -> bool| run.results.iter().any(f);
     let columns = crate::instrument::overview_columns(run);
-    let cols_cache = has(&|r| r.counters.cache.is_some());
-    let cols_alloc = has(&|r| {
-        r.counters
-            .memory
-            .as_ref()
-            .is_some_and(|m| m.allocations.is_some())
-    });
-    let cols_rss = has(&|r| r.counters.memory.is_some());
     let changes = cmp.is_some();
     page.push_str("<table class=\"sortable\" id=\"overview-table\"><thead><tr><th>scenario</th><th>ops</th><th class=\"text\">op</th><th>Ir/op</th>");
     if changes {
@@ -58,16 +49,7 @@ pub(super) fn overview(
         page.push_str("<th>Δ time</th>");
     }
     for c in &columns {
-        let _ = write!(page, "<th>{}</th>", c.header);
-    }
-    if cols_cache {
-        page.push_str("<th>est. cycles/op (sim)</th>");
-    }
-    if cols_alloc {
-        page.push_str("<th>bytes alloc/op</th><th>allocs/op</th>");
-    }
-    if cols_rss {
-        page.push_str("<th>max RSS KiB</th>");
+        let _ = write!(page, "<th>{}</th>", escape(c.header));
     }
     page.push_str("<th class=\"text\">status</th></tr></thead><tbody>");
     // Rows of a slice's own have no per-op figures: they are in its sections, which the notes
@@ -104,24 +86,6 @@ pub(super) fn overview(
         }
         for c in &columns {
             page.push_str(&cell((c.value)(r), c.fmt));
-        }
-        if cols_cache {
-            page.push_str(&cell(Figure::Cache.per_op(r), fmt_ir));
-        }
-        let alloc = r
-            .counters
-            .memory
-            .as_ref()
-            .and_then(|m| m.allocations.as_ref());
-        if cols_alloc {
-            page.push_str(&cell(alloc.map(|a| a.bytes_allocated_per_op), fmt_ir));
-            page.push_str(&cell(alloc.map(|a| a.allocs_per_op), fmt_ir));
-        }
-        if cols_rss {
-            page.push_str(&cell(
-                r.counters.memory.as_ref().map(|m| m.max_rss_kib as f64),
-                |v| format!("{v:.0}"),
-            ));
         }
         if r.failures.is_empty() {
             page.push_str("<td class=\"text\">ok</td></tr>");

@@ -1,13 +1,13 @@
-//! One section per measured id: its facts (per-op figures, changes with their evidence), the
-//! wall-time distribution against the baseline's, the functions behind an instruction-count
-//! change, counters, memory, what the instruments' slices add, failures and the history charts.
-//! Renders only: changes and history bands come in judged.
+//! One section per measured id: its facts (per-op figures, changes with their evidence, and
+//! the facts of the instruments' slices), the wall-time distribution against the baseline's,
+//! the functions behind an instruction-count change, the slices' tables, failures and the
+//! history charts. Renders only: changes and history bands come in judged.
 
 use super::escape::escape;
 use super::history_chart::history_chart;
 use super::{cell, git_label, svg, History};
 use costbench_judge::compare::{self};
-use costbench_record::fmt::{fmt_change, fmt_count, fmt_delta, fmt_ir, fmt_ns, fmt_percent};
+use costbench_record::fmt::{fmt_change, fmt_count, fmt_delta, fmt_ir, fmt_ns};
 use costbench_record::instrument::Figure;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
@@ -113,26 +113,6 @@ pub(super) fn scenario(
     for (name, value) in crate::instrument::facts(r, true) {
         fact(page, name, &value);
     }
-    if let Some(m) = &r.counters.memory {
-        fact(page, "allocator", &m.allocator);
-        match &m.allocations {
-            Some(a) => {
-                fact(page, "allocs/op", &fmt_ir(a.allocs_per_op));
-                fact(
-                    page,
-                    "bytes allocated/op",
-                    &fmt_ir(a.bytes_allocated_per_op),
-                );
-                fact(page, "peak live bytes", &a.peak_live_bytes.to_string());
-            }
-            None => fact(
-                page,
-                "allocations",
-                m.not_counted.as_deref().unwrap_or("not counted"),
-            ),
-        }
-        fact(page, "max RSS", &format!("{} KiB", m.max_rss_kib));
-    }
     for (name, value) in crate::instrument::facts(r, false) {
         fact(page, name, &value);
     }
@@ -189,36 +169,7 @@ pub(super) fn scenario(
     if let Some(d) = flame {
         super::explain::flame(page, d);
     }
-    if let Some(c) = &r.counters.cache {
-        page.push_str("<table><thead><tr><th>simulated counter</th><th>per op</th><th>per run</th></tr></thead><tbody>");
-        for (name, v) in &c.per_op {
-            let _ = write!(
-                page,
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(name),
-                fmt_ir(*v),
-                c.totals.get(name).map_or(String::new(), u64::to_string)
-            );
-        }
-        page.push_str("</tbody></table>");
-    }
-    if let Some(p) = &r.counters.perf {
-        page.push_str("<table><thead><tr><th>hardware counter</th><th>per op</th><th>running</th></tr></thead><tbody>");
-        for c in &p.counters {
-            let _ = write!(
-                page,
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&c.name),
-                fmt_ir(c.per_op),
-                fmt_percent(c.running_fraction)
-            );
-        }
-        page.push_str("</tbody></table>");
-        for u in &p.unavailable {
-            let _ = write!(page, "<p class=\"note\">{}</p>", escape(u));
-        }
-    }
-    crate::instrument::scenario_html(page, r);
+    crate::instrument::tables(page, r);
     for f in &r.failures {
         let _ = write!(
             page,
@@ -241,9 +192,6 @@ pub(super) fn scenario(
     let measured_by: Vec<&str> = [
         r.icount.as_ref().map(|_| "callgrind"),
         r.walltime.as_ref().map(|_| "wall clock"),
-        r.counters.cache.as_ref().map(|_| "callgrind cache-sim"),
-        r.counters.perf.as_ref().map(|_| "perf_event_open"),
-        r.counters.memory.as_ref().map(|_| "counting allocator"),
     ]
     .into_iter()
     .flatten()

@@ -9,6 +9,7 @@ use costbench_record::model::ScenarioResult;
 /// Its slice.
 pub(super) const SLICE: Slice = Slice {
     counters: Some(counters),
+    rank: 40,
     facts,
     measured_by: Some("DHAT"),
     ..Slice::NONE

@@ -1,10 +1,10 @@
 //! Each instrument's slice of the reports: the section it adds to a group's counters table
-//! (terminal run report), its column of a run's terminal table and of the HTML page's overview,
-//! the summary after `run`'s table, the facts it adds to its scenario's section of the HTML
-//! page and its part of that section, how that page's provenance line names what measured it,
-//! the sections of its own a run's terminal table ends with and the HTML page holds, the rows
-//! of its own that only its sections show, and what it explains of a comparison's changes
-//! ([`Slice`]). One module per
+//! (terminal run report), its column of a run's terminal table, its notes under that table and
+//! the summary after it, its columns of the HTML page's overview, the facts and tables it adds
+//! to its scenario's section of the HTML page, how that page's provenance line names what
+//! measured it, the sections of its own a run's terminal table ends with and the HTML page
+//! holds, the rows of its own that only its sections show, and what it explains of a
+//! comparison's changes ([`Slice`]). One module per
 //! instrument, named like its folder in the registry (`costbench_record::for_each_instrument!`),
 //! which expands here into the `mod` lines and [`slice`]; the renderers loop over
 //! [`Instrument::ALL`] and name no instrument whose rows live here.
@@ -28,9 +28,25 @@ pub(crate) struct Slice {
     /// Its section of a group's counters table, from the group's results (one column each):
     /// its title and rows. Shown when some cell is not `-`.
     pub counters: Option<fn(&[&ScenarioResult]) -> Section>,
+    /// Where its section of the counters table and its name on the HTML page's provenance line
+    /// stand among the slices': by rank, the same ranks in the registry's order (`NONE`'s,
+    /// `u16::MAX`, last). The counter instruments keep the order those views had before the
+    /// slices (cache 10, perf 20, memory 30, DHAT 40; the registry has memory before perf), in
+    /// tens so that a new one finds room between two.
+    pub rank: u16,
+    /// Its notes under a run's terminal table (after the skipped instruments, before the
+    /// failures): what the rows cannot say, once for the run; empty when there is none.
+    pub run_notes: Option<fn(&RunRecord) -> String>,
+    /// Its columns of the HTML page's overview table, after the change of wall time (those of
+    /// the slices that stand early first), each shown when some result of the run has a value.
+    pub overview: &'static [OverviewColumn],
     /// Its facts (name, value) in a result's section of the HTML page, after the figures of the
     /// instruments that have no slice here yet; empty without its figure.
     pub facts: fn(&ScenarioResult) -> Vec<(&'static str, String)>,
+    /// Its tables (or lists) in a result's section of the HTML page, after the explanations of
+    /// a change and before the failures, in the registry's order (cache's, perf's, the census's
+    /// most executed checks); nothing without its figure.
+    pub tables: Option<fn(&mut String, &ScenarioResult)>,
     /// What measured it, as the HTML page's provenance line says, when a result has its figure.
     pub measured_by: Option<&'static str>,
     /// The section a run's terminal table ends with (after the budgets); empty when no result
@@ -62,15 +78,11 @@ pub(crate) struct Slice {
     /// leaves it out), with source paths relative to the directory given; empty when no result
     /// has its figure.
     pub run_summary: Option<fn(&RunRecord, Option<&Path>) -> String>,
-    /// Whether its facts come right after the wall time's in a result's section of the HTML
-    /// page, beside the other figures per op (the census's), rather than last, after memory's.
-    pub facts_early: bool,
-    /// Its column of the HTML page's overview, after the change of wall time, shown when some
-    /// result has a value.
-    pub overview: Option<OverviewColumn>,
-    /// Its part of a result's section of the HTML page, after the counters' tables and before
-    /// the failures (nothing without its figure).
-    pub scenario_html: Option<fn(&mut String, &ScenarioResult)>,
+    /// Whether it stands beside the figures per op of instruction counts and wall time (the
+    /// census's checks per op): its facts come right after the wall time's in a result's
+    /// section of the HTML page rather than last, and its overview columns before the other
+    /// slices'.
+    pub early: bool,
     /// What it explains of a comparison's changes, where its figure says why a scenario moved
     /// (the census: the checks that moved), in every view of the comparison.
     pub explain: Option<Explain>,
@@ -84,13 +96,13 @@ pub(crate) struct Column {
     pub cell: fn(&ScenarioResult) -> Option<String>,
 }
 
-/// A column of the HTML page's overview: a number, sortable.
+/// A column of the HTML page's overview table: its header and a result's value, sortable.
 pub(crate) struct OverviewColumn {
-    /// Its header.
+    /// The header cell's text.
     pub header: &'static str,
-    /// A result's value, `None` without its figure.
+    /// The value of a result, if it has one (an empty cell otherwise, which sorts last).
     pub value: fn(&ScenarioResult) -> Option<f64>,
-    /// How a value reads.
+    /// How the cell shows the value.
     pub fmt: fn(f64) -> String,
 }
 
@@ -155,7 +167,11 @@ impl Slice {
     /// A slice that adds nothing to the reports.
     pub(crate) const NONE: Slice = Slice {
         counters: None,
+        rank: u16::MAX,
+        run_notes: None,
+        overview: &[],
         facts: |_| Vec::new(),
+        tables: None,
         measured_by: None,
         run_terminal: None,
         run_html: None,
@@ -165,9 +181,7 @@ impl Slice {
         shows: None,
         run_column: None,
         run_summary: None,
-        facts_early: false,
-        overview: None,
-        scenario_html: None,
+        early: false,
         explain: None,
     };
 }
@@ -204,27 +218,68 @@ pub(crate) fn has_counters(r: &ScenarioResult) -> bool {
         .any(|i| slice(i).counters.is_some() && shows(i, r))
 }
 
-/// The sections of the counters table that the slices add, in the registry's order.
+/// The instruments in the order of their slices' ranks ([`Slice::rank`]), the same ranks in
+/// the registry's order.
+fn by_rank() -> [Instrument; Instrument::ALL.len()] {
+    let mut all = Instrument::ALL;
+    all.sort_by_key(|i| slice(*i).rank);
+    all
+}
+
+/// The sections of the counters table that the slices add, in the order of their ranks.
 pub(crate) fn counters_sections(cols: &[&ScenarioResult]) -> Vec<Section> {
-    Instrument::ALL
+    by_rank()
         .into_iter()
         .filter_map(|i| slice(i).counters.map(|f| f(cols)))
         .collect()
 }
 
+/// The notes the slices add under a run's terminal table, in the registry's order.
+pub(crate) fn run_notes(run: &RunRecord) -> String {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).run_notes)
+        .map(|f| f(run))
+        .collect()
+}
+
+/// The slices' columns of the HTML page's overview that some result of `run` has a value in:
+/// those of the slices that stand early ([`Slice::early`]), then the others, each group in the
+/// registry's order.
+pub(crate) fn overview_columns(run: &RunRecord) -> Vec<&'static OverviewColumn> {
+    [true, false]
+        .into_iter()
+        .flat_map(|early| {
+            Instrument::ALL
+                .into_iter()
+                .filter(move |i| slice(*i).early == early)
+        })
+        .flat_map(|i| slice(i).overview)
+        .filter(|c| run.results.iter().any(|r| (c.value)(r).is_some()))
+        .collect()
+}
+
 /// The facts the slices add to a result's section of the HTML page, in the registry's order:
-/// those of the slices that put them early (`early`), or the others.
+/// those of the slices that stand early ([`Slice::early`]), or the others.
 pub(crate) fn facts(r: &ScenarioResult, early: bool) -> Vec<(&'static str, String)> {
     Instrument::ALL
         .into_iter()
-        .filter(|i| slice(*i).facts_early == early)
+        .filter(|i| slice(*i).early == early)
         .flat_map(|i| (slice(i).facts)(r))
         .collect()
 }
 
-/// What measured a result, as the slices name it, in the registry's order.
+/// Appends the tables the slices add to a result's section of the HTML page, in the registry's
+/// order.
+pub(crate) fn tables(page: &mut String, r: &ScenarioResult) {
+    for f in Instrument::ALL.into_iter().filter_map(|i| slice(i).tables) {
+        f(page, r);
+    }
+}
+
+/// What measured a result, as the slices name it, in the order of their ranks.
 pub(crate) fn measured_by(r: &ScenarioResult) -> Vec<&'static str> {
-    Instrument::ALL
+    by_rank()
         .into_iter()
         .filter_map(|i| slice(i).measured_by.filter(|_| shows(i, r)))
         .collect()
@@ -247,26 +302,6 @@ pub(crate) fn run_summaries(run: &RunRecord, base: Option<&Path>) -> String {
         .filter_map(|i| slice(i).run_summary)
         .map(|f| f(run, base))
         .collect()
-}
-
-/// The slices' columns of the HTML page's overview that some result of `run` has a value in,
-/// in the registry's order.
-pub(crate) fn overview_columns(run: &RunRecord) -> Vec<&'static OverviewColumn> {
-    Instrument::ALL
-        .into_iter()
-        .filter_map(|i| slice(i).overview.as_ref())
-        .filter(|c| run.results.iter().any(|r| (c.value)(r).is_some()))
-        .collect()
-}
-
-/// Appends the slices' parts of a result's section of the HTML page, in the registry's order.
-pub(crate) fn scenario_html(page: &mut String, r: &ScenarioResult) {
-    for f in Instrument::ALL
-        .into_iter()
-        .filter_map(|i| slice(i).scenario_html)
-    {
-        f(page, r);
-    }
 }
 
 /// The slices' explanations of a comparison's changes, in the registry's order.

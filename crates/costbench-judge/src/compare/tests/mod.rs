@@ -21,7 +21,8 @@ fn only_row(c: &Comparison, inst: Figure) -> &Row {
 
 #[test]
 fn memory_and_simulated_cycles_are_compared() {
-    use costbench_record::model::{Allocations, CacheSim, Memory};
+    use costbench_record::instrument::cache::CacheSim;
+    use costbench_record::instrument::memory::{Allocations, Memory};
     let side = |bytes: f64, cycles: f64, rss: u64| {
         let mut r = scenario("s");
         r.counters.memory = Some(Memory {

@@ -11,7 +11,8 @@ pub mod parse;
 use super::callgrind::{self, Valgrind};
 use super::phase::Phase;
 use super::shape::{PerParty, Stored};
-use costbench_record::model::{CacheSim, ScenarioResult};
+use costbench_record::instrument::cache::CacheSim;
+use costbench_record::model::ScenarioResult;
 use std::path::Path;
 use std::process::Command;
 

@@ -9,7 +9,8 @@ use super::super::shape::{Output, Parser};
 use super::Cache;
 use anyhow::Context;
 use costbench_record::instrument::Instrument;
-use costbench_record::model::{CacheSim, Failure};
+use costbench_record::instrument::cache::CacheSim;
+use costbench_record::model::Failure;
 use std::collections::BTreeMap;
 
 /// The events callgrind reports with both simulations on, in its order.

@@ -7,7 +7,8 @@ pub mod parse;
 
 use super::phase::Phase;
 use super::shape::{PerParty, Stored};
-use costbench_record::model::{self, ScenarioResult};
+use costbench_record::instrument::memory;
+use costbench_record::model::ScenarioResult;
 
 /// How the scheduler runs it: one process per party, `--measure-jobs` scenarios at once.
 pub(crate) const PHASE: Phase = Phase::Parallel(&Memory);
@@ -17,7 +18,7 @@ pub(crate) struct Memory;
 
 impl PerParty for Memory {}
 
-impl Stored for model::Memory {
+impl Stored for memory::Memory {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {
         r.counters.memory = Some(*self);
     }

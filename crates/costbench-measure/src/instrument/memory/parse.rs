@@ -4,7 +4,8 @@
 use super::super::shape::{Output, Parser};
 use costbench_protocol::MemoryCounts;
 use costbench_record::instrument::Instrument;
-use costbench_record::model::{Allocations, Failure, Memory};
+use costbench_record::instrument::memory::{Allocations, Memory};
+use costbench_record::model::Failure;
 
 /// The record entry for a body of `ops` operations.
 pub fn figures(m: &MemoryCounts, ops: u64) -> Memory {

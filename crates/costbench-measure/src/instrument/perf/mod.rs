@@ -7,7 +7,8 @@ pub mod parse;
 
 use super::phase::Phase;
 use super::shape::{PerParty, Stored};
-use costbench_record::model::{self, ScenarioResult};
+use costbench_record::instrument::perf;
+use costbench_record::model::ScenarioResult;
 
 /// How the scheduler runs it: one process per party, one scenario at a time, after a probe on the library's empty scenario.
 pub(crate) const PHASE: Phase = Phase::Probed(&Perf);
@@ -22,7 +23,7 @@ impl PerParty for Perf {
     }
 }
 
-impl Stored for model::Perf {
+impl Stored for perf::Perf {
     fn store(self: Box<Self>, r: &mut ScenarioResult) {
         r.counters.perf = Some(*self);
     }

@@ -8,7 +8,8 @@
 use super::super::shape::{Output, Parser};
 use costbench_protocol::{PerfCounts, PerfUnavailable};
 use costbench_record::instrument::Instrument;
-use costbench_record::model::{Failure, Perf, PerfCounter};
+use costbench_record::instrument::perf::{Perf, PerfCounter};
+use costbench_record::model::Failure;
 
 /// The record entry for a body of `ops` operations; `None` when no counter was read.
 ///

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 /// Its slice.
 pub(super) const SLICE: Slice = Slice {
     facts,
-    facts_early: true,
+    early: true,
     measured_by: Some("census"),
     // Every result has its figure for the record (a row without checks holds none); the reports
     // show it where it was measured.
@@ -30,12 +30,12 @@ pub(super) const SLICE: Slice = Slice {
         cell: |r| r.census.as_ref().map(|c| fmt_ir(c.checks_per_op)),
     }),
     run_summary: Some(summary::dynamic_summary),
-    overview: Some(OverviewColumn {
+    overview: &[OverviewColumn {
         header: "checks/op",
         value: |r| r.census.as_ref().map(|c| c.checks_per_op),
         fmt: fmt_ir,
-    }),
-    scenario_html: Some(top_sites),
+    }],
+    tables: Some(top_sites),
     explain: Some(Explain {
         terminal: explain_terminal,
         markdown: |out, c| checks::markdown(out, &c.census),
