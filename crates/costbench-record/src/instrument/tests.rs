@@ -1,4 +1,5 @@
-//! The registry's tests: the descriptors, figures and metrics it derives for every instrument, what each instrument needs and brings, and when a result has every figure it was asked for.
+//! The registry's tests: the descriptors, figures and metrics it derives for every instrument,
+//! what each instrument needs and brings, and when a result has every figure it was asked for.
 
 use super::*;
 
