@@ -436,13 +436,7 @@ mod tests {
             &costbench_judge::compare::CompareOptions::default(),
             &costbench_judge::compare::noise::HistoricThresholds::default(),
         );
-        let html = crate::html::render(&crate::html::Input {
-            runs: &runs,
-            comparison: Some(&cmp),
-            variants: &[],
-            history: &[],
-            generated_at: "2026-01-01T00:00:00Z",
-        });
+        let html = crate::html::test_page(&runs, Some(&cmp), &[], &[]);
         assert!(html.contains("<a href=\"#contracts\">Contracts</a>"));
         assert!(html.contains("<p>2 checked, 1 broken.</p>"), "{html}");
         assert!(
@@ -507,13 +501,7 @@ mod tests {
                 crossed: vec![],
             },
         ];
-        let html = crate::html::render(&crate::html::Input {
-            runs: std::slice::from_ref(&run),
-            comparison: None,
-            variants: &[],
-            history: &h,
-            generated_at: "2026-01-01T00:00:00Z",
-        });
+        let html = crate::html::test_page(std::slice::from_ref(&run), None, &[], &h);
         let section = &html[html.find("id=\"contracts\"").expect("a contracts section")..];
         assert_eq!(
             html.matches("History of bench binary bytes (text + data) over 2 runs")
@@ -553,13 +541,7 @@ mod tests {
                 comparison: costbench_judge::compare::compare_with(&runs[0], r, &opts, &none),
             })
             .collect();
-        let html = crate::html::render(&crate::html::Input {
-            runs: &runs,
-            comparison: None,
-            variants: &variants,
-            history: &[],
-            generated_at: "2026-01-01T00:00:00Z",
-        });
+        let html = crate::html::test_page(&runs, None, &variants, &[]);
         assert!(
             html.contains("<tr><td class=\"text\">release</td><td>2,000</td><td>–</td>"),
             "{html}"

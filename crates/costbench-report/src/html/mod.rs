@@ -92,6 +92,24 @@ pub struct Input<'a> {
     pub generated_at: &'a str,
 }
 
+/// The page of `runs` with `comparison`, `variants` and `history`, made at a fixed time: what
+/// the tests of the page and of its parts render.
+#[cfg(test)]
+pub(crate) fn test_page(
+    runs: &[RunRecord],
+    comparison: Option<&Comparison>,
+    variants: &[VariantRun],
+    history: &[History],
+) -> String {
+    render(&Input {
+        runs,
+        comparison,
+        variants,
+        history,
+        generated_at: "2026-01-01T00:00:00Z",
+    })
+}
+
 /// The first ten characters of a commit hash.
 pub(super) fn short_commit(c: &str) -> &str {
     &c[..c.char_indices().nth(10).map_or(c.len(), |(i, _)| i)]
@@ -328,13 +346,7 @@ mod tests {
     const INJECTED: &str = "<script>alert(1)</script>";
 
     fn page(runs: &[RunRecord], cmp: Option<&Comparison>, history: &[History]) -> String {
-        render(&Input {
-            runs,
-            comparison: cmp,
-            variants: &[],
-            history,
-            generated_at: "2026-01-01T00:00:00Z",
-        })
+        test_page(runs, cmp, &[], history)
     }
 
     #[test]

@@ -77,13 +77,7 @@ mod tests {
         });
         let without = with_icount(scenario("plain"), 5.0);
         let runs = [record("r", vec![with, without])];
-        let html = crate::html::render(&crate::html::Input {
-            runs: &runs,
-            comparison: None,
-            variants: &[],
-            history: &[],
-            generated_at: "2026-01-01T00:00:00Z",
-        });
+        let html = crate::html::test_page(&runs, None, &[], &[]);
         assert!(html.contains("<th>est. cycles/op (sim)</th>"), "{html}");
         assert!(html.contains(r#"<td data-v="40">40.00</td>"#));
         // Empty cells, which sort last: time and IQR of both, the estimated cycles of "plain".

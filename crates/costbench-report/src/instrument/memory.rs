@@ -146,13 +146,7 @@ mod tests {
         });
         let without = with_icount(scenario("plain"), 5.0);
         let runs = [record("r", vec![with, without])];
-        let html = crate::html::render(&crate::html::Input {
-            runs: &runs,
-            comparison: None,
-            variants: &[],
-            history: &[],
-            generated_at: "2026-01-01T00:00:00Z",
-        });
+        let html = crate::html::test_page(&runs, None, &[], &[]);
         for head in [
             "<th>bytes alloc/op</th>",
             "<th>allocs/op</th>",

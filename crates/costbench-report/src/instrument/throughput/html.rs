@@ -231,7 +231,7 @@ fn settings(rows: &[(usize, &ScenarioResult)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::html::{render, Input, VariantRun};
+    use crate::html::VariantRun;
     use costbench_judge::compare;
     use costbench_record::instrument::throughput::testing::{load_row, service_run};
     use costbench_record::model::RunRecord;
@@ -245,13 +245,7 @@ mod tests {
     }
 
     fn page(runs: &[RunRecord], cmp: Option<&compare::Comparison>) -> String {
-        render(&Input {
-            runs,
-            comparison: cmp,
-            variants: &[],
-            history: &[],
-            generated_at: "2026-01-01T00:00:00Z",
-        })
+        crate::html::test_page(runs, cmp, &[], &[])
     }
 
     #[test]
@@ -418,13 +412,7 @@ mod tests {
             },
         ];
         let runs = [run.clone(), other.clone()];
-        let html = render(&Input {
-            runs: &runs,
-            comparison: None,
-            variants: &variants,
-            history: &[],
-            generated_at: "2026-01-01T00:00:00Z",
-        });
+        let html = crate::html::test_page(&runs, None, &variants, &[]);
         assert!(
             html.contains(r#"data-label="4 clients · &lt;i&gt;lto&lt;/i&gt;""#),
             "{html}"
