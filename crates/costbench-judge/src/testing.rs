@@ -4,8 +4,8 @@
 //! Run records built in code and the snapshot assertion are `costbench_record::testing`'s: the
 //! fixtures here are built from those, and no crate builds its own copy of either kind.
 
-use crate::compare::bootstrap::SplitMix64;
 use crate::compare::{self, CompareOptions, Comparison, FunctionChanges, FunctionDelta};
+use crate::instrument::walltime::bootstrap::SplitMix64;
 use crate::variants::{matrix, Column, Matrix};
 use costbench_record::instrument::throughput::testing::with_throughput;
 use costbench_record::model::{Icount, RunRecord, ScenarioResult};

@@ -1,9 +1,10 @@
 //! Comparison of two runs (`costbench compare BASE CAND`): matching measured ids across the two
-//! run records, and deciding per instrument whether a per-op change is a regression, an
+//! run records, and deciding per compared figure whether a per-op change is a regression, an
 //! improvement, unchanged, unresolved (the measurement cannot tell) or a placement effect
 //! ([`compare`]), with the evidence behind each verdict. The data it produces is in `types`
-//! (re-exported here); the verdicts themselves are decided in `judge` (wall time, which needs
-//! every row at once, as well as the exact figures).
+//! (re-exported here); what a verdict is judged from and made of is in `judge`; the verdicts
+//! themselves are decided by the instruments' slices (`crate::instrument`), by the kind of
+//! judging each figure's spec names, and this module names none of them.
 //!
 //! Pure: everything is a function of its inputs, and reading a run record back is
 //! `output::load_run`'s job. No files, no processes, no clocks, no unseeded randomness: the same
@@ -11,24 +12,24 @@
 //! lives in `report::comparison` (plain text) and `report::markdown` (PR comments).
 
 pub mod asm;
-pub(crate) mod bootstrap;
 pub mod explain;
-pub mod family;
 pub mod flame;
 pub mod functions;
-mod judge;
+pub(crate) mod judge;
 pub mod noise;
-pub mod paired;
-pub mod placement;
 mod presence;
 mod types;
 
-pub use bootstrap::RatioCi;
+// The statistics of timings measured in rounds, where other crates have always found them
+// (the measuring crate's adaptive sessions, the CLI's options); they are wall time's slice's.
+pub use crate::instrument::walltime::bootstrap::RatioCi;
+pub use crate::instrument::walltime::{family, paired};
 pub use types::*;
 
+use crate::instrument::{self, Outcome};
 use costbench_record::instrument::Figure;
 use costbench_record::model::{Failure, RunRecord, ScenarioResult};
-use judge::{exact_evidence, judge_icount, Threshold};
+use judge::{Pair, Threshold};
 use std::collections::{HashMap, HashSet};
 
 /// The first result for each id (a record should not hold duplicates; if it does, the first
@@ -49,9 +50,8 @@ fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").to_string()
 }
 
-/// What differs between the two runs' setup of one id: ops and unit (both instruments), and the
-/// wall-time clock (wall time only).
-fn setup_notes(b: &ScenarioResult, c: &ScenarioResult) -> (Vec<String>, Option<String>) {
+/// What differs between the two runs' setup of one id: ops and unit (every figure's).
+fn setup_notes(b: &ScenarioResult, c: &ScenarioResult) -> Vec<String> {
     let mut ops_unit = Vec::new();
     if b.ops != c.ops {
         ops_unit.push(format!("ops {} → {}", b.ops, c.ops));
@@ -59,27 +59,17 @@ fn setup_notes(b: &ScenarioResult, c: &ScenarioResult) -> (Vec<String>, Option<S
     if b.unit != c.unit {
         ops_unit.push(format!("unit {} → {}", b.unit, c.unit));
     }
-    let clock = match (&b.walltime, &c.walltime) {
-        (Some(bw), Some(cw)) if bw.clock != cw.clock => {
-            Some(format!("clock {} → {}", bw.clock, cw.clock))
-        }
-        _ => None,
-    };
-    (ops_unit, clock)
+    ops_unit
 }
 
 /// Compares the per-op figures of every id measured in both runs. Pure and deterministic.
 ///
-/// - icount (and the other exact figures): significant when the change is beyond
-///   `icount_threshold_pct` (or the id's threshold from history).
-/// - walltime measured in interleaved rounds: the paired signed-rank interval, at the rate the
-///   family's error control gives the row, against `paired_walltime_threshold_pct`: beyond it a
-///   regression or improvement, inside it unchanged, straddling it unresolved (see `judge`).
-/// - walltime of two separate runs: unresolved unless history gave the id a threshold; then
-///   significant when the change is beyond it *and* the bootstrap interval of the ratio of
-///   medians excludes 1 on the side of the change.
-/// - A wall-time change whose instruction count stayed within its threshold is a placement
-///   effect, not a regression.
+/// - Each figure is judged as the slice of the kind its spec names decides
+///   (`crate::instrument::Judging`): exact counts against their threshold (or the id's
+///   threshold from history), timings measured in interleaved rounds by their paired interval
+///   (all such rows of the comparison together, in a second pass), timings of separate runs
+///   only against a threshold history learned; a time that moved while the instructions did
+///   not is a placement effect, not a regression.
 /// - An instrument that failed for an id in either run is listed in `failed` and not compared
 ///   for that id; its other instruments still are.
 /// - Ids in one run only go to `missing_in_cand` / `new_in_cand`; an instrument measured in one
@@ -162,11 +152,16 @@ pub fn compare_with(
             continue;
         };
         record_failures(&mut out.failed, b, c);
-        let (ops_unit, clock) = setup_notes(b, c);
-        if !ops_unit.is_empty() || clock.is_some() {
+        let ops_unit = setup_notes(b, c);
+        let setup = instrument::setup_changes(b, c);
+        if !ops_unit.is_empty() || !setup.is_empty() {
             out.setup_changes.push(SetupChange {
                 id: b.id.clone(),
-                changes: ops_unit.iter().chain(&clock).cloned().collect(),
+                changes: ops_unit
+                    .iter()
+                    .chain(setup.iter().map(|(_, s)| s))
+                    .cloned()
+                    .collect(),
             });
         }
         let (bf, cf) = (failed_instruments(b), failed_instruments(c));
@@ -191,62 +186,31 @@ pub fn compare_with(
                 }
             };
             let mut notes: Vec<&str> = ops_unit.iter().map(String::as_str).collect();
-            let j = match inst.judged().is_exact() {
-                true => {
-                    let t = threshold(&b.id, inst);
-                    let mut evidence = exact_evidence(inst, &b.id, historic);
-                    if let (Figure::Icount, Some(p)) = (inst, placement::runs(b, c)) {
-                        evidence.push_str(&format!("; {p} data placements per side"));
-                    }
-                    let (ch, v, r) = judge_icount(bv, cv, t);
-                    // A count change with data-placement runs on both sides is judged against
-                    // their spread (compare/placement.rs).
-                    let (v, r) = match placement::judge(b, c, t.pct) {
-                        Some(j) if inst == Figure::Icount && v.is_significant() => j,
-                        _ => (v, r),
-                    };
-                    judge::Judgement::new(ch, t.pct, v, r, evidence)
-                }
-                false => {
-                    if inst == Figure::Walltime {
-                        notes.extend(clock.as_deref());
-                    }
-                    let (bh, ch) = (base.host_of(&b.id), cand.host_of(&c.id));
-                    let paired = if inst == Figure::Walltime {
-                        judge::paired_rounds(b, c, opts)
-                    } else {
-                        judge::paired_load_rounds(inst, b, c, opts)
-                    };
-                    if bh.differs_from(ch) {
-                        // Two machines differ by more than any change worth finding (CPU model,
-                        // frequency, neighbours): their timings are never judged together,
-                        // paired or not. Merged runs keep each row's machine for this.
-                        judge::Judgement::new(
-                            judge::change_pct(bv, cv),
-                            opts.walltime_threshold_pct,
-                            Verdict::Unresolved,
-                            format!(
-                                "measured on different machines ({} and {}): timings are only compared on one machine",
-                                bh.label(),
-                                ch.label()
-                            ),
-                            "not compared: different machines".into(),
-                        )
-                    } else {
-                        match paired {
-                            // Judged in the second pass, with every other paired row.
-                            Some(rounds) => {
-                                let j = judge::pending_paired(&rounds, bv, cv);
-                                pending.push((out.rows.len(), rounds));
-                                j
-                            }
-                            None if inst.under_load() => judge::unpaired_load(bv, cv, opts),
-                            None => {
-                                let learned = historic.learned(&b.id, inst);
-                                judge::unpaired(b, c, bv, cv, learned, opts)
-                            }
-                        }
-                    }
+            let kind = inst.judged();
+            notes.extend(
+                setup
+                    .iter()
+                    .filter(|(k, _)| *k == kind)
+                    .map(|(_, s)| s.as_str()),
+            );
+            let pair = Pair {
+                figure: inst,
+                base,
+                cand,
+                b,
+                c,
+                bv,
+                cv,
+                threshold: threshold(&b.id, inst),
+                learned: historic.learned(&b.id, inst),
+                opts,
+            };
+            let j = match (instrument::judging(kind).judge)(&pair) {
+                Outcome::Judged(j) => j,
+                // Judged in the second pass, with every other paired row.
+                Outcome::Paired(j, rounds) => {
+                    pending.push((out.rows.len(), rounds));
+                    j
                 }
             };
             out.rows.push(Row {
@@ -269,8 +233,7 @@ pub fn compare_with(
             });
         }
     }
-    judge::paired_rows(&mut out.rows, &pending, opts);
-    placement::mark_placement(&mut out.rows, &[]);
+    instrument::finish(&mut out.rows, &pending, opts);
     let mut seen = HashSet::new();
     for c in &cand.results {
         if !base_ids.contains_key(c.id.as_str()) && seen.insert(c.id.as_str()) {

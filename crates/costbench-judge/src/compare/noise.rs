@@ -2,20 +2,15 @@
 //! runs of the baseline branch, summarised as Q3 + 3·IQR of the absolute relative changes (the
 //! rule rustc-perf and rustls use). Pure: the caller fetches the series.
 //!
-//! Wall time takes the larger of that and the largest change the window shows between
-//! consecutive runs: history recorded those changes between runs of code that (as far as the
-//! gate knows) did not change, so a change no larger than one of them is no evidence of a
-//! regression, however rare it was. Q3 + 3·IQR alone lets through the one-in-twenty run whose
-//! machine was busier (measured: 16 of 420 rows flagged between runs of one commit whose history
-//! included the very runs judged). Instruction counts keep Q3 + 3·IQR alone: their history is
-//! flat unless the code changed, and the largest change would be the last real change merged.
-//!
-//! A history that never moved (exact instruction counts of deterministic code) would give a
-//! threshold of 0 %, flagging a one-instruction change in a million; a floor keeps such
-//! scenarios tight but sane: 0.01 % for instruction counts, 1 % for wall time. A noisy history
-//! raises the threshold as far as its noise requires.
+//! What else a kind of figure takes from its history is its slice's
+//! ([`Judging`](crate::instrument::Judging)): whether the threshold is at least the largest
+//! change the window shows between consecutive runs, and the floor that keeps a history that
+//! never moved from giving a threshold of 0 %. A noisy history raises the threshold as far as
+//! its noise requires.
 
-use costbench_record::instrument::{Figure, Judged};
+pub use super::judge::Learned;
+use crate::instrument::judging;
+use costbench_record::instrument::Figure;
 use costbench_record::stats::quantile;
 use std::collections::BTreeMap;
 
@@ -24,29 +19,16 @@ pub const MIN_CHANGES: usize = 10;
 /// Runs of history looked at by default.
 pub const DEFAULT_WINDOW: usize = 30;
 
-/// Lowest threshold history can set, per instrument, in percent.
+/// Lowest threshold history can set, per figure, in percent (its kind's slice says).
 pub fn floor_pct(inst: Figure) -> f64 {
-    if inst.judged() == Judged::Exact {
-        0.01
-    } else {
-        1.0
-    }
+    judging(inst.judged()).history_floor_pct
 }
 
 /// Q3 + 3·IQR of the absolute relative changes (percent) between consecutive values of
-/// `series` (oldest first), for wall time at least the largest of those changes, floored;
-/// `None` with fewer than [`MIN_CHANGES`] changes.
+/// `series` (oldest first), at least the largest of those changes where the figure's kind says
+/// so, floored; `None` with fewer than [`MIN_CHANGES`] changes.
 pub fn threshold_pct(series: &[f64], inst: Figure) -> Option<f64> {
     learned(series, inst).map(|l| l.pct)
-}
-
-/// A threshold learned from history, and how many consecutive changes it was learned from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Learned {
-    /// The threshold, percent.
-    pub pct: f64,
-    /// How many consecutive changes of history it was learned from.
-    pub changes: usize,
 }
 
 /// [`threshold_pct`] with the number of changes behind it.
@@ -62,7 +44,7 @@ pub fn learned(series: &[f64], inst: Figure) -> Option<Learned> {
     changes.sort_by(f64::total_cmp);
     let (q1, q3) = (quantile(&changes, 0.25), quantile(&changes, 0.75));
     let mut pct = q3 + 3.0 * (q3 - q1);
-    if inst == Figure::Walltime {
+    if judging(inst.judged()).history_at_least_largest {
         pct = pct.max(changes[changes.len() - 1]);
     }
     Some(Learned {

@@ -1,58 +1,29 @@
 //! The data of a comparison: its options and their defaults, instruments, verdicts, rows, the
 //! function changes behind a row, and [`Comparison`] itself with the accessors reports need.
 //! Plain data and serde (re-exported from `compare`, so `crate::compare::Row` is this `Row`):
-//! deciding verdicts lives in `judge`, matching runs in `compare`, and nothing here reads files.
+//! deciding verdicts lives in the instruments' slices (`crate::instrument`), matching runs in
+//! `compare`, and nothing here reads files.
 
-use super::bootstrap::RatioCi;
-use super::family;
 pub use super::presence::Presence;
+use crate::instrument::walltime::bootstrap::RatioCi;
+use crate::instrument::walltime::family;
 use anyhow::{bail, Result};
-use costbench_record::fmt::fmt_threshold;
-use costbench_record::instrument::{Figure, Judged};
+use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::fmt;
 
-/// Instruction counts repeat exactly for deterministic code on one machine and toolchain, so any
-/// real change shows. 0.2 % is what rustls first chose for its CI (rustls/rustls#1404) and sits
-/// well above the drift of its deterministic scenarios (single instructions in 10^8,
-/// rustls/rustls#2483), but code with non-deterministic work (RSA key validation in aws-lc,
-/// rejection sampling) drifted up to 1.7 % on doc-only changes (rustls/rustls#1645): such suites
-/// need a larger threshold, hence the option.
-pub const DEFAULT_ICOUNT_THRESHOLD_PCT: f64 = 0.2;
-/// Wall time on shared machines moves by a few percent between runs of the same binary (CPU
-/// frequency, neighbours, layout); rustls measured its walltime noise just below 5 %
-/// (rustls/rustls#1487). A confidence interval alone would flag such shifts between two
-/// processes as "significant", so both tests must pass.
-pub const DEFAULT_WALLTIME_THRESHOLD_PCT: f64 = 5.0;
-/// Wall time measured in interleaved rounds (`costbench check --baseline-rev`, build variants)
-/// is free of the drift between runs, so a smaller change is still real: the paired interval
-/// decides, and this floor keeps changes too small to matter (or to trust on a shared machine)
-/// out of the report. Chosen from the A/A and power measurements in `docs/accuracy.md`.
-pub const DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT: f64 = 3.0;
-/// Threshold for throughput and p99 latency under load of builds measured together, in percent.
-/// Lower than wall time's: a round under load is a whole server process against its own
-/// clients, so code and data placement are drawn afresh every round and are part of the spread
-/// the interval already holds.
-pub const DEFAULT_LOAD_THRESHOLD_PCT: f64 = 2.0;
-/// Confidence of the paired interval. Ten rounds at 99 % need every round but three of the 55
-/// Walsh averages on one side of 1: measured on this VM, 1 false alarm in 350 A/A comparisons
-/// and 14 of 15 +5 % changes found (95 %: 7 in 350 and the same power).
-pub const DEFAULT_PAIRED_CONFIDENCE: f64 = 0.99;
-/// The chance that a whole check of an unchanged pull request flags any paired wall-time row
-/// (Holm): one false failure in twenty checks, whatever the suite's size.
-pub const DEFAULT_FAMILY_ALPHA: f64 = 0.05;
-/// Enough resamples for stable 2.5 % and 97.5 % percentiles (50 resamples beyond each bound).
-pub const DEFAULT_RESAMPLES: usize = 2000;
-/// Confidence level of the bootstrap interval of two separate runs' wall time.
-pub const DEFAULT_CONFIDENCE: f64 = 0.95;
-/// Fixed, so that a comparison is reproducible. Every row starts from this seed, so a row's
-/// interval does not depend on which other scenarios the runs contain.
-pub const DEFAULT_SEED: u64 = 0x636f_7374_6265_6e63; // "costbenc"
-/// Below this many samples on either side the bootstrap of a median says little, and wall-time
-/// changes are not judged.
-pub const MIN_WALLTIME_SAMPLES: usize = 5;
+// The defaults are the slices' that judge each kind of figure, which say why they are what they
+// are; here under the paths the command line has always read them from.
+pub use crate::instrument::icount::DEFAULT_ICOUNT_THRESHOLD_PCT;
+pub use crate::instrument::memory::RSS_THRESHOLD_PCT;
+pub use crate::instrument::throughput::DEFAULT_LOAD_THRESHOLD_PCT;
+pub use crate::instrument::walltime::{
+    DEFAULT_CONFIDENCE, DEFAULT_FAMILY_ALPHA, DEFAULT_PAIRED_CONFIDENCE,
+    DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT, DEFAULT_RESAMPLES, DEFAULT_SEED,
+    DEFAULT_WALLTIME_THRESHOLD_PCT, MIN_WALLTIME_SAMPLES,
+};
 
 /// How to decide significance. The defaults are the `DEFAULT_*` constants.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -79,19 +50,6 @@ pub struct CompareOptions {
     /// wall-time rows, in (0, 1); unused with [`family::ErrorControl::None`], where each row is
     /// judged at `1 - paired_confidence`.
     pub family_alpha: f64,
-}
-
-impl CompareOptions {
-    /// The threshold of `figure` where history has not learned one: the options' threshold for
-    /// the way it is judged ([`Figure::judged`]).
-    pub fn threshold_pct(&self, figure: Figure) -> f64 {
-        match figure.judged() {
-            Judged::Exact => self.icount_threshold_pct,
-            Judged::Walltime => self.walltime_threshold_pct,
-            Judged::UnderLoad => self.load_threshold_pct,
-            Judged::Rss => RSS_THRESHOLD_PCT,
-        }
-    }
 }
 
 impl Default for CompareOptions {
@@ -155,10 +113,6 @@ impl CompareOptions {
         Ok(())
     }
 }
-
-/// Threshold for max RSS, in percent: RSS moves by whole pages and with the loader's and
-/// allocator's arenas, so a few percent is noise.
-pub const RSS_THRESHOLD_PCT: f64 = 5.0;
 
 /// What a comparison concluded about one row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -528,24 +482,6 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The wall-time threshold the rows were held against, for summaries: the paired one when
-    /// rows were judged paired, "history's per scenario" when separate runs were judged against
-    /// thresholds from history, else the separate-run default.
-    pub fn walltime_threshold(&self) -> String {
-        let wall = || {
-            self.rows
-                .iter()
-                .filter(|r| r.instrument == Figure::Walltime)
-        };
-        if wall().any(|r| r.paired_rounds.is_some()) {
-            fmt_threshold(self.options.paired_walltime_threshold_pct)
-        } else if wall().any(|r| r.evidence.starts_with(HISTORY_EVIDENCE)) {
-            "history's threshold per scenario".into()
-        } else {
-            fmt_threshold(self.options.walltime_threshold_pct)
-        }
-    }
-
     /// Whether any row is a significant regression: the `compare` command's exit status.
     pub fn has_regression(&self) -> bool {
         self.rows.iter().any(|r| r.verdict == Verdict::Regression)
@@ -613,9 +549,6 @@ impl Comparison {
         rows
     }
 }
-
-/// How the evidence of separate runs judged against history begins.
-pub(super) const HISTORY_EVIDENCE: &str = "separate runs: between-run noise from";
 
 /// One function whose own instructions per op changed between the two runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]

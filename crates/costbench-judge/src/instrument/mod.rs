@@ -1,9 +1,13 @@
 //! The judge's slices of the instruments: one module per instrument that has something to judge
-//! beyond its compared figures (which every figure's spec, in the record crate, says how to
-//! judge), named like its folder in the registry (`costbench_record::for_each_instrument!`):
-//! constant time's findings accepted by costbench.toml ([`consttime`]) and the census's diff of
-//! the checks two runs executed ([`census`]), which explains a comparison's changes.
-//! Nothing else in this crate names an instrument's findings.
+//! of its own, named like its folder in the registry (`costbench_record::for_each_instrument!`):
+//! how the rows of each kind of compared figure are judged ([`Judging`], chosen by the kind the
+//! figure's spec in the record crate names, `Judged`): exact counts and instruction counts'
+//! placement verdicts ([`icount`]), max RSS ([`memory`]), wall time's paired and separate-run
+//! statistics ([`walltime`]) and figures under load ([`throughput`]); constant time's findings
+//! accepted by costbench.toml ([`consttime`]) and the census's diff of the checks two runs
+//! executed ([`census`]), which explains a comparison's changes. The comparison (`compare`)
+//! asks these hooks and names no instrument; nothing else in this crate names an instrument's
+//! findings.
 //!
 //! What the slices share with the layers ([`Allowances`]): the entries of costbench.toml that
 //! accept an instrument's findings, which findings of a run they accept, and which entries
@@ -22,8 +26,97 @@
 
 pub mod census;
 pub mod consttime;
+pub mod icount;
+pub mod memory;
+pub mod throughput;
+pub mod walltime;
 
-use costbench_record::model::RunRecord;
+use crate::compare::judge::{Judgement, Pair};
+use crate::compare::{CompareOptions, Row};
+use costbench_record::instrument::{Figure, Judged};
+use costbench_record::model::{RunRecord, ScenarioResult};
+
+/// How the rows of one kind of compared figure are judged: the hooks the comparison calls for
+/// each row whose figure's spec names that kind ([`judging`]).
+pub(crate) struct Judging {
+    /// The threshold of its figures where history has not learned one, from the options.
+    pub threshold_pct: fn(&CompareOptions) -> f64,
+    /// The lowest threshold history can set for its figures, percent (`compare::noise`).
+    pub history_floor_pct: f64,
+    /// Whether a threshold history learns for its figures is at least the largest change
+    /// between consecutive runs its window shows, beside Q3 + 3·IQR.
+    pub history_at_least_largest: bool,
+    /// Judges one row: its verdict, or one the second pass over the paired rows decides.
+    pub judge: fn(&Pair<'_>) -> Outcome,
+    /// A change of a scenario's setup between the two runs that concerns its figures alone
+    /// ("clock monotonic → thread-cpu"): said among the comparison's setup changes and in its
+    /// rows' notes.
+    pub setup: Option<fn(&ScenarioResult, &ScenarioResult) -> Option<String>>,
+}
+
+/// What judging one row gave.
+pub(crate) enum Outcome {
+    /// Its verdict.
+    Judged(Judgement),
+    /// Rounds of a session paired with the other side: unresolved until the second pass over
+    /// every paired row of the comparison ([`finish`]) judges them together.
+    Paired(Judgement, walltime::rounds::Rounds),
+}
+
+/// How figures of `kind` are judged.
+pub(crate) fn judging(kind: Judged) -> &'static Judging {
+    match kind {
+        Judged::Exact => &icount::JUDGING,
+        Judged::Rss => &memory::JUDGING,
+        Judged::Walltime => &walltime::JUDGING,
+        Judged::UnderLoad => &throughput::JUDGING,
+    }
+}
+
+/// The kinds of judging, in the order their setup changes are said.
+const KINDS: [Judged; 4] = [
+    Judged::Exact,
+    Judged::Rss,
+    Judged::Walltime,
+    Judged::UnderLoad,
+];
+
+/// The changes of a scenario's setup between `b` and `c` that concern one kind of figure
+/// ([`Judging::setup`]), each with the kind it concerns.
+pub(crate) fn setup_changes(b: &ScenarioResult, c: &ScenarioResult) -> Vec<(Judged, String)> {
+    KINDS
+        .into_iter()
+        .filter_map(|k| Some((k, judging(k).setup?(b, c)?)))
+        .collect()
+}
+
+/// The last passes over a comparison's rows, once every row has been judged: the paired rows
+/// together (`pending`: each one's index and rounds; the family's error control needs them
+/// all), then the placement verdicts of times whose instructions did not move.
+pub(crate) fn finish(
+    rows: &mut [Row],
+    pending: &[(usize, walltime::rounds::Rounds)],
+    opts: &CompareOptions,
+) {
+    walltime::rounds::judge_paired(rows, pending, opts);
+    settle(rows, &[]);
+}
+
+/// The placement verdicts over a comparison's rows ([`icount::placement`]), with the ids whose
+/// function profiles confined their count change to placement-dependent routines
+/// (`by_profile`): the comparison ends with it, and so does attaching those profiles
+/// (`compare::functions::attach`), which relabels rows.
+pub(crate) fn settle(rows: &mut [Row], by_profile: &[String]) {
+    icount::placement::mark_placement(rows, by_profile);
+}
+
+impl CompareOptions {
+    /// The threshold of `figure` where history has not learned one: the options' threshold for
+    /// the way it is judged ([`Figure::judged`]).
+    pub fn threshold_pct(&self, figure: Figure) -> f64 {
+        (judging(figure.judged()).threshold_pct)(self)
+    }
+}
 
 /// The entries of costbench.toml that accept the instruments' findings (reviewed ones: still
 /// reported, never failing), each slice's own, as the file's reader read them.

@@ -1,8 +1,6 @@
 //! Tests of [`compare`](super::compare) over run records built in code: matching ids across the
 //! two runs, exact figures against their thresholds, options. Wall time and throughput, judged
-//! from samples and rounds, are in `walltime`.
-
-mod walltime;
+//! from samples and rounds, are tested in their slice (`instrument::walltime`).
 
 use super::*;
 use crate::testing::*;

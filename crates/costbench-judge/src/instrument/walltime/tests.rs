@@ -1,9 +1,23 @@
-//! Tests of [`compare`](super::super::compare)'s wall-time and throughput verdicts: separate
-//! runs that need a threshold from history, paired rounds of one session, the bootstrap, rows of
-//! different machines, and load rounds judged slice by slice.
+//! Tests of [`compare`]'s wall-time and throughput verdicts: separate runs that need a
+//! threshold from history, paired rounds of one session, the bootstrap, rows of different
+//! machines. (The second pass over paired rows is tested in `rounds`; load rounds judged slice
+//! by slice in `instrument::throughput`.)
 
 use super::*;
-use costbench_record::instrument::throughput::testing::with_throughput;
+use crate::compare::{compare, compare_with, noise, CompareOptions, Row};
+use crate::testing::*;
+use costbench_record::model::RunRecord;
+use costbench_record::testing::*;
+
+fn opts() -> CompareOptions {
+    CompareOptions::default()
+}
+
+fn only_row(c: &Comparison, inst: Figure) -> &Row {
+    let rows: Vec<&Row> = c.rows.iter().filter(|r| r.instrument == inst).collect();
+    assert_eq!(rows.len(), 1, "{:#?}", c.rows);
+    rows[0]
+}
 
 #[test]
 fn walltime_of_separate_runs_needs_history_threshold_and_interval() {
@@ -343,66 +357,4 @@ fn issue_15_wall_time_of_different_machines_is_unresolved() {
         only_row(&compare(&b, &c, &opts()), Figure::Walltime).verdict,
         Verdict::Unresolved
     );
-}
-
-/// Rounds of two builds taking turns under load: the candidate 10 % slower with wobble that
-/// both share, judged paired; the same figures from separate runs are never judged.
-#[test]
-fn throughput_rows_are_judged_slice_by_slice_and_only_when_paired() {
-    let wobble: Vec<f64> = (0..12)
-        .map(|k| 1.0 + 0.2 * ((k * 7) % 5) as f64 / 5.0)
-        .collect();
-    let base_ops: Vec<f64> = wobble.iter().map(|w| 50_000.0 * w).collect();
-    let cand_ops: Vec<f64> = base_ops
-        .iter()
-        .enumerate()
-        .map(|(k, o)| o / (1.10 + 0.002 * (k % 3) as f64))
-        .collect();
-    let base_p99: Vec<f64> = wobble.iter().map(|w| 40_000.0 * w).collect();
-    // p99 unchanged but for a tiny symmetric wobble.
-    let cand_p99: Vec<f64> = base_p99
-        .iter()
-        .enumerate()
-        .map(|(k, p)| p * if k % 2 == 0 { 1.001 } else { 0.999 })
-        .collect();
-    let side = |id, ops: &[f64], p99: &[f64], session| {
-        record(
-            id,
-            vec![with_throughput(scenario("svc@4c"), 4, ops, p99, session)],
-        )
-    };
-    let c = compare(
-        &side("b", &base_ops, &base_p99, Some("s1")),
-        &side("c", &cand_ops, &cand_p99, Some("s1")),
-        &opts(),
-    );
-    let t = only_row(&c, Figure::Throughput);
-    assert_eq!(t.verdict, Verdict::Regression, "{t:#?}");
-    assert!((t.change_pct - 10.0).abs() < 0.5, "{}", t.change_pct);
-    assert_eq!(t.paired_rounds, Some(12));
-    assert_eq!(t.threshold_pct, DEFAULT_LOAD_THRESHOLD_PCT);
-    assert!(
-        t.reason.contains("over 12 rounds under load"),
-        "{}",
-        t.reason
-    );
-    assert!(
-        t.evidence.contains("builds taking turns slice by slice"),
-        "{}",
-        t.evidence
-    );
-    assert_eq!(only_row(&c, Figure::P99).verdict, Verdict::Unchanged);
-    assert!(Figure::Throughput.fmt_value(t.base).contains("ops/s"));
-
-    // Separate runs (no shared session): unresolved, whatever the figures.
-    let c = compare(
-        &side("b", &base_ops, &base_p99, Some("s1")),
-        &side("c", &cand_ops, &cand_p99, Some("s2")),
-        &opts(),
-    );
-    for inst in [Figure::Throughput, Figure::P99] {
-        let r = only_row(&c, inst);
-        assert_eq!(r.verdict, Verdict::Unresolved, "{r:#?}");
-        assert!(r.reason.starts_with("separate runs"), "{}", r.reason);
-    }
 }

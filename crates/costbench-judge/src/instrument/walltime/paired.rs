@@ -3,7 +3,7 @@
 //! percent between minutes on a shared VM) cancels in their ratio.
 //!
 //! The statistic is the log ratio of the two sides' round figures (their fastest samples: see
-//! `compare::judge::paired_rounds`), `d_k = ln(cand_k / base_k)`.
+//! `rounds::paired_rounds`), `d_k = ln(cand_k / base_k)`.
 //! Its centre is estimated by Hodges–Lehmann (the median of the Walsh averages `(d_i + d_j) / 2`,
 //! `i <= j`), and its confidence interval is the exact distribution-free one that inverts the
 //! Wilcoxon signed-rank test: robust to a round disturbed by a neighbour, exact for the handful
