@@ -99,7 +99,7 @@ pub enum Change {
 pub struct Effect {
     /// The measured id.
     pub id: String,
-    /// The figure (`icount`, `walltime`, `memory`, ...).
+    /// The compared figure.
     pub figure: Figure,
     /// What one op is.
     pub unit: String,
@@ -109,7 +109,8 @@ pub struct Effect {
     pub cand: f64,
     /// `100 * (cand - base) / base`.
     pub change_pct: f64,
-    /// Wall time: the interval of `cand / base` (paired signed-rank).
+    /// The interval of `cand / base`, where the row's judging gives one (timings: paired
+    /// signed-rank).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci: Option<RatioCi>,
     /// `compare`'s verdict on the row.

@@ -46,21 +46,10 @@ fn limit_of(b: &Budget, figure: BudgetFigure) -> Option<f64> {
     }
 }
 
-/// The figure of one measured id, if the run measured it.
+/// The figure of one measured id, if the run measured it: as the judge's slice of the
+/// instrument that measures it reads it ([`crate::instrument`]).
 pub fn figure_of(r: &ScenarioResult, figure: BudgetFigure) -> Option<f64> {
-    let alloc = r
-        .counters
-        .memory
-        .as_ref()
-        .and_then(|m| m.allocations.as_ref());
-    match figure {
-        BudgetFigure::Instructions => r.icount.as_ref().map(|i| i.ir_per_op),
-        BudgetFigure::Allocations => alloc.map(|a| a.allocs_per_op),
-        BudgetFigure::Bytes => alloc.map(|a| a.bytes_allocated_per_op),
-        BudgetFigure::PeakHeap => alloc.map(|a| a.peak_live_bytes as f64),
-        BudgetFigure::Checks => r.census.as_ref().map(|c| c.checks_per_op),
-        BudgetFigure::BinarySize => None,
-    }
+    crate::instrument::budget_value(r, figure)
 }
 
 fn check(
@@ -90,7 +79,7 @@ fn check(
 pub fn evaluate(record: &RunRecord, budgets: &[(Budget, Source)]) -> Vec<BudgetCheck> {
     let mut out = Vec::new();
     for r in record.results.iter().filter(|r| r.failures.is_empty()) {
-        // Load rows (a service under a number of clients) carry throughput only.
+        // Load rows (a service under a number of clients) carry only their figures under load.
         if r.clients.is_some() {
             continue;
         }

@@ -59,7 +59,7 @@ pub struct CellFigure {
     pub change_pct: Option<f64>,
     /// `compare`'s verdict on the change (absent for the baseline).
     pub verdict: Option<Verdict>,
-    /// Wall time: the bootstrap interval of the ratio of medians.
+    /// The interval of the ratio `compare` gave the row, where its judging gives one (timings).
     pub ci: Option<RatioCi>,
 }
 
@@ -68,10 +68,11 @@ pub struct CellFigure {
 pub struct Cell {
     /// The variant (the column's name).
     pub variant: String,
-    /// Per instrument name (`icount`, `walltime`, `cache`, `memory`, `rss`): its figure.
+    /// Per compared figure, by its name (`Figure::name`): its figure.
     #[serde(flatten)]
     pub figures: BTreeMap<String, CellFigure>,
-    /// Instruments that failed for this id in this variant: `icount (panicked)`.
+    /// Instruments that failed for this id in this variant: `NAME (KIND)`, the instrument's
+    /// name and the failure's kind (`panicked`).
     pub failed: Vec<String>,
 }
 

@@ -2,13 +2,15 @@
 //! every series of a [`Timeline`] (id × metric × machine × variant), placed at the first run
 //! that carries it, and the drift of each series since a reference run against a budget.
 //!
-//! Exact figures (instruction counts, allocations, bytes, binary size: one measurement of a
-//! binary gives its value) step where two consecutive values differ by more than the series'
-//! tolerance and the new level lasts ([`exact`]); noisy figures (wall time, build time, RSS)
-//! are split by a t-test change-point method in the manner of Hunter / Apache Otava
-//! ([`noisy`]); a paired wall-time step (`history backfill` measures each commit interleaved
-//! with the previous measured one) is a change point where the paired test resolved it. Pure: which runs a timeline holds, which commits were measured and how the
-//! report is printed are the callers'.
+//! How a series is judged is its metric's spec's (`Steps`, in the record crate): exact figures
+//! (one measurement of a binary gives its value) step where two consecutive values differ by
+//! more than the series' tolerance (its slice's, `instrument::exact_tolerance`) and the new
+//! level lasts ([`exact`]); figures that scatter from run to run (timings, build time, RSS) are
+//! split by a t-test change-point method in the manner of Hunter / Apache Otava ([`noisy`]); a
+//! paired step (`history backfill` measures each commit interleaved with the previous measured
+//! one) is a change point where the paired test resolved it, and stands for the series it pairs
+//! (`instrument::stands_for`). Pure: which runs a timeline holds, which commits were measured
+//! and how the report is printed are the callers'.
 
 pub mod config;
 pub mod exact;
@@ -57,22 +59,13 @@ pub struct Options {
     pub min_change_pct: f64,
 }
 
-/// The harness residual, in instructions per run: what an empty measured body counts (the call's
-/// jump and `ret`). Two runs of one binary differ by no more.
-pub const HARNESS_RESIDUAL_IR: f64 = 2.0;
-
 impl Default for Options {
-    /// Instruction counts within the harness residual, other exact figures exactly; the t-test
-    /// at 0.001 with 5 runs on each side and changes of 2 % or more.
+    /// Exact figures within what their slices allow (instruction counts within the harness
+    /// residual, others exactly); the t-test at 0.001 with 5 runs on each side and changes of
+    /// 2 % or more.
     fn default() -> Options {
         Options {
-            exact_tolerance: |m| {
-                if m == Metric::Icount {
-                    HARNESS_RESIDUAL_IR
-                } else {
-                    0.0
-                }
-            },
+            exact_tolerance: crate::instrument::exact_tolerance,
             alpha: 0.001,
             min_segment: 5,
             min_change_pct: 2.0,
@@ -139,18 +132,29 @@ pub struct ChangeReport {
 /// Finds the change points of every series of `timeline`.
 pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
     let mut out = Vec::new();
-    // Where wall time was measured paired, its change points are the paired steps': the t-test
+    // Where a figure was measured paired, its change points are the paired steps': the t-test
     // over the same medians would judge one commit's figure at a time again, with less evidence.
-    let paired: std::collections::HashSet<(&str, &str, &str)> = timeline
+    let paired: std::collections::HashSet<(&str, &str, &str, &str)> = timeline
         .series
         .iter()
-        .filter(|s| s.metric == Metric::WalltimeStep)
-        .map(|s| (s.id.as_str(), s.machine.as_str(), s.variant.as_str()))
+        .filter_map(|s| {
+            let pairs = crate::instrument::stands_for(s.metric)?;
+            Some((
+                pairs.spec().name,
+                s.id.as_str(),
+                s.machine.as_str(),
+                s.variant.as_str(),
+            ))
+        })
         .collect();
     for (si, s) in timeline.series.iter().enumerate() {
-        if s.metric == Metric::Walltime
-            && paired.contains(&(s.id.as_str(), s.machine.as_str(), s.variant.as_str()))
-        {
+        let key = (
+            s.metric.spec().name,
+            s.id.as_str(),
+            s.machine.as_str(),
+            s.variant.as_str(),
+        );
+        if paired.contains(&key) {
             continue;
         }
         let values: Vec<f64> = s.points.iter().map(|p| p.1).collect();
@@ -205,7 +209,7 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
                     }
                     let run = s.points[i].0;
                     // The series' first step: the commit it was paired with was measured alone
-                    // (wall time, no step), the run of this machine and variant before it.
+                    // (its figure, no step), the run of this machine and variant before it.
                     let previous = match i {
                         0 => (0..run).rev().find(|&j| {
                             let r = &timeline.runs[j];
@@ -226,7 +230,7 @@ pub fn detect(timeline: &Timeline, opts: &Options) -> Vec<ChangePoint> {
 /// The drift of every series from its first run at or after `reference` (an index into
 /// [`Timeline::runs`]) to its newest, against `budget_pct`; t-test series compare the medians
 /// of `window` points at each end. Paired steps are ratios between neighbours, not levels: they
-/// have no drift of their own (their wall time's series has).
+/// have no drift of their own (the series they stand for has).
 pub fn drift(timeline: &Timeline, reference: usize, budget_pct: f64, window: usize) -> Vec<Drift> {
     let mut out = Vec::new();
     for (si, s) in timeline.series.iter().enumerate() {

@@ -11,9 +11,16 @@
 //! again, in line order, within the same kind, function and files when they execute exactly as
 //! often per op: counts are exact, so a check that moved down two lines and still runs 1,000
 //! times per op is the same check, while the one the pull request added has no partner.
+//!
+//! Also its figure a budget limits (`checks`, `budget_value`).
 
-use costbench_record::model::CensusSite;
+use costbench_record::model::{CensusSite, ScenarioResult};
 use serde::Serialize;
+
+/// Its budget figure (`checks`): checks executed per op.
+pub(super) fn budget_value(r: &ScenarioResult) -> Option<f64> {
+    r.census.as_ref().map(|c| c.checks_per_op)
+}
 
 /// A check listed in a census diff.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -33,7 +33,9 @@ pub mod walltime;
 
 use crate::compare::judge::{Judgement, Pair};
 use crate::compare::{CompareOptions, Row};
-use costbench_record::instrument::{Figure, Judged};
+use costbench_record::history::Metric;
+use costbench_record::instrument::{Figure, Instrument, Judged};
+use costbench_record::model::budget::BudgetFigure;
 use costbench_record::model::{RunRecord, ScenarioResult};
 
 /// How the rows of one kind of compared figure are judged: the hooks the comparison calls for
@@ -108,6 +110,30 @@ pub(crate) fn finish(
 /// (`compare::functions::attach`), which relabels rows.
 pub(crate) fn settle(rows: &mut [Row], by_profile: &[String]) {
     icount::placement::mark_placement(rows, by_profile);
+}
+
+/// The per-run difference at or below which two values of an exact series are one level, in
+/// the metric's unit per run (`changes::Options::exact_tolerance`'s default): what its slice
+/// allows (instruction counts, the harness residual), else none.
+pub(crate) fn exact_tolerance(metric: Metric) -> f64 {
+    icount::exact_tolerance(metric).unwrap_or(0.0)
+}
+
+/// The series a series of paired steps stands for (`history changes` judges the steps, not the
+/// medians they pair), if `steps` is one: its slice says.
+pub(crate) fn stands_for(steps: Metric) -> Option<Metric> {
+    walltime::stands_for(steps)
+}
+
+/// A budget figure of one measured id, as the slice of the instrument that measures it
+/// (`BudgetFigure::instrument`) reads it; `None` when the run did not measure it.
+pub(crate) fn budget_value(r: &ScenarioResult, figure: BudgetFigure) -> Option<f64> {
+    match Instrument::from_name(figure.instrument()?)? {
+        Instrument::Icount => icount::budget_value(r),
+        Instrument::Memory => memory::budget_value(r, figure),
+        Instrument::Census => census::budget_value(r),
+        _ => None,
+    }
 }
 
 impl CompareOptions {

@@ -2,7 +2,8 @@
 //! default or one learned from history ([`exact`], which every exact figure shares: simulated
 //! cycles, allocations, max RSS with a threshold of its own), its default threshold and why, and
 //! its placement verdicts ([`placement`]): a count change within the spread of its
-//! data-placement runs, and a time that moved while its instructions did not.
+//! data-placement runs, and a time that moved while its instructions did not. Also what
+//! `history changes` tolerates of its series, and its figure a budget limits.
 //!
 //! Pure: no clocks, no processes.
 
@@ -11,7 +12,9 @@ pub mod placement;
 use super::{Judging, Outcome};
 use crate::compare::judge::{change_pct, direction, Judgement, Pair};
 use crate::compare::Verdict;
+use costbench_record::history::Metric;
 use costbench_record::instrument::Figure;
+use costbench_record::model::ScenarioResult;
 
 /// Instruction counts repeat exactly for deterministic code on one machine and toolchain, so any
 /// real change shows. 0.2 % is what rustls first chose for its CI (rustls/rustls#1404) and sits
@@ -20,6 +23,21 @@ use costbench_record::instrument::Figure;
 /// rejection sampling) drifted up to 1.7 % on doc-only changes (rustls/rustls#1645): such suites
 /// need a larger threshold, hence the option.
 pub const DEFAULT_ICOUNT_THRESHOLD_PCT: f64 = 0.2;
+
+/// The harness residual, in instructions per run: what an empty measured body counts (the call's
+/// jump and `ret`). Two runs of one binary differ by no more.
+pub const HARNESS_RESIDUAL_IR: f64 = 2.0;
+
+/// The tolerance of its exact series in `history changes`: instruction counts within the
+/// harness residual.
+pub(super) fn exact_tolerance(metric: Metric) -> Option<f64> {
+    (metric == Metric::Icount).then_some(HARNESS_RESIDUAL_IR)
+}
+
+/// Its budget figure (`instructions`): instructions per op.
+pub(super) fn budget_value(r: &ScenarioResult) -> Option<f64> {
+    r.icount.as_ref().map(|i| i.ir_per_op)
+}
 
 /// How exact figures are judged (`Judged::Exact`): against the instruction-count threshold,
 /// instruction counts themselves against the spread of their data-placement runs too.

@@ -4,8 +4,8 @@
 //! [`family`]); two separate runs only against a threshold history learned, with the bootstrap
 //! of `bootstrap` (`separate`); two machines never. Its defaults and why they are what they
 //! are, the setup change only its rows note (the clock), what history's thresholds take of its
-//! noise, and the threshold a comparison's summaries say it was held against
-//! ([`Comparison::walltime_threshold`]).
+//! noise, what its paired steps stand for in `history changes`, and the threshold a
+//! comparison's summaries say it was held against ([`Comparison::walltime_threshold`]).
 //!
 //! Whether a time that moved with the same instructions is placement is instruction counts'
 //! verdict (`instrument::icount::placement`), which runs after these. Pure: no clocks, no
@@ -21,6 +21,7 @@ use super::{Judging, Outcome};
 use crate::compare::judge::{change_pct, Judgement, Pair};
 use crate::compare::{Comparison, Verdict};
 use costbench_record::fmt::fmt_threshold;
+use costbench_record::history::Metric;
 use costbench_record::instrument::Figure;
 use costbench_record::model::ScenarioResult;
 use rounds::Rounds;
@@ -111,6 +112,13 @@ pub(super) fn timed(
         Some(r) => Outcome::Paired(rounds::pending(&r, p.bv, p.cv), r),
         None => Outcome::Judged(separate(p)),
     }
+}
+
+/// Where wall time was measured paired (`history backfill`), its series of steps over the
+/// previous measured commit stands for its series of medians: `history changes` judges the
+/// steps.
+pub(super) fn stands_for(steps: Metric) -> Option<Metric> {
+    (steps == Metric::WalltimeStep).then_some(Metric::Walltime)
 }
 
 impl Comparison {
