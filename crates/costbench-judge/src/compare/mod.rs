@@ -13,8 +13,6 @@
 
 pub mod asm;
 pub mod explain;
-pub mod flame;
-pub mod functions;
 pub(crate) mod judge;
 pub mod noise;
 mod presence;
@@ -24,6 +22,9 @@ mod types;
 // (the measuring crate's adaptive sessions, the CLI's options); they are wall time's slice's.
 pub use crate::instrument::walltime::bootstrap::RatioCi;
 pub use crate::instrument::walltime::{family, paired};
+// Instruction counts' explanation of a change, where other crates have always found it: the
+// functions that moved and the differential flame graph, from the two sides' profiles.
+pub use crate::instrument::icount::{flame, functions};
 pub use types::*;
 
 use crate::instrument::{self, Outcome};

@@ -101,15 +101,7 @@ pub(crate) fn finish(
     opts: &CompareOptions,
 ) {
     walltime::rounds::judge_paired(rows, pending, opts);
-    settle(rows, &[]);
-}
-
-/// The placement verdicts over a comparison's rows ([`icount::placement`]), with the ids whose
-/// function profiles confined their count change to placement-dependent routines
-/// (`by_profile`): the comparison ends with it, and so does attaching those profiles
-/// (`compare::functions::attach`), which relabels rows.
-pub(crate) fn settle(rows: &mut [Row], by_profile: &[String]) {
-    icount::placement::mark_placement(rows, by_profile);
+    icount::placement::mark_placement(rows, &[]);
 }
 
 /// The per-run difference at or below which two values of an exact series are one level, in

@@ -2,11 +2,15 @@
 //! default or one learned from history ([`exact`], which every exact figure shares: simulated
 //! cycles, allocations, max RSS with a threshold of its own), its default threshold and why, and
 //! its placement verdicts ([`placement`]): a count change within the spread of its
-//! data-placement runs, and a time that moved while its instructions did not. Also what
-//! `history changes` tolerates of its series, and its figure a budget limits.
+//! data-placement runs, and a time that moved while its instructions did not; what explains a
+//! count change, from the two sides' callgrind profiles: the functions that moved
+//! ([`functions`]) and the differential flame graph ([`flame`]). Also what `history changes`
+//! tolerates of its series, and its figure a budget limits.
 //!
 //! Pure: no clocks, no processes.
 
+pub mod flame;
+pub mod functions;
 pub mod placement;
 
 use super::{Judging, Outcome};

@@ -10,8 +10,7 @@
 //!
 //! Last, `mark_placement` turns the wall-time verdict of an id whose instructions did not move
 //! (or moved only as placement moves them) into a placement verdict too: both the comparison and
-//! [`functions::attach`](crate::compare::functions::attach) end with it (through
-//! `instrument::settle`). Pure.
+//! [`functions::attach`](super::functions::attach) end with it. Pure.
 
 use crate::compare::judge::{change_pct, direction};
 use crate::compare::{Row, Verdict};
@@ -65,7 +64,7 @@ pub fn judge(
 
 /// Largest instruction-count change (percent, either way) of a scenario whose change its
 /// function profiles confined to placement-dependent routines
-/// ([`placement_note`](crate::compare::functions::placement_note)) under which its wall-time change is
+/// ([`placement_note`](super::functions::placement_note)) under which its wall-time change is
 /// labelled placement too, not gated.
 ///
 /// Below it the instruction change cannot account for a wall-time change the paired rounds
@@ -83,7 +82,7 @@ pub const PLACEMENT_WALLTIME_BOUND_PCT: f64 = 2.0;
 ///
 /// - within the spread of its data-placement runs ([`judge`]): always;
 /// - by its callgrind function profiles (`by_profile`, the ids
-///   [`functions::attach`](crate::compare::functions::attach) relabelled: the change confined to
+///   [`functions::attach`](super::functions::attach) relabelled: the change confined to
 ///   placement-dependent routines entered as often, whose work per call moved): only while the
 ///   instruction change is at most [`PLACEMENT_WALLTIME_BOUND_PCT`]. Beyond it the wall-time
 ///   verdict stands, and its reason says why it did not follow.

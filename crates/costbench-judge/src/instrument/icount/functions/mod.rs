@@ -20,7 +20,7 @@ pub use routines::{
     PLACEMENT_SHARE,
 };
 
-use super::types::{Comparison, FunctionChanges, FunctionDelta, Omitted, Presence, Verdict};
+use crate::compare::{Comparison, FunctionChanges, FunctionDelta, Omitted, Presence, Verdict};
 use costbench_record::instrument::Figure;
 use costbench_record::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
@@ -143,7 +143,7 @@ pub fn diff(
 /// ([`flame::diff`](super::flame::diff)) goes into `cmp.flames` from the same profiles. The
 /// loading is the caller's, so this stays pure.
 ///
-/// [`PLACEMENT_WALLTIME_BOUND_PCT`]: crate::instrument::icount::placement::PLACEMENT_WALLTIME_BOUND_PCT
+/// [`PLACEMENT_WALLTIME_BOUND_PCT`]: super::placement::PLACEMENT_WALLTIME_BOUND_PCT
 pub fn attach(
     cmp: &mut Comparison,
     mut profiles: impl FnMut(&str) -> Result<(ScenarioProfile, ScenarioProfile), String>,
@@ -204,5 +204,5 @@ pub fn attach(
     }
     // Their wall time, if it moved, moved with placement too (for those, while the instruction
     // change is at most PLACEMENT_WALLTIME_BOUND_PCT).
-    crate::instrument::settle(&mut cmp.rows, &by_profile);
+    super::placement::mark_placement(&mut cmp.rows, &by_profile);
 }

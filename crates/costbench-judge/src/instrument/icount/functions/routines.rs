@@ -214,7 +214,7 @@ fn sign(v: f64) -> &'static str {
 /// Everything not credited (the scenario's own code, extra calls, routines that failed the
 /// test) counts against the share. A change confined this way is still only as large as
 /// placement makes it in these routines: wall time follows it only up to
-/// [`PLACEMENT_WALLTIME_BOUND_PCT`](crate::instrument::icount::placement::PLACEMENT_WALLTIME_BOUND_PCT).
+/// [`PLACEMENT_WALLTIME_BOUND_PCT`](super::super::placement::PLACEMENT_WALLTIME_BOUND_PCT).
 ///
 /// [`FunctionChanges::placement_note`]: crate::compare::FunctionChanges::placement_note
 pub fn placement_note(

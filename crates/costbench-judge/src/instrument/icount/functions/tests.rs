@@ -400,7 +400,7 @@ fn work_per_call_that_moved_in_routines_entered_as_often_is_placement() {
 /// when the profiles confine a small change to placement-dependent routines.
 #[test]
 fn wall_time_follows_a_small_change_the_profiles_confine_to_placement_paths() {
-    use super::super::{compare, CompareOptions, Row};
+    use crate::compare::{compare, CompareOptions, Row};
     use costbench_record::testing::{record, rounds_pair, scenario, with_icount, with_rounds};
     // Paired rounds 7.1 % slower: a wall-time regression on its own.
     let tight: Vec<f64> = (0..12).map(|k| 0.0005 * (k % 5) as f64).collect();
