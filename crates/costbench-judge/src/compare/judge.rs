@@ -18,7 +18,7 @@ use costbench_record::model::{RunRecord, ScenarioResult};
 pub(crate) struct Pair<'a> {
     /// The figure compared.
     pub figure: Figure,
-    /// The baseline run, and the id's result in it.
+    /// The baseline run.
     pub base: &'a RunRecord,
     /// The candidate run.
     pub cand: &'a RunRecord,
@@ -43,7 +43,7 @@ pub(crate) struct Pair<'a> {
 pub(crate) struct Judgement {
     pub change_pct: f64,
     pub threshold_pct: f64,
-    pub ci: Option<super::RatioCi>,
+    pub ci: Option<super::types::RatioCi>,
     pub paired_rounds: Option<usize>,
     pub verdict: Verdict,
     pub reason: String,

@@ -16,7 +16,7 @@ pub mod explain;
 pub(crate) mod judge;
 pub mod noise;
 mod presence;
-mod types;
+pub(crate) mod types;
 
 // The statistics of timings measured in rounds, where other crates have always found them
 // (the measuring crate's adaptive sessions, the CLI's options); they are wall time's slice's.
@@ -26,6 +26,17 @@ pub use crate::instrument::walltime::{family, paired};
 // functions that moved and the differential flame graph, from the two sides' profiles.
 pub use crate::instrument::icount::{flame, functions};
 pub use types::*;
+
+// The defaults are the slices' that judge each kind of figure, which say why they are what they
+// are; here under the paths the command line has always read them from.
+pub use crate::instrument::icount::DEFAULT_ICOUNT_THRESHOLD_PCT;
+pub use crate::instrument::memory::RSS_THRESHOLD_PCT;
+pub use crate::instrument::throughput::DEFAULT_LOAD_THRESHOLD_PCT;
+pub use crate::instrument::walltime::{
+    DEFAULT_CONFIDENCE, DEFAULT_FAMILY_ALPHA, DEFAULT_PAIRED_CONFIDENCE,
+    DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT, DEFAULT_RESAMPLES, DEFAULT_SEED,
+    DEFAULT_WALLTIME_THRESHOLD_PCT, MIN_WALLTIME_SAMPLES,
+};
 
 use crate::instrument::{self, Outcome};
 use costbench_record::instrument::Figure;

@@ -5,7 +5,7 @@
 //! `compare`, and nothing here reads files.
 
 pub use super::presence::Presence;
-use crate::instrument::walltime::bootstrap::RatioCi;
+pub(crate) use crate::instrument::walltime::bootstrap::RatioCi;
 use crate::instrument::walltime::family;
 use anyhow::{bail, Result};
 use costbench_record::instrument::Figure;
@@ -14,18 +14,8 @@ use serde::Serialize;
 use std::collections::HashSet;
 use std::fmt;
 
-// The defaults are the slices' that judge each kind of figure, which say why they are what they
-// are; here under the paths the command line has always read them from.
-pub use crate::instrument::icount::DEFAULT_ICOUNT_THRESHOLD_PCT;
-pub use crate::instrument::memory::RSS_THRESHOLD_PCT;
-pub use crate::instrument::throughput::DEFAULT_LOAD_THRESHOLD_PCT;
-pub use crate::instrument::walltime::{
-    DEFAULT_CONFIDENCE, DEFAULT_FAMILY_ALPHA, DEFAULT_PAIRED_CONFIDENCE,
-    DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT, DEFAULT_RESAMPLES, DEFAULT_SEED,
-    DEFAULT_WALLTIME_THRESHOLD_PCT, MIN_WALLTIME_SAMPLES,
-};
-
-/// How to decide significance. The defaults are the `DEFAULT_*` constants.
+/// How to decide significance. The defaults are the `DEFAULT_*` constants (`Default` is the
+/// slices', `crate::instrument`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CompareOptions {
     /// Instruction-count changes at or below this (percent) are negligible.
@@ -50,23 +40,6 @@ pub struct CompareOptions {
     /// wall-time rows, in (0, 1); unused with [`family::ErrorControl::None`], where each row is
     /// judged at `1 - paired_confidence`.
     pub family_alpha: f64,
-}
-
-impl Default for CompareOptions {
-    fn default() -> Self {
-        CompareOptions {
-            icount_threshold_pct: DEFAULT_ICOUNT_THRESHOLD_PCT,
-            walltime_threshold_pct: DEFAULT_WALLTIME_THRESHOLD_PCT,
-            paired_walltime_threshold_pct: DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
-            load_threshold_pct: DEFAULT_LOAD_THRESHOLD_PCT,
-            paired_confidence: DEFAULT_PAIRED_CONFIDENCE,
-            resamples: DEFAULT_RESAMPLES,
-            confidence: DEFAULT_CONFIDENCE,
-            seed: DEFAULT_SEED,
-            error_control: family::ErrorControl::Holm,
-            family_alpha: DEFAULT_FAMILY_ALPHA,
-        }
-    }
 }
 
 impl CompareOptions {
@@ -478,7 +451,7 @@ pub struct Comparison {
     /// [`attach`](super::functions::attach) from the same profiles). Drawn by the HTML report
     /// only: a tree of call paths is too large for the JSON document, which has the movers.
     #[serde(skip)]
-    pub flames: Vec<super::flame::FlameDiff>,
+    pub flames: Vec<crate::instrument::icount::flame::FlameDiff>,
 }
 
 impl Comparison {

@@ -32,7 +32,7 @@ pub mod throughput;
 pub mod walltime;
 
 use crate::compare::judge::{Judgement, Pair};
-use crate::compare::{CompareOptions, Row};
+use crate::compare::types::{CompareOptions, Row};
 use costbench_record::history::Metric;
 use costbench_record::instrument::{Figure, Instrument, Judged};
 use costbench_record::model::budget::BudgetFigure;
@@ -125,6 +125,24 @@ pub(crate) fn budget_value(r: &ScenarioResult, figure: BudgetFigure) -> Option<f
         Instrument::Memory => memory::budget_value(r, figure),
         Instrument::Census => census::budget_value(r),
         _ => None,
+    }
+}
+
+/// The defaults of the options: each kind's slice's (`compare::DEFAULT_*`).
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            icount_threshold_pct: icount::DEFAULT_ICOUNT_THRESHOLD_PCT,
+            walltime_threshold_pct: walltime::DEFAULT_WALLTIME_THRESHOLD_PCT,
+            paired_walltime_threshold_pct: walltime::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
+            load_threshold_pct: throughput::DEFAULT_LOAD_THRESHOLD_PCT,
+            paired_confidence: walltime::DEFAULT_PAIRED_CONFIDENCE,
+            resamples: walltime::DEFAULT_RESAMPLES,
+            confidence: walltime::DEFAULT_CONFIDENCE,
+            seed: walltime::DEFAULT_SEED,
+            error_control: walltime::family::ErrorControl::Holm,
+            family_alpha: walltime::DEFAULT_FAMILY_ALPHA,
+        }
     }
 }
 

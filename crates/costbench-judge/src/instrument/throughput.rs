@@ -10,7 +10,7 @@ use super::walltime::rounds::Rounds;
 use super::walltime::{paired, separate::UNPAIRED_ADVICE};
 use super::Judging;
 use crate::compare::judge::{change_pct, Judgement, Pair};
-use crate::compare::{CompareOptions, Verdict};
+use crate::compare::types::{CompareOptions, Verdict};
 use costbench_record::instrument::Figure;
 use costbench_record::model::{ScenarioResult, Throughput};
 

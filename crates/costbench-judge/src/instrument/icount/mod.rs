@@ -15,7 +15,7 @@ pub mod placement;
 
 use super::{Judging, Outcome};
 use crate::compare::judge::{change_pct, direction, Judgement, Pair};
-use crate::compare::Verdict;
+use crate::compare::types::Verdict;
 use costbench_record::history::Metric;
 use costbench_record::instrument::Figure;
 use costbench_record::model::ScenarioResult;

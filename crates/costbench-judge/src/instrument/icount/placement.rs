@@ -13,7 +13,7 @@
 //! [`functions::attach`](super::functions::attach) end with it. Pure.
 
 use crate::compare::judge::{change_pct, direction};
-use crate::compare::{Row, Verdict};
+use crate::compare::types::{Row, Verdict};
 use costbench_record::fmt::{fmt_change, fmt_ir_grouped, fmt_threshold};
 use costbench_record::instrument::Figure;
 use costbench_record::model::ScenarioResult;

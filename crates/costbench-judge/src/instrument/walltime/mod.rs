@@ -19,7 +19,7 @@ pub(crate) mod separate;
 
 use super::{Judging, Outcome};
 use crate::compare::judge::{change_pct, Judgement, Pair};
-use crate::compare::{Comparison, Verdict};
+use crate::compare::types::{Comparison, Verdict};
 use costbench_record::fmt::fmt_threshold;
 use costbench_record::history::Metric;
 use costbench_record::instrument::Figure;

@@ -11,7 +11,7 @@
 
 use super::{family, paired};
 use crate::compare::judge::{change_pct, direction, Judgement};
-use crate::compare::{CompareOptions, Row, Verdict};
+use crate::compare::types::{CompareOptions, Row, Verdict};
 use costbench_record::fmt::{fmt_ci, fmt_confidence, fmt_threshold};
 use costbench_record::model::ScenarioResult;
 

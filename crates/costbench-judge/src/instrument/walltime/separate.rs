@@ -9,7 +9,7 @@
 
 use super::{bootstrap, HISTORY_EVIDENCE, MIN_WALLTIME_SAMPLES};
 use crate::compare::judge::{change_pct, direction, Judgement, Pair};
-use crate::compare::Verdict;
+use crate::compare::types::Verdict;
 use costbench_record::fmt::{fmt_ci, fmt_threshold};
 
 /// What to run instead when two separate runs cannot judge wall time (or figures under load).

@@ -20,7 +20,9 @@ pub use routines::{
     PLACEMENT_SHARE,
 };
 
-use crate::compare::{Comparison, FunctionChanges, FunctionDelta, Omitted, Presence, Verdict};
+use crate::compare::types::{
+    Comparison, FunctionChanges, FunctionDelta, Omitted, Presence, Verdict,
+};
 use costbench_record::instrument::Figure;
 use costbench_record::profile::{Profile, ScenarioProfile};
 use std::collections::BTreeSet;
