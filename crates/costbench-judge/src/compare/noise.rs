@@ -2,10 +2,9 @@
 //! runs of the baseline branch, summarised as Q3 + 3·IQR of the absolute relative changes (the
 //! rule rustc-perf and rustls use). Pure: the caller fetches the series.
 //!
-//! What else a kind of figure takes from its history is its slice's
-//! ([`Judging`](crate::instrument::Judging)): whether the threshold is at least the largest
-//! change the window shows between consecutive runs, and the floor that keeps a history that
-//! never moved from giving a threshold of 0 %. A noisy history raises the threshold as far as
+//! What else a kind of figure takes from its history is its slice's (`instrument::Judging`):
+//! whether the threshold is at least the largest change the window shows between consecutive
+//! runs, and the floor that keeps a history that never moved from giving a threshold of 0 %. A noisy history raises the threshold as far as
 //! its noise requires.
 
 pub use super::judge::Learned;

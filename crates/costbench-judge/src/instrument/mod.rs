@@ -1,6 +1,6 @@
 //! The judge's slices of the instruments: one module per instrument that has something to judge
 //! of its own, named like its folder in the registry (`costbench_record::for_each_instrument!`):
-//! how the rows of each kind of compared figure are judged ([`Judging`], chosen by the kind the
+//! how the rows of each kind of compared figure are judged (`Judging`, chosen by the kind the
 //! figure's spec in the record crate names, `Judged`): exact counts and instruction counts'
 //! placement verdicts ([`icount`]), max RSS ([`memory`]), wall time's paired and separate-run
 //! statistics ([`walltime`]) and figures under load ([`throughput`]); constant time's findings

@@ -1,7 +1,7 @@
 //! Throughput's slice of the judge: its figures under load (time per op at the measured
 //! throughput, p99 latency) are judged only when two builds took turns in one session, round
-//! by round, with wall time's paired judging ([`walltime::rounds`](super::walltime::rounds):
-//! the rows under load join the same family); two separate runs are never judged. Its default
+//! by round, with wall time's paired judging (`walltime::rounds`: the rows under load join the
+//! same family); two separate runs are never judged. Its default
 //! threshold and why.
 //!
 //! Pure: no clocks, no processes.

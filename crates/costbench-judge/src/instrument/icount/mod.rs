@@ -1,5 +1,5 @@
 //! Instruction counts' slice of the judge: exact figures judged against a threshold, the
-//! default or one learned from history ([`exact`], which every exact figure shares: simulated
+//! default or one learned from history (`exact`, which every exact figure shares: simulated
 //! cycles, allocations, max RSS with a threshold of its own), its default threshold and why, and
 //! its placement verdicts ([`placement`]): a count change within the spread of its
 //! data-placement runs, and a time that moved while its instructions did not; what explains a
