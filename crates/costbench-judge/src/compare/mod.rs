@@ -27,16 +27,9 @@ pub use crate::instrument::walltime::{family, paired};
 pub use crate::instrument::icount::{flame, functions};
 pub use types::*;
 
-// The defaults are the slices' that judge each kind of figure, which say why they are what they
-// are; here under the paths the command line has always read them from.
-pub use crate::instrument::icount::DEFAULT_ICOUNT_THRESHOLD_PCT;
-pub use crate::instrument::memory::RSS_THRESHOLD_PCT;
-pub use crate::instrument::throughput::DEFAULT_LOAD_THRESHOLD_PCT;
-pub use crate::instrument::walltime::{
-    DEFAULT_CONFIDENCE, DEFAULT_FAMILY_ALPHA, DEFAULT_PAIRED_CONFIDENCE,
-    DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT, DEFAULT_RESAMPLES, DEFAULT_SEED,
-    DEFAULT_WALLTIME_THRESHOLD_PCT, MIN_WALLTIME_SAMPLES,
-};
+// The options' defaults and thresholds are the slices' that judge each kind of figure, which say
+// why they are what they are; here under the paths the command line has always read them from.
+pub use crate::instrument::defaults::*;
 
 use crate::instrument::{self, Outcome};
 use costbench_record::instrument::Figure;

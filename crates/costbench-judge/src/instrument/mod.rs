@@ -128,7 +128,21 @@ pub(crate) fn budget_value(r: &ScenarioResult, figure: BudgetFigure) -> Option<f
     }
 }
 
-/// The defaults of the options: each kind's slice's (`compare::DEFAULT_*`).
+/// The defaults and fixed thresholds of a comparison's options, each the slice's that judges
+/// the figures they are for (and says why they are what they are); re-exported as
+/// `compare::DEFAULT_*`, where the command line reads them.
+pub mod defaults {
+    pub use super::icount::DEFAULT_ICOUNT_THRESHOLD_PCT;
+    pub use super::memory::RSS_THRESHOLD_PCT;
+    pub use super::throughput::DEFAULT_LOAD_THRESHOLD_PCT;
+    pub use super::walltime::{
+        DEFAULT_CONFIDENCE, DEFAULT_FAMILY_ALPHA, DEFAULT_PAIRED_CONFIDENCE,
+        DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT, DEFAULT_RESAMPLES, DEFAULT_SEED,
+        DEFAULT_WALLTIME_THRESHOLD_PCT, MIN_WALLTIME_SAMPLES,
+    };
+}
+
+/// The options' defaults ([`defaults`]).
 impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions {
