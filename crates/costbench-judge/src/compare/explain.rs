@@ -5,9 +5,8 @@
 //! before [`attach_evidence`] is called: the judge is handed plain data, never a loader.
 
 use super::asm::{self, SideListings};
-use super::types::{Comparison, Presence, Verdict};
+use super::types::{Comparison, Presence};
 use crate::instrument::census::{self, SideSites};
-use costbench_record::instrument::Figure;
 use std::collections::HashMap;
 
 /// What was read of both sides to explain a comparison's changes, for [`attach_evidence`].
@@ -43,16 +42,7 @@ fn attach_census(
     cmp: &mut Comparison,
     mut sites: impl FnMut(&str) -> Option<Result<(SideSites, SideSites), String>>,
 ) {
-    let ids: Vec<String> = cmp
-        .rows
-        .iter()
-        .filter(|r| {
-            r.instrument == Figure::Icount
-                && (r.verdict.is_significant() || r.verdict == Verdict::Placement)
-        })
-        .map(|r| r.id.clone())
-        .collect();
-    for id in ids {
+    for id in crate::instrument::explained(cmp) {
         let entry = match sites(&id) {
             None => continue,
             Some(Ok(((b, bo), (c, co)))) => census::diff(id, &b, bo, &c, co),

@@ -128,6 +128,13 @@ pub(crate) fn budget_value(r: &ScenarioResult, figure: BudgetFigure) -> Option<f
     }
 }
 
+/// The ids whose changes a comparison explains (functions that moved, the census's checks,
+/// machine code), in its rows' order: those whose instruction counts changed significantly or
+/// with placement ([`icount::explained`]).
+pub(crate) fn explained(cmp: &crate::compare::types::Comparison) -> Vec<String> {
+    icount::explained(cmp)
+}
+
 /// The defaults and fixed thresholds of a comparison's options, each the slice's that judges
 /// the figures they are for (and says why they are what they are); re-exported as
 /// `compare::DEFAULT_*`, where the command line reads them.

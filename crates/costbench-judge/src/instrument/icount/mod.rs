@@ -15,7 +15,7 @@ pub mod placement;
 
 use super::{Judging, Outcome};
 use crate::compare::judge::{change_pct, direction, Judgement, Pair};
-use crate::compare::types::Verdict;
+use crate::compare::types::{Comparison, Verdict};
 use costbench_record::history::Metric;
 use costbench_record::instrument::Figure;
 use costbench_record::model::ScenarioResult;
@@ -36,6 +36,19 @@ pub const HARNESS_RESIDUAL_IR: f64 = 2.0;
 /// harness residual.
 pub(super) fn exact_tolerance(metric: Metric) -> Option<f64> {
     (metric == Metric::Icount).then_some(HARNESS_RESIDUAL_IR)
+}
+
+/// The ids whose count change the comparison explains (their functions, checks and machine
+/// code), in its rows' order: significant or labelled placement.
+pub fn explained(cmp: &Comparison) -> Vec<String> {
+    cmp.rows
+        .iter()
+        .filter(|r| {
+            r.instrument == Figure::Icount
+                && (r.verdict.is_significant() || r.verdict == Verdict::Placement)
+        })
+        .map(|r| r.id.clone())
+        .collect()
 }
 
 /// Its budget figure (`instructions`): instructions per op.

@@ -151,15 +151,7 @@ pub fn attach(
     mut profiles: impl FnMut(&str) -> Result<(ScenarioProfile, ScenarioProfile), String>,
     unchanged: Option<Unchanged>,
 ) {
-    let ids: Vec<String> = cmp
-        .rows
-        .iter()
-        .filter(|r| {
-            r.instrument == Figure::Icount
-                && (r.verdict.is_significant() || r.verdict == Verdict::Placement)
-        })
-        .map(|r| r.id.clone())
-        .collect();
+    let ids = super::explained(cmp);
     // Ids whose instruction-count change the profiles turned into placement.
     let mut by_profile = Vec::new();
     for id in ids {
