@@ -1,9 +1,9 @@
 //! Statistics and verdicts of costbench: comparing two run records ([`compare`]: matching ids,
 //! thresholds, history noise), each kind of compared figure judged by its instrument's slice
 //! ([`instrument`], one module per instrument that has something to judge of its own: exact
-//! counts, their placement effects and function movers; wall time's bootstrap, paired
-//! signed-rank intervals and family-wise error control; figures under load; what
-//! costbench.toml accepts of an instrument's findings; the census's diff), the CI gate of
+//! counts, their placement effects and function movers; timings' bootstrap, paired signed-rank
+//! intervals and family-wise error control; figures under load; what costbench.toml accepts of
+//! an instrument's findings; the diff of the checks two runs executed), the CI gate of
 //! `costbench check` over a comparison ([`check`]), the search
 //! of `costbench bisect` over exact counts ([`bisect`]) and the matrix of build variants, each
 //! judged against a baseline variant ([`variants`]), and the advice of `costbench advise` over
