@@ -85,8 +85,8 @@ fn not_gated(out: &mut String, rows: &[&Row]) {
     } else {
         let _ = writeln!(out, "\n**Not gated** ({what}):\n");
     }
-    // Rows sharing a reason (every wall-time row of two separate runs without history) are
-    // said once.
+    // Rows sharing a reason (two separate runs without history give every row of a timed figure
+    // the same one) are said once.
     let mut groups: Vec<(Verdict, &str, Vec<&Row>)> = Vec::new();
     for r in rows {
         match groups

@@ -469,6 +469,16 @@ impl Metric {
             .collect()
     }
 
+    /// Every series of a result the instruments' descriptors list, in their order, each with
+    /// its value where `r` measured it: what the history indexes of a measured id.
+    pub fn of_result(r: &ScenarioResult) -> Vec<(Metric, f64)> {
+        Instrument::ALL
+            .into_iter()
+            .flat_map(|i| i.descriptor().metrics)
+            .filter_map(|&m| Some((m, m.per_op(r)?)))
+            .collect()
+    }
+
     /// The instrument that records it: the one whose descriptor lists it; `None` for the run's
     /// own metrics ([`Metric::RUN`]), which every run records.
     pub fn instrument(self) -> Option<Instrument> {

@@ -1,8 +1,10 @@
 //! Instruction counts' slice of the run record: a result has its figure when it has a count;
 //! its compared figure and its history series are its instructions per op; its file is
-//! `icounts.csv`. Its figure's type is [`figure`]'s ([`Icount`]).
+//! `icounts.csv`. Its figure's type is [`figure`]'s ([`Icount`]); where it keeps callgrind's
+//! output, `kept`'s (`OutputDir::callgrind_paths`).
 
 pub mod figure;
+mod kept;
 
 pub use figure::{Icount, IcountPlacement};
 

@@ -1,6 +1,6 @@
 //! Wall time's slice of the run record: a result has its figure when it has a wall time;
 //! its compared figure and history series are the median per op, and its paired step a series;
-//! its file is `walltime.csv`. Its figure's type is [`figure`]'s ([`Walltime`]).
+//! its file is `walltime.csv`; the history keeps its samples (nanoseconds per iteration). Its figure's type is [`figure`]'s ([`Walltime`]).
 
 pub mod figure;
 
@@ -63,6 +63,7 @@ pub const SLICE: Slice = Slice {
             },
         },
     ],
+    samples: Some(|r| Some(r.walltime.as_ref()?.iteration_ns.as_slice())),
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
     ..Slice::NONE
