@@ -1,10 +1,12 @@
 //! Instruction counts' slice of the run record: a result has its figure when it has a count;
 //! its compared figure and its history series are its instructions per op; its file is
 //! `icounts.csv`. Its figure's type is [`figure`]'s ([`Icount`]); where it keeps callgrind's
-//! output, `kept`'s (`OutputDir::callgrind_paths`).
+//! output, `kept`'s (`OutputDir::callgrind_paths`); its figures for tests, `testing`'s.
 
 pub mod figure;
 mod kept;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use figure::{Icount, IcountPlacement};
 

@@ -1,8 +1,11 @@
 //! Wall time's slice of the run record: a result has its figure when it has a wall time;
 //! its compared figure and history series are the median per op, and its paired step a series;
-//! its file is `walltime.csv`; the history keeps its samples (nanoseconds per iteration). Its figure's type is [`figure`]'s ([`Walltime`]).
+//! its file is `walltime.csv`; the history keeps its samples (nanoseconds per iteration). Its
+//! figure's type is [`figure`]'s ([`Walltime`]); its figures for tests, `testing`'s.
 
 pub mod figure;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use figure::{Paired, Step, Walltime};
 
