@@ -36,7 +36,7 @@ pub use counters::{Counters, FigureValue, FindingDetail};
 pub use figure::{FigureSpec, Judged};
 pub use finding::{serialize_by_instrument, Finding, FindingSpec};
 pub use metric::{MetricSpec, Steps};
-pub use slice::{Column, Slice};
+pub use slice::{Column, Samples, Slice};
 
 /// The registry of instruments: one entry per instrument, in the order `--instrument` lists them
 /// (and the order of the compared figures they yield, [`Figure::ALL`]). Each entry is

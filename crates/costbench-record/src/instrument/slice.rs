@@ -37,13 +37,16 @@ pub struct Slice {
     /// The samples of a result the history keeps beside its series (the store's `samples`
     /// table: nanoseconds per iteration, one per sample), if it has them; one slice at most
     /// has this.
-    pub samples: Option<fn(&ScenarioResult) -> Option<&[f64]>>,
+    pub samples: Option<Samples>,
     /// Its figures in the test fixtures' run of every figure (`testing::every_figure`): sets
     /// them on that run's rows, by index, and anything else of the run they show (a skip).
     /// `None`: the fixture shows none of its figures. Test-only.
     #[cfg(any(test, feature = "testing"))]
     pub sample: Option<fn(&mut crate::model::RunRecord)>,
 }
+
+/// The samples of a result a slice has the history keep ([`Slice::samples`]).
+pub type Samples = fn(&ScenarioResult) -> Option<&[f64]>;
 
 /// One column of a CSV file: its header and a result's cell (`None` leaves it empty).
 #[derive(Debug)]

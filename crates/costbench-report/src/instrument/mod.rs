@@ -25,6 +25,13 @@ pub(crate) type Row = (String, Vec<String>);
 /// A section of a counters table: its title and rows.
 pub(crate) type Section = (String, Vec<Row>);
 
+/// Appends a chart to a result's section of the HTML page, with the baseline's result (and its
+/// run) when there is one.
+pub(crate) type Chart = fn(&mut String, &ScenarioResult, Option<(&RunRecord, &ScenarioResult)>);
+
+/// A measure in Bencher Metric Format: its name and its JSON.
+pub(crate) type Measure = (&'static str, serde_json::Value);
+
 /// The reports' half of one instrument's slice.
 pub(crate) struct Slice {
     /// Its section of a group's counters table, from the group's results (one column each):
@@ -50,7 +57,7 @@ pub(crate) struct Slice {
     pub facts: fn(&ScenarioResult) -> Vec<(&'static str, String)>,
     /// Its chart in a result's section of the HTML page, right after the facts, against the
     /// baseline's result (and its run) when there is one; nothing without its figure.
-    pub chart: Option<fn(&mut String, &ScenarioResult, Option<(&RunRecord, &ScenarioResult)>)>,
+    pub chart: Option<Chart>,
     /// Its tables (or lists) in a result's section of the HTML page, after the explanations of
     /// a change and before the failures, in the registry's order (cache's, perf's, the census's
     /// most executed checks); nothing without its figure.
@@ -83,7 +90,7 @@ pub(crate) struct Slice {
     pub threshold_note: Option<fn(&compare::Row) -> String>,
     /// Its measure of a result in Bencher Metric Format (the measure's name and its JSON),
     /// `None` without its figure.
-    pub bmf: Option<fn(&ScenarioResult) -> Option<(&'static str, serde_json::Value)>>,
+    pub bmf: Option<fn(&ScenarioResult) -> Option<Measure>>,
     /// Whether a result has its figure as the reports see it, where that differs from the
     /// record's answer (`ScenarioResult::has_figure`, which the other hooks ask otherwise): the
     /// census's record counts every result as having it, a row without checks holding none, and
@@ -360,7 +367,7 @@ pub(crate) fn run_last() -> Option<&'static Column> {
 }
 
 /// The measures of a result in Bencher Metric Format the slices give, in the registry's order.
-pub(crate) fn bmf(r: &ScenarioResult) -> Vec<(&'static str, serde_json::Value)> {
+pub(crate) fn bmf(r: &ScenarioResult) -> Vec<Measure> {
     Instrument::ALL
         .into_iter()
         .filter_map(|i| slice(i).bmf)
