@@ -6,8 +6,9 @@ use costbench_record::model::RunRecord;
 use std::fmt::Write as _;
 
 /// The results table, followed by the slices' sections of their own rows (which have no per-op
-/// figures: service scenarios under load), the counters tables, the slices' notes (`run_notes`)
-/// and failures with their stderr tails. The instruments' slices add their columns after the
+/// figures: service scenarios under load), the counters tables, what the slices say of the
+/// whole run (`run_facts`), the skipped instruments, the slices' notes (`run_notes`) and
+/// failures with their stderr tails. The instruments' slices add their columns after the
 /// unit (a column appears when it always does or any result has a cell in it), and the last
 /// one, where a failed result shows `FAILED`.
 pub fn table(run: &RunRecord) -> String {
@@ -46,12 +47,8 @@ pub fn table(run: &RunRecord) -> String {
     let mut out = t.render();
     out.push_str(&crate::instrument::own_rows_terminal(run));
     out.push_str(&crate::counters::tables(run));
-    if let Some(r) = run.harness_residual_ir {
-        let _ = writeln!(
-            out,
-            "\nharness residual: {r} instructions per measured run (included in every count, not subtracted)"
-        );
-    }
+    // What the slices say of the whole run (what its figures include).
+    out.push_str(&crate::instrument::run_facts(run));
     for s in &run.skipped {
         let _ = writeln!(out, "\n{} skipped: {}", s.instrument, s.reason);
     }

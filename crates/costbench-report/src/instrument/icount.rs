@@ -1,5 +1,5 @@
 //! The icount instrument's slice of the reports: its `Ir/op` column of a run's terminal table
-//! and of the HTML page's overview (with its change), its facts first on a scenario's section of
+//! and the harness residual under it, its column of the HTML page's overview (with its change), its facts first on a scenario's section of
 //! the HTML page, its name on the page's provenance line, its Bencher measure (`instructions`)
 //! and the threshold `compare`'s table says its unchanged rows were within. The functions behind
 //! a change of its figure (callgrind's profiles) are the comparison's explanations, which the
@@ -8,7 +8,7 @@
 use super::{Column, OverviewColumn, Place, Slice};
 use costbench_record::fmt::{fmt_ir, fmt_threshold};
 use costbench_record::instrument::Figure;
-use costbench_record::model::ScenarioResult;
+use costbench_record::model::{RunRecord, ScenarioResult};
 use serde_json::json;
 
 /// Its slice.
@@ -28,6 +28,7 @@ pub(super) const SLICE: Slice = Slice {
         change: Some(("Δ Ir", Figure::Icount)),
     }],
     facts,
+    run_facts: Some(residual),
     measured_by: Some("callgrind"),
     bmf: Some(|r| Some(("instructions", json!({ "value": ir_per_op(r)? })))),
     within: Some(|c| fmt_threshold(c.options.icount_threshold_pct)),
@@ -37,6 +38,15 @@ pub(super) const SLICE: Slice = Slice {
 /// Instructions per op, if counted.
 fn ir_per_op(r: &ScenarioResult) -> Option<f64> {
     r.icount.as_ref().map(|i| i.ir_per_op)
+}
+
+/// The harness residual of the run (what every count includes), under a run's terminal table.
+fn residual(run: &RunRecord) -> String {
+    run.harness_residual_ir.map_or_else(String::new, |r| {
+        format!(
+            "\nharness residual: {r} instructions per measured run (included in every count, not subtracted)\n"
+        )
+    })
 }
 
 /// Its facts on the HTML page: instructions per op and per run.

@@ -44,6 +44,10 @@ pub(crate) struct Slice {
     /// 30, DHAT 40; the registry has memory before perf), in tens so that a new one finds room
     /// between two.
     pub rank: u16,
+    /// What its figures of the whole run say under a run's terminal table (after the counters
+    /// tables, before the skipped instruments: instruction counts' harness residual); empty
+    /// when there is nothing.
+    pub run_facts: Option<fn(&RunRecord) -> String>,
     /// Its notes under a run's terminal table (after the skipped instruments, before the
     /// failures): what the rows cannot say, once for the run; empty when there is none.
     pub run_notes: Option<fn(&RunRecord) -> String>,
@@ -215,6 +219,7 @@ impl Slice {
     pub(crate) const NONE: Slice = Slice {
         counters: None,
         rank: u16::MAX,
+        run_facts: None,
         run_notes: None,
         overview: &[],
         facts: |_| Vec::new(),
@@ -283,6 +288,15 @@ pub(crate) fn counters_sections(cols: &[&ScenarioResult]) -> Vec<Section> {
     by_rank()
         .into_iter()
         .filter_map(|i| slice(i).counters.map(|f| f(cols)))
+        .collect()
+}
+
+/// What the slices say of the whole run under its terminal table, in the registry's order.
+pub(crate) fn run_facts(run: &RunRecord) -> String {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).run_facts)
+        .map(|f| f(run))
         .collect()
 }
 
