@@ -1,7 +1,8 @@
 //! Wall time's slice of the run record: a result has its figure when it has a wall time;
 //! its compared figure and history series are the median per op, and its paired step a series;
 //! its file is `walltime.csv`; the history keeps its samples (nanoseconds per iteration). Its
-//! figure's type is [`figure`]'s ([`Walltime`]); its figures for tests, `testing`'s.
+//! figure's type is [`figure`]'s ([`Walltime`]), its samples per op a result's
+//! (`ScenarioResult::per_op_samples`); its figures for tests, `testing`'s.
 
 pub mod figure;
 #[cfg(any(test, feature = "testing"))]
@@ -71,6 +72,17 @@ pub const SLICE: Slice = Slice {
     sample: Some(sample),
     ..Slice::NONE
 };
+
+impl ScenarioResult {
+    /// Per-op samples of the wall time: each sample's per-iteration time divided by the ops per
+    /// iteration (the record keeps per-iteration nanoseconds). Empty without wall time.
+    pub fn per_op_samples(&self) -> Vec<f64> {
+        let ops = self.ops.max(1) as f64;
+        self.walltime.as_ref().map_or_else(Vec::new, |w| {
+            w.iteration_ns.iter().map(|ns| ns / ops).collect()
+        })
+    }
+}
 
 /// The median wall time per op, if timed.
 fn median(r: &ScenarioResult) -> Option<f64> {
