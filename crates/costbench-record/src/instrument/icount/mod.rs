@@ -76,6 +76,6 @@ fn icounts_csv(run: &RunRecord) -> String {
 #[cfg(any(test, feature = "testing"))]
 fn sample(run: &mut crate::model::RunRecord) {
     for (r, ir_per_op) in run.results.iter_mut().zip([2003.5, 1500.25, 5.25, 12.0]) {
-        *r = crate::testing::with_icount(r.clone(), ir_per_op);
+        *r = testing::with_icount(r.clone(), ir_per_op);
     }
 }

@@ -1,7 +1,7 @@
 //! Instruction counts built in code, for the tests of this crate and of the crates above it
 //! (the `testing` feature; `crate::testing` re-exports them). Test-only.
 
-use super::Icount;
+use super::figure::Icount;
 use crate::model::ScenarioResult;
 
 /// `r` with an instruction count of `ir_per_op` per op (its callgrind output named after the id).

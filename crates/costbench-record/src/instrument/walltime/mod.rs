@@ -109,7 +109,8 @@ fn walltime_csv(run: &RunRecord) -> String {
 /// with its stderr tail on the last row.
 #[cfg(any(test, feature = "testing"))]
 fn sample(run: &mut crate::model::RunRecord) {
-    use crate::testing::{with_failure, with_walltime};
+    use crate::testing::with_failure;
+    use testing::with_walltime;
     let per_op: [&[f64]; 3] = [
         &[1234.0, 1250.0, 1301.0, 1222.0, 1280.0],
         &[987.6, 990.0, 1010.0],

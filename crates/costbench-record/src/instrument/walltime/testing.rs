@@ -1,7 +1,7 @@
 //! Wall-time figures built in code, for the tests of this crate and of the crates above it (the
 //! `testing` feature; `crate::testing` re-exports them). Test-only.
 
-use super::{Paired, Walltime};
+use super::figure::{Paired, Walltime};
 use crate::model::ScenarioResult;
 use crate::stats::summarize;
 
