@@ -1,9 +1,9 @@
 //! The icount instrument's slice of the reports: its `Ir/op` column of a run's terminal table
-//! and the harness residual under it, its column of the HTML page's overview (with its change), its facts first on a scenario's section of
-//! the HTML page, its name on the page's provenance line, its Bencher measure (`instructions`)
-//! and the threshold `compare`'s table says its unchanged rows were within. The functions behind
-//! a change of its figure (callgrind's profiles) are the comparison's explanations, which the
-//! views show for every figure they explain.
+//! and the harness residual under it, its column of the HTML page's overview (with its change),
+//! its facts, first on a scenario's section of the HTML page, its name on the page's provenance
+//! line, its Bencher measure (`instructions`) and the threshold `compare`'s table says its
+//! unchanged rows were within. The functions behind a change of its figure, read from
+//! callgrind's profiles, are the comparison's (`crate::movers`), which every view of it shows.
 
 use super::{Column, OverviewColumn, Place, Slice};
 use costbench_record::fmt::{fmt_ir, fmt_threshold};

@@ -1,6 +1,6 @@
 //! Each instrument's slice of the reports: the section it adds to a group's counters table
-//! (terminal run report), its column of a run's terminal table, its notes under that table and
-//! the summary after it, its columns of the HTML page's overview, the facts and tables it adds
+//! (terminal run report), its columns of a run's terminal table, what it says of the whole run
+//! and its notes under that table and the summary after it, its columns of the HTML page's overview, the facts and tables it adds
 //! to its scenario's section of the HTML page (and its chart there), how that page's provenance
 //! line names what measured it, the sections of its own a run's terminal table ends with and the
 //! HTML page holds, the rows of its own that only its sections show, its measures in Bencher's
