@@ -44,7 +44,7 @@ pub struct RunSummary {
 pub struct MergedOrigin {
     /// The measured id.
     pub id: String,
-    /// The metric's name in the database (`icount`, ...).
+    /// The metric's name in the database ([`Metric::as_str`]).
     pub metric: String,
     /// Where the merged branch forked from main's line (full id).
     pub base: String,

@@ -5,7 +5,7 @@
 //! others derive ([`instrument`]), the serde documents and their schemas ([`model`]: the run record, scenario ids,
 //! per-op figures, Miri's report; [`profile`]: a callgrind profile's per-function costs; [`asm`]: a function's machine code with
 //! its executions), the
-//! descriptive summary every wall-time figure carries ([`stats`]), the spelling of numbers
+//! descriptive summary of a figure's samples ([`stats`]), the spelling of numbers
 //! shared by verdicts and reports ([`fmt`]), which listed scenarios a filter selects
 //! ([`selection`]), which shard of a sharded run measures which scenario ([`shard`]), how
 //! the shards' output directories become one run ([`merge`]), the plain data of the history of runs

@@ -130,13 +130,6 @@ impl OutputDir {
         let _ = std::fs::remove_dir_all(&self.tmp);
     }
 
-    /// Where the callgrind output for `id` is kept: (full path, path relative to the root). The
-    /// directory is made by [`prepare`](Self::prepare).
-    pub fn callgrind_paths(&self, id: &str) -> (PathBuf, String) {
-        self.kept_paths(Instrument::Icount, id)
-            .expect("icount keeps its files")
-    }
-
     /// Where the raw output of `instrument` for `id` is kept, as its descriptor says
     /// ([`Descriptor::kept`](crate::instrument::Descriptor::kept)): (full path, path relative
     /// to the root), or `None` for an instrument that keeps no file.

@@ -1,11 +1,11 @@
-//! Descriptive statistics of wall-time samples: their summary as the run record keeps it
+//! Descriptive statistics of a figure's samples: their summary as the run record keeps it
 //! ([`Summary`], with its [`Outliers`]; `model` re-exports both) and the pure functions that
-//! compute it. Imports nothing of the record, so that the figure types holding a summary
-//! (wall time's, in its slice) and `model`, which re-exports them, import it without a circle.
+//! compute it. Imports nothing of the record, so that the figure types holding a summary (in
+//! their slices) and `model`, which re-exports them, import it without a circle.
 
 use serde::{Deserialize, Serialize};
 
-/// The summary of one set of samples (a wall time's per-op times, in nanoseconds).
+/// The summary of one set of samples (times per op, in nanoseconds).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     /// The smallest sample.

@@ -1,12 +1,16 @@
 //! Run records built in code, and the snapshot assertion, for the tests of this crate and of the
 //! crates above it (which enable the `testing` feature in their dev-dependencies). Test-only.
+//! An instrument's figures for tests are built in its slice (`instrument::NAME::testing`).
 //! Comparisons and variant matrices built in code are `costbench_judge::testing`'s.
 
 use crate::model::{
-    Environment, Failure, Git, Host, Icount, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,
-    Walltime,
+    Environment, Failure, Git, Host, RunRecord, ScenarioResult, Settings, SuiteInfo, Tool,
 };
-use crate::stats::summarize;
+
+// The figures of instruments, built in their slices: re-exported here, where the tests of every
+// crate have taken them from.
+pub use crate::instrument::icount::testing::with_icount;
+pub use crate::instrument::walltime::testing::{with_rounds, with_walltime};
 
 /// A run record holding `results`, labelled `run_id`.
 pub fn record(run_id: &str, results: Vec<ScenarioResult>) -> RunRecord {
@@ -73,34 +77,6 @@ pub fn with_ops(mut r: ScenarioResult, ops: u64, unit: &str) -> ScenarioResult {
     r
 }
 
-/// `r` with an instruction count of `ir_per_op` per op (its callgrind output named after the id).
-pub fn with_icount(mut r: ScenarioResult, ir_per_op: f64) -> ScenarioResult {
-    r.icount = Some(Icount {
-        ir: (ir_per_op * r.ops as f64).round() as u64,
-        ir_per_op,
-        callgrind_out: format!("callgrind/{}.out", r.id),
-        placement: None,
-    });
-    r
-}
-
-/// Wall-time figures whose per-op samples are `per_op` (as the runner computes them).
-pub fn with_walltime(mut r: ScenarioResult, per_op: &[f64]) -> ScenarioResult {
-    let ops = r.ops as f64;
-    r.walltime = Some(Walltime {
-        clock: "monotonic".into(),
-        samples: per_op.len(),
-        iterations_per_sample: 1000,
-        warmup_iterations: 100,
-        clock_overhead_ns: 20.0,
-        ns_per_op: summarize(per_op),
-        iteration_ns: per_op.iter().map(|x| x * ops).collect(),
-        paired: None,
-        step: None,
-    });
-    r
-}
-
 /// `r` with a failure of `instrument` of `kind`, with a two-line message.
 pub fn with_failure(mut r: ScenarioResult, instrument: &str, kind: &str) -> ScenarioResult {
     r.failures.push(Failure {
@@ -108,34 +84,6 @@ pub fn with_failure(mut r: ScenarioResult, instrument: &str, kind: &str) -> Scen
         kind: kind.into(),
         message: format!("{instrument} {kind}\nsecond line"),
         stderr_tail: String::new(),
-    });
-    r
-}
-
-/// Wall-time figures of one side of an interleaved session "session": one sample per round,
-/// `round_min` per op (each round's fastest sample), `layouts` when every round ran its own
-/// code layout, `looks` the session's looks at its interval.
-pub fn with_rounds(
-    r: ScenarioResult,
-    round_min: &[f64],
-    layouts: bool,
-    looks: u32,
-) -> ScenarioResult {
-    let mut r = with_walltime(r, round_min);
-    let w = r.walltime.as_mut().expect("set above");
-    w.paired = Some(crate::model::Paired {
-        session: "session".into(),
-        round_medians_ns_per_op: round_min.to_vec(),
-        round_min_ns_per_op: round_min.to_vec(),
-        round_samples: vec![1; round_min.len()],
-        lockstep: true,
-        round_layouts: if layouts {
-            (1..=round_min.len() as u64).collect()
-        } else {
-            vec![]
-        },
-        layout_note: None,
-        looks: (looks != 1).then_some(looks),
     });
     r
 }

@@ -4,23 +4,17 @@
 //! op: median, with Q1 and Q3 as bounds). Every figure is per op.
 
 use costbench_record::model::RunRecord;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-/// The run as Bencher Metric Format JSON: per measured id, its per-op figures as measures.
+/// The run as Bencher Metric Format JSON: per measured id, its per-op figures as measures (the
+/// instruments' slices give them).
 pub fn bmf(run: &RunRecord) -> Value {
     let mut out = Map::new();
     for r in &run.results {
-        let mut measures = Map::new();
-        if let Some(i) = &r.icount {
-            measures.insert("instructions".into(), json!({ "value": i.ir_per_op }));
-        }
-        if let Some(w) = &r.walltime {
-            let s = &w.ns_per_op;
-            measures.insert(
-                "latency".into(),
-                json!({ "value": s.median, "lower_value": s.q1, "upper_value": s.q3 }),
-            );
-        }
+        let measures: Map<String, Value> = crate::instrument::bmf(r)
+            .into_iter()
+            .map(|(name, measure)| (name.to_string(), measure))
+            .collect();
         if !measures.is_empty() {
             out.insert(r.id.clone(), Value::Object(measures));
         }

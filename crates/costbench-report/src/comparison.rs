@@ -195,8 +195,8 @@ pub fn terminal_styled(c: &Comparison, styling: Styling) -> String {
 }
 
 /// Unresolved and placement rows (per instrument, largest change first), grouped by instrument,
-/// verdict and reason: two separate runs without history give every wall-time row the same
-/// reason, which is said once.
+/// verdict and reason: two separate runs without history give every row of a timed figure the
+/// same reason, which is said once.
 pub(crate) fn open_groups(c: &Comparison) -> Vec<(Verdict, &str, Vec<&Row>)> {
     let mut groups: Vec<(Verdict, &str, Vec<&Row>)> = Vec::new();
     for inst in Figure::ALL {

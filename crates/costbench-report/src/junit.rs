@@ -48,7 +48,7 @@ struct Case {
 }
 
 struct Suite {
-    /// `icount`, `walltime`, ... or `scenarios`.
+    /// The compared figure's name (`Figure::name`), or `scenarios`.
     key: String,
     cases: Vec<Case>,
 }
@@ -67,7 +67,8 @@ fn xml_safe(s: &str) -> String {
         .replace('\u{ffff}', "\\u{ffff}")
 }
 
-/// `2003 Ir → 2103 Ir per op, +4.99 %, threshold 0.2 %` (with the interval for wall time).
+/// `2003 Ir → 2103 Ir per op, +4.99 %, threshold 0.2 %` (with the ratio's interval where the
+/// row has one).
 fn figures(r: &Row) -> String {
     let mut s = format!(
         "{} → {} per op, {}, threshold {}",

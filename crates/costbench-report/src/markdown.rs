@@ -8,8 +8,8 @@
 
 use crate::escape::{escape_cell, truncate};
 use costbench_judge::compare::{Comparison, NotCompared, Row, Side, Verdict};
-use costbench_record::fmt::{fmt_change, fmt_ci, fmt_threshold};
-use costbench_record::instrument::{Figure, Judged};
+use costbench_record::fmt::{fmt_change, fmt_threshold};
+use costbench_record::instrument::Figure;
 use std::fmt::Write as _;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -49,15 +49,7 @@ fn table(out: &mut String, rows: &[&Row], evidence: bool) {
             Verdict::Unresolved => format!("{} unresolved", fmt_change(r.change_pct)),
             Verdict::Placement => format!("{} placement", fmt_change(r.change_pct)),
         };
-        let mut threshold = fmt_threshold(r.threshold_pct);
-        if r.instrument == Figure::Walltime {
-            match &r.ci {
-                Some(ci) => {
-                    let _ = write!(threshold, ", CI {}", fmt_ci(ci.low, ci.high));
-                }
-                None => threshold.push_str(", too few samples"),
-            }
-        }
+        let threshold = fmt_threshold(r.threshold_pct) + &crate::instrument::threshold_note(r);
         let _ = write!(
             out,
             "| {} | {} | {} | {} | {} |",
@@ -93,8 +85,8 @@ fn not_gated(out: &mut String, rows: &[&Row]) {
     } else {
         let _ = writeln!(out, "\n**Not gated** ({what}):\n");
     }
-    // Rows sharing a reason (every wall-time row of two separate runs without history) are
-    // said once.
+    // Rows sharing a reason (two separate runs without history give every row of a timed figure
+    // the same one) are said once.
     let mut groups: Vec<(Verdict, &str, Vec<&Row>)> = Vec::new();
     for r in rows {
         match groups
@@ -149,22 +141,7 @@ fn section(out: &mut String, c: &Comparison, inst: Figure, not_compared: &[&NotC
     }
     not_gated(out, &open);
     if !negligible.is_empty() {
-        let o = &c.options;
-        let why = match inst.judged() {
-            Judged::Exact => {
-                format!("within {}", fmt_threshold(o.icount_threshold_pct))
-            }
-            Judged::Rss => format!(
-                "within {}",
-                fmt_threshold(costbench_judge::compare::RSS_THRESHOLD_PCT)
-            ),
-            Judged::Walltime => {
-                format!("within {}", c.walltime_threshold())
-            }
-            Judged::UnderLoad => {
-                format!("within {}", fmt_threshold(o.paired_walltime_threshold_pct))
-            }
-        };
+        let why = format!("within {}", crate::instrument::markdown_within(c, inst));
         let _ = writeln!(
             out,
             "\n<details><summary>{} ({why})</summary>\n",

@@ -2,67 +2,44 @@
 //! instrument's slice shows itself follow in its section (`crate::instrument`, `own_rows`).
 
 use crate::table::{Align, TextTable};
-use costbench_record::fmt::{fmt_ir, fmt_ns};
-use costbench_record::model::{RunRecord, ScenarioResult};
+use costbench_record::model::RunRecord;
 use std::fmt::Write as _;
 
-fn time_cell(r: &ScenarioResult) -> String {
-    match &r.walltime {
-        Some(w) => {
-            let s = &w.ns_per_op;
-            let pct = if s.median > 0.0 {
-                100.0 * s.iqr / s.median
-            } else {
-                0.0
-            };
-            let clock = if w.clock == "thread-cpu" {
-                " (cpu)"
-            } else {
-                ""
-            };
-            format!("{} ± {pct:.1}%{clock}", fmt_ns(s.median))
-        }
-        None => "-".into(),
-    }
-}
-
 /// The results table, followed by the slices' sections of their own rows (which have no per-op
-/// figures: service scenarios under load), the counters tables, the slices' notes (`run_notes`)
-/// and failures with their stderr tails. The instruments' slices add their columns after
-/// `Ir/op` (a column appears when any result has a cell in it).
+/// figures: service scenarios under load), the counters tables, what the slices say of the
+/// whole run (`run_facts`), the skipped instruments, the slices' notes (`run_notes`) and
+/// failures with their stderr tails. The instruments' slices add their columns after the
+/// unit (a column appears when it always does or any result has a cell in it), and the last
+/// one, where a failed result shows `FAILED`.
 pub fn table(run: &RunRecord) -> String {
     let columns = crate::instrument::run_columns(run);
+    let last = crate::instrument::run_last();
     let rows: Vec<Vec<String>> = run
         .results
         .iter()
         .filter(|r| !crate::instrument::own_row(r))
         .map(|r| {
-            let mut row = vec![
-                r.id.clone(),
-                r.ops.to_string(),
-                r.unit.clone(),
-                r.icount
-                    .as_ref()
-                    .map_or("-".into(), |i| fmt_ir(i.ir_per_op)),
-            ];
+            let mut row = vec![r.id.clone(), r.ops.to_string(), r.unit.clone()];
             for c in &columns {
                 row.push((c.cell)(r).unwrap_or_else(|| "-".into()));
             }
-            row.push(if r.failures.is_empty() {
-                time_cell(r)
-            } else {
-                "FAILED".into()
-            });
+            if let Some(c) = last {
+                row.push(if r.failures.is_empty() {
+                    (c.cell)(r).unwrap_or_else(|| "-".into())
+                } else {
+                    "FAILED".into()
+                });
+            }
             row
         })
         .collect();
-    let mut header = vec!["scenario", "ops", "unit", "Ir/op"];
+    let mut header = vec!["scenario", "ops", "unit"];
     header.extend(columns.iter().map(|c| c.header));
-    header.push("time/op (median ± IQR)");
+    header.extend(last.map(|c| c.header));
     // Names and units read left-aligned; numbers right-aligned; the last column ragged.
-    let mut align = vec![Align::Left, Align::Right, Align::Left, Align::Right];
+    let mut align = vec![Align::Left, Align::Right, Align::Left];
     align.extend(columns.iter().map(|_| Align::Right));
-    align.push(Align::Left);
+    align.extend(last.map(|_| Align::Left));
     let mut t = TextTable::new(header, &align);
     for row in rows {
         t.row(row);
@@ -70,12 +47,8 @@ pub fn table(run: &RunRecord) -> String {
     let mut out = t.render();
     out.push_str(&crate::instrument::own_rows_terminal(run));
     out.push_str(&crate::counters::tables(run));
-    if let Some(r) = run.harness_residual_ir {
-        let _ = writeln!(
-            out,
-            "\nharness residual: {r} instructions per measured run (included in every count, not subtracted)"
-        );
-    }
+    // What the slices say of the whole run (what its figures include).
+    out.push_str(&crate::instrument::run_facts(run));
     for s in &run.skipped {
         let _ = writeln!(out, "\n{} skipped: {}", s.instrument, s.reason);
     }

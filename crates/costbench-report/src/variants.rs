@@ -115,8 +115,8 @@ fn cell_text(c: &Cell, inst: Figure) -> String {
 }
 
 /// Whether any variant has something to show for row `r` under `inst` (a figure or a
-/// failure): rows of another kind (a service's parties under throughput, its load rows under
-/// instruction counts) are left out of that instrument's table.
+/// failure): rows of another kind (a row that only another instrument measures) are left out
+/// of that instrument's table.
 fn has_cell(r: &costbench_judge::variants::MatrixRow, inst: Figure) -> bool {
     r.cells.iter().any(|c| cell_text(c, inst) != "-")
 }

@@ -5,6 +5,7 @@
 
 use anyhow::{bail, Context, Result};
 use costbench_record::history::{Metric, RunSummary, SeriesPoint, Timeline, TimelineRun};
+use costbench_record::instrument::Instrument;
 use costbench_record::model::{self, RunRecord};
 
 /// Which runs a query covers, newest first.
@@ -176,7 +177,8 @@ pub(crate) fn summary_counts(summary: &mut RunSummary, record: &str) {
 }
 
 /// The rows of the `results` index for one run: (scenario id, metric, per-op value, ops, unit),
-/// and the walltime samples as (scenario id, JSON array); the run's own metrics (its bench
+/// every series the instruments list (`Metric::of_result`), and the samples an instrument's
+/// slice keeps (`Slice::samples`) as (scenario id, JSON array); the run's own metrics (its bench
 /// binary's size and build time) under the id `bench:NAME`. Shared so that both backends index
 /// exactly the same figures.
 #[allow(clippy::type_complexity)]
@@ -199,7 +201,7 @@ pub(crate) fn index_rows(
     }
     for r in &run.results {
         let ops = i64::try_from(r.ops).unwrap_or(i64::MAX);
-        for (metric, value) in Metric::counters(r) {
+        for (metric, value) in Metric::of_result(r) {
             rows.push((
                 r.id.as_str().into(),
                 metric.as_str(),
@@ -208,26 +210,14 @@ pub(crate) fn index_rows(
                 r.unit.as_str(),
             ));
         }
-        if let Some(i) = &r.icount {
-            rows.push((
-                r.id.as_str().into(),
-                "icount",
-                i.ir_per_op,
-                ops,
-                r.unit.as_str(),
-            ));
-        }
-        if let Some(w) = &r.walltime {
-            rows.push((
-                r.id.as_str().into(),
-                "walltime",
-                w.ns_per_op.median,
-                ops,
-                r.unit.as_str(),
-            ));
+        let kept = Instrument::ALL
+            .into_iter()
+            .filter_map(|i| i.slice().samples)
+            .find_map(|f| f(r));
+        if let Some(ns) = kept {
             samples.push((
                 r.id.as_str(),
-                serde_json::to_string(&w.iteration_ns).expect("numbers serialise"),
+                serde_json::to_string(ns).expect("numbers serialise"),
             ));
         }
     }

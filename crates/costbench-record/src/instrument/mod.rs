@@ -36,7 +36,7 @@ pub use counters::{Counters, FigureValue, FindingDetail};
 pub use figure::{FigureSpec, Judged};
 pub use finding::{serialize_by_instrument, Finding, FindingSpec};
 pub use metric::{MetricSpec, Steps};
-pub use slice::{Column, Slice};
+pub use slice::{Column, Samples, Slice};
 
 /// The registry of instruments: one entry per instrument, in the order `--instrument` lists them
 /// (and the order of the compared figures they yield, [`Figure::ALL`]). Each entry is
@@ -465,6 +465,16 @@ impl Metric {
             .into_iter()
             .flat_map(|i| i.descriptor().metrics)
             .filter(|m| !matches!(m, Metric::Icount | Metric::Walltime))
+            .filter_map(|&m| Some((m, m.per_op(r)?)))
+            .collect()
+    }
+
+    /// Every series of a result the instruments' descriptors list, in their order, each with
+    /// its value where `r` measured it: what the history indexes of a measured id.
+    pub fn of_result(r: &ScenarioResult) -> Vec<(Metric, f64)> {
+        Instrument::ALL
+            .into_iter()
+            .flat_map(|i| i.descriptor().metrics)
             .filter_map(|&m| Some((m, m.per_op(r)?)))
             .collect()
     }

@@ -2,7 +2,8 @@
 //! a result has its figure (the one answer completion, unfinished runs and every reader take,
 //! through `ScenarioResult::has_figure`), its CSV file of its own, its lines of `counters.csv`
 //! and its columns of `memory.csv`, what its compared figures and history series are (their
-//! variants are listed in its registry entry), and the findings it yields, if any. Each
+//! variants are listed in its registry entry), the samples the history keeps beside them, and
+//! the findings it yields, if any. Each
 //! instrument's module in this folder (named like its folder in the registry) holds its
 //! [`Slice`] and, where it has one, its figure's type; the layers of this crate loop over the
 //! slices and name no instrument.
@@ -33,12 +34,19 @@ pub struct Slice {
     /// Its findings, where it judges a measured id by what it found rather than by a figure:
     /// what they do to the gate and the exit code, and how every view names them.
     pub findings: Option<FindingSpec>,
+    /// The samples of a result the history keeps beside its series (the store's `samples`
+    /// table: nanoseconds per iteration, one per sample), if it has them; one slice at most
+    /// has this.
+    pub samples: Option<Samples>,
     /// Its figures in the test fixtures' run of every figure (`testing::every_figure`): sets
     /// them on that run's rows, by index, and anything else of the run they show (a skip).
     /// `None`: the fixture shows none of its figures. Test-only.
     #[cfg(any(test, feature = "testing"))]
     pub sample: Option<fn(&mut crate::model::RunRecord)>,
 }
+
+/// The samples of a result a slice has the history keep ([`Slice::samples`]).
+pub type Samples = fn(&ScenarioResult) -> Option<&[f64]>;
 
 /// One column of a CSV file: its header and a result's cell (`None` leaves it empty).
 #[derive(Debug)]
@@ -59,6 +67,7 @@ impl Slice {
         figures: &[],
         metrics: &[],
         findings: None,
+        samples: None,
         #[cfg(any(test, feature = "testing"))]
         sample: None,
     };

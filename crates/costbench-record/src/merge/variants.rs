@@ -4,8 +4,8 @@
 //! [`write`](fn@write) writes; the matrix over the merged runs is `costbench-judge`'s.
 //!
 //! - **Whole variants per shard**: each variant's run is taken as its shard measured it. A
-//!   baseline that every shard measured (an instrument judged on one machine ran: wall time,
-//!   load, hardware counters) keeps every shard's run, the lowest shard's under the variant's
+//!   baseline that every shard measured (an instrument judged on one machine ran, one whose
+//!   descriptor is `machine_bound`) keeps every shard's run, the lowest shard's under the variant's
 //!   name and the others' as `NAME@K` (`@` is never in a variant's name), so that each variant
 //!   is compared with the baseline measured beside it.
 //! - **Scenarios split** (fewer variants than shards): each variant's shards merge as one

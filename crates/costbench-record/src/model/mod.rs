@@ -470,15 +470,6 @@ impl ScenarioResult {
             state_reason: None,
         }
     }
-
-    /// Per-op samples of the wall time: each sample's per-iteration time divided by the ops per
-    /// iteration (the record keeps per-iteration nanoseconds). Empty without wall time.
-    pub fn per_op_samples(&self) -> Vec<f64> {
-        let ops = self.ops.max(1) as f64;
-        self.walltime.as_ref().map_or_else(Vec::new, |w| {
-            w.iteration_ns.iter().map(|ns| ns / ops).collect()
-        })
-    }
 }
 
 #[cfg(test)]

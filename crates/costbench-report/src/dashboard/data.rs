@@ -7,7 +7,7 @@
 //! points: arrays rather than an object per point, each commit once (in `runs`, which a point
 //! names by index), a series' run indices as a start when they are consecutive and as
 //! differences otherwise, whole numbers without a fraction, and the figures of noisy metrics
-//! (wall time: t-test series) to six significant digits, finer than their run-to-run noise.
+//! (the series judged by a t-test) to six significant digits, finer than their run-to-run noise.
 //! Exact figures (instruction counts) are kept whole: a step of one instruction is real.
 //!
 //! The document (`"schema": "costbench-dashboard"`, `"version"`):

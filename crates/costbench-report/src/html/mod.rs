@@ -13,8 +13,8 @@
 //! when significant), `variants` (a heat map when the runs are of several variants),
 //! `contracts` (budgets, declared classes, the bench binary's size and build time, the
 //! log-log plots of the complexity fits; only for runs that carry any of them), `scenario`
-//! (one section per measured id: wall-time distribution, instruction count and its change, the
-//! slices' facts and tables, failures, history charts) and `provenance` (where every run came
+//! (one section per measured id: the slices' facts, the changes of its figures, the slices'
+//! charts and tables, failures, history charts) and `provenance` (where every run came
 //! from); `history_chart` is the history chart with its caption that the scenario and contracts
 //! sections share. The instruments' sections of their own are their slices'
 //! (`crate::instrument`): those drawn from the run shown, after the overview, and those drawn

@@ -5,7 +5,6 @@
 use super::escape::escape;
 use super::{cell, change_cell};
 use costbench_judge::compare::{self, Comparison};
-use costbench_record::fmt::{fmt_ir, fmt_ns};
 use costbench_record::instrument::Figure;
 use costbench_record::model::RunRecord;
 use std::collections::HashMap;
@@ -40,16 +39,12 @@ pub(super) fn overview(
     }
     let columns = crate::instrument::overview_columns(run);
     let changes = cmp.is_some();
-    page.push_str("<table class=\"sortable\" id=\"overview-table\"><thead><tr><th>scenario</th><th>ops</th><th class=\"text\">op</th><th>Ir/op</th>");
-    if changes {
-        page.push_str("<th>Δ Ir</th>");
-    }
-    page.push_str("<th>time/op (median)</th><th>IQR</th>");
-    if changes {
-        page.push_str("<th>Δ time</th>");
-    }
+    page.push_str("<table class=\"sortable\" id=\"overview-table\"><thead><tr><th>scenario</th><th>ops</th><th class=\"text\">op</th>");
     for c in &columns {
         let _ = write!(page, "<th>{}</th>", escape(c.header));
+        if let (true, Some((header, _))) = (changes, c.change) {
+            let _ = write!(page, "<th>{}</th>", escape(header));
+        }
     }
     page.push_str("<th class=\"text\">status</th></tr></thead><tbody>");
     // Rows of a slice's own have no per-op figures: they are in its sections, which the notes
@@ -60,32 +55,17 @@ pub(super) fn overview(
         }
         let _ = write!(
             page,
-            "<tr><td><a href=\"#s-{k}\">{}</a></td><td data-v=\"{}\">{}</td><td class=\"text\">{}</td>{}",
+            "<tr><td><a href=\"#s-{k}\">{}</a></td><td data-v=\"{}\">{}</td><td class=\"text\">{}</td>",
             escape(&r.id),
             r.ops,
             r.ops,
             escape(&r.unit),
-            cell(r.icount.as_ref().map(|i| i.ir_per_op), fmt_ir)
         );
-        if changes {
-            page.push_str(&change_cell(rows.get(&(r.id.as_str(), Figure::Icount))));
-        }
-        page.push_str(&cell(
-            r.walltime.as_ref().map(|w| w.ns_per_op.median),
-            fmt_ns,
-        ));
-        page.push_str(&cell(
-            r.walltime
-                .as_ref()
-                .filter(|w| w.ns_per_op.median > 0.0)
-                .map(|w| 100.0 * w.ns_per_op.iqr / w.ns_per_op.median),
-            |v| format!("{v:.1} %"),
-        ));
-        if changes {
-            page.push_str(&change_cell(rows.get(&(r.id.as_str(), Figure::Walltime))));
-        }
         for c in &columns {
             page.push_str(&cell((c.value)(r), c.fmt));
+            if let (true, Some((_, figure))) = (changes, c.change) {
+                page.push_str(&change_cell(rows.get(&(r.id.as_str(), figure))));
+            }
         }
         if r.failures.is_empty() {
             page.push_str("<td class=\"text\">ok</td></tr>");

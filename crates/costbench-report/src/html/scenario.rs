@@ -1,13 +1,14 @@
-//! One section per measured id: its facts (per-op figures, changes with their evidence, and
-//! the facts of the instruments' slices), the wall-time distribution against the baseline's,
-//! the functions behind an instruction-count change, the slices' tables, failures and the
-//! history charts. Renders only: changes and history bands come in judged.
+//! One section per measured id: its facts (the facts of the instruments' slices, and the changes
+//! of its compared figures with their evidence), the slices' charts against the baseline's, the
+//! functions behind an instruction-count change, the slices' tables, failures and the history
+//! charts. Renders only: changes and history bands come in judged.
 
 use super::escape::escape;
 use super::history_chart::history_chart;
-use super::{cell, git_label, svg, History};
+use super::{cell, git_label, History};
+use crate::instrument::Place;
 use costbench_judge::compare::{self};
-use costbench_record::fmt::{fmt_change, fmt_count, fmt_delta, fmt_ir, fmt_ns};
+use costbench_record::fmt::{fmt_change, fmt_count, fmt_delta, fmt_ir};
 use costbench_record::instrument::Figure;
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
@@ -61,9 +62,10 @@ pub(super) fn scenario(
         escape(&r.unit),
         r.ops
     );
-    if let Some(i) = &r.icount {
-        fact(page, "instructions/op", &fmt_ir(i.ir_per_op));
-        fact(page, "instructions/run", &i.ir.to_string());
+    // The facts of the slices that stand first, the changes of the compared figures, then the
+    // other slices' facts.
+    for (name, value) in crate::instrument::facts(r, Place::First) {
+        fact(page, name, &value);
     }
     for inst in Figure::ALL {
         if let Some(row) = rows.get(&(r.id.as_str(), inst)) {
@@ -80,81 +82,13 @@ pub(super) fn scenario(
             );
         }
     }
-    if let Some(w) = &r.walltime {
-        let s = &w.ns_per_op;
-        fact(page, "median time/op", &fmt_ns(s.median));
-        fact(
-            page,
-            "min · p95",
-            &format!("{} · {}", fmt_ns(s.min), fmt_ns(s.p95)),
-        );
-        fact(
-            page,
-            "mean ± sd",
-            &format!("{} ± {}", fmt_ns(s.mean), fmt_ns(s.stddev)),
-        );
-        fact(
-            page,
-            "samples × iterations",
-            &format!("{} × {}", w.samples, w.iterations_per_sample),
-        );
-        let o = &s.outliers;
-        fact(
-            page,
-            "outliers (mild · severe)",
-            &format!(
-                "{} · {}",
-                o.low_mild + o.high_mild,
-                o.low_severe + o.high_severe
-            ),
-        );
-        fact(page, "clock", &w.clock);
-    }
-    for (name, value) in crate::instrument::facts(r, true) {
-        fact(page, name, &value);
-    }
-    for (name, value) in crate::instrument::facts(r, false) {
-        fact(page, name, &value);
+    for place in [Place::Early, Place::Late] {
+        for (name, value) in crate::instrument::facts(r, place) {
+            fact(page, name, &value);
+        }
     }
     page.push_str("</div>");
-    if let Some(wall) = &r.walltime {
-        let samples = r.per_op_samples();
-        let base_samples = base.map(|(_, b)| b.per_op_samples());
-        let w = &wall.ns_per_op;
-        let mut dist = Vec::new();
-        if let (Some(bs), Some((brun, b))) = (&base_samples, base) {
-            if let Some(bw) = &b.walltime {
-                dist.push(svg::Distribution {
-                    label: &brun.variant,
-                    samples: bs,
-                    q1: bw.ns_per_op.q1,
-                    median: bw.ns_per_op.median,
-                    q3: bw.ns_per_op.q3,
-                });
-            }
-        }
-        let cand_label = if dist.is_empty() {
-            "time/op"
-        } else {
-            "candidate"
-        };
-        if let Some(d) = dist.first_mut() {
-            d.label = "baseline";
-        }
-        dist.push(svg::Distribution {
-            label: cand_label,
-            samples: &samples,
-            q1: w.q1,
-            median: w.median,
-            q3: w.q3,
-        });
-        let _ = write!(
-            page,
-            "<figure><figcaption>Wall time per op: box from Q1 to Q3 with the median, whiskers \
-             to the furthest samples within 1.5 IQR, every sample a dot</figcaption>{}</figure>",
-            svg::distribution(&dist, fmt_ns)
-        );
-    }
+    crate::instrument::charts(page, r, base);
     if let Some(f) = functions {
         function_changes(page, f);
     }
@@ -189,14 +123,7 @@ pub(super) fn scenario(
         }
         page.push_str("</div>");
     }
-    let measured_by: Vec<&str> = [
-        r.icount.as_ref().map(|_| "callgrind"),
-        r.walltime.as_ref().map(|_| "wall clock"),
-    ]
-    .into_iter()
-    .flatten()
-    .chain(crate::instrument::measured_by(r))
-    .collect();
+    let measured_by = crate::instrument::measured_by(r);
     let _ = write!(
         page,
         "<p class=\"provenance\">measured by {} in run {} · variant {} · {} · {} · {} · {}</p></section>",

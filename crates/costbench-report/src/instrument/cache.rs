@@ -19,6 +19,8 @@ pub(super) const SLICE: Slice = Slice {
         header: "est. cycles/op (sim)",
         value: |r| Figure::Cache.per_op(r),
         fmt: fmt_ir,
+        always: false,
+        change: None,
     }],
     tables: Some(tables),
     measured_by: Some("callgrind cache-sim"),

@@ -1,10 +1,11 @@
 //! Each instrument's slice of the reports: the section it adds to a group's counters table
-//! (terminal run report), its column of a run's terminal table, its notes under that table and
-//! the summary after it, its columns of the HTML page's overview, the facts and tables it adds
-//! to its scenario's section of the HTML page, how that page's provenance line names what
-//! measured it, the sections of its own a run's terminal table ends with and the HTML page
-//! holds, the rows of its own that only its sections show, and what it explains of a
-//! comparison's changes ([`Slice`]). One module per
+//! (terminal run report), its columns of a run's terminal table, what it says of the whole run
+//! and its notes under that table and the summary after it, its columns of the HTML page's overview, the facts and tables it adds
+//! to its scenario's section of the HTML page (and its chart there), how that page's provenance
+//! line names what measured it, the sections of its own a run's terminal table ends with and the
+//! HTML page holds, the rows of its own that only its sections show, its measures in Bencher's
+//! format, what the markdown report says of its compared rows' thresholds, and what it explains
+//! of a comparison's changes ([`Slice`]). One module per
 //! instrument, named like its folder in the registry (`costbench_record::for_each_instrument!`),
 //! which expands here into the `mod` lines and [`slice`]; the renderers loop over
 //! [`Instrument::ALL`] and name no instrument whose rows live here.
@@ -12,6 +13,7 @@
 //! Pure, like the rest of this crate: each piece is a function of results to text.
 
 use costbench_judge::compare::{self, Comparison};
+use costbench_record::fmt::fmt_threshold;
 use costbench_record::instrument::{Figure, Instrument};
 use costbench_record::model::{RunRecord, ScenarioResult};
 use std::collections::HashMap;
@@ -23,6 +25,13 @@ pub(crate) type Row = (String, Vec<String>);
 /// A section of a counters table: its title and rows.
 pub(crate) type Section = (String, Vec<Row>);
 
+/// Appends a chart to a result's section of the HTML page, with the baseline's result (and its
+/// run) when there is one.
+pub(crate) type Chart = fn(&mut String, &ScenarioResult, Option<(&RunRecord, &ScenarioResult)>);
+
+/// A measure in Bencher Metric Format: its name and its JSON.
+pub(crate) type Measure = (&'static str, serde_json::Value);
+
 /// The reports' half of one instrument's slice.
 pub(crate) struct Slice {
     /// Its section of a group's counters table, from the group's results (one column each):
@@ -30,19 +39,29 @@ pub(crate) struct Slice {
     pub counters: Option<fn(&[&ScenarioResult]) -> Section>,
     /// Where its section of the counters table and its name on the HTML page's provenance line
     /// stand among the slices': by rank, the same ranks in the registry's order (`NONE`'s,
-    /// `u16::MAX`, last). The counter instruments keep the order those views had before the
-    /// slices (cache 10, perf 20, memory 30, DHAT 40; the registry has memory before perf), in
-    /// tens so that a new one finds room between two.
+    /// `u16::MAX`, last). The figures every run table shows come first (1 and 2); the counter
+    /// instruments keep the order those views had before the slices (cache 10, perf 20, memory
+    /// 30, DHAT 40; the registry has memory before perf), in tens so that a new one finds room
+    /// between two.
     pub rank: u16,
+    /// What its figures of the whole run say under a run's terminal table (after the counters
+    /// tables, before the skipped instruments: instruction counts' harness residual); empty
+    /// when there is nothing.
+    pub run_facts: Option<fn(&RunRecord) -> String>,
     /// Its notes under a run's terminal table (after the skipped instruments, before the
     /// failures): what the rows cannot say, once for the run; empty when there is none.
     pub run_notes: Option<fn(&RunRecord) -> String>,
-    /// Its columns of the HTML page's overview table, after the change of wall time (those of
-    /// the slices that stand early first), each shown when some result of the run has a value.
+    /// Its columns of the HTML page's overview table, after the id, the ops and the unit, in
+    /// the order of the slices' places ([`Slice::place`]) and then the registry's, each shown
+    /// when it is shown always or some result of the run has a value.
     pub overview: &'static [OverviewColumn],
-    /// Its facts (name, value) in a result's section of the HTML page, after the figures of the
-    /// instruments that have no slice here yet; empty without its figure.
+    /// Its facts (name, value) in a result's section of the HTML page, in the order of the
+    /// slices' places ([`Slice::place`]: those that stand first before the changes of the
+    /// result's compared figures, the others after them); empty without its figure.
     pub facts: fn(&ScenarioResult) -> Vec<(&'static str, String)>,
+    /// Its chart in a result's section of the HTML page, right after the facts, against the
+    /// baseline's result (and its run) when there is one; nothing without its figure.
+    pub chart: Option<Chart>,
     /// Its tables (or lists) in a result's section of the HTML page, after the explanations of
     /// a change and before the failures, in the registry's order (cache's, perf's, the census's
     /// most executed checks); nothing without its figure.
@@ -66,26 +85,51 @@ pub(crate) struct Slice {
     /// "icount within"), when some compared row is a figure of it; `None` leaves it out of that
     /// summary.
     pub within: Option<fn(&Comparison) -> String>,
+    /// What the markdown report's folded negligible changes of its figures say they were within,
+    /// where that is not `within`'s; without either, the threshold its figures are judged
+    /// against (`CompareOptions::threshold_pct`).
+    pub markdown_within: Option<fn(&Comparison) -> String>,
+    /// What a row of its figures adds to its threshold cell in the markdown report's tables
+    /// (after the threshold), if anything.
+    pub threshold_note: Option<fn(&compare::Row) -> String>,
+    /// Its measure of a result in Bencher Metric Format (the measure's name and its JSON),
+    /// `None` without its figure.
+    pub bmf: Option<fn(&ScenarioResult) -> Option<Measure>>,
     /// Whether a result has its figure as the reports see it, where that differs from the
     /// record's answer (`ScenarioResult::has_figure`, which the other hooks ask otherwise): the
     /// census's record counts every result as having it, a row without checks holding none, and
     /// its reports show it only where it was measured.
     pub shows: Option<fn(&ScenarioResult) -> bool>,
-    /// Its column of a run's terminal table, after `Ir/op`, shown when some result has a cell
-    /// (a result without one shows `-`).
+    /// Its column of a run's terminal table, after the id, the ops and the unit, in the
+    /// registry's order, shown when it is shown always or some result has a cell (a result
+    /// without one shows `-`).
     pub run_column: Option<Column>,
+    /// The last column of a run's terminal table (left-aligned and ragged), where a failed
+    /// result shows `FAILED`: the first slice's in the registry's order that has one.
+    pub run_last: Option<Column>,
     /// The section right after `run`'s terminal table (before the budgets; `merge`'s table
     /// leaves it out), with source paths relative to the directory given; empty when no result
     /// has its figure.
     pub run_summary: Option<fn(&RunRecord, Option<&Path>) -> String>,
-    /// Whether it stands beside the figures per op of instruction counts and wall time (the
-    /// census's checks per op): its facts come right after the wall time's in a result's
-    /// section of the HTML page rather than last, and its overview columns before the other
-    /// slices'.
-    pub early: bool,
+    /// Where its facts in a result's section of the HTML page and its overview columns stand
+    /// among the other slices'.
+    pub place: Place,
     /// What it explains of a comparison's changes, where its figure says why a scenario moved
     /// (the census: the checks that moved), in every view of the comparison.
     pub explain: Option<Explain>,
+}
+
+/// Where a slice's facts and overview columns stand on the HTML page.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// First: its facts before the changes of the result's compared figures, its overview
+    /// columns before every other slice's.
+    First,
+    /// Beside the figures per op every run has (the census's checks per op): its facts right
+    /// after the changes, its overview columns after those of the slices that stand first.
+    Early,
+    /// After the others: its facts last, its overview columns after the early slices'.
+    Late,
 }
 
 /// A column of a run's terminal table.
@@ -94,6 +138,8 @@ pub(crate) struct Column {
     pub header: &'static str,
     /// A result's cell, `None` without its figure.
     pub cell: fn(&ScenarioResult) -> Option<String>,
+    /// Whether the table shows it when no result has a cell.
+    pub always: bool,
 }
 
 /// A column of the HTML page's overview table: its header and a result's value, sortable.
@@ -104,6 +150,11 @@ pub(crate) struct OverviewColumn {
     pub value: fn(&ScenarioResult) -> Option<f64>,
     /// How the cell shows the value.
     pub fmt: fn(f64) -> String,
+    /// Whether the table shows it when no result has a value.
+    pub always: bool,
+    /// With a baseline, the column of a compared figure's change that follows it: its header
+    /// and the figure.
+    pub change: Option<(&'static str, Figure)>,
 }
 
 /// An instrument's part of what explains a comparison's changes, after the functions whose own
@@ -168,9 +219,11 @@ impl Slice {
     pub(crate) const NONE: Slice = Slice {
         counters: None,
         rank: u16::MAX,
+        run_facts: None,
         run_notes: None,
         overview: &[],
         facts: |_| Vec::new(),
+        chart: None,
         tables: None,
         measured_by: None,
         run_terminal: None,
@@ -178,10 +231,14 @@ impl Slice {
         builds_html: None,
         own_rows: None,
         within: None,
+        markdown_within: None,
+        threshold_note: None,
+        bmf: None,
         shows: None,
         run_column: None,
+        run_last: None,
         run_summary: None,
-        early: false,
+        place: Place::Late,
         explain: None,
     };
 }
@@ -234,6 +291,15 @@ pub(crate) fn counters_sections(cols: &[&ScenarioResult]) -> Vec<Section> {
         .collect()
 }
 
+/// What the slices say of the whole run under its terminal table, in the registry's order.
+pub(crate) fn run_facts(run: &RunRecord) -> String {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).run_facts)
+        .map(|f| f(run))
+        .collect()
+}
+
 /// The notes the slices add under a run's terminal table, in the registry's order.
 pub(crate) fn run_notes(run: &RunRecord) -> String {
     Instrument::ALL
@@ -243,30 +309,42 @@ pub(crate) fn run_notes(run: &RunRecord) -> String {
         .collect()
 }
 
-/// The slices' columns of the HTML page's overview that some result of `run` has a value in:
-/// those of the slices that stand early ([`Slice::early`]), then the others, each group in the
-/// registry's order.
+/// The slices' columns of the HTML page's overview that are shown always or that some result of
+/// `run` has a value in, by the slices' places ([`Slice::place`]), each place in the registry's
+/// order.
 pub(crate) fn overview_columns(run: &RunRecord) -> Vec<&'static OverviewColumn> {
-    [true, false]
+    [Place::First, Place::Early, Place::Late]
         .into_iter()
-        .flat_map(|early| {
+        .flat_map(|place| {
             Instrument::ALL
                 .into_iter()
-                .filter(move |i| slice(*i).early == early)
+                .filter(move |i| slice(*i).place == place)
         })
         .flat_map(|i| slice(i).overview)
-        .filter(|c| run.results.iter().any(|r| (c.value)(r).is_some()))
+        .filter(|c| c.always || run.results.iter().any(|r| (c.value)(r).is_some()))
         .collect()
 }
 
-/// The facts the slices add to a result's section of the HTML page, in the registry's order:
-/// those of the slices that stand early ([`Slice::early`]), or the others.
-pub(crate) fn facts(r: &ScenarioResult, early: bool) -> Vec<(&'static str, String)> {
+/// The facts the slices of `place` add to a result's section of the HTML page, in the
+/// registry's order.
+pub(crate) fn facts(r: &ScenarioResult, place: Place) -> Vec<(&'static str, String)> {
     Instrument::ALL
         .into_iter()
-        .filter(|i| slice(*i).early == early)
+        .filter(|i| slice(*i).place == place)
         .flat_map(|i| (slice(i).facts)(r))
         .collect()
+}
+
+/// Appends the charts the slices add to a result's section of the HTML page, in the registry's
+/// order.
+pub(crate) fn charts(
+    page: &mut String,
+    r: &ScenarioResult,
+    base: Option<(&RunRecord, &ScenarioResult)>,
+) {
+    for f in Instrument::ALL.into_iter().filter_map(|i| slice(i).chart) {
+        f(page, r, base);
+    }
 }
 
 /// Appends the tables the slices add to a result's section of the HTML page, in the registry's
@@ -285,14 +363,49 @@ pub(crate) fn measured_by(r: &ScenarioResult) -> Vec<&'static str> {
         .collect()
 }
 
-/// The slices' columns of `run`'s terminal table that some result has a cell in, in the
-/// registry's order.
+/// The slices' columns of `run`'s terminal table that are shown always or that some result has
+/// a cell in, in the registry's order.
 pub(crate) fn run_columns(run: &RunRecord) -> Vec<&'static Column> {
     Instrument::ALL
         .into_iter()
         .filter_map(|i| slice(i).run_column.as_ref())
-        .filter(|c| run.results.iter().any(|r| (c.cell)(r).is_some()))
+        .filter(|c| c.always || run.results.iter().any(|r| (c.cell)(r).is_some()))
         .collect()
+}
+
+/// The last column of a run's terminal table ([`Slice::run_last`]), if a slice has one.
+pub(crate) fn run_last() -> Option<&'static Column> {
+    Instrument::ALL
+        .into_iter()
+        .find_map(|i| slice(i).run_last.as_ref())
+}
+
+/// The measures of a result in Bencher Metric Format the slices give, in the registry's order.
+pub(crate) fn bmf(r: &ScenarioResult) -> Vec<Measure> {
+    Instrument::ALL
+        .into_iter()
+        .filter_map(|i| slice(i).bmf)
+        .filter_map(|f| f(r))
+        .collect()
+}
+
+/// What the markdown report's folded negligible changes of `figure` say they were within: its
+/// slice's `markdown_within`, else its `within`, else the threshold the figure is judged
+/// against.
+pub(crate) fn markdown_within(c: &Comparison, figure: Figure) -> String {
+    let s = slice(figure.instrument());
+    match s.markdown_within.or(s.within) {
+        Some(within) => within(c),
+        None => fmt_threshold(c.options.threshold_pct(figure)),
+    }
+}
+
+/// What the row's figure's slice adds to its threshold cell in the markdown report.
+pub(crate) fn threshold_note(row: &compare::Row) -> String {
+    slice(row.instrument.instrument())
+        .threshold_note
+        .map(|f| f(row))
+        .unwrap_or_default()
 }
 
 /// The summaries the slices put right after `run`'s terminal table, in the registry's order.

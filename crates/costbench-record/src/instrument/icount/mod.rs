@@ -1,8 +1,12 @@
 //! Instruction counts' slice of the run record: a result has its figure when it has a count;
 //! its compared figure and its history series are its instructions per op; its file is
-//! `icounts.csv`. Its figure's type is [`figure`]'s ([`Icount`]).
+//! `icounts.csv`. Its figure's type is [`figure`]'s ([`Icount`]); where it keeps callgrind's
+//! output, `kept`'s (`OutputDir::callgrind_paths`); its figures for tests, `testing`'s.
 
 pub mod figure;
+mod kept;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use figure::{Icount, IcountPlacement};
 
@@ -72,6 +76,6 @@ fn icounts_csv(run: &RunRecord) -> String {
 #[cfg(any(test, feature = "testing"))]
 fn sample(run: &mut crate::model::RunRecord) {
     for (r, ir_per_op) in run.results.iter_mut().zip([2003.5, 1500.25, 5.25, 12.0]) {
-        *r = crate::testing::with_icount(r.clone(), ir_per_op);
+        *r = testing::with_icount(r.clone(), ir_per_op);
     }
 }

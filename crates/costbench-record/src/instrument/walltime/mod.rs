@@ -1,8 +1,12 @@
 //! Wall time's slice of the run record: a result has its figure when it has a wall time;
 //! its compared figure and history series are the median per op, and its paired step a series;
-//! its file is `walltime.csv`. Its figure's type is [`figure`]'s ([`Walltime`]).
+//! its file is `walltime.csv`; the history keeps its samples (nanoseconds per iteration). Its
+//! figure's type is [`figure`]'s ([`Walltime`]), its samples per op a result's
+//! (`ScenarioResult::per_op_samples`); its figures for tests, `testing`'s.
 
 pub mod figure;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use figure::{Paired, Step, Walltime};
 
@@ -63,10 +67,22 @@ pub const SLICE: Slice = Slice {
             },
         },
     ],
+    samples: Some(|r| Some(r.walltime.as_ref()?.iteration_ns.as_slice())),
     #[cfg(any(test, feature = "testing"))]
     sample: Some(sample),
     ..Slice::NONE
 };
+
+impl ScenarioResult {
+    /// Per-op samples of the wall time: each sample's per-iteration time divided by the ops per
+    /// iteration (the record keeps per-iteration nanoseconds). Empty without wall time.
+    pub fn per_op_samples(&self) -> Vec<f64> {
+        let ops = self.ops.max(1) as f64;
+        self.walltime.as_ref().map_or_else(Vec::new, |w| {
+            w.iteration_ns.iter().map(|ns| ns / ops).collect()
+        })
+    }
+}
 
 /// The median wall time per op, if timed.
 fn median(r: &ScenarioResult) -> Option<f64> {
@@ -93,7 +109,8 @@ fn walltime_csv(run: &RunRecord) -> String {
 /// with its stderr tail on the last row.
 #[cfg(any(test, feature = "testing"))]
 fn sample(run: &mut crate::model::RunRecord) {
-    use crate::testing::{with_failure, with_walltime};
+    use crate::testing::with_failure;
+    use testing::with_walltime;
     let per_op: [&[f64]; 3] = [
         &[1234.0, 1250.0, 1301.0, 1222.0, 1280.0],
         &[987.6, 990.0, 1010.0],

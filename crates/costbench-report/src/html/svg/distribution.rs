@@ -1,4 +1,5 @@
-//! The wall-time distribution chart: a box plot per series with every sample as a dot.
+//! The distribution chart of a figure's samples: a box plot per series with every sample as a
+//! dot.
 
 use super::scale::{axis_x, Scale, W};
 use crate::html::escape::escape;

@@ -1,4 +1,4 @@
-//! The report's charts, as plain SVG generated here: a wall-time distribution (box plot with
+//! The report's charts, as plain SVG generated here: a distribution of samples (box plot with
 //! every sample as a dot), a history line chart with its significance band, a heat map of
 //! ratios, latency percentile lines of service scenarios under load, the differential flame
 //! graph of a flagged scenario's call paths, and the log-log plot of a family of sized

@@ -10,7 +10,7 @@ mod checks;
 pub(crate) mod document;
 mod summary;
 
-use super::{Column, Explain, OverviewColumn, Slice};
+use super::{Column, Explain, OverviewColumn, Place, Slice};
 use crate::html::escape::escape;
 use costbench_judge::compare::Comparison;
 use costbench_record::fmt::fmt_ir;
@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 /// Its slice.
 pub(super) const SLICE: Slice = Slice {
     facts,
-    early: true,
+    place: Place::Early,
     measured_by: Some("census"),
     // Every result has its figure for the record (a row without checks holds none); the reports
     // show it where it was measured.
@@ -28,12 +28,15 @@ pub(super) const SLICE: Slice = Slice {
     run_column: Some(Column {
         header: "checks/op",
         cell: |r| r.census.as_ref().map(|c| fmt_ir(c.checks_per_op)),
+        always: false,
     }),
     run_summary: Some(summary::dynamic_summary),
     overview: &[OverviewColumn {
         header: "checks/op",
         value: |r| r.census.as_ref().map(|c| c.checks_per_op),
         fmt: fmt_ir,
+        always: false,
+        change: None,
     }],
     tables: Some(top_sites),
     explain: Some(Explain {

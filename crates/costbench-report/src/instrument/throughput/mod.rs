@@ -7,13 +7,14 @@
 //! of the HTML page drawn from every build the page shows ([`html`]: latency percentile charts,
 //! ops/s and latency per number of clients and build), which the overview points to. Here too
 //! the spellings of its figures that both sections share ([`fmt_rate`], [`rate_cell`],
-//! [`p99_cell`], [`load_label`]). Formats only: nothing here judges a change.
+//! [`p99_cell`], [`load_label`]), and the threshold the markdown report's folded negligible
+//! changes under load say they were within. Formats only: nothing here judges a change.
 
 mod html;
 mod terminal;
 
 use super::{BuildsSection, OwnRows, Slice};
-use costbench_record::fmt::{fmt_ir_grouped, fmt_ns};
+use costbench_record::fmt::{fmt_ir_grouped, fmt_ns, fmt_threshold};
 use costbench_record::model::{ScenarioResult, Throughput};
 use std::fmt::Write as _;
 
@@ -30,6 +31,10 @@ pub(super) const SLICE: Slice = Slice {
         any: html::any,
         section: html::section,
     }),
+    // The markdown report's folded negligible changes under load say the paired wall-time
+    // threshold, not the load threshold their rows are judged against
+    // (`CompareOptions::threshold_pct`), as that report always has.
+    markdown_within: Some(|c| fmt_threshold(c.options.paired_walltime_threshold_pct)),
     ..Slice::NONE
 };
 
