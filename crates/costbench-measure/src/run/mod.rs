@@ -15,14 +15,15 @@
 //! instruments that are one process per party as the registry in `crate::instrument` says; the
 //! others run by their own phase, in their folders (`crate::instrument::phase::OwnPhase`), which
 //! this file calls by the registry's run order and never by name; the instruments' parsers read
-//! what a child wrote, as pure functions; [`adaptive`] and [`layout`] measure several sides
-//! against each other (and instruction counts' own phase its data-placement runs); [`child`]
+//! what a child wrote, as pure functions; [`layout`] relinks the builds that rounds of several
+//! sides run (and instruction counts' own phase its data-placement runs), and [`adaptive`], the
+//! options and looks of those rounds, is wall time's (re-exported here, where the options and
+//! the command line find it); [`child`]
 //! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
 //! A run that stops on an error (a full disk among them) writes its record marked unfinished
 //! before it returns the error (`stopped`); one that has nothing to measure is refused before
 //! an output directory is touched (`nothing_to_measure`).
 
-pub mod adaptive;
 pub mod backfill;
 pub mod baseline;
 pub(crate) mod binary;
@@ -38,7 +39,7 @@ pub(crate) mod session;
 mod setup;
 pub mod sharding;
 
-pub use adaptive::Rounds;
+pub use crate::instrument::walltime::adaptive::{self, Rounds};
 pub(crate) use binary::merge_listings;
 pub use binary::Binary;
 pub use options::{LoadOptions, RunOptions};

@@ -12,7 +12,7 @@
 //! This module owns running the rounds and turning them into each side's figures; the sessions'
 //! children and records are `run`'s.
 
-use crate::run::adaptive::{self, Rounds};
+use super::adaptive::{self, Rounds};
 use crate::run::child;
 use crate::run::layout::Layouts;
 use crate::run::session::Session;
