@@ -17,6 +17,7 @@
 //! second stage on independent rounds multiplies the false-alarm rates of the two.
 
 use crate::core::session::Session;
+use crate::instrument::pairing::{Pairing, Previous};
 use anyhow::{Context, Result};
 use costbench_judge::compare::{compare_with, noise::HistoricThresholds, CompareOptions};
 use costbench_measure::cargo::{BenchTarget, BuiltBench};
@@ -26,26 +27,18 @@ use costbench_record::instrument::{Figure, Instrument, InstrumentSet};
 use costbench_record::model::{RunRecord, Step, Walltime};
 use std::path::{Path, PathBuf};
 
-/// The commit a measured commit's wall time is paired with: the nearest measured commit before
-/// it, with its kept binary and its record.
-#[derive(Clone)]
-pub(super) struct Previous {
-    pub sha: String,
-    pub exe: PathBuf,
-    /// The other bench targets' kept binaries (issue 41).
-    pub others: Vec<BuiltBench>,
-    pub run: RunRecord,
-}
-
-/// Whether `session` measures wall time, so that commits are paired.
-pub(super) fn wanted(session: &Session) -> bool {
-    session.cmd.measure.instruments.asked(Instrument::Walltime)
-}
+/// Wall time's pairing in a backfill.
+pub(crate) const PAIRING: Pairing = Pairing {
+    instrument: Instrument::Walltime,
+    what: "wall time",
+    measure,
+    carried,
+};
 
 /// Measures the commit whose kept binary is `exe` (its worktree `target`) into `dir`: the other
 /// instruments alone, then wall time interleaved with `previous` (into `dir/../paired`). Returns
 /// the commit's record, every wall-time figure with its step.
-pub(super) fn measure(
+fn measure(
     session: &Session,
     target: &BenchTarget,
     previous: &Previous,
@@ -266,7 +259,7 @@ fn judge(base: &RunRecord, run: &RunRecord) -> Vec<(String, Step)> {
 
 /// The step of a commit whose figures are carried over from `from` (none of its build's files
 /// changed): the same binary, so no change, by construction.
-pub(super) fn carried(run: &mut RunRecord, from: &str) {
+fn carried(run: &mut RunRecord, from: &str) {
     for r in &mut run.results {
         if let Some(w) = &mut r.walltime {
             w.step = Some(Step {
