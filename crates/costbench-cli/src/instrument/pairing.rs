@@ -5,9 +5,9 @@
 //! instrument; each pairing is its instrument's, in its folder. It must not walk commits or
 //! record runs: that is the backfill's.
 
-use crate::core::session::Session;
 use anyhow::Result;
 use costbench_measure::cargo::{BenchTarget, BuiltBench};
+use costbench_measure::run::RunOptions;
 use costbench_record::instrument::Instrument;
 use costbench_record::model::RunRecord;
 use std::path::{Path, PathBuf};
@@ -23,11 +23,20 @@ pub(crate) struct Previous {
     pub run: RunRecord,
 }
 
-/// Measures the commit whose kept binary and other targets' binaries are given (its worktree
-/// `target`) into the directory given, the other instruments alone and the paired one against
-/// `Previous`: the commit's record, every figure of the paired instrument with its step.
+/// The commit a pairing measures: its worktree's bench target, its kept binary and the other
+/// targets' kept binaries, and the directory its results go to.
+pub(crate) struct Commit<'a> {
+    pub target: &'a BenchTarget,
+    pub exe: &'a Path,
+    pub others: &'a [BuiltBench],
+    pub dir: &'a Path,
+}
+
+/// Measures a commit as the command's options ask (with the command's bench target, which names
+/// the suite): the other instruments alone and the paired one against the previous commit.
+/// Returns the commit's record, every figure of the paired instrument with its step.
 pub(crate) type Measure =
-    fn(&Session, &BenchTarget, &Previous, (&Path, &[BuiltBench]), &Path) -> Result<RunRecord>;
+    fn((&RunOptions, &BenchTarget), Commit<'_>, &Previous) -> Result<RunRecord>;
 
 /// An instrument whose figure a backfill measures in pairs, commit against previous commit.
 pub(crate) struct Pairing {

@@ -19,7 +19,7 @@ use crate::core::changes::{kept_dir, short};
 mod merged;
 
 use crate::core::session::Session;
-use crate::instrument::pairing::{Pairing, Previous};
+use crate::instrument::pairing::{Commit, Pairing, Previous};
 use crate::output::Sink;
 use anyhow::{Context, Result};
 use costbench_judge::changes::{self, Method};
@@ -364,7 +364,14 @@ impl Backfiller<'_> {
                     "Measuring",
                     format!("{label} ({} paired with {})", pairing.what, short(&p.sha)),
                 );
-                (pairing.measure)(self.session, &target, p, (&kept, &others), &dir)?
+                let commit = Commit {
+                    target: &target,
+                    exe: &kept,
+                    others: &others,
+                    dir: &dir,
+                };
+                let session = (&self.session.cmd.measure, &self.session.target);
+                (pairing.measure)(session, commit, p)?
             }
             None => {
                 self.session.status("Measuring", &label);

@@ -16,13 +16,12 @@
 //! watched branch makes one comparison per commit and id, far more than one check, and a
 //! second stage on independent rounds multiplies the false-alarm rates of the two.
 
-use crate::core::session::Session;
-use crate::instrument::pairing::{Pairing, Previous};
+use crate::instrument::pairing::{Commit, Pairing, Previous};
 use anyhow::{Context, Result};
 use costbench_judge::compare::{compare_with, noise::HistoricThresholds, CompareOptions};
 use costbench_measure::cargo::{BenchTarget, BuiltBench};
 use costbench_measure::run::layout::LayoutMode;
-use costbench_measure::run::{measure_sides, SideSpec};
+use costbench_measure::run::{measure_sides, RunOptions, SideSpec};
 use costbench_record::instrument::{Figure, Instrument, InstrumentSet};
 use costbench_record::model::{RunRecord, Step, Walltime};
 use std::path::{Path, PathBuf};
@@ -35,17 +34,21 @@ pub(crate) const PAIRING: Pairing = Pairing {
     carried,
 };
 
-/// Measures the commit whose kept binary is `exe` (its worktree `target`) into `dir`: the other
-/// instruments alone, then wall time interleaved with `previous` (into `dir/../paired`). Returns
-/// the commit's record, every wall-time figure with its step.
+/// Measures the commit whose kept binary is `exe` (its worktree `target`) into `dir`, as the
+/// command's options `cmd` ask, with `suite`'s bench target: the other instruments alone, then
+/// wall time interleaved with `previous` (into `dir/../paired`). Returns the commit's record,
+/// every wall-time figure with its step.
 fn measure(
-    session: &Session,
-    target: &BenchTarget,
+    (cmd, suite): (&RunOptions, &BenchTarget),
+    Commit {
+        target,
+        exe,
+        others,
+        dir,
+    }: Commit<'_>,
     previous: &Previous,
-    (exe, others): (&Path, &[BuiltBench]),
-    dir: &Path,
 ) -> Result<RunRecord> {
-    let asked = session.cmd.measure.instruments;
+    let asked = cmd.instruments;
     let side = |label: &str, (exe, others): (&Path, &[BuiltBench]), output_dir: PathBuf| SideSpec {
         label: label.into(),
         exe: exe.to_path_buf(),
@@ -58,11 +61,11 @@ fn measure(
     let alone = if rest == InstrumentSet::NONE {
         None
     } else {
-        let mut opts = session.cmd.measure.clone();
+        let mut opts = cmd.clone();
         opts.instruments = rest;
         let mut runs = measure_sides(
             &opts,
-            &session.target,
+            suite,
             vec![side("default", (exe, others), dir.to_path_buf())],
         )?;
         runs.pop()
@@ -71,7 +74,7 @@ fn measure(
     // One interleaved session of the two binaries into `into`, wall time only, of the ids
     // `filter` selects (the command's filter when `None`).
     let session_of = |filter: Option<regex::Regex>, into: PathBuf| {
-        let mut opts = session.cmd.measure.clone();
+        let mut opts = cmd.clone();
         opts.instruments = InstrumentSet::of(Instrument::Walltime);
         opts.rounds.layouts = LayoutMode::Off;
         opts.rounds.baseline_side = 0;
@@ -80,7 +83,7 @@ fn measure(
         }
         let mut runs = measure_sides(
             &opts,
-            &session.target,
+            suite,
             vec![
                 side(
                     "previous",
@@ -93,7 +96,8 @@ fn measure(
         .with_context(|| {
             format!(
                 "measuring wall time paired with {}",
-                crate::core::changes::short(&previous.sha)
+                // Shortened as the backfill's lines shorten a commit (`core::changes::short`).
+                &previous.sha[..12.min(previous.sha.len())]
             )
         })?;
         let this = runs.pop().expect("two sides measured");
