@@ -82,6 +82,14 @@ fn own_phases(asked: InstrumentSet) -> impl Iterator<Item = &'static dyn OwnPhas
         })
 }
 
+/// How the instruments `opts` asks for measure several sides together, in run order, each as a
+/// status line says it before the sides are measured (their phases' `OwnPhase::together`).
+pub fn together(opts: &RunOptions) -> Vec<String> {
+    own_phases(opts.instruments)
+        .filter_map(|p| p.together(opts))
+        .collect()
+}
+
 /// One build of the bench target to measure: a build variant, or one side of a paired A/B
 /// comparison.
 #[derive(Debug, Clone)]
