@@ -10,7 +10,7 @@
 //! (`instrument::census::parse::instruction_counts`). Diffing two listings is the judge's
 //! (`compare::asm`).
 
-use crate::instrument::census::binary::{Function, Image};
+use crate::elf::{Function, Image};
 use crate::instrument::census::parse::Counts;
 use crate::instrument::census::Lines;
 use anyhow::{bail, Context, Result};

@@ -1,9 +1,10 @@
-//! Loading a binary for the census: ELF sections, function symbols, and how calls reach their
-//! callees (directly, through the PLT, or through a GOT slot filled by a dynamic relocation).
+//! Loading a binary: ELF sections, function symbols, and how calls reach their callees
+//! (directly, through the PLT, or through a GOT slot filled by a dynamic relocation).
 //!
 //! Owns no analysis: it answers "what bytes are at this address", "which function starts here"
-//! and "which function does this GOT slot or PLT stub lead to". `asm` (a function's machine
-//! code) and `size` (code by crate) read binaries through it too.
+//! and "which function does this GOT slot or PLT stub lead to". An instrument that reads the
+//! binary it measured (in its folder), `asm` (a function's machine code) and
+//! `size` (code by crate) read binaries through it; it names no instrument.
 
 use anyhow::{bail, Context, Result};
 use object::{Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationFlags};
