@@ -17,6 +17,9 @@ use crate::elf;
 use std::borrow::Cow;
 use std::path::Path;
 
+/// How the errors of the binary reader (`crate::elf`) name what reads a binary here.
+pub(crate) const READER: &str = "the census";
+
 // The census's plain data (schema, guards, frames, kinds) lives in the record crate, so that
 // the report crate renders it without depending on this one.
 
@@ -72,7 +75,7 @@ pub fn attribute(census: &mut StaticCensus, crates: &[(String, std::path::PathBu
 /// Reads the binary at `path` and finds every guard in it.
 pub fn analyse(path: &Path) -> Result<StaticCensus> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let image = elf::Image::parse(&data, path)?;
+    let image = elf::Image::parse(&data, path, READER)?;
     let raws: Vec<Vec<disasm::Raw>> = image
         .functions
         .iter()

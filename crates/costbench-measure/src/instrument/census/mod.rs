@@ -15,7 +15,7 @@ pub mod parse;
 pub mod sites;
 
 pub use analyse::{analyse, attribute, crate_of};
-pub(crate) use analyse::Lines;
+pub(crate) use analyse::{Lines, READER};
 pub(crate) use join::CensusJoin;
 pub use join::TOOL_ARGS;
 
