@@ -39,10 +39,11 @@ pub(crate) mod session;
 mod setup;
 pub mod sharding;
 
+pub use crate::instrument::throughput::options::LoadOptions;
 pub use crate::instrument::walltime::adaptive::{self, Rounds};
 pub(crate) use binary::merge_listings;
 pub use binary::Binary;
-pub use options::{LoadOptions, RunOptions};
+pub use options::RunOptions;
 
 use costbench_record::selection::select;
 
