@@ -1,7 +1,8 @@
 //! Measuring: list the scenarios of built bench targets, run the instruments and write the
-//! results ([`measure_sides`]). Instruction counts, simulated counters, heap profiles and allocation counts run in
-//! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
-//! time afterwards, with nothing else of ours running.
+//! results ([`measure_sides`]). The instruments under valgrind run first, several scenarios at
+//! once where they do not depend on load; the native ones whose figures do run one scenario at a
+//! time afterwards, with nothing else of ours running (each instrument's folder says how it
+//! runs, its `PHASE`).
 //!
 //! Building, printing, `--html`, history and exit codes are the command line's (its command core,
 //! `core::session`, and the commands `run`, `check` and `variants`): this module returns records

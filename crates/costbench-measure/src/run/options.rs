@@ -34,7 +34,7 @@ pub struct RunOptions {
     pub code_align: cargo::CodeAlign,
     /// Show progress on stderr while measuring: the progress bar, the status lines of variant
     /// builds with cargo's own output, and warnings about an instrument the machine cannot run
-    /// (perf). Off where stdout and stderr must stay clean of it: `--quiet`, `--format json`,
+    /// (one whose probe fails, `Phase::Probed`). Off where stdout and stderr must stay clean of it: `--quiet`, `--format json`,
     /// and `check`, whose report goes to stdout. How a command prints its results is the
     /// command's, so this is the only printing choice the measuring crate takes.
     pub progress: bool,
