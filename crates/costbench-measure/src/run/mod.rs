@@ -1,8 +1,8 @@
 //! Measuring: list the scenarios of built bench targets, run the instruments and write the
-//! results ([`measure_sides`]). The instruments under valgrind run first, several scenarios at
-//! once where they do not depend on load; the native ones whose figures do run one scenario at a
-//! time afterwards, with nothing else of ours running (each instrument's folder says how it
-//! runs, its `PHASE`).
+//! results ([`measure_sides`]). Instruments whose figures do not depend on load run several
+//! scenarios at once (`--measure-jobs`); those whose figures do run one scenario at a time, with
+//! nothing else of ours running; the instruments under valgrind come first (each instrument's
+//! folder says how it runs, its `PHASE`).
 //!
 //! Building, printing, `--html`, history and exit codes are the command line's (its command core,
 //! `core::session`, and the commands `run`, `check` and `variants`): this module returns records
