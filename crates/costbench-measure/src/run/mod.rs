@@ -113,15 +113,12 @@ pub struct SideSpec {
     pub others: Vec<cargo::BuiltBench>,
 }
 
-/// Measures the selected scenarios of every side: instruction counts side after side (counts do
-/// not depend on load), then wall time. With one side wall time runs as in a plain run (one
-/// process per scenario, all samples in it). With several, wall time runs in interleaved rounds:
-/// for every scenario, each round runs a short child of every side at once, the children taking
-/// turns sample by sample through a token ring (who goes first alternates, ABBA), so that the
-/// machine's drift and bursts of load hit every side alike. Multi-party scenarios, and libraries
-/// too old for the ring, take turns round by round instead. Each side's figures
-/// then carry the per-round figures and a shared pairing id, from which `compare` judges the
-/// sides with a paired test.
+/// Measures the selected scenarios of every side, each instrument by its phase (`run_phases`):
+/// those whose figures do not depend on load side after side; those whose figures do measure
+/// every side at once when there are several (an own phase's `all_sides`: rounds in which every
+/// side takes its turn, so that the machine's drift and bursts of load hit every side alike, as
+/// each such instrument's folder describes). Each side's figures then carry the per-round figures
+/// and a shared pairing id, from which `compare` judges the sides with a paired test.
 ///
 /// Every side's output directory is written atomically after each scenario. Returns the records
 /// in the order of `sides`; recording them in the history is the caller's (the commands') job.

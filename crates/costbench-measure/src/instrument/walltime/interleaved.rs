@@ -5,7 +5,7 @@
 //! scenarios, and libraries too old for the ring, take turns round by round instead.
 //!
 //! Round `k` of side `s` runs its own code layout (`run::layout`), and the number of rounds is
-//! adaptive (`run::adaptive`): every scenario gets the first-look rounds, then the scenarios that
+//! adaptive ([`adaptive`], beside it): every scenario gets the first-look rounds, then the scenarios that
 //! could not yet resolve the threshold get more rounds, one round of each in turn, up to the
 //! maximum while the time budget lasts. Every side of a scenario always runs the same rounds.
 //!
