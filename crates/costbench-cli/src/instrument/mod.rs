@@ -2,12 +2,13 @@
 //! figure beyond asking the layers below, one folder per instrument that has any
 //! (`walltime/`: its pairing in a backfill, the threshold of its short history series). The
 //! shapes the command line loops over are beside this file (`pairing`, `history`), and the
-//! lists of the slices that fill them are here; nothing else in the
-//! command line names an instrument to do something with its figure. The other layers' slices
-//! are in their crates (`costbench_record::instrument`, the registry; the measuring crate's
-//! folders, which also read other tools' files of a figure for `costbench import`; the
-//! report's). The slices sit below the command core: they import the crates below and this
-//! folder, never `core` or a command, so that both may ask them.
+//! lists of the slices that fill them are here: the commands and the command core ask the lists
+//! and do not name the instrument. (Features built on one figure still name the figure they are
+//! about: bisect and the explanations on instruction counts, advise's checks on the census.)
+//! The other layers' slices are in their crates (`costbench_record::instrument`, the registry;
+//! the measuring crate's folders, which also read other tools' files of a figure for `costbench
+//! import`; the report's). The slices sit below the command core: they import the crates below
+//! and this folder, never `core` or a command, so that both may ask them.
 
 pub(crate) mod history;
 pub(crate) mod pairing;
