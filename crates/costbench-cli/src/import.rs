@@ -1,10 +1,18 @@
 //! Turning result files written by other tools into run records, so that their history joins
-//! ours: rustls ci-bench's `icounts.csv` (`name,count`) and its wall-time CSV
-//! (`name,ns_1,...,ns_N`, written as `walltime.csv` or `walltimes.csv`). Pure parsing: the
-//! caller reads the files and records the result.
+//! ours: rustls ci-bench's files, one per instrument whose figure it holds. Each file's format
+//! is its instrument's, in the measuring crate's folder of it (`CiBenchFile`, listed in
+//! [`CI_BENCH`]); this module builds the run around their rows (its identity, its settings, what
+//! the files do not say) and names no instrument but in the entry points the fuzz target calls
+//! (at the end). Pure: the caller reads the files and records the result.
+//!
+//! The fuzz target `import_csv` compiles this file on its own, with the measuring and record
+//! crates and anyhow only: it must import nothing else of the CLI.
 
-use anyhow::{bail, Context, Result};
-use costbench_record::model::{self, Icount, RunRecord, ScenarioResult};
+use anyhow::{bail, Result};
+pub use costbench_measure::instrument::import::CiBenchFile;
+use costbench_measure::instrument::import::Rows;
+pub use costbench_measure::instrument::CI_BENCH;
+use costbench_record::model::{self, RunRecord};
 use std::path::Path;
 
 /// What the files themselves do not say about the run.
@@ -20,113 +28,41 @@ pub struct ImportMeta {
     pub started_at: Option<String>,
 }
 
-/// Parses `name,count` rows; `file` names the file in errors.
-pub fn parse_icounts(text: &str, file: &str) -> Result<Vec<(String, u64)>> {
-    let mut rows = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Some((name, count)) = line.rsplit_once(',') else {
-            bail!("{file}:{}: expected `name,count`, found {line:?}", n + 1);
-        };
-        let count: u64 = count.trim().parse().with_context(|| {
-            format!(
-                "{file}:{}: the count {count:?} is not a whole number",
-                n + 1
-            )
-        })?;
-        if name.is_empty() {
-            bail!("{file}:{}: empty scenario name", n + 1);
-        }
-        rows.push((name.to_string(), count));
-    }
-    Ok(rows)
-}
-
-/// Parses `name,ns_1,...,ns_N` rows.
-pub fn parse_walltimes(text: &str, file: &str) -> Result<Vec<(String, Vec<f64>)>> {
-    let mut rows = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut fields = line.split(',');
-        let name = fields.next().unwrap_or_default();
-        if name.is_empty() {
-            bail!("{file}:{}: empty scenario name", n + 1);
-        }
-        let values = fields
-            .map(|f| {
-                f.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite() && *v >= 0.0)
-                    .with_context(|| {
-                        format!("{file}:{}: {f:?} is not a duration in nanoseconds", n + 1)
-                    })
-            })
-            .collect::<Result<Vec<f64>>>()?;
-        if values.is_empty() {
-            bail!("{file}:{}: {name:?} has no samples", n + 1);
-        }
-        rows.push((name.to_string(), values));
-    }
-    Ok(rows)
-}
-
-/// A run record from rustls-style CSV contents (either may be absent, not both). Each row is
-/// one scenario whose whole run is one op.
-pub fn from_csv(
-    icounts: Option<(&str, &str)>,
-    walltimes: Option<(&str, &str)>,
+/// A run record from the contents of rustls ci-bench's files: `files` pairs each file read with
+/// its text and its name (for errors), at most one per entry of [`CI_BENCH`] (none is an
+/// error). Each row is one scenario whose whole run is one op.
+pub fn from_files(
+    files: &[(&CiBenchFile, &str, &str)],
     meta: &ImportMeta,
     source: &Path,
 ) -> Result<RunRecord> {
-    if icounts.is_none() && walltimes.is_none() {
+    if files.is_empty() {
+        let names: Vec<String> = CI_BENCH.iter().map(|f| f.names.join("/")).collect();
         bail!(
-            "{} holds neither run.json nor icounts.csv nor walltime.csv/walltimes.csv: nothing to import",
-            source.display()
+            "{} holds neither run.json nor {}: nothing to import",
+            source.display(),
+            names.join(" nor ")
         );
     }
-    let mut results: Vec<ScenarioResult> = Vec::new();
-    let entry = |results: &mut Vec<ScenarioResult>, name: &str| -> usize {
-        if let Some(i) = results.iter().position(|r| r.id == name) {
-            return i;
-        }
-        results.push(ScenarioResult::empty(name, name, None, 1, "runs"));
-        results.len() - 1
-    };
+    // In the list's order, whatever order `files` gives: the rows' order and the run id follow it.
+    let texts: Vec<Option<(&str, &str)>> = CI_BENCH
+        .iter()
+        .map(|f| {
+            files
+                .iter()
+                .find(|(g, ..)| g.instrument == f.instrument)
+                .map(|&(_, text, file)| (text, file))
+        })
+        .collect();
+    let mut rows = Rows::default();
     let mut instruments = Vec::new();
-    if let Some((text, file)) = icounts {
-        instruments.push("icount".to_string());
-        for (name, count) in parse_icounts(text, file)? {
-            let i = entry(&mut results, &name);
-            results[i].icount = Some(Icount {
-                ir: count,
-                ir_per_op: count as f64,
-                callgrind_out: String::new(),
-                placement: None,
-            });
+    for (f, text) in CI_BENCH.iter().zip(&texts) {
+        if let Some((text, file)) = text {
+            instruments.push(f.instrument.name().to_string());
+            (f.read)(text, file, &mut rows)?;
         }
     }
-    if let Some((text, file)) = walltimes {
-        instruments.push("walltime".to_string());
-        for (name, ns) in parse_walltimes(text, file)? {
-            let i = entry(&mut results, &name);
-            results[i].walltime = Some(model::Walltime {
-                clock: "monotonic".into(),
-                samples: ns.len(),
-                iterations_per_sample: 1,
-                warmup_iterations: 0,
-                clock_overhead_ns: 0.0,
-                ns_per_op: costbench_record::stats::summarize(&ns),
-                iteration_ns: ns,
-                paired: None,
-                step: None,
-            });
-        }
-    }
+    let results = rows.0;
     let name = source.file_name().map_or_else(
         || "imported".to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -138,7 +74,7 @@ pub fn from_csv(
         // runs are history too (a steady scenario's unchanged count is the evidence that it is
         // steady): every import is a run of its own.
         match meta.commit {
-            Some(_) => content_id(icounts, walltimes, meta),
+            Some(_) => content_id(&texts, meta),
             None => costbench_measure::environment::new_run_id(),
         },
         meta.started_at
@@ -194,13 +130,10 @@ pub fn from_csv(
 }
 
 /// The run id of an import of a known commit: `import-` and a 64-bit FNV-1a hash of the files'
-/// contents and of what `meta` says of them (commit, branch, variant). FNV-1a rather than std's
+/// contents (`texts`, one per entry of [`CI_BENCH`]) and of what `meta` says of them (commit,
+/// branch, variant). FNV-1a rather than std's
 /// hasher, whose algorithm may change between Rust releases: the id must not.
-fn content_id(
-    icounts: Option<(&str, &str)>,
-    walltimes: Option<(&str, &str)>,
-    meta: &ImportMeta,
-) -> String {
+fn content_id(texts: &[Option<(&str, &str)>], meta: &ImportMeta) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |part: &str| {
         // Each part ends with a byte no text holds, so that ("ab", "c") and ("a", "bc") differ.
@@ -209,12 +142,40 @@ fn content_id(
             h = h.wrapping_mul(0x0000_0100_0000_01b3);
         }
     };
-    feed(icounts.map_or("", |(text, _)| text));
-    feed(walltimes.map_or("", |(text, _)| text));
+    // One part per file of the list, empty when absent.
+    for text in texts {
+        feed(text.map_or("", |(text, _)| text));
+    }
     for m in [&meta.commit, &meta.branch, &meta.variant] {
         feed(m.as_deref().unwrap_or(""));
     }
     format!("import-{h:016x}")
+}
+
+/// Parses rustls ci-bench's `icounts.csv`, as the fuzz target calls it (the format is
+/// instruction counts', `costbench_measure::instrument::icount::ci_bench`).
+pub use costbench_measure::instrument::icount::ci_bench::parse as parse_icounts;
+/// Parses rustls ci-bench's wall-time CSV, as the fuzz target calls it (the format is wall
+/// time's, `costbench_measure::instrument::walltime::ci_bench`).
+pub use costbench_measure::instrument::walltime::ci_bench::parse as parse_walltimes;
+
+/// [`from_files`] with the instruction counts' and the wall-time file (text, name), either
+/// absent, as the fuzz target calls it.
+pub fn from_csv(
+    icounts: Option<(&str, &str)>,
+    walltimes: Option<(&str, &str)>,
+    meta: &ImportMeta,
+    source: &Path,
+) -> Result<RunRecord> {
+    use costbench_measure::instrument::{icount, walltime};
+    let files: Vec<(&CiBenchFile, &str, &str)> = [
+        (&icount::ci_bench::FILE, icounts),
+        (&walltime::ci_bench::FILE, walltimes),
+    ]
+    .into_iter()
+    .filter_map(|(f, read)| read.map(|(text, file)| (f, text, file)))
+    .collect();
+    from_files(&files, meta, source)
 }
 
 #[cfg(test)]
@@ -283,17 +244,6 @@ mod tests {
 
     #[test]
     fn malformed_rows_name_file_and_line() {
-        let e = parse_icounts("a,1\nb,x\n", "icounts.csv").unwrap_err();
-        assert_eq!(
-            format!("{e:#}").split(':').take(2).collect::<Vec<_>>(),
-            ["icounts.csv", "2"]
-        );
-        let e = parse_icounts("a,1\ntruncated", "icounts.csv").unwrap_err();
-        assert!(e.to_string().starts_with("icounts.csv:2:"), "{e}");
-        let e = parse_walltimes("a,1,2\nb,3,\n", "w.csv").unwrap_err();
-        assert!(format!("{e:#}").starts_with("w.csv:2:"), "{e:#}");
-        let e = parse_walltimes("a\n", "w.csv").unwrap_err();
-        assert!(e.to_string().contains("no samples"), "{e}");
         assert!(from_csv(None, None, &ImportMeta::default(), Path::new("d")).is_err());
     }
 }

@@ -6,7 +6,8 @@
 //! `commands` runs each command (one short file each, none importing another), wiring the
 //! layers below through `core`, which owns what commands share (default paths, the history
 //! location, loading and judging runs, measuring with recording); `exit` numbers the exit
-//! codes; `output` is the
+//! codes; `instrument` holds what a command does with one instrument's figure (one folder per
+//! instrument that has any, and the lists the commands loop over); `output` is the
 //! sink every document goes through to stdout and files, and gathers runs and history for the
 //! HTML page; `import` reads other tools' result files;
 //! `terminal` resolves `--color` as cargo does;
@@ -28,6 +29,7 @@ mod core;
 pub mod exit;
 pub mod github;
 pub mod import;
+mod instrument;
 mod options;
 pub mod output;
 pub mod terminal;

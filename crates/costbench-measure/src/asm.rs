@@ -10,9 +10,10 @@
 //! (`instrument::census::parse::instruction_counts`). Diffing two listings is the judge's
 //! (`compare::asm`).
 
-use crate::instrument::census::binary::{Function, Image};
+use crate::elf::{Function, Image};
 use crate::instrument::census::parse::Counts;
-use crate::instrument::census::Lines;
+// Its errors of the binary name the census, whose run gives the counts (`READER`).
+use crate::instrument::census::{Lines, READER};
 use anyhow::{bail, Context, Result};
 use costbench_record::asm::{AsmInsn, Listing};
 use iced_x86::{
@@ -33,7 +34,7 @@ pub fn listing(
     root: Option<&Path>,
 ) -> Result<Listing> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let image = Image::parse(&data, path)?;
+    let image = Image::parse(&data, path, READER)?;
     let f = find(&image.functions, function, counts)
         .with_context(|| format!("in {}", path.display()))?;
     let lines = Lines::load(&image.file)
@@ -87,7 +88,7 @@ pub fn measured_listing(
     let (binary, counts) = measured(&dir.join(&ic.callgrind_out))?;
     let data =
         std::fs::read(&binary).with_context(|| format!("cannot read {}", binary.display()))?;
-    let image = Image::parse(&data, &binary)?;
+    let image = Image::parse(&data, &binary, READER)?;
     let f = if exact {
         let Some(f) = image
             .functions

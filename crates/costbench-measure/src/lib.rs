@@ -7,8 +7,9 @@
 //! how each runs (a folder also holds what its instrument reads beforehand: the guards left in a
 //! binary, say); `miri` runs scenarios under
 //! Miri and reads its verdicts; `variants` builds one suite under several build choices;
-//! `config` reads `costbench.toml`; `environment` describes the machine; `size` reads a bench
-//! binary's size (sections, and code by crate); `advise` finds candidate source changes
+//! `config` reads `costbench.toml`; `environment` describes the machine; `elf` loads a binary
+//! (sections, function symbols, callees) for whatever reads one; `size` reads a bench binary's
+//! size (sections, and code by crate); `advise` finds candidate source changes
 //! (clippy's suggestions) and applies each in a scratch copy of the user's sources.
 //!
 //! It stands on `costbench-record` (what a run is) and `costbench-judge` (the paired-interval
@@ -23,6 +24,7 @@ pub mod asm;
 pub mod build_output;
 pub mod cargo;
 pub mod config;
+pub mod elf;
 pub mod ending;
 pub mod environment;
 pub mod explain;

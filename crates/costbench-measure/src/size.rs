@@ -1,6 +1,6 @@
 //! The size of a bench binary ([`BinarySize`]): its loaded sections by kind, read from the ELF
 //! section headers, and the crates whose functions take the most code, read from the symbol
-//! table (the same symbols the census names functions by).
+//! table (demangled as [`crate::elf`] names every function).
 //!
 //! Owns reading sizes only: which budget limits them is `costbench-judge`'s, how they are shown
 //! the reports'.
@@ -74,7 +74,7 @@ pub fn of_bytes(data: &[u8]) -> Result<BinarySize> {
 /// looking inside `<T as Trait>` to the type's crate; `[other]` for a name with no path (C
 /// functions, the runtime's own symbols).
 pub fn crate_of(raw: &str) -> String {
-    let name = crate::instrument::census::binary::demangle(raw);
+    let name = crate::elf::demangle(raw);
     let name = name.trim_start_matches('<').trim_start_matches('&');
     let name = name.strip_prefix("mut ").unwrap_or(name);
     match name.split_once("::") {

@@ -17,7 +17,6 @@ use anyhow::Result;
 use costbench_judge::compare::noise::HistoricThresholds;
 use costbench_judge::compare::{CompareOptions, Comparison};
 use costbench_measure::run::baseline::SourceDiff;
-use costbench_record::instrument::Instrument;
 use costbench_record::model::RunRecord;
 use costbench_report::render::ComparisonView;
 use costbench_report::render::{Format, Render as _};
@@ -105,13 +104,13 @@ struct Outputs {
 }
 
 /// `--baseline-rev`: builds the revision from a worktree and the working tree, and measures
-/// both together (instruction counts, wall time in interleaved rounds).
+/// both together (each instrument as its phase measures several sides: the timed ones in
+/// interleaved rounds).
 fn measure_with_baseline_rev(
     session: &Session,
     rev: &str,
 ) -> Result<(Side, Side, Option<SourceDiff>)> {
     let (opts, target) = (&session.cmd.measure, &session.target);
-    let rounds = &opts.rounds;
     let root = session.output_dir(|p| p.check());
     // What can be wrong with the command line is found before the baseline's build (issue 29):
     // the output directories, the revision, and a --filter that selects nothing (the candidate
@@ -167,19 +166,7 @@ fn measure_with_baseline_rev(
             others: cand_others,
         },
     ];
-    let mut together = Vec::new();
-    if opts.instruments.asked(Instrument::Walltime) {
-        together.push(format!(
-            "wall time in {} to {} interleaved rounds",
-            rounds.rounds, rounds.max_rounds
-        ));
-    }
-    if opts.instruments.asked(Instrument::Throughput) {
-        together.push(format!(
-            "throughput in {} rounds of slices taken in turn",
-            opts.load.rounds
-        ));
-    }
+    let together = costbench_measure::run::together(opts);
     session.status(
         "Measuring",
         if together.is_empty() {

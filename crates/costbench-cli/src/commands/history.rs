@@ -11,7 +11,6 @@ use costbench_report::render::Format;
 use costbench_report::render::{ChangesView, HistoryView, Render};
 
 mod backfill;
-mod pairing;
 
 pub(super) fn history(h: HistoryCmd) -> Result<i32> {
     use costbench_store::RunQuery;

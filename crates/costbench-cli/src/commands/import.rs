@@ -21,23 +21,27 @@ pub(super) fn import(i: ImportCmd) -> Result<i32> {
                 Err(e) => Err(e).with_context(|| format!("cannot read {}", p.display())),
             }
         };
-        let icounts = read("icounts.csv")?;
-        let walltimes = match read("walltime.csv")? {
-            Some(w) => Some(w),
-            None => read("walltimes.csv")?,
-        };
+        // Each instrument's file of ci-bench's output, by the first of its names that exists.
+        let mut files = Vec::new();
+        for f in crate::import::CI_BENCH {
+            for name in f.names {
+                if let Some((text, path)) = read(name)? {
+                    files.push((*f, text, path));
+                    break;
+                }
+            }
+        }
         let meta = crate::import::ImportMeta {
             commit: i.commit,
             branch: i.branch,
             variant: i.variant,
             started_at: None,
         };
-        crate::import::from_csv(
-            icounts.as_ref().map(|(t, f)| (t.as_str(), f.as_str())),
-            walltimes.as_ref().map(|(t, f)| (t.as_str(), f.as_str())),
-            &meta,
-            dir,
-        )?
+        let files: Vec<_> = files
+            .iter()
+            .map(|(f, text, path)| (*f, text.as_str(), path.as_str()))
+            .collect();
+        crate::import::from_files(&files, &meta, dir)?
     };
     if let Some(note) = run.unfinished_note() {
         // History keeps finished runs only: a baseline or the noise model would take the rows

@@ -9,7 +9,7 @@
 use anyhow::{Context, Result};
 use costbench_judge::compare::{self, noise::HistoricThresholds, CompareOptions, Comparison};
 use costbench_record::history::{Metric, SeriesPoint};
-use costbench_record::instrument::Figure;
+use costbench_record::instrument::{Figure, Instrument};
 use costbench_record::model::RunRecord;
 use costbench_report::html::History;
 use costbench_report::render::Page;
@@ -95,27 +95,22 @@ pub fn metric_instrument(m: Metric) -> Figure {
 }
 
 /// The threshold a history series is judged against, in percent, and where it came from:
-/// learned from the series itself as `compare --history-branch` learns it (Q3 + 3·IQR of its
-/// changes; for wall time at least the largest change, so that no change between separate runs
-/// that history has already seen counts as evidence) when it is long enough. Else the default
-/// threshold for exact figures; wall time of separate runs without enough history has no
-/// threshold at all (infinite: nothing crosses it), as `compare` gives it no verdict.
+/// learned from the series itself as `compare --history-branch` learns it (the judge's
+/// `noise::threshold_pct`) when it is long enough. Else what its instrument's slice says of a
+/// short series (`instrument::short_history_threshold`: none at all, for a figure of separate
+/// runs that `compare` gives no verdict without history), or the default threshold.
 pub fn history_threshold(h: &History) -> (f64, &'static str) {
     let inst = metric_instrument(h.metric);
     let values: Vec<f64> = h.points.iter().map(|p| p.per_op).collect();
-    match compare::noise::threshold_pct(&values, inst) {
-        Some(t) => (t, "learned from this history"),
-        None if inst == Figure::Walltime => (
-            f64::INFINITY,
-            "history too short to judge wall time between runs",
-        ),
-        // The options' defaults, as `compare` judges without history. (No history series
-        // follows a figure under load.)
-        None => (
-            CompareOptions::default().threshold_pct(inst),
-            "default; history too short to learn one",
-        ),
+    if let Some(t) = compare::noise::threshold_pct(&values, inst) {
+        return (t, "learned from this history");
     }
+    // The slice's, else the options' defaults, as `compare` judges without history. (No
+    // history series follows a figure under load.)
+    crate::instrument::short_history_threshold(inst).unwrap_or((
+        CompareOptions::default().threshold_pct(inst),
+        "default; history too short to learn one",
+    ))
 }
 
 /// Indices of the points whose change from the previous point is beyond `threshold_pct`.
@@ -155,14 +150,13 @@ fn history(store: &dyn Store, run: &RunRecord, limit: usize) -> Result<Vec<Histo
     };
     let mut out = Vec::new();
     for r in &run.results {
-        let mut metrics = Vec::new();
-        if r.icount.is_some() {
-            metrics.push(Metric::Icount);
-        }
-        if r.walltime.is_some() {
-            metrics.push(Metric::Walltime);
-        }
-        metrics.extend(Metric::counters(r).into_iter().map(|(m, _)| m));
+        // Every series the instruments' descriptors list, in the registry's order, that `r`
+        // measured.
+        let metrics = Instrument::ALL
+            .into_iter()
+            .flat_map(|i| i.descriptor().metrics)
+            .copied()
+            .filter(|m| m.per_op(r).is_some());
         for metric in metrics {
             let points = store
                 .series(&r.id, metric, &q)

@@ -12,9 +12,11 @@
 //! found through its entry, so this file needs no edit. What an instrument is called, needs and yields
 //! is the record crate's (`costbench_record::instrument`). Nothing here schedules, and no
 //! instrument imports another (census rides on icount's run, but reads the file through its
-//! own parser).
+//! own parser). [`import`] is the shape of another harness's file that holds an instrument's
+//! figure, and [`CI_BENCH`] lists the instruments whose folders read one.
 
 pub mod callgrind;
+pub mod import;
 pub(crate) mod shape;
 
 use costbench_record::instrument::Instrument;
@@ -36,6 +38,11 @@ macro_rules! folders {
 }
 
 costbench_record::for_each_instrument!(folders);
+
+/// The files of rustls ci-bench's output that `costbench import` reads, each its instrument's
+/// (in its folder's `ci_bench`), in the order they are read: a scenario's row in the imported
+/// record comes where the first of them names it.
+pub const CI_BENCH: &[&import::CiBenchFile] = &[&icount::ci_bench::FILE, &walltime::ci_bench::FILE];
 
 #[cfg(test)]
 mod tests {

@@ -82,6 +82,11 @@ pub(crate) trait OwnPhase: Sync {
     fn extra_rows(&self, _opts: &RunOptions, _s: &ScenarioInfo) -> Vec<ScenarioResult> {
         Vec::new()
     }
+    /// How it measures several sides together, as a status line says it before they are
+    /// measured (`run::together`); `None` when it says nothing.
+    fn together(&self, _opts: &RunOptions) -> Option<String> {
+        None
+    }
 }
 
 /// An instrument riding on another's run, as the run's setup prepares it for each binary

@@ -1,7 +1,8 @@
 //! Measuring: list the scenarios of built bench targets, run the instruments and write the
-//! results ([`measure_sides`]). Instruction counts, simulated counters, heap profiles and allocation counts run in
-//! parallel (they do not depend on load); hardware counters and wall time run one scenario at a
-//! time afterwards, with nothing else of ours running.
+//! results ([`measure_sides`]). Instruments whose figures do not depend on load run several
+//! scenarios at once (`--measure-jobs`); those whose figures do run one scenario at a time, with
+//! nothing else of ours running; the instruments under valgrind come first (each instrument's
+//! folder says how it runs, its `PHASE`).
 //!
 //! Building, printing, `--html`, history and exit codes are the command line's (its command core,
 //! `core::session`, and the commands `run`, `check` and `variants`): this module returns records
@@ -15,14 +16,15 @@
 //! instruments that are one process per party as the registry in `crate::instrument` says; the
 //! others run by their own phase, in their folders (`crate::instrument::phase::OwnPhase`), which
 //! this file calls by the registry's run order and never by name; the instruments' parsers read
-//! what a child wrote, as pure functions; [`adaptive`] and [`layout`] measure several sides
-//! against each other (and instruction counts' own phase its data-placement runs); [`child`]
+//! what a child wrote, as pure functions; [`layout`] relinks the builds that rounds of several
+//! sides run (and instruction counts' own phase its data-placement runs), and [`adaptive`], the
+//! options and looks of those rounds, is wall time's (re-exported here, where the options and
+//! the command line find it); [`child`]
 //! supervises processes, and [`cancel`] stops them at Ctrl-C and cleans up after a killed run.
 //! A run that stops on an error (a full disk among them) writes its record marked unfinished
 //! before it returns the error (`stopped`); one that has nothing to measure is refused before
 //! an output directory is touched (`nothing_to_measure`).
 
-pub mod adaptive;
 pub mod backfill;
 pub mod baseline;
 pub(crate) mod binary;
@@ -38,10 +40,11 @@ pub(crate) mod session;
 mod setup;
 pub mod sharding;
 
-pub use adaptive::Rounds;
+pub use crate::instrument::throughput::options::LoadOptions;
+pub use crate::instrument::walltime::adaptive::{self, Rounds};
 pub(crate) use binary::merge_listings;
 pub use binary::Binary;
-pub use options::{LoadOptions, RunOptions};
+pub use options::RunOptions;
 
 use costbench_record::selection::select;
 
@@ -81,6 +84,14 @@ fn own_phases(asked: InstrumentSet) -> impl Iterator<Item = &'static dyn OwnPhas
         })
 }
 
+/// How the instruments `opts` asks for measure several sides together, in run order, each as a
+/// status line says it before the sides are measured (their phases' `OwnPhase::together`).
+pub fn together(opts: &RunOptions) -> Vec<String> {
+    own_phases(opts.instruments)
+        .filter_map(|p| p.together(opts))
+        .collect()
+}
+
 /// One build of the bench target to measure: a build variant, or one side of a paired A/B
 /// comparison.
 #[derive(Debug, Clone)]
@@ -102,15 +113,12 @@ pub struct SideSpec {
     pub others: Vec<cargo::BuiltBench>,
 }
 
-/// Measures the selected scenarios of every side: instruction counts side after side (counts do
-/// not depend on load), then wall time. With one side wall time runs as in a plain run (one
-/// process per scenario, all samples in it). With several, wall time runs in interleaved rounds:
-/// for every scenario, each round runs a short child of every side at once, the children taking
-/// turns sample by sample through a token ring (who goes first alternates, ABBA), so that the
-/// machine's drift and bursts of load hit every side alike. Multi-party scenarios, and libraries
-/// too old for the ring, take turns round by round instead. Each side's figures
-/// then carry the per-round figures and a shared pairing id, from which `compare` judges the
-/// sides with a paired test.
+/// Measures the selected scenarios of every side, each instrument by its phase (`run_phases`):
+/// those whose figures do not depend on load side after side; those whose figures do measure
+/// every side at once when there are several (an own phase's `all_sides`: rounds in which every
+/// side takes its turn, so that the machine's drift and bursts of load hit every side alike, as
+/// each such instrument's folder describes). Each side's figures then carry the per-round figures
+/// and a shared pairing id, from which `compare` judges the sides with a paired test.
 ///
 /// Every side's output directory is written atomically after each scenario. Returns the records
 /// in the order of `sides`; recording them in the history is the caller's (the commands') job.

@@ -1,9 +1,10 @@
-//! What measuring takes ([`RunOptions`], with [`LoadOptions`] for servers under load): plain
-//! validated values, in a file of their own so that the instruments' shape, which hands them to
-//! an instrument's `finish`, depends on them and not on the scheduler that uses them.
+//! What measuring takes ([`RunOptions`], with the options of the instruments that have their
+//! own: [`Rounds`] and [`LoadOptions`], in their folders): plain validated values, in a file of
+//! their own so that the instruments' shape, which hands them to an instrument's `finish`,
+//! depends on them and not on the scheduler that uses them.
 
 use super::sharding;
-use super::Rounds;
+use super::{LoadOptions, Rounds};
 use crate::cargo;
 use costbench_record::instrument::InstrumentSet;
 use std::time::Duration;
@@ -33,7 +34,7 @@ pub struct RunOptions {
     pub code_align: cargo::CodeAlign,
     /// Show progress on stderr while measuring: the progress bar, the status lines of variant
     /// builds with cargo's own output, and warnings about an instrument the machine cannot run
-    /// (perf). Off where stdout and stderr must stay clean of it: `--quiet`, `--format json`,
+    /// (one whose probe fails, `Phase::Probed`). Off where stdout and stderr must stay clean of it: `--quiet`, `--format json`,
     /// and `check`, whose report goes to stdout. How a command prints its results is the
     /// command's, so this is the only printing choice the measuring crate takes.
     pub progress: bool,
@@ -48,7 +49,7 @@ pub struct RunOptions {
     pub placement_runs: u32,
     /// `--shard K/N`: measure only this job's share of the scenarios (or variant cells).
     pub shard: Option<sharding::ShardPlan>,
-    /// How the throughput instrument loads service scenarios.
+    /// How service scenarios are put under load (their instrument's options).
     pub load: LoadOptions,
     /// `[[budget]]` of costbench.toml: checked after measuring, after the suite's own budgets
     /// (which they override where both limit the same figure of an id).
@@ -56,35 +57,4 @@ pub struct RunOptions {
     /// costbench.toml's entries that accept the instruments' findings: the findings they match
     /// are recorded as accepted (reported, not failing).
     pub allowances: costbench_judge::instrument::Allowances,
-}
-
-/// How the throughput instrument puts a service scenario under load (`--clients`, `--rate`,
-/// `--load-rounds`, `--slices`, `--slice-ms`, `--load-warmup-ms`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadOptions {
-    /// Each number of concurrent clients to measure, one row each.
-    pub clients: Vec<u32>,
-    /// Open loop at this many ops per second over all clients; `None` is a closed loop.
-    pub rate: Option<f64>,
-    /// Rounds per build: a fresh server and load process each.
-    pub rounds: u32,
-    /// Measured slices per round.
-    pub slices: u32,
-    /// Length of one measured slice.
-    pub slice: Duration,
-    /// Unmeasured load before a round's first slice.
-    pub warmup: Duration,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            clients: vec![4],
-            rate: None,
-            rounds: 10,
-            slices: 40,
-            slice: Duration::from_millis(25),
-            warmup: Duration::from_millis(200),
-        }
-    }
 }

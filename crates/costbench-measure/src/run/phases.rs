@@ -90,7 +90,7 @@ impl Session<'_> {
 
     /// First the library's empty scenario, to learn whether `inst` can run here at all (if
     /// not, the instrument is skipped with the reason its parser gave), then every scenario,
-    /// one at a time, since what it measures depends on what else runs (hardware counters).
+    /// one at a time, since what it measures depends on what else runs (`Phase::Probed`).
     fn probed_phase(
         &self,
         inst: &dyn Party,

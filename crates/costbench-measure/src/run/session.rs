@@ -6,10 +6,10 @@
 //! (`crate::instrument::phase::OwnPhase`, given every side as [`Sides`]); reading what a child wrote is the
 //! instruments' (`crate::instrument`). This module owns no instrument and reads no child's output.
 
-use super::adaptive::Rounds;
 use super::binary::Binary;
 use super::child::{self, Running};
 use super::options::RunOptions;
+use super::Rounds;
 use crate::ending::Outcome;
 use crate::instrument::callgrind::Valgrind;
 use crate::instrument::shape::{Measured, Rider};

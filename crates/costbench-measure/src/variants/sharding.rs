@@ -1,11 +1,11 @@
 //! `variants --shard K/N`: with at least as many variants as shards, whole variants go to
 //! shards (each job builds only its own variants: the builds are the dearest part of a variants
 //! session), balanced by their cells' history cost, by count otherwise. Where an instrument that
-//! is judged only on one machine runs (wall time and load are paired round by round; hardware
-//! counters differ between CPUs), every shard also builds and measures the baseline variant, so
-//! that each variant is compared with a baseline measured beside it; otherwise the baseline is
-//! one variant among the others and one shard measures it (instruction counts, the census,
-//! simulated caches and allocations are the same on every machine). `costbench merge` joins the
+//! is judged only on one machine runs (its descriptor's `machine_bound`: its figures are paired
+//! round by round, or differ between CPUs), every shard also builds and measures the baseline
+//! variant, so that each variant is compared with a baseline measured beside it; otherwise the
+//! baseline is one variant among the others and one shard measures it (exact figures are the
+//! same on every machine). `costbench merge` joins the
 //! shards' matrices. With fewer variants than shards every job builds every variant and the
 //! `VARIANT/SCENARIO` cells are split by scenario, a scenario's cells together so that its
 //! ratios stay paired (`run::sharding`).

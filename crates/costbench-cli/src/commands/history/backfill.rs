@@ -18,8 +18,8 @@ use crate::args::BackfillCmd;
 use crate::core::changes::{kept_dir, short};
 mod merged;
 
-use super::pairing::{self, Previous};
 use crate::core::session::Session;
+use crate::instrument::pairing::{Commit, Pairing, Previous};
 use crate::output::Sink;
 use anyhow::{Context, Result};
 use costbench_judge::changes::{self, Method};
@@ -69,7 +69,8 @@ struct ExactChange {
 
 /// What became of one commit.
 enum Outcome {
-    /// Measured; its wall time paired with this commit's binary, if it was.
+    /// Measured; its paired figure (`instrument::PAIRINGS`) paired with this commit's binary,
+    /// if it was.
     Measured(Option<String>),
     /// Recorded with the figures of this measured commit.
     Carried(String),
@@ -320,7 +321,9 @@ impl Backfiller<'_> {
                         carried_from: Some(m.sha.clone()),
                         failed: None,
                     });
-                    pairing::carried(&mut run, &m.sha);
+                    for p in crate::instrument::PAIRINGS {
+                        (p.carried)(&mut run, &m.sha);
+                    }
                     self.store.record(&run)?;
                     return Ok(Outcome::Carried(m.sha.clone()));
                 }
@@ -349,19 +352,26 @@ impl Backfiller<'_> {
                 return Ok(Outcome::Failed(why));
             }
         };
-        let previous = if pairing::wanted(self.session) {
-            self.previous(c, &kept, &others)
-        } else {
-            None
-        };
-        let paired_with = previous.as_ref().map(|p| p.sha.clone());
+        let pairing = crate::instrument::pairing(self.session.cmd.measure.instruments);
+        let previous = pairing.and_then(|pairing| {
+            self.previous(pairing, c, &kept, &others)
+                .map(|p| (pairing, p))
+        });
+        let paired_with = previous.as_ref().map(|(_, p)| p.sha.clone());
         let mut run = match &previous {
-            Some(p) => {
+            Some((pairing, p)) => {
                 self.session.status(
                     "Measuring",
-                    format!("{label} (wall time paired with {})", short(&p.sha)),
+                    format!("{label} ({} paired with {})", pairing.what, short(&p.sha)),
                 );
-                pairing::measure(self.session, &target, p, (&kept, &others), &dir)?
+                let commit = Commit {
+                    target: &target,
+                    exe: &kept,
+                    others: &others,
+                    dir: &dir,
+                };
+                let session = (&self.session.cmd.measure, &self.session.target);
+                (pairing.measure)(session, commit, p)?
             }
             None => {
                 self.session.status("Measuring", &label);
@@ -461,12 +471,13 @@ impl Backfiller<'_> {
         }))
     }
 
-    /// The commit to pair `c`'s wall time with: the nearest commit before it measured in this
-    /// backfill, else its parent when an earlier backfill kept its results and its binary
-    /// (named as `exe` is). `None` for the first commit measured: its wall time is measured
-    /// alone.
+    /// The commit to pair `c`'s figure of `pairing` with: the nearest commit before it measured
+    /// in this backfill, else its parent when an earlier backfill kept its results (with that
+    /// figure) and its binary (named as `exe` is). `None` for the first commit measured: its
+    /// figure is measured alone.
     fn previous(
         &self,
+        pairing: &Pairing,
         c: &BranchCommit,
         exe: &std::path::Path,
         others: &[BuiltBench],
@@ -501,7 +512,10 @@ impl Backfiller<'_> {
         let run = costbench_record::output::load_run(&dir).ok()?;
         (exe.is_file()
             && others.iter().all(|o| o.exe.is_file())
-            && run.results.iter().any(|r| r.walltime.is_some()))
+            && run
+                .results
+                .iter()
+                .any(|r| r.has_figure(pairing.instrument.name())))
         .then(|| Previous {
             sha: parent.clone(),
             exe,

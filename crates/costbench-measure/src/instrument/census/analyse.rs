@@ -1,7 +1,7 @@
 //! The static census of a binary: which checks survived optimisation in it. How many of them
 //! ran per op in a measured body is the instrument's ([`super::parse`]).
 //!
-//! `binary` loads the ELF image and resolves callees (direct, PLT, GOT); `disasm` decodes a
+//! `crate::elf` loads the ELF image and resolves callees (direct, PLT, GOT); `disasm` decodes a
 //! function with `iced-x86`; `classify` names the kind of a panic entry point (it and the
 //! census's data types live in the record crate's slice, `costbench_record::instrument::census`);
 //! `guards` finds the conditional branches whose failing side only panics; the report crate's
@@ -12,9 +12,13 @@
 use anyhow::{Context, Result};
 use costbench_record::instrument::census::classify::Kind;
 use costbench_record::instrument::census::{Frame, Guard, StaticCensus};
-use super::{binary, disasm, guards};
+use super::{disasm, guards};
+use crate::elf;
 use std::borrow::Cow;
 use std::path::Path;
+
+/// How the errors of the binary reader (`crate::elf`) name what reads a binary here.
+pub(crate) const READER: &str = "the census";
 
 // The census's plain data (schema, guards, frames, kinds) lives in the record crate, so that
 // the report crate renders it without depending on this one.
@@ -71,7 +75,7 @@ pub fn attribute(census: &mut StaticCensus, crates: &[(String, std::path::PathBu
 /// Reads the binary at `path` and finds every guard in it.
 pub fn analyse(path: &Path) -> Result<StaticCensus> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let image = binary::Image::parse(&data, path)?;
+    let image = elf::Image::parse(&data, path, READER)?;
     let raws: Vec<Vec<disasm::Raw>> = image
         .functions
         .iter()
@@ -119,7 +123,7 @@ pub fn analyse(path: &Path) -> Result<StaticCensus> {
 /// function can diverge by calling another that does; only the callers of a newly found one are
 /// looked at again.
 fn diverging_functions(
-    functions: &[binary::Function],
+    functions: &[elf::Function],
     raws: &[Vec<disasm::Raw>],
 ) -> std::collections::HashMap<u64, Kind> {
     use std::collections::HashMap;
@@ -208,7 +212,7 @@ impl<'a> Lines<'a> {
                     .function
                     .as_ref()
                     .and_then(|n| n.raw_name().ok())
-                    .map(|n| binary::demangle(&n)),
+                    .map(|n| elf::demangle(&n)),
                 file: f.location.as_ref().and_then(|l| l.file).map(str::to_string),
                 line: f.location.as_ref().and_then(|l| l.line),
             });

@@ -6,7 +6,7 @@
 //! functions known so far to always panic, so that the census can iterate to a fixpoint without
 //! decoding again.
 
-use super::binary::{Function, Image};
+use crate::elf::{Function, Image};
 use super::guards::{Flow, Insn, Target};
 use costbench_record::instrument::census::classify::{classify, Kind};
 use iced_x86::{Decoder, DecoderOptions, FlowControl, Mnemonic};

@@ -1,14 +1,13 @@
 //! The census instrument: bounds and overflow checks executed per op. It rides on the icount
 //! run, which with [`TOOL_ARGS`] also writes each instruction's execution count (the `Ir` total
 //! is unchanged); [`parse`] joins those counts with the guards the static census
-//! ([`analyse`]: `binary`, `disasm`, `guards`) found in the binary beforehand, which is also
+//! ([`analyse`]: the binary through `crate::elf`, `disasm`, `guards`) found in the binary beforehand, which is also
 //! what `costbench census` prints.
 //!
 //! It starts no process of its own: the icount phase (`icount::phase`) hands it the kept
 //! callgrind file of every measured id.
 
 mod analyse;
-pub mod binary;
 pub mod disasm;
 pub mod guards;
 pub(crate) mod join;
@@ -16,7 +15,7 @@ pub mod parse;
 pub mod sites;
 
 pub use analyse::{analyse, attribute, crate_of};
-pub(crate) use analyse::Lines;
+pub(crate) use analyse::{Lines, READER};
 pub(crate) use join::CensusJoin;
 pub use join::TOOL_ARGS;
 

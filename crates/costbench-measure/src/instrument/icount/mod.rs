@@ -7,8 +7,10 @@
 //! The phase that runs it is its own (`phase`: it also measures the harness residual and
 //! hands the file to the census, and once every side has its counts, runs the scenarios whose
 //! count moved again with shifted data, [`placement`]); callgrind's command line is
-//! [`super::callgrind::command`]; this module says where the count goes.
+//! [`super::callgrind::command`]; this module says where the count goes. [`ci_bench`] reads
+//! the counts another harness wrote (rustls ci-bench's `icounts.csv`, for `costbench import`).
 
+pub mod ci_bench;
 pub mod parse;
 mod phase;
 pub mod placement;

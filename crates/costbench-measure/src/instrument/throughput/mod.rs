@@ -1,8 +1,9 @@
 //! Throughput of service scenarios under load: per round, a fresh server process and a load
 //! process driving it over loopback TCP with `--clients` connections (closed loop, or open at
 //! `--rate`), measuring time slices. The rounds are its `phase`'s; [`parse`] reads a
-//! round and turns the rounds of one build into figures.
+//! round and turns the rounds of one build into figures; [`options`] says how it loads them.
 
+pub mod options;
 pub mod parse;
 mod phase;
 

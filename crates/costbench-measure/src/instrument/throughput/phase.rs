@@ -31,6 +31,12 @@ use std::time::Instant;
 pub(crate) struct Load;
 
 impl OwnPhase for Load {
+    fn together(&self, opts: &RunOptions) -> Option<String> {
+        Some(format!(
+            "throughput in {} rounds of slices taken in turn",
+            opts.load.rounds
+        ))
+    }
     fn counted(&self) -> bool {
         false
     }

@@ -5,14 +5,14 @@
 //! scenarios, and libraries too old for the ring, take turns round by round instead.
 //!
 //! Round `k` of side `s` runs its own code layout (`run::layout`), and the number of rounds is
-//! adaptive (`run::adaptive`): every scenario gets the first-look rounds, then the scenarios that
+//! adaptive ([`adaptive`], beside it): every scenario gets the first-look rounds, then the scenarios that
 //! could not yet resolve the threshold get more rounds, one round of each in turn, up to the
 //! maximum while the time budget lasts. Every side of a scenario always runs the same rounds.
 //!
 //! This module owns running the rounds and turning them into each side's figures; the sessions'
 //! children and records are `run`'s.
 
-use crate::run::adaptive::{self, Rounds};
+use super::adaptive::{self, Rounds};
 use crate::run::child;
 use crate::run::layout::Layouts;
 use crate::run::session::Session;

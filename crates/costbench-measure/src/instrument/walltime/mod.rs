@@ -1,9 +1,13 @@
 //! Wall time: one process per scenario in `walltime` mode (all its parties in it), pinned to
 //! `--walltime-cpu`, warming up and then timing batches of the body; with several builds,
 //! short children of every build in interleaved rounds. The phase is this folder's own
-//! (`phase`: one scenario at a time; `interleaved` for several builds); [`parse`] reads what a child
-//! wrote and turns samples into per-op statistics.
+//! (`phase`: one scenario at a time; `interleaved` for several builds, with the options and
+//! looks of its rounds in [`adaptive`]); [`parse`] reads what a child wrote and turns samples
+//! into per-op statistics; [`ci_bench`] reads the samples another harness wrote (rustls
+//! ci-bench's wall-time CSV, for `costbench import`).
 
+pub mod adaptive;
+pub mod ci_bench;
 mod interleaved;
 pub mod parse;
 mod phase;

@@ -17,6 +17,12 @@ use std::time::Instant;
 pub(crate) struct Timing;
 
 impl OwnPhase for Timing {
+    fn together(&self, opts: &crate::run::RunOptions) -> Option<String> {
+        Some(format!(
+            "wall time in {} to {} interleaved rounds",
+            opts.rounds.rounds, opts.rounds.max_rounds
+        ))
+    }
     fn all_sides(&self, sides: &Sides<'_, '_>) -> Result<()> {
         if let [one] = sides.sessions {
             one.walltime_phase(&sides.selections[0])

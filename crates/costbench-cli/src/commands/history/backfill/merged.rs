@@ -4,7 +4,7 @@
 //! forked to its tip (the merge's second parent), are bisected for each such series to every
 //! commit that changed its value: the fork point and the tip first, then each stretch whose ends
 //! differ halved, each commit built and measured once and shared by every series (exact figures
-//! only: wall time is not bisected). The answers are kept beside the merge's results
+//! only: a figure the backfill pairs, `instrument::PAIRINGS`, is not bisected). The answers are kept beside the merge's results
 //! (`backfill/SHA/merged.json`), where `history changes` reads them; the branch's runs are kept
 //! there too, not recorded in the history, whose series follow main's line.
 
@@ -15,7 +15,6 @@ use costbench_judge::changes;
 use costbench_measure::run::backfill::{self as git, BranchCommit};
 use costbench_measure::run::{measure_sides, SideSpec};
 use costbench_record::history::{MergedOrigin, MergedStep, Metric};
-use costbench_record::instrument::Instrument;
 use costbench_record::model::RunRecord;
 use std::collections::{BTreeMap, HashMap};
 
@@ -151,7 +150,11 @@ impl Backfiller<'_> {
         };
         self.session.status("Measuring", &label);
         let mut opts = self.session.cmd.measure.clone();
-        opts.instruments = opts.instruments.without(Instrument::Walltime);
+        // A paired figure means something only beside the previous commit's, measured in the
+        // same session: a commit off the line is measured alone.
+        for p in crate::instrument::PAIRINGS {
+            opts.instruments = opts.instruments.without(p.instrument);
+        }
         if opts.instruments == costbench_record::instrument::InstrumentSet::NONE {
             return Ok(None);
         }

@@ -7,7 +7,8 @@
 //! there were (`Paired::looks`), for `compare` to spend its own error rate over them too.
 //!
 //! This module owns the options (`Rounds`), the arithmetic of the looks and the decision; it runs
-//! nothing and reads no clock (wall time's `interleaved` does).
+//! nothing and reads no clock (`interleaved`, beside it, does). The scheduler's options hold
+//! `Rounds` (`run::RunOptions::rounds`, which `run` re-exports with this module).
 
 use costbench_judge::compare::paired::{self, Resolution};
 use costbench_protocol::WalltimeSamples;
@@ -50,7 +51,7 @@ pub struct Rounds {
     /// matrix's baseline).
     pub baseline_side: usize,
     /// How each round's code layout differs from the build as cargo linked it (`--layouts`).
-    pub layouts: super::layout::LayoutMode,
+    pub layouts: crate::run::layout::LayoutMode,
 }
 
 impl Default for Rounds {
@@ -66,7 +67,7 @@ impl Default for Rounds {
             threshold_pct: costbench_judge::compare::DEFAULT_PAIRED_WALLTIME_THRESHOLD_PCT,
             family_alpha: costbench_judge::compare::DEFAULT_FAMILY_ALPHA,
             baseline_side: 0,
-            layouts: super::layout::LayoutMode::Shift,
+            layouts: crate::run::layout::LayoutMode::Shift,
         }
     }
 }

@@ -16,43 +16,39 @@
 //! watched branch makes one comparison per commit and id, far more than one check, and a
 //! second stage on independent rounds multiplies the false-alarm rates of the two.
 
-use crate::core::session::Session;
+use crate::instrument::pairing::{Commit, Pairing, Previous};
 use anyhow::{Context, Result};
 use costbench_judge::compare::{compare_with, noise::HistoricThresholds, CompareOptions};
 use costbench_measure::cargo::{BenchTarget, BuiltBench};
 use costbench_measure::run::layout::LayoutMode;
-use costbench_measure::run::{measure_sides, SideSpec};
+use costbench_measure::run::{measure_sides, RunOptions, SideSpec};
 use costbench_record::instrument::{Figure, Instrument, InstrumentSet};
 use costbench_record::model::{RunRecord, Step, Walltime};
 use std::path::{Path, PathBuf};
 
-/// The commit a measured commit's wall time is paired with: the nearest measured commit before
-/// it, with its kept binary and its record.
-#[derive(Clone)]
-pub(super) struct Previous {
-    pub sha: String,
-    pub exe: PathBuf,
-    /// The other bench targets' kept binaries (issue 41).
-    pub others: Vec<BuiltBench>,
-    pub run: RunRecord,
-}
+/// Wall time's pairing in a backfill.
+pub(crate) const PAIRING: Pairing = Pairing {
+    instrument: Instrument::Walltime,
+    what: "wall time",
+    measure,
+    carried,
+};
 
-/// Whether `session` measures wall time, so that commits are paired.
-pub(super) fn wanted(session: &Session) -> bool {
-    session.cmd.measure.instruments.asked(Instrument::Walltime)
-}
-
-/// Measures the commit whose kept binary is `exe` (its worktree `target`) into `dir`: the other
-/// instruments alone, then wall time interleaved with `previous` (into `dir/../paired`). Returns
-/// the commit's record, every wall-time figure with its step.
-pub(super) fn measure(
-    session: &Session,
-    target: &BenchTarget,
+/// Measures the commit whose kept binary is `exe` (its worktree `target`) into `dir`, as the
+/// command's options `cmd` ask, with `suite`'s bench target: the other instruments alone, then
+/// wall time interleaved with `previous` (into `dir/../paired`). Returns the commit's record,
+/// every wall-time figure with its step.
+fn measure(
+    (cmd, suite): (&RunOptions, &BenchTarget),
+    Commit {
+        target,
+        exe,
+        others,
+        dir,
+    }: Commit<'_>,
     previous: &Previous,
-    (exe, others): (&Path, &[BuiltBench]),
-    dir: &Path,
 ) -> Result<RunRecord> {
-    let asked = session.cmd.measure.instruments;
+    let asked = cmd.instruments;
     let side = |label: &str, (exe, others): (&Path, &[BuiltBench]), output_dir: PathBuf| SideSpec {
         label: label.into(),
         exe: exe.to_path_buf(),
@@ -65,11 +61,11 @@ pub(super) fn measure(
     let alone = if rest == InstrumentSet::NONE {
         None
     } else {
-        let mut opts = session.cmd.measure.clone();
+        let mut opts = cmd.clone();
         opts.instruments = rest;
         let mut runs = measure_sides(
             &opts,
-            &session.target,
+            suite,
             vec![side("default", (exe, others), dir.to_path_buf())],
         )?;
         runs.pop()
@@ -78,7 +74,7 @@ pub(super) fn measure(
     // One interleaved session of the two binaries into `into`, wall time only, of the ids
     // `filter` selects (the command's filter when `None`).
     let session_of = |filter: Option<regex::Regex>, into: PathBuf| {
-        let mut opts = session.cmd.measure.clone();
+        let mut opts = cmd.clone();
         opts.instruments = InstrumentSet::of(Instrument::Walltime);
         opts.rounds.layouts = LayoutMode::Off;
         opts.rounds.baseline_side = 0;
@@ -87,7 +83,7 @@ pub(super) fn measure(
         }
         let mut runs = measure_sides(
             &opts,
-            &session.target,
+            suite,
             vec![
                 side(
                     "previous",
@@ -100,7 +96,8 @@ pub(super) fn measure(
         .with_context(|| {
             format!(
                 "measuring wall time paired with {}",
-                crate::core::changes::short(&previous.sha)
+                // Shortened as the backfill's lines shorten a commit (`core::changes::short`).
+                &previous.sha[..12.min(previous.sha.len())]
             )
         })?;
         let this = runs.pop().expect("two sides measured");
@@ -266,7 +263,7 @@ fn judge(base: &RunRecord, run: &RunRecord) -> Vec<(String, Step)> {
 
 /// The step of a commit whose figures are carried over from `from` (none of its build's files
 /// changed): the same binary, so no change, by construction.
-pub(super) fn carried(run: &mut RunRecord, from: &str) {
+fn carried(run: &mut RunRecord, from: &str) {
     for r in &mut run.results {
         if let Some(w) = &mut r.walltime {
             w.step = Some(Step {

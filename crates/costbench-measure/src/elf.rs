@@ -1,9 +1,10 @@
-//! Loading a binary for the census: ELF sections, function symbols, and how calls reach their
-//! callees (directly, through the PLT, or through a GOT slot filled by a dynamic relocation).
+//! Loading a binary: ELF sections, function symbols, and how calls reach their callees
+//! (directly, through the PLT, or through a GOT slot filled by a dynamic relocation).
 //!
 //! Owns no analysis: it answers "what bytes are at this address", "which function starts here"
-//! and "which function does this GOT slot or PLT stub lead to". `asm` (a function's machine
-//! code) and `size` (code by crate) read binaries through it too.
+//! and "which function does this GOT slot or PLT stub lead to". An instrument that reads the
+//! binary it measured (in its folder), `asm` (a function's machine code) and
+//! `size` (code by crate) read binaries through it; it names no instrument.
 
 use anyhow::{bail, Context, Result};
 use object::{Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, RelocationFlags};
@@ -49,8 +50,9 @@ pub fn demangle(raw: &str) -> String {
 }
 
 impl<'data> Image<'data> {
-    /// Parses `data` (the bytes of the file at `path`, named in errors).
-    pub fn parse(data: &'data [u8], path: &std::path::Path) -> Result<Image<'data>> {
+    /// Parses `data` (the bytes of the file at `path`, named in errors) for `reader` (what
+    /// reads it, as the errors say what cannot be read: an instrument's `READER`).
+    pub fn parse(data: &'data [u8], path: &std::path::Path, reader: &str) -> Result<Image<'data>> {
         let file = object::File::parse(data).with_context(|| {
             format!(
                 "{} is not an object file costbench can read",
@@ -59,14 +61,14 @@ impl<'data> Image<'data> {
         })?;
         if file.format() != object::BinaryFormat::Elf {
             bail!(
-                "{} is a {:?} file; the census reads ELF binaries (Linux) only",
+                "{} is a {:?} file; {reader} reads ELF binaries (Linux) only",
                 path.display(),
                 file.format()
             );
         }
         if file.architecture() != object::Architecture::X86_64 {
             bail!(
-                "{} is built for {:?}; the census decodes x86-64 machine code only so far \
+                "{} is built for {:?}; {reader} decodes x86-64 machine code only so far \
                  (run it on an x86_64 build of the same code)",
                 path.display(),
                 file.architecture()
@@ -113,7 +115,7 @@ impl<'data> Image<'data> {
         }
         if functions.is_empty() {
             bail!(
-                "{} has no function symbols (stripped?); the census needs the symbol table: \
+                "{} has no function symbols (stripped?); {reader} needs the symbol table: \
                  build with `strip = \"none\"` (costbench's own builds keep it)",
                 path.display()
             );
@@ -254,7 +256,7 @@ mod tests {
     #[test]
     fn refuses_what_it_cannot_read() {
         let p = std::path::Path::new("x");
-        let e = Image::parse(b"not an elf file at all", p).unwrap_err();
+        let e = Image::parse(b"not an elf file at all", p, "the reader").unwrap_err();
         assert!(format!("{e:#}").contains("not an object file"), "{e:#}");
         // A minimal ELF header for AArch64 (e_machine 183): a clear refusal, not garbage.
         let mut h = vec![0u8; 64];
@@ -267,7 +269,7 @@ mod tests {
         h[20] = 1;
         h[52..54].copy_from_slice(&64u16.to_le_bytes()); // e_ehsize
         h[58..60].copy_from_slice(&64u16.to_le_bytes()); // e_shentsize
-        let e = Image::parse(&h, p).unwrap_err();
+        let e = Image::parse(&h, p, "the reader").unwrap_err();
         assert!(format!("{e:#}").contains("x86-64"), "{e:#}");
     }
 
