@@ -6,7 +6,7 @@
 //! The parsing is deliberately tiny and dependency-free: the library must stay light, and the
 //! runner is the only caller of the child protocol.
 
-use crate::instrument::walltime::{Lockstep, WalltimeConfig};
+use crate::instrument::walltime::sample::{Lockstep, WalltimeConfig};
 use costbench_protocol::{self as proto, EXIT_BAD_REQUEST};
 use std::time::Duration;
 
@@ -44,7 +44,7 @@ pub(crate) struct ChildArgs {
     /// `serve --listen-fd FD`.
     pub(crate) listen_fd: Option<i32>,
     /// `load`'s options (its warm-up is `config.warmup`, its token ring `config.lockstep`).
-    pub(crate) load: crate::instrument::throughput::LoadConfig,
+    pub(crate) load: crate::instrument::throughput::load::LoadConfig,
     pub(crate) warmup_given: bool,
 }
 

@@ -9,7 +9,7 @@
 //! output), and the data-placement shifts of `--perturb` stay `crate::placement`, which the
 //! counting modes and `once` all take.
 
-use super::ChildMode;
+use super::mode::ChildMode;
 use crate::bench::Mode;
 use crate::body::process_body;
 use crate::child_args::{ChildArgs, ChildError};

@@ -1,17 +1,24 @@
 //! The library's slice folder: one module per instrument that has a piece in the scenario
-//! binary, and the table of the child protocol's measuring modes ([`mode`]), which the child
+//! binary, and the table of the child protocol's measuring modes ([`mode()`]), which the child
 //! ([`crate::child`]) looks a mode up in, so that it names none.
 //!
 //! - `icount`: the `icount` mode, one run of the body inside the measured region;
 //! - `memory`: [`CountingAlloc`] and the global allocator the crate's features install, and the
 //!   `memory` mode;
 //! - `perf`: hardware counters (`perf_event_open`, Linux only) and the `perf` mode;
-//! - `counters`: what the `memory` and `perf` modes share (their result file);
+//! - `counters`: what the `memory` and `perf` modes share (their result file); `mode`: the shape
+//!   of a mode ([`mode::ChildMode`]);
 //! - `walltime`: sampling in process (batches; parties in lockstep), the `walltime` mode and
 //!   `cargo bench`'s in-process table;
 //! - `throughput`: a service scenario under load, the `serve` and `load` modes;
 //! - `consttime`: [`secret`], [`secret_bytes`] and [`public`], the marks the constant-time
 //!   instrument checks under memcheck (it has no mode of its own: memcheck runs `icount`).
+//!
+//! Two layers meet in a module: what runs around the body, which the library's `Bench` and the
+//! child's command line call, and the mode, which runs `Bench`. So a module with both keeps the
+//! first in a file of its own below the other (`walltime/sample.rs`, `memory/alloc.rs`,
+//! `perf/events.rs`, `throughput/load.rs`) and its mode in `mod.rs`, and no import runs back
+//! up a layer.
 //!
 //! What stays outside: how a body runs in this process whatever is measured
 //! ([`crate::body`]), the measured region that callgrind counts ([`crate::region`], whose
@@ -24,6 +31,7 @@ mod consttime;
 mod counters;
 mod icount;
 pub(crate) mod memory;
+mod mode;
 pub(crate) mod perf;
 pub(crate) mod throughput;
 pub(crate) mod walltime;
@@ -32,15 +40,7 @@ pub(crate) mod walltime;
 pub use consttime::{public, secret, secret_bytes};
 pub use memory::CountingAlloc;
 
-use crate::child_args::{ChildArgs, ChildError};
-use crate::suite::Scenario;
-
-/// One measuring mode of the child protocol: its name on the command line and what it does with
-/// the scenario asked for (the exit code, or why the request cannot be served).
-pub(crate) struct ChildMode {
-    pub(crate) name: &'static str,
-    pub(crate) run: fn(&Scenario, &ChildArgs) -> Result<i32, ChildError>,
-}
+use mode::ChildMode;
 
 /// Every measuring mode, each its instrument's.
 const MODES: &[ChildMode] = &[

@@ -1,12 +1,12 @@
 //! The `perf` instrument's piece of the library: hardware counters read in process around one
 //! run of the body, and the `perf` mode of the child protocol ([`MODE`]).
 //!
-//! The counters are `perf_event_open(2)`'s, which only Linux has: `counters.rs` reads them there,
-//! and on every other OS `other.rs` stands in its place (compiled as `counters`), so that a crate
+//! The counters are `perf_event_open(2)`'s, which only Linux has: `events.rs` reads them there,
+//! and on every other OS `other.rs` stands in its place (compiled as `events`), so that a crate
 //! with the library as a dev-dependency still builds on macOS and Windows; the mode refuses to
 //! run there before a body runs.
 
-use super::ChildMode;
+use super::mode::ChildMode;
 #[cfg(target_os = "linux")]
 use crate::bench::{Counted, Mode};
 use crate::child_args::{ChildArgs, ChildError};
@@ -14,9 +14,7 @@ use crate::suite::Scenario;
 
 // perf_event_open is Linux's: elsewhere the counters are a stub that says so.
 #[cfg_attr(not(target_os = "linux"), path = "other.rs")]
-mod counters;
-
-pub(crate) use counters::measure;
+pub(crate) mod events;
 
 /// The `perf` mode of the child protocol: one run of the body with the counters enabled around
 /// it, written as `PerfCounts`.
@@ -37,5 +35,5 @@ fn perf_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
 /// Refused before a body runs: there are no counters to read.
 #[cfg(not(target_os = "linux"))]
 fn perf_mode(_: &Scenario, _: &ChildArgs) -> Result<i32, ChildError> {
-    Err(crate::child_args::bad(counters::NOT_AVAILABLE))
+    Err(crate::child_args::bad(events::NOT_AVAILABLE))
 }

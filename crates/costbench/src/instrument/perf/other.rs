@@ -1,5 +1,5 @@
 //! The `perf` instrument off Linux, where `perf_event_open(2)` does not exist: `perf/mod.rs`
-//! compiles this file as `counters` in place of `counters.rs` on every other OS, so that a crate
+//! compiles this file as `events` in place of `events.rs` on every other OS, so that a crate
 //! with the library as a dev-dependency still builds on macOS and Windows.
 //!
 //! The child refuses the `perf` mode with [`NOT_AVAILABLE`] before a body runs; [`measure`]
@@ -12,7 +12,7 @@ use costbench_protocol::{PerfCounts, PerfUnavailable};
 pub(crate) const NOT_AVAILABLE: &str = "the perf instrument reads hardware counters with Linux's \
 perf_event_open: not available on this OS";
 
-/// The counters `counters.rs` asks for on Linux, by name.
+/// The counters `events.rs` asks for on Linux, by name.
 const COUNTERS: [&str; 8] = [
     "cycles",
     "instructions",

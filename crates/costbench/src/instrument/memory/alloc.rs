@@ -1,5 +1,4 @@
-//! The memory instrument's piece of the library: allocation counting, the choice of global
-//! allocator, and the `memory` mode of the child protocol ([`MODE`]).
+//! Allocation counting and the choice of global allocator.
 //!
 //! [`CountingAlloc`] wraps any [`GlobalAlloc`] and counts, process-wide, allocations,
 //! deallocations, reallocations, bytes allocated and live heap bytes (with their peak). The
@@ -21,11 +20,6 @@
 //! A program that declares its own `#[global_allocator]` must not enable these features (the
 //! linker refuses two global allocators); it can declare a `CountingAlloc` itself instead.
 
-use super::ChildMode;
-use crate::bench::{Counted, Mode};
-use crate::child_args::{ChildArgs, ChildError};
-use crate::suite::Scenario;
-use costbench_protocol::MemoryCounts;
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -227,49 +221,6 @@ pub(crate) fn allocator_name() -> &'static str {
     } else {
         "the binary's own"
     }
-}
-
-/// The `memory` mode of the child protocol: one run of the body between two readings of the
-/// allocation counters, written with the process's peak RSS as [`MemoryCounts`].
-pub(super) const MODE: ChildMode = ChildMode {
-    name: "memory",
-    run: memory_mode,
-};
-
-fn memory_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
-    super::counters::run(s, a, Mode::Memory, |counted, result| {
-        if let Counted::Memory(counts) = counted {
-            result.memory = Some(MemoryCounts {
-                allocator: allocator_name().to_string(),
-                not_counted: counts.is_none().then(|| NOT_INSTALLED.to_string()),
-                counts,
-                max_rss_kib: max_rss_kib(),
-            })
-        }
-    })
-}
-
-/// Peak resident set size of this process so far, in KiB.
-#[cfg(unix)]
-fn max_rss_kib() -> u64 {
-    // SAFETY: an all-zero rusage is a valid out-value for getrusage.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `ru` is a valid out-pointer; RUSAGE_SELF always exists.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
-        return 0;
-    }
-    // Linux (and the BSDs) report ru_maxrss in kilobytes, macOS in bytes.
-    if cfg!(target_vendor = "apple") {
-        ru.ru_maxrss as u64 / 1024
-    } else {
-        ru.ru_maxrss as u64
-    }
-}
-
-/// Off Unix there is no `getrusage`: 0, which the protocol documents as "not measured".
-#[cfg(not(unix))]
-fn max_rss_kib() -> u64 {
-    0
 }
 
 #[cfg(test)]

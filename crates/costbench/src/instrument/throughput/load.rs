@@ -1,16 +1,10 @@
-//! The throughput instrument's piece of the library: a service scenario under load. Its two
-//! modes of the child protocol, `serve` (the server on an inherited listening socket, one thread
-//! per connection, until killed) and `load` (N client threads, one connection each, through a
-//! warm-up and then measured time slices, every request's latency in an HDR histogram, written
-//! as a [`LoadResult`]). The service's user API (`Server`, `Client`, `Conn`) and its parties
-//! measured per request are [`crate::service`]'s.
+//! A service scenario under load: the server on an inherited listening socket, one thread per
+//! connection, until killed ([`serve`]), and the load, N client threads with one connection
+//! each, through a warm-up and then measured time slices, every request's latency in an HDR
+//! histogram ([`load`], its settings [`LoadConfig`]).
 
-use super::walltime::Lockstep;
-use super::ChildMode;
-use crate::body::exit_on_panic;
-use crate::child_args::{bad, ChildArgs, ChildError};
+use crate::instrument::walltime::sample::Lockstep;
 use crate::service::{client_request, server_handler, Conn, Request, ServiceDef};
-use crate::suite::Scenario;
 use costbench_protocol::{LoadResult, LoadSlice, PROTOCOL_VERSION};
 use std::io;
 use std::net::TcpStream;
@@ -18,80 +12,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// The `serve` mode of the child protocol.
-pub(super) const SERVE: ChildMode = ChildMode {
-    name: "serve",
-    run: serve_mode,
-};
-
-/// The `load` mode of the child protocol.
-pub(super) const LOAD: ChildMode = ChildMode {
-    name: "load",
-    run: load_mode,
-};
-
-/// Both modes serve a service scenario only.
-fn service_of<'s>(s: &'s Scenario, a: &ChildArgs) -> Result<&'s ServiceDef, ChildError> {
-    s.service.as_ref().ok_or_else(|| {
-        bad(format!(
-            "scenario {:?} is not a service scenario (Suite::service): {} has nothing to serve",
-            s.name, a.mode
-        ))
-    })
-}
-
-/// `serve`: the service's server on the inherited listening socket, until killed.
-fn serve_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
-    let def = service_of(s, a)?;
-    let fd = a
-        .listen_fd
-        .ok_or_else(|| bad("serve needs --listen-fd FD"))?;
-    #[cfg(unix)]
-    {
-        exit_on_panic();
-        serve(def, &s.name, fd)
-            .map_err(|e| ChildError(1, format!("the server stopped accepting connections: {e}")))?;
-        Ok(0)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (fd, def);
-        Err(bad(
-            "serve takes an inherited socket, which only Unix passes: not available on this OS",
-        ))
-    }
-}
-
-/// `load`: N clients against the server at `--connect`, the slices' figures to `--result`.
-fn load_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
-    let def = service_of(s, a)?;
-    let mut a = a.clone();
-    let path = a
-        .result
-        .clone()
-        .ok_or_else(|| bad("load needs --result FILE"))?;
-    if a.load.connect.is_empty() {
-        return Err(bad("load needs --connect ADDR"));
-    }
-    if a.load.slices == 0 {
-        return Err(bad("--slices takes a number of at least 1"));
-    }
-    if a.warmup_given {
-        a.load.warmup = a.config.warmup;
-    }
-    a.load.lockstep = a.config.lockstep;
-    exit_on_panic();
-    let result = load(def, &s.name, &a.load);
-    let json = serde_json::to_vec(&result).expect("a result always serialises");
-    std::fs::write(&path, json)
-        .map_err(|e| ChildError(1, format!("cannot write result file {path}: {e}")))?;
-    Ok(0)
-}
-
 /// The `serve` mode: setup, then accept connections on the inherited listening socket, one
 /// thread per connection, until killed.
 #[cfg(unix)]
-fn serve(def: &ServiceDef, scenario: &str, listen_fd: i32) -> io::Result<()> {
+pub(super) fn serve(def: &ServiceDef, scenario: &str, listen_fd: i32) -> io::Result<()> {
     use std::os::fd::FromRawFd;
     let server = def
         .server
@@ -221,7 +145,7 @@ impl Control {
 }
 
 /// The `load` mode: `clients` threads against the server at `connect`; returns the slices.
-fn load(def: &ServiceDef, scenario: &str, cfg: &LoadConfig) -> LoadResult {
+pub(super) fn load(def: &ServiceDef, scenario: &str, cfg: &LoadConfig) -> LoadResult {
     let client = def
         .client
         .clone()
