@@ -7,7 +7,6 @@
 //! run there before a body runs.
 
 use super::mode::ChildMode;
-#[cfg(target_os = "linux")]
 use crate::bench::{Counted, Mode};
 use crate::child_args::{ChildArgs, ChildError};
 use crate::suite::Scenario;
@@ -23,17 +22,14 @@ pub(super) const MODE: ChildMode = ChildMode {
     run: perf_mode,
 };
 
-#[cfg(target_os = "linux")]
 fn perf_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
+    // Refused before a body runs where there are no counters to read.
+    if let Some(why) = events::UNAVAILABLE {
+        return Err(crate::child_args::bad(why));
+    }
     super::counters::run(s, a, Mode::Perf, |counted, result| {
         if let Counted::Perf(p) = counted {
             result.perf = Some(p)
         }
     })
-}
-
-/// Refused before a body runs: there are no counters to read.
-#[cfg(not(target_os = "linux"))]
-fn perf_mode(_: &Scenario, _: &ChildArgs) -> Result<i32, ChildError> {
-    Err(crate::child_args::bad(events::NOT_AVAILABLE))
 }

@@ -4,8 +4,11 @@
 //! histogram ([`load`], its settings [`LoadConfig`]).
 
 use crate::instrument::walltime::sample::Lockstep;
-use crate::service::{client_request, server_handler, Conn, Request, ServiceDef};
+#[cfg(unix)]
+use crate::service::server_handler;
+use crate::service::{client_request, Conn, Request, ServiceDef};
 use costbench_protocol::{LoadResult, LoadSlice, PROTOCOL_VERSION};
+#[cfg(unix)]
 use std::io;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
