@@ -8,10 +8,10 @@
 //! `once` (a smoke test) for itself.
 //!
 //! The library builds on every OS, but parts of the child protocol are Unix or Linux: `--peer`
-//! and `--lockstep` name inherited pipe descriptors (Unix), and a mode that needs the kernel's
-//! counters says so in its module. Elsewhere the child refuses them with "not available on this
-//! OS" (exit [`EXIT_BAD_REQUEST`](proto::EXIT_BAD_REQUEST)); `cargo bench` and `cargo test
-//! --benches` work everywhere.
+//! and `--lockstep` name inherited pipe descriptors (Unix), and a mode that needs Linux says so
+//! in its module. Elsewhere the child refuses them with "not available on this OS" (exit
+//! [`EXIT_BAD_REQUEST`](proto::EXIT_BAD_REQUEST)); `cargo bench` and `cargo test --benches` work
+//! everywhere.
 
 use crate::body::once;
 use crate::child_args::{bad, parse_child_args, ChildArgs, ChildError};
