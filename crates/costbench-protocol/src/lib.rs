@@ -40,13 +40,16 @@
 
 #![warn(missing_docs)]
 
+mod instrument;
+mod version;
+
+pub use instrument::*;
+pub use version::{check_version, Versioned, PROTOCOL_VERSION};
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// Version of this protocol. Bump it on any incompatible change of a message or of the child
-/// command line; both sides check it.
-pub const PROTOCOL_VERSION: u32 = 1;
+use version::mismatch_message;
 
 /// First argument that switches a scenario binary into child mode.
 pub const CHILD_FLAG: &str = "--costbench-child";
@@ -178,14 +181,8 @@ impl Budget {
     }
 }
 
-/// The child understands `walltime --lockstep RFD,WFD`.
-pub const CAPABILITY_LOCKSTEP: &str = "lockstep";
-
 /// The child understands `--perturb N` in `icount`, `memory`, `perf` and `once` modes.
 pub const CAPABILITY_PERTURB: &str = "perturb";
-
-/// The child understands the `serve` and `load` modes of service scenarios.
-pub const CAPABILITY_SERVICE: &str = "service";
 
 /// One registered scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -243,213 +240,7 @@ pub fn party_id(scenario: &str, party: &str) -> String {
 /// Name of the empty scenario every binary carries, used to report the harness residual.
 pub const RESIDUAL_SCENARIO: &str = "costbench::residual";
 
-/// Clock that produced a set of wall-time samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Clock {
-    /// `std::time::Instant` (CLOCK_MONOTONIC): elapsed time of a batch of iterations.
-    Monotonic,
-    /// CLOCK_THREAD_CPUTIME_ID of the party's thread: the CPU time one party spent, excluding the
-    /// time it waited for its peers. Used for the parties of a multi-party scenario on Unix; off
-    /// Unix (Windows) parties are sampled with `Monotonic`, waits included.
-    ThreadCpu,
-}
-
-/// Samples of one measured body (one party, or the whole scenario).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WalltimeSamples {
-    /// Party name, or `None` for a single-process scenario.
-    pub party: Option<String>,
-    /// Clock used for every sample.
-    pub clock: Clock,
-    /// Iterations of the measured body in each sample (every sample has the same batch size).
-    pub iterations_per_sample: u64,
-    /// Nanoseconds each sample took, for `iterations_per_sample` iterations.
-    pub sample_ns: Vec<u64>,
-    /// Iterations run before sampling began, to warm caches, branch predictors and allocators.
-    pub warmup_iterations: u64,
-    /// Nanoseconds the clock itself costs per reading, measured by the child before sampling.
-    pub clock_overhead_ns: f64,
-}
-
-/// What `BIN --costbench-child walltime` writes to its result file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WalltimeResult {
-    /// [`PROTOCOL_VERSION`] of the child.
-    pub protocol: u32,
-    /// Scenario name.
-    pub scenario: String,
-    /// One entry for a single-process scenario, one per party for a multi-party one.
-    pub measurements: Vec<WalltimeSamples>,
-}
-
-/// What `BIN --costbench-child memory|perf` writes to its result file: the figures of one
-/// process (one party of a multi-party scenario runs in its own process, as under callgrind).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CountersResult {
-    /// [`PROTOCOL_VERSION`] of the child.
-    pub protocol: u32,
-    /// Scenario name.
-    pub scenario: String,
-    /// Party name, or `None` for a single-process scenario.
-    pub party: Option<String>,
-    /// Present in `memory` mode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<MemoryCounts>,
-    /// Present in `perf` mode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub perf: Option<PerfCounts>,
-}
-
-/// Memory figures of one run of the measured body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemoryCounts {
-    /// The global allocator the library installed (`system`, `mimalloc`, `jemalloc`), or
-    /// `the binary's own` when the library installed none.
-    pub allocator: String,
-    /// Allocation counts of the body, when the binary's global allocator counts.
-    pub counts: Option<AllocCounts>,
-    /// Why `counts` is missing, and how to enable it.
-    pub not_counted: Option<String>,
-    /// The process's peak resident set size after the body ran (`getrusage` `ru_maxrss`), KiB:
-    /// setup and start-up included. 0 where the OS has no `getrusage` (Windows).
-    pub max_rss_kib: u64,
-}
-
-/// What the measured body did to the heap, counted by `costbench::CountingAlloc`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AllocCounts {
-    /// Successful allocations (`alloc`, `alloc_zeroed`) during the body.
-    pub allocs: u64,
-    /// Calls to `dealloc` during the body.
-    pub deallocs: u64,
-    /// Calls to `realloc` during the body.
-    pub reallocs: u64,
-    /// Bytes requested by allocations plus growth by reallocations.
-    pub bytes_allocated: u64,
-    /// Peak of live heap bytes above the level at the start of the body.
-    pub peak_live_bytes: u64,
-}
-
-/// What `BIN --costbench-child load` writes to its result file: the time slices one load
-/// process measured against one server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoadResult {
-    /// [`PROTOCOL_VERSION`] of the child.
-    pub protocol: u32,
-    /// Scenario name.
-    pub scenario: String,
-    /// Client threads, one connection each.
-    pub clients: u32,
-    /// Open-loop target rate in requests per second (all clients together); `None` for a
-    /// closed loop (each client sends its next request when the reply to the last arrived).
-    pub rate: Option<f64>,
-    /// Operations one request performs.
-    pub ops_per_request: u64,
-    /// Requests completed during the warm-up (not measured).
-    pub warmup_requests: u64,
-    /// The measured slices, in order.
-    pub slices: Vec<LoadSlice>,
-}
-
-/// One measured time slice of a load process.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LoadSlice {
-    /// From the slice's start until every client had finished its last request of the slice.
-    pub elapsed_ns: u64,
-    /// Requests completed in the slice (each started in it).
-    pub requests: u64,
-    /// Latency of every request of the slice in nanoseconds, as an HDR histogram's recorded
-    /// buckets: `(highest value equivalent to the bucket, count)`, ascending. In open loop a
-    /// request's latency runs from when it was due, not from when it was sent (coordinated
-    /// omission corrected).
-    pub latency_ns: Vec<(u64, u64)>,
-}
-
-impl Versioned for LoadResult {
-    fn protocol(&self) -> u32 {
-        self.protocol
-    }
-}
-
-/// Hardware counter readings around one run of the measured body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PerfCounts {
-    /// Counters that opened and were read.
-    pub readings: Vec<PerfReading>,
-    /// Counters that could not be opened, with the kernel's answer.
-    pub unavailable: Vec<PerfUnavailable>,
-    /// `/proc/sys/kernel/perf_event_paranoid`, when readable.
-    pub paranoid: Option<i32>,
-}
-
-/// One counter's raw reading (`read_format` = value, time enabled, time running). When the
-/// kernel multiplexed the counter, `time_running < time_enabled`, and the runner scales.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PerfReading {
-    /// `cycles`, `instructions`, `branches`, `branch-misses`, `cache-references`,
-    /// `cache-misses`, `l1d-loads`, `l1d-load-misses`.
-    pub counter: String,
-    /// The count the kernel read, unscaled.
-    pub value: u64,
-    /// Nanoseconds the counter was enabled.
-    pub time_enabled_ns: u64,
-    /// Nanoseconds it was actually counting (less than enabled when multiplexed).
-    pub time_running_ns: u64,
-}
-
-/// A counter `perf_event_open` refused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PerfUnavailable {
-    /// The counter's name, as in [`PerfReading::counter`].
-    pub counter: String,
-    /// `errno` of the failed `perf_event_open`.
-    pub errno: i32,
-    /// The errno's text.
-    pub error: String,
-}
-
-/// Checks a peer's protocol version.
-///
-/// ```
-/// assert!(costbench_protocol::check_version(costbench_protocol::PROTOCOL_VERSION).is_ok());
-/// assert!(costbench_protocol::check_version(999).is_err());
-/// ```
-pub fn check_version(peer: u32) -> Result<(), String> {
-    if peer == PROTOCOL_VERSION {
-        Ok(())
-    } else {
-        Err(mismatch_message(peer))
-    }
-}
-
-fn mismatch_message(peer: u32) -> String {
-    format!(
-        "protocol mismatch: this side speaks costbench protocol {PROTOCOL_VERSION}, the other side {peer}; \
-         build the scenarios and the runner from the same costbench version"
-    )
-}
-
-/// A message that carries the [`PROTOCOL_VERSION`] of its sender: every message a child sends
-/// the runner, so that [`read_result`] can check it.
-pub trait Versioned {
-    /// The sender's protocol version.
-    fn protocol(&self) -> u32;
-}
-
 impl Versioned for Listing {
-    fn protocol(&self) -> u32 {
-        self.protocol
-    }
-}
-
-impl Versioned for WalltimeResult {
-    fn protocol(&self) -> u32 {
-        self.protocol
-    }
-}
-
-impl Versioned for CountersResult {
     fn protocol(&self) -> u32 {
         self.protocol
     }

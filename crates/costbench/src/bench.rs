@@ -1,7 +1,7 @@
 //! The handle a scenario receives: marks where setup ends and the measured body begins.
 
+use crate::instrument::walltime::sample::{self as walltime, Coordinator, WalltimeConfig};
 use crate::link::Link;
-use crate::walltime::{self, Coordinator, WalltimeConfig};
 use costbench_protocol::{AllocCounts, PerfCounts, WalltimeSamples, EXIT_SCENARIO_MISUSE};
 use std::sync::Arc;
 
@@ -156,11 +156,11 @@ impl Bench {
             Mode::Once => drop(body(setup())),
             Mode::Memory => {
                 let input = setup();
-                let installed = crate::alloc::counting_installed();
-                crate::alloc::reset_peak();
-                let before = crate::alloc::snapshot();
+                let installed = crate::instrument::memory::alloc::counting_installed();
+                crate::instrument::memory::alloc::reset_peak();
+                let before = crate::instrument::memory::alloc::snapshot();
                 let out = crate::region::measured(|| body(input));
-                let after = crate::alloc::snapshot();
+                let after = crate::instrument::memory::alloc::snapshot();
                 self.counted = Some(Counted::Memory(installed.then(|| AllocCounts {
                     allocs: after.allocs - before.allocs,
                     deallocs: after.deallocs - before.deallocs,
@@ -172,8 +172,9 @@ impl Bench {
             }
             Mode::Perf => {
                 let input = setup();
-                let (out, counts) =
-                    crate::perf::measure(|| crate::region::measured(|| body(input)));
+                let (out, counts) = crate::instrument::perf::events::measure(|| {
+                    crate::region::measured(|| body(input))
+                });
                 self.counted = Some(Counted::Perf(counts));
                 drop(out);
             }

@@ -2,28 +2,21 @@
 //! list the scenarios, run one under the mode asked for, write its result. [`crate::entry`]
 //! decides whether the runner or a test runner started the binary.
 //!
-//! Its command line is parsed in [`crate::child_args`], which the suite reads too.
+//! Its command line is parsed in [`crate::child_args`], which the suite reads too. The measuring
+//! modes are [`crate::instrument`]'s, one module per instrument, looked up by name
+//! ([`crate::instrument::mode`]): this module names none of them, and keeps only `list` and
+//! `once` (a smoke test) for itself.
 //!
 //! The library builds on every OS, but parts of the child protocol are Unix or Linux: `--peer`
-//! and `--lockstep` name inherited pipe descriptors (Unix), and the `perf` mode needs
-//! `perf_event_open` (Linux). Elsewhere the child refuses them with "not available on this OS"
-//! (exit [`EXIT_BAD_REQUEST`](proto::EXIT_BAD_REQUEST)); wall time, allocation counting,
-//! `cargo bench` and `cargo test --benches` work everywhere.
+//! and `--lockstep` name inherited pipe descriptors (Unix), and a mode that needs Linux says so
+//! in its module. Elsewhere the child refuses them with "not available on this OS" (exit
+//! [`EXIT_BAD_REQUEST`](proto::EXIT_BAD_REQUEST)); `cargo bench` and `cargo test --benches` work
+//! everywhere.
 
-use crate::bench::{Bench, BodyFn, Counted, Mode};
+use crate::body::once;
 use crate::child_args::{bad, parse_child_args, ChildArgs, ChildError};
-use crate::link::Link;
 use crate::suite::{Scenario, Suite};
-use crate::walltime::{Coordinator, WalltimeConfig};
-use costbench_protocol::{
-    self as proto, CountersResult, Listing, MemoryCounts, ScenarioInfo, WalltimeResult,
-    WalltimeSamples, EXIT_PROTOCOL_MISMATCH, EXIT_SCENARIO_MISUSE,
-};
-#[cfg(unix)]
-use std::fs::File;
-#[cfg(unix)]
-use std::os::fd::FromRawFd;
-use std::sync::Arc;
+use costbench_protocol::{self as proto, Listing, ScenarioInfo, EXIT_PROTOCOL_MISMATCH};
 
 /// Answers the runner: `args` are what follows `--costbench-child`. Returns the exit code.
 pub(crate) fn serve(suite: &Suite, args: &[String]) -> i32 {
@@ -58,94 +51,20 @@ fn child(suite: &Suite, args: &[String]) -> Result<i32, ChildError> {
     crate::placement::settled(|| run_mode(scenario, &a))
 }
 
+/// `once` (a smoke test, which measures nothing) is the child's own; every other mode is a
+/// measuring mode of [`crate::instrument`], which says what it does.
 fn run_mode(scenario: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
-    match a.mode.as_str() {
-        "icount" => {
-            process_body(scenario, a, Mode::Icount)?;
-            Ok(0)
+    if a.mode == "once" {
+        match a.perturb {
+            Some(n) => crate::placement::perturbed(n, || once(scenario)),
+            None => once(scenario),
         }
-        "memory" | "perf" => counters(scenario, a),
-        "walltime" if a.perturb.is_some() => Err(bad(
-            "--perturb is for icount, memory, perf and once: wall time has its own code-layout rounds",
-        )),
-        "walltime" => {
-            let path = a
-                .result
-                .as_deref()
-                .ok_or_else(|| bad("walltime needs --result FILE"))?;
-            let measurements = walltime(scenario, &a.config);
-            let result = WalltimeResult {
-                protocol: proto::PROTOCOL_VERSION,
-                scenario: scenario.name.clone(),
-                measurements,
-            };
-            let json = serde_json::to_vec(&result).expect("a result always serialises");
-            std::fs::write(path, json)
-                .map_err(|e| ChildError(1, format!("cannot write result file {path}: {e}")))?;
-            Ok(0)
-        }
-        "serve" | "load" if scenario.service.is_none() => Err(bad(format!(
-            "scenario {:?} is not a service scenario (Suite::service): {} has nothing to serve",
-            scenario.name, a.mode
-        ))),
-        "serve" => serve_mode(scenario, a),
-        "load" => load_mode(scenario, a.clone()),
-        "once" => {
-            match a.perturb {
-                Some(n) => crate::placement::perturbed(n, || once(scenario)),
-                None => once(scenario),
-            }
-            Ok(0)
-        }
-        m => Err(bad(format!("unknown mode {m:?}"))),
+        return Ok(0);
     }
-}
-
-/// `serve`: the service's server on the inherited listening socket, until killed.
-fn serve_mode(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
-    let fd = a
-        .listen_fd
-        .ok_or_else(|| bad("serve needs --listen-fd FD"))?;
-    let def = s.service.as_ref().expect("checked by the caller");
-    #[cfg(unix)]
-    {
-        exit_on_panic();
-        crate::service::serve(def, &s.name, fd)
-            .map_err(|e| ChildError(1, format!("the server stopped accepting connections: {e}")))?;
-        Ok(0)
+    match crate::instrument::mode(&a.mode) {
+        Some(mode) => (mode.run)(scenario, a),
+        None => Err(bad(format!("unknown mode {:?}", a.mode))),
     }
-    #[cfg(not(unix))]
-    {
-        let _ = (fd, def);
-        Err(bad(
-            "serve takes an inherited socket, which only Unix passes: not available on this OS",
-        ))
-    }
-}
-
-/// `load`: N clients against the server at `--connect`, the slices' figures to `--result`.
-fn load_mode(s: &Scenario, mut a: ChildArgs) -> Result<i32, ChildError> {
-    let path = a
-        .result
-        .clone()
-        .ok_or_else(|| bad("load needs --result FILE"))?;
-    if a.load.connect.is_empty() {
-        return Err(bad("load needs --connect ADDR"));
-    }
-    if a.load.slices == 0 {
-        return Err(bad("--slices takes a number of at least 1"));
-    }
-    if a.warmup_given {
-        a.load.warmup = a.config.warmup;
-    }
-    a.load.lockstep = a.config.lockstep;
-    let def = s.service.as_ref().expect("checked by the caller");
-    exit_on_panic();
-    let result = crate::service::load(def, &s.name, &a.load);
-    let json = serde_json::to_vec(&result).expect("a result always serialises");
-    std::fs::write(&path, json)
-        .map_err(|e| ChildError(1, format!("cannot write result file {path}: {e}")))?;
-    Ok(0)
 }
 
 fn listing(suite: &Suite) -> Listing {
@@ -176,217 +95,6 @@ fn listing(suite: &Suite) -> Listing {
     }
 }
 
-/// Runs `f` as the whole life of one scenario or party and checks that it measured something.
-fn run_body(f: &BodyFn, mut bench: Bench) -> Bench {
-    f(&mut bench);
-    if !bench.ran() {
-        eprintln!(
-            "costbench: scenario {:?} returned without calling iter or iter_with_setup: nothing was measured",
-            bench.name()
-        );
-        std::process::exit(EXIT_SCENARIO_MISUSE);
-    }
-    bench
-}
-
-/// `memory` and `perf` modes: one run of the body in this process (one party, when the scenario
-/// has parties: each party is its own process, as under callgrind), figures to `--result`.
-fn counters(s: &Scenario, a: &ChildArgs) -> Result<i32, ChildError> {
-    #[cfg(not(target_os = "linux"))]
-    if a.mode == "perf" {
-        return Err(bad(crate::perf::NOT_AVAILABLE));
-    }
-    let path = a
-        .result
-        .as_deref()
-        .ok_or_else(|| bad(format!("{} needs --result FILE", a.mode)))?;
-    let memory = a.mode == "memory";
-    let mut bench = process_body(s, a, if memory { Mode::Memory } else { Mode::Perf })?;
-    let mut result = CountersResult {
-        protocol: proto::PROTOCOL_VERSION,
-        scenario: s.name.clone(),
-        party: a.party.clone(),
-        memory: None,
-        perf: None,
-    };
-    match bench.take_counted() {
-        Some(Counted::Memory(counts)) => {
-            result.memory = Some(MemoryCounts {
-                allocator: crate::alloc::allocator_name().to_string(),
-                not_counted: counts
-                    .is_none()
-                    .then(|| crate::alloc::NOT_INSTALLED.to_string()),
-                counts,
-                max_rss_kib: max_rss_kib(),
-            })
-        }
-        Some(Counted::Perf(p)) => result.perf = Some(p),
-        None => unreachable!("run_body checked that the body ran"),
-    }
-    let json = serde_json::to_vec(&result).expect("a result always serialises");
-    std::fs::write(path, json)
-        .map_err(|e| ChildError(1, format!("cannot write result file {path}: {e}")))?;
-    Ok(0)
-}
-
-/// Peak resident set size of this process so far, in KiB.
-#[cfg(unix)]
-fn max_rss_kib() -> u64 {
-    // SAFETY: an all-zero rusage is a valid out-value for getrusage.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `ru` is a valid out-pointer; RUSAGE_SELF always exists.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
-        return 0;
-    }
-    // Linux (and the BSDs) report ru_maxrss in kilobytes, macOS in bytes.
-    if cfg!(target_vendor = "apple") {
-        ru.ru_maxrss as u64 / 1024
-    } else {
-        ru.ru_maxrss as u64
-    }
-}
-
-/// Off Unix there is no `getrusage`: 0, which the protocol documents as "not measured".
-#[cfg(not(unix))]
-fn max_rss_kib() -> u64 {
-    0
-}
-
-/// A link to a peer party over the two pipe descriptors the runner passed.
-#[cfg(unix)]
-fn fd_link(read: i32, write: i32) -> Link {
-    // SAFETY: the runner passes these descriptors open, for this process alone.
-    let (r, w) = unsafe { (File::from_raw_fd(read), File::from_raw_fd(write)) };
-    Link::from_files(r, w)
-}
-
-#[cfg(not(unix))]
-fn fd_link(_read: i32, _write: i32) -> Link {
-    unreachable!("parse_child_args refuses --peer off Unix")
-}
-
-/// Runs one scenario, or one party of it wired to its peers' descriptors, in this process.
-fn process_body(s: &Scenario, a: &ChildArgs, mode: Mode) -> Result<Bench, ChildError> {
-    let (f, party) = match (&s.body, a.party.as_deref()) {
-        (Some(f), None) => (f, None),
-        (Some(_), Some(p)) => {
-            return Err(bad(format!(
-                "scenario {:?} has no parties, but --party {p} was given",
-                s.name
-            )))
-        }
-        (None, None) => return Err(bad(format!("scenario {:?} needs --party", s.name))),
-        (None, Some(p)) => {
-            let (_, f) = s
-                .parties
-                .iter()
-                .find(|(n, _)| n == p)
-                .ok_or_else(|| bad(format!("scenario {:?} has no party {p:?}", s.name)))?;
-            (f, Some(p))
-        }
-    };
-    let links = a
-        .peers
-        .iter()
-        .map(|(name, r, w)| (name.clone(), fd_link(*r, *w)))
-        .collect();
-    // Without --perturb nothing else runs here: plain counts stay exactly what they were.
-    Ok(match a.perturb {
-        Some(n) => {
-            crate::placement::perturbed(n, || run_body(f, Bench::new(&s.name, party, mode, links)))
-        }
-        None => run_body(f, Bench::new(&s.name, party, mode, links)),
-    })
-}
-
-/// In-memory links for every pair of parties: `links[i]` holds party i's links, in party order.
-fn mem_links(parties: &[(String, BodyFn)]) -> Vec<Vec<(String, Link)>> {
-    let mut links: Vec<Vec<(String, Link)>> = parties.iter().map(|_| Vec::new()).collect();
-    for i in 0..parties.len() {
-        for j in i + 1..parties.len() {
-            let (a, b) = Link::mem_pair();
-            links[i].push((parties[j].0.clone(), a));
-            links[j].push((parties[i].0.clone(), b));
-        }
-    }
-    links
-}
-
-/// A party that panics while others wait at a barrier or on a link would hang the process: the
-/// whole process exits instead, after the usual panic message.
-fn exit_on_panic() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        previous(info);
-        std::process::exit(101);
-    }));
-}
-
-pub(crate) fn walltime(s: &Scenario, config: &WalltimeConfig) -> Vec<WalltimeSamples> {
-    if let Some(f) = &s.body {
-        let b = run_body(
-            f,
-            Bench::new(&s.name, None, Mode::Walltime(config.clone()), vec![]),
-        );
-        return vec![take(b)];
-    }
-    exit_on_panic();
-    let co = Arc::new(Coordinator::new(s.parties.len()));
-    let handles: Vec<_> = s
-        .parties
-        .iter()
-        .zip(mem_links(&s.parties))
-        .enumerate()
-        .map(|(i, ((party, f), links))| {
-            let mode = Mode::WalltimeParty {
-                config: config.clone(),
-                coordinator: co.clone(),
-                leader: i == 0,
-            };
-            let bench = Bench::new(&s.name, Some(party), mode, links);
-            let f = f.clone();
-            std::thread::spawn(move || take(run_body(&f, bench)))
-        })
-        .collect();
-    handles
-        .into_iter()
-        .map(|h| h.join().expect("a panicking party exits the process"))
-        .collect()
-}
-
-fn take(mut b: Bench) -> WalltimeSamples {
-    b.take_samples()
-        .expect("a walltime bench that ran has samples")
-}
-
-pub(crate) fn once(s: &Scenario) {
-    if let Some(f) = &s.body {
-        run_body(f, Bench::new(&s.name, None, Mode::Once, vec![]));
-        return;
-    }
-    let handles: Vec<_> = s
-        .parties
-        .iter()
-        .zip(mem_links(&s.parties))
-        .map(|((party, f), links)| {
-            let bench = Bench::new(&s.name, Some(party), Mode::Once, links);
-            let f = f.clone();
-            std::thread::spawn(move || {
-                run_body(&f, bench);
-            })
-        })
-        .collect();
-    let mut panicked = None;
-    for h in handles {
-        if let Err(p) = h.join() {
-            panicked = Some(p);
-        }
-    }
-    if let Some(p) = panicked {
-        std::panic::resume_unwind(p);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,30 +118,5 @@ mod tests {
             (l.budgets[0].scenario.as_str(), l.budgets[0].allocations),
             ("m_*", Some(0.0))
         );
-    }
-
-    #[test]
-    fn multi_party_once_exchanges_bytes() {
-        use std::io::{Read, Write};
-        let mut s = Suite::new();
-        s.multi("echo", ops(1, "msgs"))
-            .party("client", |b| {
-                let mut io = b.peer();
-                b.iter(move || {
-                    io.write_all(b"ping").unwrap();
-                    let mut r = [0; 4];
-                    io.read_exact(&mut r).unwrap();
-                    assert_eq!(&r, b"ping");
-                })
-            })
-            .party("server", |b| {
-                let mut io = b.peer();
-                b.iter(move || {
-                    let mut r = [0; 4];
-                    io.read_exact(&mut r).unwrap();
-                    io.write_all(&r).unwrap();
-                })
-            });
-        once(s.find("echo").unwrap());
     }
 }

@@ -6,7 +6,7 @@
 //! The parsing is deliberately tiny and dependency-free: the library must stay light, and the
 //! runner is the only caller of the child protocol.
 
-use crate::walltime::WalltimeConfig;
+use crate::instrument::walltime::sample::{Lockstep, WalltimeConfig};
 use costbench_protocol::{self as proto, EXIT_BAD_REQUEST};
 use std::time::Duration;
 
@@ -44,7 +44,7 @@ pub(crate) struct ChildArgs {
     /// `serve --listen-fd FD`.
     pub(crate) listen_fd: Option<i32>,
     /// `load`'s options (its warm-up is `config.warmup`, its token ring `config.lockstep`).
-    pub(crate) load: crate::service::LoadConfig,
+    pub(crate) load: crate::instrument::throughput::load::LoadConfig,
     pub(crate) warmup_given: bool,
 }
 
@@ -112,7 +112,7 @@ pub(crate) fn parse_child_args(args: &[String]) -> Result<ChildArgs, ChildError>
                     .and_then(|(r, w)| Some((r.parse().ok()?, w.parse().ok()?)));
                 let (read, write) =
                     parsed.ok_or_else(|| bad(format!("--lockstep takes RFD,WFD, got {v:?}")))?;
-                a.config.lockstep = Some(crate::walltime::Lockstep { read, write });
+                a.config.lockstep = Some(Lockstep { read, write });
             }
             "--perturb" => {
                 let n: u32 = parse_num(arg, &value()?)?;

@@ -11,11 +11,11 @@
 //! `--quiet`, `--color`). An unknown option is refused, as libtest refuses it, with exit 101.
 //! A scenario is one test; a multi-party scenario's parties run as threads of that test.
 
-use crate::child::{once, walltime};
+use crate::body::once;
+// `cargo bench`'s table is wall time's, sampled in process; the compatibility layers print it
+// through here too.
+pub(crate) use crate::instrument::walltime::{bench_header, bench_rows};
 use crate::suite::{Scenario, Suite};
-use crate::walltime::WalltimeConfig;
-use costbench_protocol as proto;
-use std::time::Duration;
 
 /// libtest's exit code for a failed test run and for arguments it cannot parse.
 pub(crate) const EXIT_TEST_FAILED: i32 = 101;
@@ -187,42 +187,6 @@ fn cargo_bench(selected: &[&Scenario]) -> i32 {
         bench_rows(s);
     }
     0
-}
-
-/// The header of `cargo bench`'s table.
-pub(crate) fn bench_header() {
-    println!(
-        "{:<48} {:>14} {:>10}  unit (in-process; `costbench run` measures instructions too)",
-        "scenario", "median/op", "IQR"
-    );
-}
-
-/// Measures one scenario's wall time in process and prints its rows of `cargo bench`'s table.
-pub(crate) fn bench_rows(s: &Scenario) {
-    let config = WalltimeConfig {
-        samples: 30,
-        warmup: Duration::from_millis(100),
-        max_time: Some(Duration::from_secs(2)),
-        ..WalltimeConfig::default()
-    };
-    {
-        for m in walltime(s, &config) {
-            let per_op = m.iterations_per_sample as f64 * s.ops.count() as f64;
-            let mut v: Vec<f64> = m.sample_ns.iter().map(|&n| n as f64 / per_op).collect();
-            v.sort_by(f64::total_cmp);
-            let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
-            let name = match &m.party {
-                Some(p) => proto::party_id(&s.name, p),
-                None => s.name.clone(),
-            };
-            println!(
-                "{name:<48} {:>11.2} ns {:>7.2} ns  {}",
-                q(0.5),
-                q(0.75) - q(0.25),
-                s.ops.unit()
-            );
-        }
-    }
 }
 
 #[cfg(test)]

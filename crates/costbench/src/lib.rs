@@ -76,8 +76,8 @@
 
 #![warn(missing_docs)]
 
-mod alloc;
 mod bench;
+mod body;
 mod budget;
 mod child;
 mod child_args;
@@ -87,24 +87,19 @@ mod child_args;
 pub mod __compat;
 mod entry;
 mod harness;
+mod instrument;
 mod link;
 mod miri;
-// perf_event_open is Linux's: elsewhere the `perf` instrument is a stub that says so.
-#[cfg_attr(not(target_os = "linux"), path = "perf_other.rs")]
-mod perf;
 mod placement;
 pub mod region;
-mod secret;
 mod service;
 mod suite;
-mod walltime;
 
-pub use alloc::CountingAlloc;
 pub use bench::Bench;
 pub use budget::{Budget, Complexity};
+pub use instrument::{public, secret, secret_bytes, CountingAlloc};
 pub use link::Link;
 pub use miri::{miri_size, under_miri, UnalignedBytes};
-pub use secret::{public, secret, secret_bytes};
 pub use service::{Client, Conn, Server};
 pub use std::hint::black_box;
 pub use suite::{ops, Multi, Ops, Service, Suite};

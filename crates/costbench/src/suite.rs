@@ -697,7 +697,7 @@ mod tests {
         let parties: Vec<_> = sc.parties.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(parties, ["client", "server"]);
         assert_eq!(sc.ops.count(), 21, "3 ops per request, 7 requests per run");
-        crate::child::once(sc);
+        crate::body::once(sc);
         assert_eq!(ANSWERED.load(Ordering::Relaxed), 7);
     }
 

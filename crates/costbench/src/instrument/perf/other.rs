@@ -1,8 +1,8 @@
-//! The `perf` instrument off Linux, where `perf_event_open(2)` does not exist: `lib.rs` compiles
-//! this file as `perf` in place of `perf.rs` on every other OS, so that a crate with the library
-//! as a dev-dependency still builds on macOS and Windows.
+//! The `perf` instrument off Linux, where `perf_event_open(2)` does not exist: `perf/mod.rs`
+//! compiles this file as `events` in place of `events.rs` on every other OS, so that a crate
+//! with the library as a dev-dependency still builds on macOS and Windows.
 //!
-//! The child refuses the `perf` mode with [`NOT_AVAILABLE`] before a body runs; [`measure`]
+//! The child refuses the `perf` mode with [`NOT_AVAILABLE`] ([`UNAVAILABLE`]) before a body runs; [`measure`]
 //! exists only so that the rest of the library compiles unchanged, and should it ever be reached
 //! it still invents no number: every counter is reported refused, with `ENOSYS`.
 
@@ -12,7 +12,10 @@ use costbench_protocol::{PerfCounts, PerfUnavailable};
 pub(crate) const NOT_AVAILABLE: &str = "the perf instrument reads hardware counters with Linux's \
 perf_event_open: not available on this OS";
 
-/// The counters `perf.rs` asks for on Linux, by name.
+/// Why the `perf` mode is refused here, before a body runs.
+pub(crate) const UNAVAILABLE: Option<&str> = Some(NOT_AVAILABLE);
+
+/// The counters `events.rs` asks for on Linux, by name.
 const COUNTERS: [&str; 8] = [
     "cycles",
     "instructions",

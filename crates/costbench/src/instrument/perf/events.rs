@@ -11,6 +11,9 @@
 use costbench_protocol::{PerfCounts, PerfReading, PerfUnavailable};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
+/// Linux has the counters: the `perf` mode runs (`other.rs` says why not elsewhere).
+pub(crate) const UNAVAILABLE: Option<&str> = None;
+
 const PERF_TYPE_HARDWARE: u32 = 0;
 const PERF_TYPE_HW_CACHE: u32 = 3;
 const PERF_FORMAT_TOTAL_TIME_ENABLED: u64 = 1;
