@@ -85,10 +85,6 @@ pub(crate) struct Slice {
     /// "icount within"), when some compared row is a figure of it; `None` leaves it out of that
     /// summary.
     pub within: Option<fn(&Comparison) -> String>,
-    /// What the markdown report's folded negligible changes of its figures say they were within,
-    /// where that is not `within`'s; without either, the threshold its figures are judged
-    /// against (`CompareOptions::threshold_pct`).
-    pub markdown_within: Option<fn(&Comparison) -> String>,
     /// What a row of its figures adds to its threshold cell in the markdown report's tables
     /// (after the threshold), if anything.
     pub threshold_note: Option<fn(&compare::Row) -> String>,
@@ -231,7 +227,6 @@ impl Slice {
         builds_html: None,
         own_rows: None,
         within: None,
-        markdown_within: None,
         threshold_note: None,
         bmf: None,
         shows: None,
@@ -390,11 +385,9 @@ pub(crate) fn bmf(r: &ScenarioResult) -> Vec<Measure> {
 }
 
 /// What the markdown report's folded negligible changes of `figure` say they were within: its
-/// slice's `markdown_within`, else its `within`, else the threshold the figure is judged
-/// against.
+/// slice's `within`, else the threshold the figure is judged against.
 pub(crate) fn markdown_within(c: &Comparison, figure: Figure) -> String {
-    let s = slice(figure.instrument());
-    match s.markdown_within.or(s.within) {
+    match slice(figure.instrument()).within {
         Some(within) => within(c),
         None => fmt_threshold(c.options.threshold_pct(figure)),
     }

@@ -14,7 +14,7 @@ mod html;
 mod terminal;
 
 use super::{BuildsSection, OwnRows, Slice};
-use costbench_record::fmt::{fmt_ir_grouped, fmt_ns, fmt_threshold};
+use costbench_record::fmt::{fmt_ir_grouped, fmt_ns};
 use costbench_record::model::{ScenarioResult, Throughput};
 use std::fmt::Write as _;
 
@@ -31,10 +31,6 @@ pub(super) const SLICE: Slice = Slice {
         any: html::any,
         section: html::section,
     }),
-    // The markdown report's folded negligible changes under load say the paired wall-time
-    // threshold, not the load threshold their rows are judged against
-    // (`CompareOptions::threshold_pct`), as that report always has.
-    markdown_within: Some(|c| fmt_threshold(c.options.paired_walltime_threshold_pct)),
     ..Slice::NONE
 };
 
@@ -106,5 +102,28 @@ mod tests {
         assert_eq!(load_label(&t), "open loop at 20,000 ops/s");
         assert_eq!(rate_cell(&t), "543.21 ops/s");
         assert_eq!(p99_cell(&t), "121.5 µs");
+    }
+
+    /// The markdown report folds negligible changes under load "within" the threshold they were
+    /// judged against: the load threshold, not paired wall time's (it said 3 % before).
+    #[test]
+    fn negligible_changes_under_load_are_within_the_load_threshold() {
+        use costbench_judge::compare::{compare, CompareOptions};
+        use costbench_record::instrument::throughput::testing::with_throughput;
+        use costbench_record::testing::{record, scenario};
+        // Twelve rounds taking turns, sharing their wobble; the candidate 0.5 % slower.
+        let base: Vec<f64> = (0..12).map(|k| 50_000.0 * (1.0 + 0.01 * (k % 4) as f64)).collect();
+        let cand: Vec<f64> = base.iter().map(|o| o / 1.005).collect();
+        let p99: Vec<f64> = vec![40_000.0; 12];
+        let row = |ops: &[f64]| with_throughput(scenario("svc@2c"), 2, ops, &p99, Some("s"));
+        let opts = CompareOptions {
+            load_threshold_pct: 2.5,
+            ..CompareOptions::default()
+        };
+        let c = compare(&record("b", vec![row(&base)]), &record("c", vec![row(&cand)]), &opts);
+        let md = crate::markdown::comparison(&c);
+        assert!(md.contains("negligible change"), "{md}");
+        assert!(md.contains("(within 2.5 %)"), "{md}");
+        assert!(!md.contains("(within 3 %)"), "{md}");
     }
 }
