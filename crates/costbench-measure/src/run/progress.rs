@@ -34,8 +34,9 @@ struct Plain {
 }
 
 struct State {
-    /// What each measuring thread started last (`INSTRUMENT ID`: `NAME lookup/checked`), and
-    /// when: with `--measure-jobs N`, N scenarios run at once, one per thread.
+    /// What each measuring thread started last (an instrument's name and an id, such as
+    /// `icount lookup/checked`), and when: with `--measure-jobs N`, N scenarios run at once, one
+    /// per thread.
     running: HashMap<ThreadId, (String, Instant)>,
     done: u64,
     total: u64,
@@ -93,8 +94,8 @@ impl Progress {
         Progress { bar, plain }
     }
 
-    /// What runs now (`INSTRUMENT ID`: `NAME lookup/checked`): the bar's message, the
-    /// heartbeat's subject.
+    /// What runs now (an instrument's name and an id, such as `icount lookup/checked`): the
+    /// bar's message, the heartbeat's subject.
     /// The residual scenario is measured but never shown.
     pub(crate) fn set_message(&self, msg: String) {
         if internal(&msg) {
@@ -118,7 +119,7 @@ impl Progress {
         self.bar.inc(n);
     }
 
-    /// One step done: `what` (`INSTRUMENT ID`: `NAME lookup/checked`) finished; its line in a log.
+    /// One step done: `what` (such as `icount lookup/checked`) finished; its line in a log.
     pub(crate) fn done(&self, what: &str) {
         if let Some(p) = &self.plain {
             let mut s = p.state.lock().expect("no printer panicked");
