@@ -14,6 +14,13 @@ use costbench_record::testing::{
 };
 use costbench_record::variant::Variant;
 
+/// The one row of `c` that compares `inst`; fails the test unless there is exactly one.
+pub fn only_row(c: &Comparison, inst: costbench_record::instrument::Figure) -> &compare::Row {
+    let rows: Vec<&compare::Row> = c.rows.iter().filter(|r| r.instrument == inst).collect();
+    assert_eq!(rows.len(), 1, "{:#?}", c.rows);
+    rows[0]
+}
+
 /// `n` samples uniform in `center * (1 ± spread)`, from their own generator: deterministic noise.
 pub fn noisy(center: f64, spread: f64, n: usize, seed: u64) -> Vec<f64> {
     let mut rng = SplitMix64::new(seed);

@@ -95,15 +95,10 @@ fn separate(p: &Pair<'_>) -> Judgement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{compare, CompareOptions, Comparison, Row};
+    use crate::compare::{compare, CompareOptions};
+    use crate::testing::only_row;
     use costbench_record::instrument::throughput::testing::with_throughput;
     use costbench_record::testing::{record, scenario};
-
-    fn only_row(c: &Comparison, inst: Figure) -> &Row {
-        let rows: Vec<&Row> = c.rows.iter().filter(|r| r.instrument == inst).collect();
-        assert_eq!(rows.len(), 1, "{:#?}", c.rows);
-        rows[0]
-    }
 
     /// Rounds of two builds taking turns under load: the candidate 10 % slower with wobble that
     /// both share, judged paired; the same figures from separate runs are never judged.

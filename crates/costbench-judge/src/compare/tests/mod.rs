@@ -11,12 +11,6 @@ fn opts() -> CompareOptions {
     CompareOptions::default()
 }
 
-fn only_row(c: &Comparison, inst: Figure) -> &Row {
-    let rows: Vec<&Row> = c.rows.iter().filter(|r| r.instrument == inst).collect();
-    assert_eq!(rows.len(), 1, "{:#?}", c.rows);
-    rows[0]
-}
-
 #[test]
 fn memory_and_simulated_cycles_are_compared() {
     use costbench_record::instrument::cache::CacheSim;

@@ -4,19 +4,13 @@
 //! by slice in `instrument::throughput`.)
 
 use super::*;
-use crate::compare::{compare, compare_with, noise, CompareOptions, Row};
+use crate::compare::{compare, compare_with, noise, CompareOptions};
 use crate::testing::*;
 use costbench_record::model::RunRecord;
 use costbench_record::testing::*;
 
 fn opts() -> CompareOptions {
     CompareOptions::default()
-}
-
-fn only_row(c: &Comparison, inst: Figure) -> &Row {
-    let rows: Vec<&Row> = c.rows.iter().filter(|r| r.instrument == inst).collect();
-    assert_eq!(rows.len(), 1, "{:#?}", c.rows);
-    rows[0]
 }
 
 #[test]
