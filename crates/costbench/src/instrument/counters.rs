@@ -10,12 +10,13 @@ use crate::suite::Scenario;
 use costbench_protocol::{self as proto, CountersResult};
 
 /// Runs the body once in `mode`, lets `fill` put what it counted into the result, and writes the
-/// result to `--result`.
+/// result to `--result`. `fill` is a function pointer, not a generic closure, so the binary holds
+/// one copy of this function (and of the result's serialisation) for every mode.
 pub(super) fn run(
     s: &Scenario,
     a: &ChildArgs,
     mode: Mode,
-    fill: impl FnOnce(Counted, &mut CountersResult),
+    fill: fn(Counted, &mut CountersResult),
 ) -> Result<i32, ChildError> {
     let path = a
         .result
