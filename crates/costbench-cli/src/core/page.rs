@@ -94,23 +94,14 @@ pub fn metric_instrument(m: Metric) -> Figure {
     m.figure()
 }
 
-/// The threshold a history series is judged against, in percent, and where it came from:
-/// learned from the series itself as `compare --history-branch` learns it (the judge's
-/// `noise::threshold_pct`) when it is long enough. Else what its instrument's slice says of a
-/// short series (`instrument::short_history_threshold`: none at all, for a figure of separate
-/// runs that `compare` gives no verdict without history), or the default threshold.
+/// The threshold a history series is judged against, in percent, and where it came from, as the
+/// judge gives it (`compare::noise::series`): learned from the series itself as `compare
+/// --history-branch` learns it when it is long enough, else what the figure's kind says of a
+/// short series (none at all for wall time of separate runs, which `compare` gives no verdict
+/// without history) or the default threshold. (No history series follows a figure under load.)
 pub fn history_threshold(h: &History) -> (f64, &'static str) {
-    let inst = metric_instrument(h.metric);
     let values: Vec<f64> = h.points.iter().map(|p| p.per_op).collect();
-    if let Some(t) = compare::noise::threshold_pct(&values, inst) {
-        return (t, "learned from this history");
-    }
-    // The slice's, else the options' defaults, as `compare` judges without history. (No
-    // history series follows a figure under load.)
-    crate::instrument::short_history_threshold(inst).unwrap_or((
-        CompareOptions::default().threshold_pct(inst),
-        "default; history too short to learn one",
-    ))
+    compare::noise::series(&values, metric_instrument(h.metric))
 }
 
 /// Indices of the points whose change from the previous point is beyond `threshold_pct`.

@@ -4,10 +4,12 @@
 //!
 //! What else a kind of figure takes from its history is its slice's (`instrument::Judging`):
 //! whether the threshold is at least the largest change the window shows between consecutive
-//! runs, and the floor that keeps a history that never moved from giving a threshold of 0 %. A noisy history raises the threshold as far as
-//! its noise requires.
+//! runs, the floor that keeps a history that never moved from giving a threshold of 0 %, and the
+//! threshold of a series too short to learn one from ([`series`]). A noisy history raises the
+//! threshold as far as its noise requires.
 
 pub use super::judge::Learned;
+use super::types::CompareOptions;
 use crate::instrument::judging;
 use costbench_record::instrument::Figure;
 use costbench_record::stats::quantile;
@@ -28,6 +30,20 @@ pub fn floor_pct(inst: Figure) -> f64 {
 /// so, floored; `None` with fewer than [`MIN_CHANGES`] changes.
 pub fn threshold_pct(series: &[f64], inst: Figure) -> Option<f64> {
     learned(series, inst).map(|l| l.pct)
+}
+
+/// The threshold a history series of `inst` (its values oldest first) is judged against, in
+/// percent, and where it came from: learned from the series itself ([`threshold_pct`]) when it
+/// is long enough; else what the figure's kind says of a short series, or the default threshold
+/// `compare` judges it against without history.
+pub fn series(series: &[f64], inst: Figure) -> (f64, &'static str) {
+    if let Some(t) = threshold_pct(series, inst) {
+        return (t, "learned from this history");
+    }
+    judging(inst.judged()).short_history.unwrap_or((
+        CompareOptions::default().threshold_pct(inst),
+        "default; history too short to learn one",
+    ))
 }
 
 /// [`threshold_pct`] with the number of changes behind it.
@@ -100,6 +116,33 @@ mod tests {
     use super::*;
     use crate::compare::{compare_with, CompareOptions, Verdict};
     use costbench_record::testing;
+
+    /// A history series' threshold: learned when the series is long enough; else wall time's
+    /// none at all (separate runs get no verdict without history) and the default for the
+    /// others.
+    #[test]
+    fn series_too_short_fall_back_by_their_kind() {
+        let short = [100.0, 101.0, 99.0];
+        assert_eq!(
+            series(&short, Figure::Walltime),
+            (
+                f64::INFINITY,
+                "history too short to judge wall time between runs"
+            )
+        );
+        assert_eq!(
+            series(&short, Figure::Icount),
+            (
+                crate::compare::DEFAULT_ICOUNT_THRESHOLD_PCT,
+                "default; history too short to learn one"
+            )
+        );
+        let long = [100.0; 11];
+        assert_eq!(
+            series(&long, Figure::Walltime).1,
+            "learned from this history"
+        );
+    }
 
     #[test]
     fn short_histories_are_not_trusted() {

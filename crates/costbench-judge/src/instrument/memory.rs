@@ -18,6 +18,7 @@ pub(super) const JUDGING: Judging = Judging {
     threshold_pct: |_| RSS_THRESHOLD_PCT,
     history_floor_pct: 1.0,
     history_at_least_largest: false,
+    short_history: None,
     judge: |p| Outcome::Judged(super::icount::exact(p)),
     setup: None,
 };

@@ -48,6 +48,9 @@ pub(crate) struct Judging {
     /// Whether a threshold history learns for its figures is at least the largest change
     /// between consecutive runs its window shows, beside Q3 + 3·IQR.
     pub history_at_least_largest: bool,
+    /// The threshold (percent) of a history series of its figures too short to learn one, and
+    /// where it came from, where that is not the options' default (`compare::noise::series`).
+    pub short_history: Option<(f64, &'static str)>,
     /// Judges one row: its verdict, or one the second pass over the paired rows decides.
     pub judge: fn(&Pair<'_>) -> Outcome,
     /// A change of a scenario's setup between the two runs that concerns its figures alone

@@ -25,6 +25,7 @@ pub(super) const JUDGING: Judging = Judging {
     threshold_pct: |o| o.load_threshold_pct,
     history_floor_pct: 1.0,
     history_at_least_largest: false,
+    short_history: None,
     judge: |p| {
         let rounds = paired_load_rounds(p.figure, p.b, p.c, p.opts);
         super::walltime::timed(p, rounds, separate)

@@ -67,6 +67,7 @@ pub(super) const JUDGING: Judging = Judging {
     threshold_pct: |o| o.icount_threshold_pct,
     history_floor_pct: 0.01,
     history_at_least_largest: false,
+    short_history: None,
     judge: |p| Outcome::Judged(judge(p)),
     setup: None,
 };

@@ -64,11 +64,17 @@ pub(crate) const HISTORY_EVIDENCE: &str = "separate runs: between-run noise from
 /// gate knows) did not change, so a change no larger than one of them is no evidence of a
 /// regression, however rare it was. Q3 + 3·IQR alone lets through the one-in-twenty run whose
 /// machine was busier (measured: 16 of 420 rows flagged between runs of one commit whose
-/// history included the very runs judged). Its floor is 1 %.
+/// history included the very runs judged). Its floor is 1 %. A series too short to learn a
+/// threshold from has none at all (infinite: nothing crosses it), as `compare` gives two
+/// separate runs no verdict without history.
 pub(super) const JUDGING: Judging = Judging {
     threshold_pct: |o| o.walltime_threshold_pct,
     history_floor_pct: 1.0,
     history_at_least_largest: true,
+    short_history: Some((
+        f64::INFINITY,
+        "history too short to judge wall time between runs",
+    )),
     judge: |p| timed(p, rounds::paired_rounds(p.b, p.c, p.opts), separate::judge),
     setup: Some(clock),
 };
