@@ -97,7 +97,7 @@ pub fn metric_instrument(m: Metric) -> Figure {
 /// The threshold a history series is judged against, in percent, and where it came from, as the
 /// judge gives it (`compare::noise::series`): learned from the series itself as `compare
 /// --history-branch` learns it when it is long enough, else what the figure's kind says of a
-/// short series (none at all for wall time of separate runs, which `compare` gives no verdict
+/// short series (none at all for a figure of separate runs that `compare` gives no verdict
 /// without history) or the default threshold. (No history series follows a figure under load.)
 pub fn history_threshold(h: &History) -> (f64, &'static str) {
     let values: Vec<f64> = h.points.iter().map(|p| p.per_op).collect();
